@@ -1,0 +1,50 @@
+"""Bots choose commands for a seat. They act through the same path as people: what they
+choose is decided, validated and logged like any other command.
+
+A bot reads only what its seat may see: ``game.view(state, seat)`` and the legal actions.
+Each game module may offer more bots in its ``BOTS`` mapping; ``random`` serves every game.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from shared.engine import Command, Game, Seat
+
+
+class Bot(Protocol):
+    def choose(self, game: Game[Any], state: Any, seat: Seat) -> Command: ...
+
+
+class RandomBot:
+    """Plays a uniformly random legal action."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choose(self, game: Game[Any], state: Any, seat: Seat) -> Command:
+        return game.random_action(state, seat, self.rng)
+
+
+BotFactory = Callable[[random.Random], Bot]
+
+
+def bot_kinds(game: Game[Any]) -> dict[str, BotFactory]:
+    """The bots a game offers: ``random`` always, and whatever its ``<game>_bots`` module adds."""
+    kinds: dict[str, BotFactory] = {"random": RandomBot}
+    try:
+        module = importlib.import_module(f"shared.games.{game.id}_bots")
+    except ModuleNotFoundError:
+        return kinds
+    kinds.update(module.BOTS)
+    return kinds
+
+
+def make_bot(game: Game[Any], kind: str, rng: random.Random) -> Bot:
+    kinds = bot_kinds(game)
+    if kind not in kinds:
+        raise ValueError(f"{game.id} has no bot {kind!r} (bots: {', '.join(kinds)})")
+    return kinds[kind](rng)

@@ -1,0 +1,198 @@
+"""The engine contract every game implements.
+
+A game is a set of pure functions over an immutable state:
+
+* ``chance(state)`` says when the game needs a shuffle; the host answers with a ``shuffle``
+  command holding the order it produced, so chance is logged and never re-rolled;
+* ``to_act(state)`` and ``legal_actions(state, seat)`` say who may do what;
+* ``decide(state, command)`` validates a command into events or raises ``IllegalCommand``;
+* ``evolve(state, event)`` folds one event into the state; everything that follows from the
+  rules (who won a trick, the scores) is computed here, so rebuilding from a log re-checks it;
+* ``view(state, seat)`` cuts the state to what one seat (or a spectator, ``None``) may see,
+  ``event_view`` does the same for one event, and ``snapshot(state)`` is everything.
+
+No engine does I/O, reads a clock, uses global random state or depends on hash order.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from random import Random
+from typing import Any, ClassVar, Generic, TypeVar
+
+from shared.options import OptionSpec, Options, normalize_options
+
+Seat = int
+Viewer = int | None
+"""A seat number, or ``None`` for a spectator who sees only what is public."""
+
+Data = Mapping[str, Any]
+_EMPTY: Data = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """What a seat (or, for ``shuffle``, the host) asks the game to do."""
+
+    type: str
+    seat: Seat | None
+    data: Data = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A fact the log records. ``data`` holds only msgpack-able values (cards as codes)."""
+
+    type: str
+    seat: Seat | None
+    data: Data = field(default_factory=dict)
+
+
+class IllegalCommand(Exception):
+    """A command the game refuses. ``code`` is stable for programs, ``reason`` is for people."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+class OptionError(ValueError):
+    """Table options or a player count that a game does not accept."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceRequest:
+    """The game waits for the host to shuffle ``items`` (card codes) into an order."""
+
+    items: tuple[str, ...]
+    purpose: str = "deal"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    over: bool
+    scores: tuple[int, ...]
+    """Cumulative scores, one per seat."""
+    winners: tuple[Seat, ...] | None
+    """The winning seats once the game is over, else ``None``."""
+
+
+S = TypeVar("S")
+
+
+class Game(ABC, Generic[S]):
+    """One game's rules. Subclasses are stateless; all state lives in ``S`` values."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    rules_version: ClassVar[int]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
+
+    def make_options(self, players: int, raw: Mapping[str, object] | None = None) -> Options:
+        """Validate a player count and options (strings from a command line are converted)."""
+        if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
+            raise OptionError(
+                f"{self.id} is for {self.min_players} to {self.max_players} players, not {players!r}"
+            )
+        try:
+            options = normalize_options(self.option_specs, raw or {})
+        except ValueError as error:
+            raise OptionError(f"{self.id}: {error}") from None
+        self.check_options(players, options)
+        return options
+
+    def check_options(self, players: int, options: Options) -> None:
+        """Reject combinations of options that the rules do not allow."""
+
+    @abstractmethod
+    def new_state(self, players: int, options: Options) -> S:
+        """The state of a table before anything has happened."""
+
+    @abstractmethod
+    def chance(self, state: S) -> ChanceRequest | None:
+        """The shuffle the game waits for, if it waits for one."""
+
+    @abstractmethod
+    def to_act(self, state: S) -> tuple[Seat, ...]:
+        """The seats that may act now (several when moves are simultaneous, as in passing)."""
+
+    @abstractmethod
+    def legal_actions(self, state: S, seat: Seat) -> list[Command]:
+        """Every command the seat may give now; empty when it is not the seat's turn."""
+
+    @abstractmethod
+    def decide(self, state: S, command: Command) -> list[Event]:
+        """The events a command causes, or ``IllegalCommand`` saying why it is refused."""
+
+    @abstractmethod
+    def evolve(self, state: S, event: Event) -> S:
+        """The state after one event. Events come from ``decide`` or a trusted log."""
+
+    @abstractmethod
+    def view(self, state: S, viewer: Viewer) -> dict[str, Any]:
+        """What one seat, or a spectator (``None``), may see of the state."""
+
+    @abstractmethod
+    def snapshot(self, state: S) -> dict[str, Any]:
+        """The whole state as plain data, in a canonical order (checkpoints hash it)."""
+
+    @abstractmethod
+    def event_view(self, before: S, event: Event, viewer: Viewer) -> Event | None:
+        """An event as one seat or a spectator may see it; ``None`` hides it entirely."""
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome:
+        """Scores so far, and the winners once the game is over."""
+
+    @abstractmethod
+    def is_checkpoint(self, state: S) -> bool:
+        """Whether a log should record the state's hash here (end of a hand, end of the game)."""
+
+    def random_action(self, state: S, seat: Seat, rng: Random) -> Command:
+        """A uniformly random legal command (games with many choose-k commands sample faster)."""
+        actions = self.legal_actions(state, seat)
+        if not actions:
+            raise IllegalCommand("not_your_turn", f"seat {seat} has nothing to do now")
+        return actions[int(rng.random() * len(actions))]
+
+    def describe_event(self, event: Event) -> str:
+        """One line for people, used by terminal output and the replay viewer."""
+        who = "" if event.seat is None else f"seat {event.seat} "
+        details = " ".join(f"{k}={v}" for k, v in event.data.items())
+        return f"{who}{event.type} {details}".strip()
+
+
+def shuffle_event(request: ChanceRequest | None, command: Command, event_type: str) -> Event:
+    """Validate a host's ``shuffle`` command against the request into one event."""
+    if request is None:
+        raise IllegalCommand("wrong_phase", "the game is not waiting for a shuffle")
+    if command.seat is not None:
+        raise IllegalCommand("not_allowed", "only the host can shuffle, not a seat")
+    order = command.data.get("order")
+    if not isinstance(order, Sequence) or isinstance(order, str | bytes):
+        raise IllegalCommand("bad_command", "a shuffle needs 'order', a list of card codes")
+    if len(order) != len(request.items) or sorted(map(str, order)) != sorted(request.items):
+        raise IllegalCommand(
+            "bad_shuffle", f"the order must hold exactly the {len(request.items)} cards to shuffle"
+        )
+    data: dict[str, Any] = {"order": list(order)}
+    seed = command.data.get("seed")
+    if seed is not None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise IllegalCommand("bad_command", "a shuffle's 'seed' must be a whole number")
+        data["seed"] = seed
+    return Event(event_type, None, data)
+
+
+def require(condition: bool, code: str, reason: str) -> None:
+    """Raise ``IllegalCommand`` unless ``condition`` holds."""
+    if not condition:
+        raise IllegalCommand(code, reason)

@@ -1,0 +1,36 @@
+"""The games Starhall offers, by id. A new game is one module here and one line below;
+nothing else (server, client, tools) needs to change."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shared.engine import Game
+
+_MODULES = ("hearts",)
+
+
+def _load() -> dict[str, Game[Any]]:
+    import importlib
+
+    games: dict[str, Game[Any]] = {}
+    for name in _MODULES:
+        module = importlib.import_module(f"shared.games.{name}")
+        game: Game[Any] = module.GAME
+        games[game.id] = game
+    return games
+
+
+GAMES: dict[str, Game[Any]] = _load()
+
+
+class UnknownGame(KeyError):
+    def __str__(self) -> str:
+        return f"no game {self.args[0]!r} (games: {', '.join(sorted(GAMES))})"
+
+
+def get_game(game_id: str) -> Game[Any]:
+    try:
+        return GAMES[game_id]
+    except KeyError:
+        raise UnknownGame(game_id) from None

@@ -1,0 +1,684 @@
+"""Stardeck Hearts (game id ``hearts``), per ../shared/RULINGS.md §2.
+
+Five suits of 2..A, Stars (``*``) trump, 3 to 6 players; modes ``exchange``, ``no_exchange``,
+``anti_trump`` (with a Joker), ``blind_trick``; and classic 52-card Hearts for 4 players.
+
+Events: ``deal`` (the shuffled order), ``exchange_taken``, ``exchange_declined``, ``passed``,
+``played``. Trick winners, hand scores and the game's end follow from those in ``evolve``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cache
+from itertools import combinations
+from random import Random
+from typing import Any
+
+from shared.cards import CardSet, Deck, bits, lowest
+from shared.engine import (
+    ChanceRequest,
+    Command,
+    Event,
+    Game,
+    IllegalCommand,
+    OptionError,
+    Outcome,
+    Seat,
+    Viewer,
+    require,
+    shuffle_event,
+)
+from shared.options import Options, OptionSpec
+from shared.tricks import Trick, follow_options, led_suit, trick_cards, trick_winner
+
+CLUBS, DIAMONDS, HEARTS, SPADES, STARS = "C", "D", "H", "S", "*"
+SUIT_NAMES = {CLUBS: "Clubs", DIAMONDS: "Diamonds", HEARTS: "Hearts", SPADES: "Spades",
+              STARS: "Stars"}
+RANK_CODES = {11: "J", 12: "Q", 13: "K", 14: "A"}
+RANK_NAMES = {11: "Jack", 12: "Queen", 13: "King", 14: "Ace"}
+JOKER = "JK"
+MOON_POINTS = 26
+PASS_CYCLE_HOLD = 0
+
+MODES = ("exchange", "no_exchange", "anti_trump", "blind_trick")
+
+
+def _make_deck(name: str, suits: tuple[str, ...], joker: bool) -> Deck:
+    cards = [
+        (f"{RANK_CODES.get(rank, rank)}{suit}", suit, rank,
+         f"{RANK_NAMES.get(rank, rank)} of {SUIT_NAMES[suit]}")
+        for suit in suits
+        for rank in range(2, 15)
+    ]
+    if joker:
+        cards.append((JOKER, "", 0, "Joker"))
+    return Deck(name, cards)
+
+
+STARDECK = _make_deck("Stardeck", (CLUBS, DIAMONDS, HEARTS, SPADES, STARS), joker=True)
+CLASSIC = _make_deck("classic", (CLUBS, DIAMONDS, HEARTS, SPADES), joker=False)
+
+# Cards removed before the deal in the no_exchange mode, by player count (the seed's list).
+NO_EXCHANGE_REMOVED = {3: ("2C", "2D"), 4: ("2C",), 5: (), 6: ("2C", "2D", "2H", "2S", "2*")}
+
+
+def pass_offsets(players: int) -> tuple[int, ...]:
+    """Seat offsets to pass to, hand by hand: 1 left, 1 right, 2 left, 2 right, … each distinct
+    offset once, then a hand of no passing (offset 0). Four players: left, right, across, hold."""
+    offsets: list[int] = []
+    for distance in range(1, players):
+        for offset in (distance, players - distance):
+            if offset not in offsets:
+                offsets.append(offset)
+    return (*offsets, PASS_CYCLE_HOLD)
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Everything that follows from the table's options and player count, worked out once."""
+
+    players: int
+    deck: Deck
+    trump: str | None
+    cards: CardSet
+    """The cards dealt each hand (the deck less removed cards)."""
+    hand_size: int
+    undealt_count: int
+    exchange: bool
+    blind_trick: bool
+    points: tuple[int, ...]
+    """Points of each card, by deck index."""
+    point_cards: CardSet
+    hearts: CardSet
+    queen_of_spades: CardSet
+    breakers: CardSet
+    """Cards whose play breaks hearts."""
+    joker: CardSet
+    pass_cards: int
+    pass_offsets: tuple[int, ...]
+    target: int
+    first_dealer: int
+    play_commands: tuple[tuple[Command, ...], ...]
+    """``play_commands[seat][card]``: built once, since bots and clients ask for them often."""
+
+
+@cache
+def _rules(players: int, mode: str, classic: bool, pass_cards: int, qs_breaks: bool,
+           target: int, first_dealer: int) -> Rules:
+    deck = CLASSIC if classic else STARDECK
+    cards = deck.full & ~deck.suit_mask[""]
+    if mode == "no_exchange":
+        cards &= ~deck.mask(NO_EXCHANGE_REMOVED[players] if not classic else ())
+    if mode == "anti_trump":
+        cards |= deck.mask([JOKER])
+    count = cards.bit_count()
+    points = [0] * len(deck)
+    for index in bits(deck.suit_mask[HEARTS]):
+        points[index] = 1
+    queen = deck.mask(["QS"])
+    points[lowest(queen)] = 13
+    if mode == "no_exchange" and players == 6 and not classic:
+        points[deck.index("AH")] = 2  # the 2 of Hearts is out, so 26 points remain per hand
+    point_cards = 0
+    for index, value in enumerate(points):
+        if value:
+            point_cards |= 1 << index
+    hearts = deck.suit_mask[HEARTS]
+    return Rules(
+        players=players,
+        deck=deck,
+        trump=None if classic else STARS,
+        cards=cards,
+        hand_size=count // players,
+        undealt_count=count % players,
+        exchange=mode == "exchange",
+        blind_trick=mode == "blind_trick",
+        points=tuple(points),
+        point_cards=point_cards & cards,
+        hearts=hearts,
+        queen_of_spades=queen,
+        breakers=hearts | (queen if qs_breaks else 0),
+        joker=cards & deck.suit_mask[""],
+        pass_cards=pass_cards,
+        pass_offsets=pass_offsets(players),
+        target=target,
+        first_dealer=first_dealer,
+        play_commands=tuple(
+            tuple(Command("play", seat, {"card": card.code}) for card in deck.cards)
+            for seat in range(players)
+        ),
+    )
+
+
+def rules_for(players: int, options: Options) -> Rules:
+    return _rules(players, options["mode"], options["deck"] == "classic", options["pass_cards"],
+                  options["qs_breaks_hearts"], options["target"], options["first_dealer"])
+
+
+@dataclass(frozen=True, slots=True)
+class HeartsState:
+    rules: Rules
+    phase: str
+    """``deal`` (waiting for the shuffle), ``exchange``, ``pass``, ``play`` or ``over``."""
+    hand_number: int
+    """Hands dealt so far; the first hand is number 1."""
+    dealer: Seat
+    hands: tuple[CardSet, ...]
+    undealt: CardSet
+    out_of_play: CardSet
+    """Removed before the deal, or discarded in the exchange: seen by nobody."""
+    turn: Seat
+    """Whose turn it is in the exchange or the play."""
+    exchange_declines: int
+    pass_offset: int
+    passes: tuple[CardSet | None, ...]
+    received: tuple[CardSet, ...]
+    trick: Trick
+    tricks_played: int
+    hearts_broken: bool
+    won: tuple[CardSet, ...]
+    """Cards each seat has taken this hand."""
+    last_trick: Trick
+    last_winner: Seat | None
+    totals: tuple[int, ...]
+    score_sheet: tuple[tuple[int, ...], ...]
+    """Each finished hand's scores, one per seat."""
+    moon: Seat | None
+    """Who shot the moon in the last finished hand."""
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+
+def _non_point(rules: Rules, hand: CardSet) -> CardSet:
+    return hand & ~(rules.hearts | rules.queen_of_spades)
+
+
+def _can_take_exchange(rules: Rules, hand: CardSet) -> bool:
+    return _non_point(rules, hand).bit_count() >= rules.undealt_count
+
+
+def _lead_options(state: HeartsState, hand: CardSet) -> CardSet:
+    rules = state.rules
+    options = hand & ~rules.joker or hand  # the Joker is led only by a hand of nothing else
+    if not state.hearts_broken:
+        options = options & ~rules.hearts or options  # hearts only from a hand of only hearts
+    return options
+
+
+def legal_cards(state: HeartsState, seat: Seat) -> CardSet:
+    """The cards ``seat`` may play now (an empty set when it may not play)."""
+    if state.phase != "play" or seat != state.turn:
+        return 0
+    rules = state.rules
+    hand = state.hands[seat]
+    trick = state.trick
+    if state.tricks_played == 0 and not trick:
+        clubs = hand & rules.deck.suit_mask[CLUBS]
+        return clubs & -clubs  # the leader holds the lowest club in play and must lead it
+    suit = led_suit(trick, rules.deck) if trick else None
+    allowed = follow_options(hand, suit, rules.deck) if suit else _lead_options(state, hand)
+    if state.tricks_played == 0:
+        allowed = allowed & ~rules.point_cards or allowed
+    return allowed
+
+
+def _offer_exchange(state: HeartsState, seat: Seat, declines: int) -> HeartsState:
+    """Offer the exchange to ``seat`` or, once all have declined, force the first who can."""
+    rules = state.rules
+    if declines >= rules.players:
+        for offset in range(rules.players):
+            candidate = (state.dealer + offset) % rules.players
+            if _can_take_exchange(rules, state.hands[candidate]):
+                return replace(state, phase="exchange", turn=candidate, exchange_declines=declines)
+        return _begin_passing(replace(state, out_of_play=state.out_of_play | state.undealt,
+                                      undealt=0))
+    return replace(state, phase="exchange", turn=seat, exchange_declines=declines)
+
+
+def _begin_passing(state: HeartsState) -> HeartsState:
+    rules = state.rules
+    offset = rules.pass_offsets[(state.hand_number - 1) % len(rules.pass_offsets)]
+    if rules.pass_cards and offset:
+        return replace(state, phase="pass", pass_offset=offset,
+                       passes=(None,) * rules.players)
+    return _begin_play(replace(state, pass_offset=0))
+
+
+def _begin_play(state: HeartsState) -> HeartsState:
+    rules = state.rules
+    in_hands = 0
+    for hand in state.hands:
+        in_hands |= hand
+    first = lowest(in_hands & rules.deck.suit_mask[CLUBS])
+    leader = next(s for s, hand in enumerate(state.hands) if hand >> first & 1)
+    return replace(state, phase="play", turn=leader)
+
+
+def _finish_hand(state: HeartsState) -> HeartsState:
+    rules = state.rules
+    points = rules.points
+    taken = [sum(points[i] for i in bits(cards & rules.point_cards)) for cards in state.won]
+    moon = next((s for s, cards in enumerate(state.won)
+                 if cards & rules.point_cards == rules.point_cards), None)
+    if moon is not None:
+        taken = [0 if s == moon else MOON_POINTS for s in range(rules.players)]
+    totals = tuple(t + p for t, p in zip(state.totals, taken, strict=True))
+    best = min(totals)
+    over = max(totals) >= rules.target and totals.count(best) == 1
+    return replace(
+        state,
+        phase="over" if over else "deal",
+        totals=totals,
+        score_sheet=(*state.score_sheet, tuple(taken)),
+        moon=moon,
+        dealer=state.dealer if over else (state.dealer + 1) % rules.players,
+    )
+
+
+class Hearts(Game[HeartsState]):
+    id = "hearts"
+    title = "Stardeck Hearts"
+    rules_version = 1
+    min_players = 3
+    max_players = 6
+    option_specs = (
+        OptionSpec("mode", str, "exchange", "what happens to the undealt cards", MODES),
+        OptionSpec("deck", str, "stardeck", "stardeck (65 cards, Stars trump) or classic (52)",
+                   ("stardeck", "classic")),
+        OptionSpec("pass_cards", int, 3, "cards passed before each hand (0: no passing)",
+                   minimum=0),
+        OptionSpec("qs_breaks_hearts", bool, False, "the Queen of Spades also breaks hearts"),
+        OptionSpec("target", int, 100, "the game ends after a hand in which a total reaches this",
+                   minimum=1),
+        OptionSpec("first_dealer", int, 0, "the seat that deals the first hand", minimum=0),
+    )
+
+    def check_options(self, players: int, options: Options) -> None:
+        if options["deck"] == "classic" and players != 4:
+            raise OptionError("hearts: the classic deck is for exactly 4 players")
+        if options["mode"] == "anti_trump" and (players not in (3, 6)
+                                                or options["deck"] == "classic"):
+            raise OptionError("hearts: anti_trump is for 3 or 6 players with the Stardeck")
+        if options["first_dealer"] >= players:
+            raise OptionError(f"hearts: first_dealer must be a seat, 0 to {players - 1}")
+        hand_size = rules_for(players, options).hand_size
+        if options["pass_cards"] > hand_size:
+            raise OptionError(f"hearts: pass_cards can be at most the hand size, {hand_size}")
+
+    def new_state(self, players: int, options: Options) -> HeartsState:
+        rules = rules_for(players, options)
+        empty = (0,) * players
+        return HeartsState(
+            rules=rules, phase="deal", hand_number=0, dealer=rules.first_dealer, hands=empty,
+            undealt=0, out_of_play=0, turn=rules.first_dealer, exchange_declines=0,
+            pass_offset=0, passes=(None,) * players, received=empty, trick=(), tricks_played=0,
+            hearts_broken=False, won=empty, last_trick=(), last_winner=None,
+            totals=empty, score_sheet=(), moon=None,
+        )
+
+    # --- who may do what ---------------------------------------------------------------
+
+    def chance(self, state: HeartsState) -> ChanceRequest | None:
+        if state.phase != "deal":
+            return None
+        return ChanceRequest(tuple(state.rules.deck.codes(state.rules.cards)))
+
+    def to_act(self, state: HeartsState) -> tuple[Seat, ...]:
+        if state.phase in ("exchange", "play"):
+            return (state.turn,)
+        if state.phase == "pass":
+            return tuple(s for s, chosen in enumerate(state.passes) if chosen is None)
+        return ()
+
+    def legal_actions(self, state: HeartsState, seat: Seat) -> list[Command]:
+        phase = state.phase
+        if phase == "play":
+            commands = state.rules.play_commands[seat]
+            return [commands[i] for i in bits(legal_cards(state, seat))]
+        if phase == "pass" and state.passes[seat] is None:
+            return self._choices(state, "pass", state.hands[seat], state.rules.pass_cards, seat)
+        if phase == "exchange" and seat == state.turn:
+            rules = state.rules
+            forced = state.exchange_declines >= rules.players
+            actions = [] if forced else [Command("decline_exchange", seat, {})]
+            if _can_take_exchange(rules, state.hands[seat]):
+                actions += self._choices(state, "take_exchange", _non_point(rules, state.hands[seat]),
+                                         rules.undealt_count, seat)
+            return actions
+        return []
+
+    @staticmethod
+    def _choices(state: HeartsState, kind: str, pool: CardSet, count: int,
+                 seat: Seat) -> list[Command]:
+        """Every way of choosing ``count`` cards from ``pool``, as commands."""
+        codes = state.rules.deck.codes(pool)
+        return [Command(kind, seat, {"cards": list(chosen)})
+                for chosen in combinations(codes, count)]
+
+    def random_action(self, state: HeartsState, seat: Seat, rng: Random) -> Command:
+        phase = state.phase
+        if phase == "play" and seat == state.turn:
+            cards = list(bits(legal_cards(state, seat)))
+            return state.rules.play_commands[seat][cards[int(rng.random() * len(cards))]]
+        rules = state.rules
+        if phase == "pass" and state.passes[seat] is None:
+            codes = rules.deck.codes(state.hands[seat])
+            return Command("pass", seat, {"cards": sorted(rng.sample(codes, rules.pass_cards),
+                                                          key=rules.deck.index)})
+        return super().random_action(state, seat, rng)
+
+    # --- decide ------------------------------------------------------------------------
+
+    def decide(self, state: HeartsState, command: Command) -> list[Event]:
+        kind = command.type
+        if kind == "play":
+            return [self._decide_play(state, command)]
+        if kind == "shuffle":
+            return [shuffle_event(self.chance(state), command, "deal")]
+        seat = self._seat_of(state, command)
+        if kind == "pass":
+            require(state.phase == "pass", "wrong_phase", f"no passing now: {self._now(state)}")
+            require(state.passes[seat] is None, "already_passed",
+                    f"seat {seat} has already passed this hand")
+            cards = self._cards_from(state, command, state.rules.pass_cards, state.hands[seat])
+            return [Event("passed", seat, {"cards": state.rules.deck.codes(cards)})]
+        if kind in ("take_exchange", "decline_exchange"):
+            require(state.phase == "exchange", "wrong_phase",
+                    f"no exchange now: {self._now(state)}")
+            require(seat == state.turn, "not_your_turn",
+                    f"it is seat {state.turn}'s turn to take or decline the exchange")
+            rules = state.rules
+            if kind == "decline_exchange":
+                require(state.exchange_declines < rules.players, "must_exchange",
+                        "everyone has declined, so this seat must take the exchange")
+                return [Event("exchange_declined", seat, {})]
+            hand = state.hands[seat]
+            cards = self._cards_from(state, command, rules.undealt_count, hand)
+            require(not cards & ~_non_point(rules, hand), "point_card_discard",
+                    "only non-point cards (not Hearts, not the Queen of Spades) may be discarded")
+            return [Event("exchange_taken", seat, {"cards": rules.deck.codes(cards)})]
+        raise IllegalCommand("unknown_command", f"hearts has no command {kind!r}")
+
+    def _decide_play(self, state: HeartsState, command: Command) -> Event:
+        seat = self._seat_of(state, command)
+        if state.phase != "play":
+            raise IllegalCommand("wrong_phase", f"no card play now: {self._now(state)}")
+        if seat != state.turn:
+            raise IllegalCommand("not_your_turn", f"it is seat {state.turn}'s turn to play")
+        rules = state.rules
+        code = command.data.get("card")
+        index = rules.deck.index_of.get(code) if isinstance(code, str) else None
+        if index is None:
+            raise IllegalCommand("bad_card", f"{code!r} is not a card of this game")
+        hand = state.hands[seat]
+        if not hand >> index & 1:
+            raise IllegalCommand("card_not_held", f"seat {seat} does not hold {code}")
+        if not legal_cards(state, seat) >> index & 1:
+            raise IllegalCommand(*self._why_illegal(state, seat, index))
+        return Event("played", seat, rules.play_commands[seat][index].data)
+
+    def _why_illegal(self, state: HeartsState, seat: Seat, card: int) -> tuple[str, str]:
+        rules = state.rules
+        deck = rules.deck
+        code = deck.code_of[card]
+        hand = state.hands[seat]
+        if state.tricks_played == 0 and not state.trick:
+            first = deck.code_of[lowest(hand & deck.suit_mask[CLUBS] & rules.cards)]
+            return "must_lead_lowest_club", f"the first trick is led with the lowest club, {first}"
+        suit = led_suit(state.trick, deck) if state.trick else None
+        if suit and hand & deck.suit_mask[suit]:
+            return "must_follow_suit", f"{code} does not follow suit: seat {seat} holds {suit}"
+        if state.tricks_played == 0 and rules.point_cards >> card & 1:
+            return "no_points_first_trick", "no Heart or Queen of Spades on the first trick"
+        if rules.joker >> card & 1:
+            return "joker_lead", "the Joker may be led only from a hand with nothing else"
+        return "hearts_not_broken", "Hearts may not be led until a Heart has been played"
+
+    @staticmethod
+    def _seat_of(state: HeartsState, command: Command) -> Seat:
+        seat = command.seat
+        if type(seat) is not int or not 0 <= seat < state.rules.players:
+            raise IllegalCommand("bad_seat", f"{seat!r} is not a seat at this table")
+        return seat
+
+    @staticmethod
+    def _cards_from(state: HeartsState, command: Command, count: int, hand: CardSet) -> CardSet:
+        codes = command.data.get("cards")
+        if not isinstance(codes, list | tuple) or len(codes) != count:
+            raise IllegalCommand("bad_command", f"choose exactly {count} cards as 'cards'")
+        deck = state.rules.deck
+        cards = 0
+        for code in codes:
+            index = deck.index_of.get(code) if isinstance(code, str) else None
+            if index is None:
+                raise IllegalCommand("bad_card", f"{code!r} is not a card of this game")
+            if not hand >> index & 1:
+                raise IllegalCommand("card_not_held", f"seat {command.seat} does not hold {code}")
+            cards |= 1 << index
+        if cards.bit_count() != count:
+            raise IllegalCommand("bad_command", "the same card was named twice")
+        return cards
+
+    @staticmethod
+    def _now(state: HeartsState) -> str:
+        return {"deal": "the cards are being dealt", "exchange": "the exchange is being offered",
+                "pass": "cards are being passed", "play": "cards are being played",
+                "over": "the game is over"}[state.phase]
+
+    # --- evolve ------------------------------------------------------------------------
+
+    def evolve(self, state: HeartsState, event: Event) -> HeartsState:
+        kind = event.type
+        if kind == "played":
+            return self._evolve_play(state, event)
+        if kind == "deal":
+            return self._evolve_deal(state, event.data["order"])
+        rules = state.rules
+        seat = event.seat
+        assert seat is not None
+        if kind == "passed":
+            passes = list(state.passes)
+            passes[seat] = rules.deck.mask(event.data["cards"])
+            state = replace(state, passes=tuple(passes))
+            if any(chosen is None for chosen in passes):
+                return state
+            return _begin_play(self._deliver_passes(state))
+        if kind == "exchange_declined":
+            return _offer_exchange(state, (seat + 1) % rules.players, state.exchange_declines + 1)
+        if kind == "exchange_taken":
+            discard = rules.deck.mask(event.data["cards"])
+            hands = list(state.hands)
+            hands[seat] = hands[seat] & ~discard | state.undealt
+            return _begin_passing(replace(state, hands=tuple(hands), undealt=0,
+                                          out_of_play=state.out_of_play | discard))
+        raise ValueError(f"hearts has no event {kind!r}")
+
+    @staticmethod
+    def _deliver_passes(state: HeartsState) -> HeartsState:
+        players = state.rules.players
+        offset = state.pass_offset
+        received = tuple(state.passes[(s - offset) % players] or 0 for s in range(players))
+        hands = tuple(hand & ~(state.passes[s] or 0) | received[s]
+                      for s, hand in enumerate(state.hands))
+        return replace(state, hands=hands, received=received)
+
+    @staticmethod
+    def _evolve_deal(state: HeartsState, order: list[str]) -> HeartsState:
+        rules = state.rules
+        players = rules.players
+        index = rules.deck.index
+        hands = [0] * players
+        dealt = players * rules.hand_size
+        for position, code in enumerate(order[:dealt]):
+            hands[(state.dealer + 1 + position) % players] |= 1 << index(code)
+        undealt = rules.deck.mask(order[dealt:])
+        empty = (0,) * players
+        state = replace(
+            state, hand_number=state.hand_number + 1, hands=tuple(hands), undealt=undealt,
+            out_of_play=rules.deck.full & ~rules.cards, passes=(None,) * players, received=empty,
+            trick=(), tricks_played=0, hearts_broken=False, won=empty, last_trick=(),
+            last_winner=None, moon=None, exchange_declines=0, pass_offset=0,
+        )
+        if rules.exchange and rules.undealt_count:
+            return _offer_exchange(state, state.dealer, 0)
+        return _begin_passing(state)
+
+    @staticmethod
+    def _evolve_play(state: HeartsState, event: Event) -> HeartsState:
+        rules = state.rules
+        seat = event.seat
+        assert seat is not None
+        card = rules.deck.index_of[event.data["card"]]
+        hands = list(state.hands)
+        hands[seat] &= ~(1 << card)
+        trick = (*state.trick, (seat, card))
+        broken = state.hearts_broken or bool(rules.breakers >> card & 1)
+        if len(trick) < rules.players:
+            return replace(state, hands=tuple(hands), trick=trick, hearts_broken=broken,
+                           turn=(seat + 1) % rules.players)
+        winner = trick_winner(trick, rules.deck, rules.trump)
+        won = list(state.won)
+        won[winner] |= trick_cards(trick)
+        undealt = state.undealt
+        if rules.blind_trick and state.tricks_played == 0:
+            won[winner] |= undealt
+            undealt = 0
+        state = replace(
+            state, hands=tuple(hands), trick=(), hearts_broken=broken, turn=winner,
+            tricks_played=state.tricks_played + 1, won=tuple(won), undealt=undealt,
+            last_trick=trick, last_winner=winner,
+        )
+        if any(hands):
+            return state
+        return _finish_hand(state)
+
+    # --- views -------------------------------------------------------------------------
+
+    def _points(self, state: HeartsState, cards: CardSet) -> int:
+        points = state.rules.points
+        return sum(points[i] for i in bits(cards & state.rules.point_cards))
+
+    def _public(self, state: HeartsState) -> dict[str, Any]:
+        rules = state.rules
+        codes = rules.deck.codes
+        code_of = rules.deck.code_of
+        return {
+            "game": self.id,
+            "players": rules.players,
+            "phase": state.phase,
+            "hand_number": state.hand_number,
+            "dealer": state.dealer,
+            "turn": state.turn if state.phase in ("exchange", "play") else None,
+            "to_act": list(self.to_act(state)),
+            "hand_sizes": [hand.bit_count() for hand in state.hands],
+            "undealt_count": state.undealt.bit_count(),
+            "exchange_declines": state.exchange_declines,
+            "pass_offset": state.pass_offset,
+            "passed": [chosen is not None for chosen in state.passes],
+            "trick": [[seat, code_of[card]] for seat, card in state.trick],
+            "tricks_played": state.tricks_played,
+            "last_trick": [[seat, code_of[card]] for seat, card in state.last_trick],
+            "last_winner": state.last_winner,
+            "hearts_broken": state.hearts_broken,
+            "taken_points": [self._points(state, cards) for cards in state.won],
+            "taken": [codes(cards) for cards in state.won],
+            "totals": list(state.totals),
+            "score_sheet": [list(row) for row in state.score_sheet],
+            "moon": state.moon,
+            "trump": rules.trump,
+        }
+
+    def view(self, state: HeartsState, viewer: Viewer) -> dict[str, Any]:
+        view = self._public(state)
+        view["seat"] = viewer
+        if viewer is None or not 0 <= viewer < state.rules.players:
+            return view
+        codes = state.rules.deck.codes
+        chosen = state.passes[viewer]
+        view["hand"] = codes(state.hands[viewer])
+        view["my_pass"] = None if chosen is None else codes(chosen)
+        view["received"] = codes(state.received[viewer])
+        view["legal"] = self._legal_view(state, viewer)
+        return view
+
+    def _legal_view(self, state: HeartsState, seat: Seat) -> dict[str, Any]:
+        """What the seat may do now, so a client can highlight it without knowing the rules."""
+        rules = state.rules
+        codes = rules.deck.codes
+        if state.phase == "play":
+            return {"play": codes(legal_cards(state, seat))}
+        if state.phase == "pass" and state.passes[seat] is None:
+            return {"pass": {"count": rules.pass_cards, "from": codes(state.hands[seat])}}
+        if state.phase == "exchange" and seat == state.turn:
+            hand = state.hands[seat]
+            can_take = _can_take_exchange(rules, hand)
+            return {"exchange": {
+                "count": rules.undealt_count,
+                "discard_from": codes(_non_point(rules, hand)) if can_take else [],
+                "may_decline": state.exchange_declines < rules.players,
+            }}
+        return {}
+
+    def snapshot(self, state: HeartsState) -> dict[str, Any]:
+        codes = state.rules.deck.codes
+        full = self._public(state)
+        full["turn"] = state.turn
+        full["hands"] = [codes(hand) for hand in state.hands]
+        full["undealt"] = codes(state.undealt)
+        full["out_of_play"] = codes(state.out_of_play)
+        full["passes"] = [None if chosen is None else codes(chosen) for chosen in state.passes]
+        full["received"] = [codes(cards) for cards in state.received]
+        return full
+
+    def event_view(self, before: HeartsState, event: Event, viewer: Viewer) -> Event | None:
+        kind = event.type
+        if kind in ("played", "exchange_declined"):
+            return event
+        rules = before.rules
+        if kind == "deal":
+            after = self.evolve(before, event)
+            data: dict[str, Any] = {"hand_sizes": [h.bit_count() for h in after.hands]}
+            if viewer is not None and 0 <= viewer < rules.players:
+                data["hand"] = rules.deck.codes(after.hands[viewer])
+            return Event(kind, None, data)
+        if kind == "exchange_taken":
+            if viewer != event.seat:
+                return Event(kind, event.seat, {"count": rules.undealt_count})
+            return Event(kind, event.seat, {"cards": event.data["cards"],
+                                            "taken": rules.deck.codes(before.undealt)})
+        if kind == "passed":
+            data = dict(event.data) if viewer == event.seat else {"count": rules.pass_cards}
+            waiting = [s for s, chosen in enumerate(before.passes) if chosen is None]
+            if waiting == [event.seat] and viewer is not None and 0 <= viewer < rules.players:
+                after = self.evolve(before, event)
+                data["received"] = rules.deck.codes(after.received[viewer])
+            return Event(kind, event.seat, data)
+        return event
+
+    def outcome(self, state: HeartsState) -> Outcome:
+        totals = state.totals
+        if state.phase != "over":
+            return Outcome(False, totals, None)
+        best = min(totals)
+        return Outcome(True, totals, tuple(s for s, t in enumerate(totals) if t == best))
+
+    def is_checkpoint(self, state: HeartsState) -> bool:
+        return state.hand_number > 0 and state.phase in ("deal", "over")
+
+    def describe_event(self, event: Event) -> str:
+        data = event.data
+        if event.type == "deal":
+            return f"deal {len(data['order'])} cards (deal number {data.get('seed', '-')})"
+        if event.type == "played":
+            return f"seat {event.seat} plays {data['card']}"
+        if event.type == "passed":
+            return f"seat {event.seat} passes {' '.join(data.get('cards', []))}"
+        if event.type == "exchange_taken":
+            return f"seat {event.seat} takes the exchange, discarding {' '.join(data['cards'])}"
+        return super().describe_event(event)
+
+
+GAME = Hearts()

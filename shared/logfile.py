@@ -1,0 +1,196 @@
+"""The table log: one file per table, a stream of msgpack records.
+
+Every record is a msgpack array of two items, ``[body, crc]``: ``body`` is a map and ``crc``
+is always written as a msgpack uint32 (``0xce`` and four bytes, big-endian) holding the CRC-32
+of the body's bytes exactly as they stand in the file. A record therefore starts with the
+byte ``0x92`` and ends with the five bytes of the CRC. ``docs/replay-format.md`` has the rest.
+
+A last record cut short (a crash in the middle of a write) is a torn tail: readers drop it and
+a writer reopening the file truncates it. Any other damage raises ``LogError`` naming the file
+and the record, so a damaged file never turns silently into a different game.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import msgpack
+
+FORMAT_VERSION = 1
+MAGIC = "starhall-log"
+SUFFIX = ".starhall"
+
+_ARRAY2 = b"\x92"
+_UINT32 = b"\xce"
+
+
+class LogError(Exception):
+    """A log that cannot be read as written: names the file, the record and what is wrong."""
+
+    def __init__(self, path: str | os.PathLike[str], record: int, offset: int, problem: str):
+        self.path = str(path)
+        self.record = record
+        self.offset = offset
+        self.problem = problem
+        super().__init__(f"{self.path}: record {record} (byte {offset}): {problem}")
+
+
+def encode_record(body: Mapping[str, Any]) -> bytes:
+    packed = msgpack.packb(body, use_bin_type=True)
+    return b"".join((_ARRAY2, packed, _UINT32, zlib.crc32(packed).to_bytes(4, "big")))
+
+
+@dataclass(frozen=True, slots=True)
+class RawRecord:
+    index: int
+    """Position in the file, the header being record 0."""
+    offset: int
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    records: list[RawRecord]
+    good_length: int
+    """Bytes up to the end of the last whole record."""
+    torn: bool
+    """Whether bytes after ``good_length`` (a torn tail) were dropped."""
+
+
+def iter_records(data: bytes, path: str | os.PathLike[str]) -> Iterator[RawRecord | int]:
+    """Every whole record of ``data`` in order; ends by yielding the length of the good part
+    (an ``int``), which is shorter than ``data`` when the tail is torn."""
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=len(data) + 1)
+    unpacker.feed(data)
+    crc32 = zlib.crc32
+    start = 0
+    index = 0
+    while True:
+        try:
+            item = unpacker.unpack()
+        except msgpack.OutOfData:
+            yield start
+            return
+        except (ValueError, msgpack.UnpackException) as error:
+            raise LogError(path, index, start, f"not a msgpack record ({error})") from None
+        end = unpacker.tell()
+        if (
+            data[start] != 0x92
+            or data[end - 5] != 0xCE
+            or type(item) is not list
+            or type(item[0]) is not dict
+        ):
+            raise LogError(path, index, start, "not a [body, crc] record")
+        if crc32(data[start + 1 : end - 5]) != item[1]:
+            raise LogError(path, index, start, "checksum mismatch: the record is damaged")
+        yield RawRecord(index, start, item[0])
+        start = end
+        index += 1
+
+
+def scan(path: str | os.PathLike[str]) -> Scan:
+    """Read every whole record of a log file, dropping a torn tail."""
+    data = Path(path).read_bytes()
+    records: list[RawRecord] = []
+    good_length = 0
+    for item in iter_records(data, path):
+        if isinstance(item, int):
+            good_length = item
+        else:
+            records.append(item)
+    if not records:
+        raise LogError(path, 0, 0, "no header: the file is empty or not a Starhall log")
+    header = records[0].body
+    if header.get("kind") != "header" or header.get("magic") != MAGIC:
+        raise LogError(path, 0, 0, "the first record is not a Starhall log header")
+    if header.get("format") != FORMAT_VERSION:
+        raise LogError(
+            path, 0, 0, f"format {header.get('format')!r} is not {FORMAT_VERSION}, which this reads"
+        )
+    return Scan(records, good_length, good_length < len(data))
+
+
+def make_header(
+    game: str,
+    rules: int,
+    players: int,
+    options: Mapping[str, Any],
+    seats: list[dict[str, Any]] | None = None,
+    **info: Any,
+) -> dict[str, Any]:
+    header: dict[str, Any] = {
+        "kind": "header",
+        "magic": MAGIC,
+        "format": FORMAT_VERSION,
+        "game": game,
+        "rules": rules,
+        "players": players,
+        "options": dict(options),
+        "seats": seats if seats is not None else [{"name": f"Seat {i}"} for i in range(players)],
+    }
+    header.update(info)
+    return header
+
+
+class LogWriter:
+    """Appends records to one table's log. ``sync()`` makes what was appended durable."""
+
+    def __init__(self, path: Path, file: IO[bytes]) -> None:
+        self.path = path
+        self._file = file
+        self._dirty = False
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], header: Mapping[str, Any]) -> LogWriter:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        writer = cls(target, open(target, "xb"))  # noqa: SIM115 - the writer owns the file
+        writer.append(header)
+        writer.sync()
+        return writer
+
+    @classmethod
+    def reopen(cls, path: str | os.PathLike[str]) -> tuple[LogWriter, Scan]:
+        """Open an existing log for appending, truncating a torn tail first."""
+        target = Path(path)
+        found = scan(target)
+        file = open(target, "r+b")  # noqa: SIM115 - the writer owns the file
+        if found.torn:
+            file.truncate(found.good_length)
+            os.fsync(file.fileno())
+        file.seek(found.good_length)
+        return cls(target, file), found
+
+    def append(self, body: Mapping[str, Any]) -> None:
+        self._file.write(encode_record(body))
+        self._dirty = True
+
+    def flush(self) -> None:
+        """Hand what was appended to the operating system (survives a process crash)."""
+        self._file.flush()
+
+    def sync(self) -> None:
+        """Flush and fsync (survives a machine crash); a no-op when nothing is pending."""
+        if self._dirty:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._dirty = False
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self.sync()
+            self._file.close()
+
+    def __enter__(self) -> LogWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

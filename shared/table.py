@@ -1,0 +1,92 @@
+"""A table: one game's state and its log, kept in step.
+
+``submit`` is the one path every command takes, from a person, a bot or the host's shuffle:
+decide → append to the log → evolve, with a checkpoint (the state's hash and snapshot) where
+the game says one is due. A refused command raises ``IllegalCommand`` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import msgpack
+
+from shared.engine import Command, Event, Game, Outcome
+from shared.logfile import LogWriter, make_header
+from shared.options import Options
+from shared.shuffle import shuffle_command
+
+S = TypeVar("S")
+
+
+def state_hash(snapshot: Mapping[str, Any]) -> str:
+    """The hash checkpoints record: BLAKE2b-128 of the msgpack of the snapshot, in hex."""
+    packed = msgpack.packb(snapshot, use_bin_type=True)
+    return hashlib.blake2b(packed, digest_size=16).hexdigest()
+
+
+def event_record(seq: int, event: Event) -> dict[str, Any]:
+    return {"kind": "event", "seq": seq, "type": event.type, "seat": event.seat,
+            "data": dict(event.data)}
+
+
+def checkpoint_record(game: Game[Any], seq: int, state: Any) -> dict[str, Any]:
+    snapshot = game.snapshot(state)
+    return {"kind": "checkpoint", "seq": seq, "hash": state_hash(snapshot), "state": snapshot}
+
+
+@dataclass(slots=True)
+class Table(Generic[S]):
+    game: Game[S]
+    players: int
+    options: Options
+    state: S
+    seq: int = 0
+    """The sequence number of the last event; the first event is 1."""
+    log: LogWriter | None = None
+
+    @classmethod
+    def new(
+        cls,
+        game: Game[S],
+        players: int,
+        options: Mapping[str, object] | None = None,
+        *,
+        path: str | None = None,
+        seats: list[dict[str, Any]] | None = None,
+        **info: Any,
+    ) -> Table[S]:
+        checked = game.make_options(players, options)
+        log = None
+        if path is not None:
+            header = make_header(game.id, game.rules_version, players, checked, seats, **info)
+            log = LogWriter.create(path, header)
+        return cls(game, players, checked, game.new_state(players, checked), 0, log)
+
+    def submit(self, command: Command) -> list[tuple[int, Event]]:
+        """Decide, append and evolve; returns the new events with their sequence numbers."""
+        game = self.game
+        events = game.decide(self.state, command)
+        numbered = []
+        for event in events:
+            self.seq += 1
+            numbered.append((self.seq, event))
+            self.state = game.evolve(self.state, event)
+            if self.log is not None:
+                self.log.append(event_record(self.seq, event))
+                if game.is_checkpoint(self.state):
+                    self.log.append(checkpoint_record(game, self.seq, self.state))
+        return numbered
+
+    def shuffle(self, seed: int) -> list[tuple[int, Event]]:
+        """Answer the game's pending chance request with the order deal number ``seed`` gives."""
+        request = self.game.chance(self.state)
+        if request is None:
+            raise ValueError("the game is not waiting for a shuffle")
+        return self.submit(shuffle_command(request, seed))
+
+    def outcome(self) -> Outcome:
+        return self.game.outcome(self.state)
