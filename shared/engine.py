@@ -163,6 +163,11 @@ class Game(ABC, Generic[S]):
             raise IllegalCommand("not_your_turn", f"seat {seat} has nothing to do now")
         return actions[int(rng.random() * len(actions))]
 
+    def tally(self, state: S) -> dict[str, list[int]]:
+        """Per-seat counters of a finished game that ``starhall sim`` adds up over many games,
+        e.g. ``{"contracts made": [1, 0, 2, 0]}``."""
+        return {}
+
     def describe_event(self, event: Event) -> str:
         """One line for people, used by terminal output and the replay viewer."""
         who = "" if event.seat is None else f"seat {event.seat} "

@@ -1,0 +1,103 @@
+"""The ``starhall`` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from shared.engine import OptionError
+from shared.games import GAMES, UnknownGame
+from shared.logfile import LogError
+from shared.options import parse_assignments
+
+
+def _game_arguments(parser: argparse.ArgumentParser, default: str | None) -> None:
+    parser.add_argument("game", nargs="?" if default else None, default=default,
+                        choices=sorted(GAMES), help=f"game id (default: {default})")
+    parser.add_argument("--players", type=int, default=None, help="number of players")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a table option; repeat for more")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="starhall", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    sim = commands.add_parser("sim", help="play games of bots and write their logs")
+    _game_arguments(sim, None)
+    sim.add_argument("--games", type=int, default=1, help="how many games (default 1)")
+    sim.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
+    sim.add_argument("--bots", default="heuristic",
+                     help="bot kind for every seat, or one per seat separated by commas")
+    sim.add_argument("--out", default="replays/sim", help="folder for the logs")
+    sim.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    replay = commands.add_parser("replay", help="check, show or view recorded games")
+    replay_commands = replay.add_subparsers(dest="replay_command", required=True,
+                                            metavar="ACTION")
+    verify = replay_commands.add_parser("verify", help="rebuild games and check checkpoints")
+    verify.add_argument("paths", nargs="+", metavar="PATH", help="log files or folders")
+    show = replay_commands.add_parser("show", help="print a game's state after an event")
+    show.add_argument("path", metavar="PATH")
+    show.add_argument("--at", type=int, default=None, metavar="SEQ",
+                      help="after this event (default: the last)")
+    show.add_argument("--seat", default=None, metavar="N|all",
+                      help="see as this seat, or everything (default: a spectator)")
+    show.add_argument("--json", action="store_true", help="machine-readable output")
+    view = replay_commands.add_parser("view", help="open a recorded game in a window")
+    view.add_argument("path", metavar="PATH")
+
+    serve = commands.add_parser("serve", help="run the game server")
+    from server.serve import add_arguments
+
+    add_arguments(serve)
+
+    play = commands.add_parser("play", help="play at a table against bots (the main job)")
+    _game_arguments(play, "stars")
+    play.add_argument("--terminal", action="store_true",
+                      help="no window: watch one game of bots in the terminal")
+    join = commands.add_parser("join", help="connect to a server on the LAN")
+    join.add_argument("address", nargs="?", default=None, metavar="ADDR")
+    watch = commands.add_parser("watch", help="spectate a table live")
+    watch.add_argument("address", metavar="ADDR")
+    watch.add_argument("table", nargs="?", default=None, metavar="TABLE")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command in ("sim", "play", "join", "watch") or (
+            args.command == "replay" and args.replay_command == "view"
+        ):
+            if hasattr(args, "option"):
+                args.options = parse_assignments(args.option)
+        if args.command == "sim":
+            from server.sim import run_sim
+
+            return run_sim(args)
+        if args.command == "replay":
+            from server import replay_cli
+
+            return replay_cli.run(args)
+        if args.command == "serve":
+            from server.serve import run
+
+            return run(args)
+        if args.command == "play" and args.terminal:
+            from server.terminal import run_terminal
+
+            return run_terminal(args)
+        from client import app
+
+        return int(getattr(app, args.command if args.command != "replay" else "view")(args))
+    except (OptionError, UnknownGame, LogError, ValueError, OSError) as error:
+        print(f"starhall: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
