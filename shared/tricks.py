@@ -38,11 +38,12 @@ def trick_winner(trick: Trick, deck: Deck, trump: str | None) -> int:
     suit_of, rank_of = deck.suit_of, deck.rank_of
     if trump is not None and any(suit_of[card] == trump for _, card in trick):
         suit = trump
-    best_seat, best_rank = -1, -1
+    best_seat: int | None = None
+    best_rank = -1
     for seat, card in trick:
         if suit_of[card] == suit and rank_of[card] > best_rank:
             best_seat, best_rank = seat, rank_of[card]
-    if best_seat < 0:
+    if best_seat is None:
         raise ValueError("a trick with no card of a suit has no winner")
     return best_seat
 

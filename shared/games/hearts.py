@@ -9,11 +9,11 @@ Events: ``deal`` (the shuffled order), ``exchange_taken``, ``exchange_declined``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
 from random import Random
-from typing import Any
+from typing import Any, NamedTuple
 
 from shared.cards import CardSet, Deck, bits, lowest
 from shared.engine import (
@@ -156,8 +156,9 @@ def rules_for(players: int, options: Options) -> Rules:
                   options["qs_breaks_hearts"], options["target"], options["first_dealer"])
 
 
-@dataclass(frozen=True, slots=True)
-class HeartsState:
+class HeartsState(NamedTuple):
+    """Immutable; a named tuple because a new one is made for every card played."""
+
     rules: Rules
     phase: str
     """``deal`` (waiting for the shuffle), ``exchange``, ``pass``, ``play`` or ``over``."""
@@ -187,10 +188,6 @@ class HeartsState:
     moon: Seat | None
     """Who shot the moon in the last finished hand."""
 
-    @property
-    def players(self) -> int:
-        return self.rules.players
-
 
 def _non_point(rules: Rules, hand: CardSet) -> CardSet:
     return hand & ~(rules.hearts | rules.queen_of_spades)
@@ -208,10 +205,23 @@ def _lead_options(state: HeartsState, hand: CardSet) -> CardSet:
     return options
 
 
+_last_legal: tuple[HeartsState | None, CardSet] = (None, 0)
+
+
 def legal_cards(state: HeartsState, seat: Seat) -> CardSet:
     """The cards ``seat`` may play now (an empty set when it may not play)."""
     if state.phase != "play" or seat != state.turn:
         return 0
+    global _last_legal
+    remembered, cards = _last_legal
+    if remembered is state:  # a bot's choice is decided right after: don't work it out twice
+        return cards
+    cards = _legal_cards(state, seat)
+    _last_legal = (state, cards)
+    return cards
+
+
+def _legal_cards(state: HeartsState, seat: Seat) -> CardSet:
     rules = state.rules
     hand = state.hands[seat]
     trick = state.trick
@@ -232,19 +242,19 @@ def _offer_exchange(state: HeartsState, seat: Seat, declines: int) -> HeartsStat
         for offset in range(rules.players):
             candidate = (state.dealer + offset) % rules.players
             if _can_take_exchange(rules, state.hands[candidate]):
-                return replace(state, phase="exchange", turn=candidate, exchange_declines=declines)
-        return _begin_passing(replace(state, out_of_play=state.out_of_play | state.undealt,
+                return state._replace(phase="exchange", turn=candidate, exchange_declines=declines)
+        return _begin_passing(state._replace(out_of_play=state.out_of_play | state.undealt,
                                       undealt=0))
-    return replace(state, phase="exchange", turn=seat, exchange_declines=declines)
+    return state._replace(phase="exchange", turn=seat, exchange_declines=declines)
 
 
 def _begin_passing(state: HeartsState) -> HeartsState:
     rules = state.rules
     offset = rules.pass_offsets[(state.hand_number - 1) % len(rules.pass_offsets)]
     if rules.pass_cards and offset:
-        return replace(state, phase="pass", pass_offset=offset,
+        return state._replace(phase="pass", pass_offset=offset,
                        passes=(None,) * rules.players)
-    return _begin_play(replace(state, pass_offset=0))
+    return _begin_play(state._replace(pass_offset=0))
 
 
 def _begin_play(state: HeartsState) -> HeartsState:
@@ -254,7 +264,7 @@ def _begin_play(state: HeartsState) -> HeartsState:
         in_hands |= hand
     first = lowest(in_hands & rules.deck.suit_mask[CLUBS])
     leader = next(s for s, hand in enumerate(state.hands) if hand >> first & 1)
-    return replace(state, phase="play", turn=leader)
+    return state._replace(phase="play", turn=leader)
 
 
 def _finish_hand(state: HeartsState) -> HeartsState:
@@ -268,8 +278,7 @@ def _finish_hand(state: HeartsState) -> HeartsState:
     totals = tuple(t + p for t, p in zip(state.totals, taken, strict=True))
     best = min(totals)
     over = max(totals) >= rules.target and totals.count(best) == 1
-    return replace(
-        state,
+    return state._replace(
         phase="over" if over else "deal",
         totals=totals,
         score_sheet=(*state.score_sheet, tuple(taken)),
@@ -482,7 +491,7 @@ class Hearts(Game[HeartsState]):
         if kind == "passed":
             passes = list(state.passes)
             passes[seat] = rules.deck.mask(event.data["cards"])
-            state = replace(state, passes=tuple(passes))
+            state = state._replace(passes=tuple(passes))
             if any(chosen is None for chosen in passes):
                 return state
             return _begin_play(self._deliver_passes(state))
@@ -492,7 +501,7 @@ class Hearts(Game[HeartsState]):
             discard = rules.deck.mask(event.data["cards"])
             hands = list(state.hands)
             hands[seat] = hands[seat] & ~discard | state.undealt
-            return _begin_passing(replace(state, hands=tuple(hands), undealt=0,
+            return _begin_passing(state._replace(hands=tuple(hands), undealt=0,
                                           out_of_play=state.out_of_play | discard))
         raise ValueError(f"hearts has no event {kind!r}")
 
@@ -503,7 +512,7 @@ class Hearts(Game[HeartsState]):
         received = tuple(state.passes[(s - offset) % players] or 0 for s in range(players))
         hands = tuple(hand & ~(state.passes[s] or 0) | received[s]
                       for s, hand in enumerate(state.hands))
-        return replace(state, hands=hands, received=received)
+        return state._replace(hands=hands, received=received)
 
     @staticmethod
     def _evolve_deal(state: HeartsState, order: list[str]) -> HeartsState:
@@ -516,8 +525,8 @@ class Hearts(Game[HeartsState]):
             hands[(state.dealer + 1 + position) % players] |= 1 << index(code)
         undealt = rules.deck.mask(order[dealt:])
         empty = (0,) * players
-        state = replace(
-            state, hand_number=state.hand_number + 1, hands=tuple(hands), undealt=undealt,
+        state = state._replace(
+            hand_number=state.hand_number + 1, hands=tuple(hands), undealt=undealt,
             out_of_play=rules.deck.full & ~rules.cards, passes=(None,) * players, received=empty,
             trick=(), tricks_played=0, hearts_broken=False, won=empty, last_trick=(),
             last_winner=None, moon=None, exchange_declines=0, pass_offset=0,
@@ -537,7 +546,7 @@ class Hearts(Game[HeartsState]):
         trick = (*state.trick, (seat, card))
         broken = state.hearts_broken or bool(rules.breakers >> card & 1)
         if len(trick) < rules.players:
-            return replace(state, hands=tuple(hands), trick=trick, hearts_broken=broken,
+            return state._replace(hands=tuple(hands), trick=trick, hearts_broken=broken,
                            turn=(seat + 1) % rules.players)
         winner = trick_winner(trick, rules.deck, rules.trump)
         won = list(state.won)
@@ -546,8 +555,8 @@ class Hearts(Game[HeartsState]):
         if rules.blind_trick and state.tricks_played == 0:
             won[winner] |= undealt
             undealt = 0
-        state = replace(
-            state, hands=tuple(hands), trick=(), hearts_broken=broken, turn=winner,
+        state = state._replace(
+            hands=tuple(hands), trick=(), hearts_broken=broken, turn=winner,
             tricks_played=state.tricks_played + 1, won=tuple(won), undealt=undealt,
             last_trick=trick, last_winner=winner,
         )
