@@ -7,7 +7,7 @@ from typing import Any
 
 from shared.engine import Game
 
-_MODULES = ("hearts",)
+_MODULES = ("hearts", "stars")
 
 
 def _load() -> dict[str, Game[Any]]:

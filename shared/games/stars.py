@@ -1,0 +1,731 @@
+"""Stars, also called White Star or Two Hundred Stars (game id ``stars``), per
+../shared/RULINGS.md §1 and the seed 000_f70af91381e2b331.
+
+Four players, a 43-card deck (Skulls have no Champion), Skulls trump. A hand: the deal with a
+widow, bidding, the declarer's burial, ten tricks with the Star rule, scoring against the bid.
+Option ``colored_star`` plays the Colored-Star variation.
+
+Events: ``deal`` (the shuffled order), ``bid``, ``bid_passed``, ``buried``, ``played``. Who
+takes a trick, Star piles, hand scores, contracts, totals and the game's end follow from those
+in ``evolve``. docs/games/stars.md documents the events and card codes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cache
+from itertools import combinations
+from random import Random
+from typing import Any
+
+from shared.cards import CardSet, Deck, bits
+from shared.engine import (
+    ChanceRequest,
+    Command,
+    Event,
+    Game,
+    IllegalCommand,
+    OptionError,
+    Outcome,
+    Seat,
+    Viewer,
+    require,
+    shuffle_event,
+)
+from shared.options import Options, OptionSpec
+from shared.tricks import Trick, follow_options, led_suit, trick_cards, trick_winner
+
+SKULLS, SHIELDS, WANDS, LEAVES = "k", "s", "w", "l"
+SUITS = (SKULLS, SHIELDS, WANDS, LEAVES)
+SUIT_NAMES = {SKULLS: "Skulls", SHIELDS: "Shields", WANDS: "Wands", LEAVES: "Leaves"}
+TRUMP = SKULLS
+
+# (code, rank strength, name, points), lowest first. Champion is the highest rank, worth 0.
+RANKS = (
+    ("2", 2, "2", 1), ("3", 3, "3", 1), ("4", 4, "4", 1), ("5", 5, "5", 1), ("6", 6, "6", 1),
+    ("7", 7, "7", 1), ("L", 8, "Lady", 2), ("S", 9, "Scribe", 3), ("Q", 10, "Queen", 4),
+    ("K", 11, "King", 5), ("C", 12, "Champion", 0),
+)
+CHAMPION = "C"
+
+PLAYERS = 4
+HAND_SIZE = 10
+WIDOW_SIZE = 3
+BURY_COUNT = 3
+TRICKS_PER_HAND = 10
+DECK_POINTS = 80
+MAX_BID = 3 * DECK_POINTS
+"""No hand can score more: a card's points reach one player at most three times (a White Star
+in another player's Star pile), so a higher bid could never be made and is refused."""
+
+DEAL_PACKETS = (3, WIDOW_SIZE, 4, 3)
+"""The seed's deal: 3 to each player from the dealer's left, 3 to the widow, 4 each, 3 each.
+The second packet (index 1) goes to the widow; every other packet goes round the table."""
+WIDOW_PACKET = 1
+
+
+def _make_deck() -> Deck:
+    cards = []
+    for suit in SUITS:
+        for code, strength, name, _ in RANKS:
+            if suit == SKULLS and code == CHAMPION:
+                continue
+            cards.append((f"{code}{suit}", suit, strength, f"{name} of {SUIT_NAMES[suit]}"))
+    return Deck("Stars", cards)
+
+
+DECK = _make_deck()
+POINTS: tuple[int, ...] = tuple(
+    next(points for code, _, _, points in RANKS if card.code[:-1] == code) for card in DECK.cards
+)
+
+
+def card_points(cards: CardSet) -> int:
+    """The card points in a set of cards (no Star tripling)."""
+    return sum(POINTS[i] for i in bits(cards))
+
+
+@dataclass(frozen=True, slots=True)
+class TrickResult:
+    """Where a finished trick goes. Exactly one of ``taker``, ``star_pile`` and ``shared_by``
+    says where its cards go; ``leader`` leads the next trick."""
+
+    star: bool
+    white: bool
+    """A Star whose three non-Skull cards share one rank."""
+    taker: Seat | None
+    """The seat that adds the trick to its won cards."""
+    star_pile: Seat | None
+    """The Skull's player, who keeps a Star in a Star pile (standard rules)."""
+    shared_by: tuple[Seat, ...]
+    """A White Star in the Colored-Star variation: each of these seats scores the trick."""
+    leader: Seat
+    points: int
+    """The trick's card points, untripled."""
+    paid: int
+    """What the trick is worth to each seat it scores for (tripled for a standard White Star)."""
+
+
+def is_star(trick: Trick) -> bool:
+    """A Star: exactly one card of each of the four suits, whoever led."""
+    suit_of = DECK.suit_of
+    return len(trick) == PLAYERS and len({suit_of[card] for _, card in trick}) == PLAYERS
+
+
+def _top_colored(trick: Trick) -> Seat:
+    """The player of the highest non-Skull card; between equal ranks, the one laid first."""
+    suit_of, rank_of = DECK.suit_of, DECK.rank_of
+    best_seat, best_rank = -1, -1
+    for seat, card in trick:
+        if suit_of[card] != TRUMP and rank_of[card] > best_rank:
+            best_seat, best_rank = seat, rank_of[card]
+    return best_seat
+
+
+def resolve_trick(trick: Trick, colored_star: bool) -> TrickResult:
+    """Where a complete trick of four cards goes, and who leads next."""
+    points = card_points(trick_cards(trick))
+    if not is_star(trick):
+        winner = trick_winner(trick, DECK, TRUMP)
+        return TrickResult(False, False, winner, None, (), winner, points, points)
+    colored = [(seat, card) for seat, card in trick if DECK.suit_of[card] != TRUMP]
+    white = len({DECK.rank_of[card] for _, card in colored}) == 1
+    top = _top_colored(trick)
+    if not colored_star:
+        skull = next(seat for seat, card in trick if DECK.suit_of[card] == TRUMP)
+        return TrickResult(True, white, None, skull, (), top, points, points * (3 if white else 1))
+    if white:
+        seats = tuple(seat for seat, _ in colored)
+        return TrickResult(True, True, None, None, seats, seats[0], points, points)
+    return TrickResult(True, False, top, None, (), top, points, points)
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """One finished hand, as the score sheet records it."""
+
+    hand_number: int
+    declarer: Seat
+    bid: int
+    points: tuple[int, ...]
+    """Each seat's hand score: won cards (with the burial for the declarer) and Star credits."""
+    changes: tuple[int, ...]
+    """What each total changed by: the hand score, and ± the bid for the declarer."""
+    made: bool
+    stars_kept: tuple[int, ...]
+    """Star piles each seat was left with this hand (Stars against their Skull)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Everything that follows from the table's options, worked out once."""
+
+    min_bid: int
+    target: int
+    colored_star: bool
+    first_dealer: int
+    play_commands: tuple[tuple[Command, ...], ...]
+    """``play_commands[seat][card]``: built once, since bots and clients ask for them often."""
+    pass_commands: tuple[Command, ...]
+
+
+@cache
+def _rules(min_bid: int, target: int, colored_star: bool, first_dealer: int) -> Rules:
+    return Rules(
+        min_bid=min_bid,
+        target=target,
+        colored_star=colored_star,
+        first_dealer=first_dealer,
+        play_commands=tuple(
+            tuple(Command("play", seat, {"card": card.code}) for card in DECK.cards)
+            for seat in range(PLAYERS)
+        ),
+        pass_commands=tuple(Command("pass", seat, {}) for seat in range(PLAYERS)),
+    )
+
+
+def rules_for(options: Options) -> Rules:
+    return _rules(options["min_bid"], options["target"], options["colored_star"],
+                  options["first_dealer"])
+
+
+@dataclass(frozen=True, slots=True)
+class StarsState:
+    rules: Rules
+    phase: str
+    """``deal`` (waiting for the shuffle), ``bidding``, ``bury``, ``play`` or ``over``."""
+    hand_number: int
+    """Hands dealt so far; the first hand is number 1."""
+    dealer: Seat
+    hands: tuple[CardSet, ...]
+    widow: CardSet
+    """This hand's widow; it is in the declarer's hand once ``widow_taken``."""
+    widow_taken: bool
+    buried: CardSet
+    turn: Seat
+    """Whose turn it is to bid, bury or play."""
+    bids: tuple[tuple[Seat, int | None], ...]
+    """The bidding so far, in order: a seat and its bid, ``None`` for a pass."""
+    passed: tuple[bool, ...]
+    high_bid: int | None
+    declarer: Seat | None
+    """The highest bidder so far during bidding; the declarer after it."""
+    trick: Trick
+    tricks: tuple[tuple[Trick, TrickResult], ...]
+    """This hand's finished tricks and where each went."""
+    won: tuple[CardSet, ...]
+    """Cards each seat took in tricks this hand (not the burial)."""
+    star_piles: tuple[CardSet, ...]
+    star_values: tuple[int, ...]
+    """What each seat's Star pile pays every other player (White Stars tripled)."""
+    shared: CardSet
+    """Cards of Colored-Star White Stars, which score for three players and belong to none."""
+    shared_credit: tuple[int, ...]
+    totals: tuple[int, ...]
+    results: tuple[HandResult, ...]
+
+    @property
+    def tricks_played(self) -> int:
+        return len(self.tricks)
+
+    @property
+    def last(self) -> tuple[Trick, TrickResult] | None:
+        return self.tricks[-1] if self.tricks else None
+
+
+def legal_cards(state: StarsState, seat: Seat) -> CardSet:
+    """The cards ``seat`` may play now (an empty set when it may not play)."""
+    if state.phase != "play" or seat != state.turn:
+        return 0
+    hand = state.hands[seat]
+    if not state.trick:
+        return hand
+    return follow_options(hand, led_suit(state.trick, DECK), DECK)
+
+
+def lowest_bid(state: StarsState) -> int:
+    """The smallest bid the seat to bid may make (above ``MAX_BID`` when none is left)."""
+    return state.rules.min_bid if state.high_bid is None else max(state.rules.min_bid,
+                                                                  state.high_bid + 1)
+
+
+def must_bid(state: StarsState) -> bool:
+    """The fourth bidder after three passes and no bid may not pass."""
+    return state.high_bid is None and sum(state.passed) == PLAYERS - 1
+
+
+def hand_points(state: StarsState, seat: Seat, with_burial: bool = True) -> int:
+    """A seat's hand score so far: won cards, the burial for the declarer, Star credits."""
+    score = card_points(state.won[seat]) + state.shared_credit[seat]
+    score += sum(value for other, value in enumerate(state.star_values) if other != seat)
+    if with_burial and seat == state.declarer:
+        score += card_points(state.buried)
+    return score
+
+
+def _next_bidder(passed: tuple[bool, ...], seat: Seat) -> Seat:
+    for offset in range(1, PLAYERS + 1):
+        candidate = (seat + offset) % PLAYERS
+        if not passed[candidate]:
+            return candidate
+    raise ValueError("everyone has passed")
+
+
+def _finish_hand(state: StarsState) -> StarsState:
+    rules = state.rules
+    declarer, bid = state.declarer, state.high_bid
+    assert declarer is not None and bid is not None
+    points = tuple(hand_points(state, seat) for seat in range(PLAYERS))
+    made = points[declarer] >= bid
+    changes = tuple(
+        score + (bid if made else -bid) if seat == declarer else score
+        for seat, score in enumerate(points)
+    )
+    stars_kept = tuple(
+        sum(1 for _, result in state.tricks if result.star_pile == seat) for seat in range(PLAYERS)
+    )
+    totals = tuple(t + c for t, c in zip(state.totals, changes, strict=True))
+    best = max(totals)
+    over = best >= rules.target and totals.count(best) == 1
+    result = HandResult(state.hand_number, declarer, bid, points, changes, made, stars_kept)
+    return replace(
+        state,
+        phase="over" if over else "deal",
+        totals=totals,
+        results=(*state.results, result),
+        dealer=state.dealer if over else (state.dealer + 1) % PLAYERS,
+    )
+
+
+class Stars(Game[StarsState]):
+    id = "stars"
+    title = "Stars (White Star)"
+    rules_version = 1
+    min_players = PLAYERS
+    max_players = PLAYERS
+    option_specs = (
+        OptionSpec("min_bid", int, 30, "the smallest opening bid", minimum=1, maximum=MAX_BID),
+        OptionSpec("target", int, 200, "the game ends after a hand in which a total reaches this",
+                   minimum=1),
+        OptionSpec("colored_star", bool, False,
+                   "Colored-Star variation: a Star goes to the highest non-Skull card"),
+        OptionSpec("first_dealer", int, 0, "the seat that deals the first hand", minimum=0,
+                   maximum=PLAYERS - 1),
+    )
+
+    def check_options(self, players: int, options: Options) -> None:
+        if options["first_dealer"] >= players:
+            raise OptionError(f"stars: first_dealer must be a seat, 0 to {players - 1}")
+
+    def new_state(self, players: int, options: Options) -> StarsState:
+        if players != PLAYERS:
+            raise OptionError(f"stars is for exactly {PLAYERS} players, not {players}")
+        rules = rules_for(options)
+        empty = (0,) * PLAYERS
+        return StarsState(
+            rules=rules, phase="deal", hand_number=0, dealer=rules.first_dealer, hands=empty,
+            widow=0, widow_taken=False, buried=0, turn=rules.first_dealer, bids=(),
+            passed=(False,) * PLAYERS, high_bid=None, declarer=None, trick=(), tricks=(),
+            won=empty, star_piles=empty, star_values=empty, shared=0, shared_credit=empty,
+            totals=empty, results=(),
+        )
+
+    # --- who may do what ---------------------------------------------------------------
+
+    def chance(self, state: StarsState) -> ChanceRequest | None:
+        if state.phase != "deal":
+            return None
+        return ChanceRequest(tuple(DECK.code_of))
+
+    def to_act(self, state: StarsState) -> tuple[Seat, ...]:
+        if state.phase in ("bidding", "bury", "play"):
+            return (state.turn,)
+        return ()
+
+    def legal_actions(self, state: StarsState, seat: Seat) -> list[Command]:
+        if seat != state.turn:
+            return []
+        if state.phase == "play":
+            commands = state.rules.play_commands[seat]
+            return [commands[i] for i in bits(legal_cards(state, seat))]
+        if state.phase == "bidding":
+            actions = [] if must_bid(state) else [state.rules.pass_commands[seat]]
+            actions += [Command("bid", seat, {"amount": amount})
+                        for amount in range(lowest_bid(state), MAX_BID + 1)]
+            return actions
+        if state.phase == "bury":
+            return [Command("bury", seat, {"cards": list(chosen)})
+                    for chosen in combinations(DECK.codes(state.hands[seat]), BURY_COUNT)]
+        return []
+
+    def random_action(self, state: StarsState, seat: Seat, rng: Random) -> Command:
+        """Uniform over the legal commands, without listing them all."""
+        if seat != state.turn or state.phase not in ("bidding", "bury", "play"):
+            raise IllegalCommand("not_your_turn", f"seat {seat} has nothing to do now")
+        if state.phase == "play":
+            cards = list(bits(legal_cards(state, seat)))
+            return state.rules.play_commands[seat][cards[int(rng.random() * len(cards))]]
+        if state.phase == "bury":
+            chosen = rng.sample(list(bits(state.hands[seat])), BURY_COUNT)
+            return Command("bury", seat, {"cards": DECK.codes(sum(1 << i for i in chosen))})
+        may_pass = not must_bid(state)
+        low = lowest_bid(state)
+        choice = int(rng.random() * (MAX_BID + 1 - low + may_pass))
+        if may_pass and choice == 0:
+            return state.rules.pass_commands[seat]
+        return Command("bid", seat, {"amount": low + choice - may_pass})
+
+    # --- decide ------------------------------------------------------------------------
+
+    def decide(self, state: StarsState, command: Command) -> list[Event]:
+        kind = command.type
+        if kind == "shuffle":
+            return [shuffle_event(self.chance(state), command, "deal")]
+        if kind not in ("bid", "pass", "bury", "play"):
+            raise IllegalCommand("unknown_command", f"stars has no command {kind!r}")
+        seat = self._seat_of(command)
+        phase = {"bid": "bidding", "pass": "bidding", "bury": "bury", "play": "play"}[kind]
+        require(state.phase == phase, "wrong_phase", f"no {kind} now: {self._now(state)}")
+        require(seat == state.turn, "not_your_turn", f"it is seat {state.turn}'s turn")
+        if kind == "bid":
+            return [self._decide_bid(state, command)]
+        if kind == "pass":
+            require(not must_bid(state), "must_bid",
+                    "the other three have passed, so this seat must bid")
+            return [Event("bid_passed", seat, {})]
+        if kind == "bury":
+            return [self._decide_bury(state, command)]
+        return [self._decide_play(state, command)]
+
+    @staticmethod
+    def _decide_bid(state: StarsState, command: Command) -> Event:
+        amount = command.data.get("amount")
+        if type(amount) is not int:
+            raise IllegalCommand("bad_command", "a bid needs 'amount', a whole number of points")
+        low = lowest_bid(state)
+        if amount < low:
+            reason = (f"the minimum bid is {low}" if state.high_bid is None
+                      else f"a bid must be higher than {state.high_bid} (and at least "
+                      f"{state.rules.min_bid})")
+            raise IllegalCommand("bid_too_low", reason)
+        require(amount <= MAX_BID, "bid_too_high", f"no hand can score more than {MAX_BID}")
+        return Event("bid", command.seat, {"amount": amount})
+
+    @staticmethod
+    def _decide_bury(state: StarsState, command: Command) -> Event:
+        codes = command.data.get("cards")
+        if not isinstance(codes, list | tuple) or len(codes) != BURY_COUNT:
+            raise IllegalCommand("bad_command", f"bury exactly {BURY_COUNT} cards as 'cards'")
+        hand = state.hands[state.turn]
+        cards = 0
+        for code in codes:
+            index = DECK.index_of.get(code) if isinstance(code, str) else None
+            if index is None:
+                raise IllegalCommand("bad_card", f"{code!r} is not a card of this game")
+            if not hand >> index & 1:
+                raise IllegalCommand("card_not_held", f"seat {state.turn} does not hold {code}")
+            cards |= 1 << index
+        require(cards.bit_count() == BURY_COUNT, "bad_command", "the same card was named twice")
+        return Event("buried", state.turn, {"cards": DECK.codes(cards)})
+
+    @staticmethod
+    def _decide_play(state: StarsState, command: Command) -> Event:
+        seat = state.turn
+        code = command.data.get("card")
+        index = DECK.index_of.get(code) if isinstance(code, str) else None
+        if index is None:
+            raise IllegalCommand("bad_card", f"{code!r} is not a card of this game")
+        if not state.hands[seat] >> index & 1:
+            raise IllegalCommand("card_not_held", f"seat {seat} does not hold {code}")
+        if not legal_cards(state, seat) >> index & 1:
+            suit = led_suit(state.trick, DECK)
+            raise IllegalCommand("must_follow_suit",
+                                 f"{code} does not follow suit: seat {seat} holds {suit}")
+        return Event("played", seat, state.rules.play_commands[seat][index].data)
+
+    @staticmethod
+    def _seat_of(command: Command) -> Seat:
+        seat = command.seat
+        if type(seat) is not int or not 0 <= seat < PLAYERS:
+            raise IllegalCommand("bad_seat", f"{seat!r} is not a seat at this table")
+        return seat
+
+    @staticmethod
+    def _now(state: StarsState) -> str:
+        return {"deal": "the cards are being dealt", "bidding": "the players are bidding",
+                "bury": "the declarer is burying three cards", "play": "cards are being played",
+                "over": "the game is over"}[state.phase]
+
+    # --- evolve ------------------------------------------------------------------------
+
+    def evolve(self, state: StarsState, event: Event) -> StarsState:
+        kind = event.type
+        if kind == "played":
+            return self._evolve_play(state, event)
+        if kind == "deal":
+            return self._evolve_deal(state, event.data["order"])
+        seat = event.seat
+        assert seat is not None
+        if kind == "bid":
+            amount = event.data["amount"]
+            return self._after_bid(replace(state, bids=(*state.bids, (seat, amount)),
+                                           high_bid=amount, declarer=seat), seat)
+        if kind == "bid_passed":
+            passed = list(state.passed)
+            passed[seat] = True
+            return self._after_bid(replace(state, bids=(*state.bids, (seat, None)),
+                                           passed=tuple(passed)), seat)
+        if kind == "buried":
+            cards = DECK.mask(event.data["cards"])
+            hands = list(state.hands)
+            hands[seat] &= ~cards
+            return replace(state, hands=tuple(hands), buried=cards, phase="play", turn=seat)
+        raise ValueError(f"stars has no event {kind!r}")
+
+    @staticmethod
+    def _after_bid(state: StarsState, seat: Seat) -> StarsState:
+        """Pass the bidding on, or end it: the declarer picks up the widow and must bury."""
+        if sum(state.passed) < PLAYERS - 1 or state.high_bid is None:
+            return replace(state, turn=_next_bidder(state.passed, seat))
+        declarer = state.passed.index(False)
+        hands = list(state.hands)
+        hands[declarer] |= state.widow
+        return replace(state, phase="bury", declarer=declarer, turn=declarer,
+                       hands=tuple(hands), widow_taken=True)
+
+    @staticmethod
+    def _evolve_deal(state: StarsState, order: list[str]) -> StarsState:
+        index = DECK.index
+        hands = [0] * PLAYERS
+        widow = 0
+        position = 0
+        for packet_number, size in enumerate(DEAL_PACKETS):
+            if packet_number == WIDOW_PACKET:
+                for code in order[position:position + size]:
+                    widow |= 1 << index(code)
+                position += size
+                continue
+            for offset in range(1, PLAYERS + 1):
+                seat = (state.dealer + offset) % PLAYERS
+                for code in order[position:position + size]:
+                    hands[seat] |= 1 << index(code)
+                position += size
+        empty = (0,) * PLAYERS
+        first = (state.dealer + 1) % PLAYERS
+        return replace(
+            state, phase="bidding", hand_number=state.hand_number + 1, hands=tuple(hands),
+            widow=widow, widow_taken=False, buried=0, turn=first, bids=(),
+            passed=(False,) * PLAYERS, high_bid=None, declarer=None, trick=(), tricks=(),
+            won=empty, star_piles=empty, star_values=empty, shared=0, shared_credit=empty,
+        )
+
+    @staticmethod
+    def _evolve_play(state: StarsState, event: Event) -> StarsState:
+        seat = event.seat
+        assert seat is not None
+        card = DECK.index_of[event.data["card"]]
+        hands = list(state.hands)
+        hands[seat] &= ~(1 << card)
+        trick = (*state.trick, (seat, card))
+        if len(trick) < PLAYERS:
+            return replace(state, hands=tuple(hands), trick=trick, turn=(seat + 1) % PLAYERS)
+        result = resolve_trick(trick, state.rules.colored_star)
+        cards = trick_cards(trick)
+        won, piles, values = list(state.won), list(state.star_piles), list(state.star_values)
+        credit = list(state.shared_credit)
+        shared = state.shared
+        if result.taker is not None:
+            won[result.taker] |= cards
+        elif result.star_pile is not None:
+            piles[result.star_pile] |= cards
+            values[result.star_pile] += result.paid
+        else:
+            shared |= cards
+            for sharer in result.shared_by:
+                credit[sharer] += result.paid
+        state = replace(
+            state, hands=tuple(hands), trick=(), turn=result.leader,
+            tricks=(*state.tricks, (trick, result)), won=tuple(won), star_piles=tuple(piles),
+            star_values=tuple(values), shared=shared, shared_credit=tuple(credit),
+        )
+        if any(hands):
+            return state
+        return _finish_hand(state)
+
+    # --- views -------------------------------------------------------------------------
+
+    @staticmethod
+    def _plays(trick: Trick) -> list[list[Any]]:
+        code_of = DECK.code_of
+        return [[seat, code_of[card]] for seat, card in trick]
+
+    def _trick_view(self, trick: Trick, result: TrickResult) -> dict[str, Any]:
+        return {
+            "plays": self._plays(trick),
+            "star": result.star,
+            "white": result.white,
+            "taker": result.taker,
+            "star_pile": result.star_pile,
+            "shared_by": list(result.shared_by),
+            "leader": result.leader,
+            "points": result.points,
+            "paid": result.paid,
+        }
+
+    def _public(self, state: StarsState) -> dict[str, Any]:
+        rules = state.rules
+        codes = DECK.codes
+        last = state.last
+        in_contract = state.phase in ("bury", "play")
+        contract = {"declarer": state.declarer, "bid": state.high_bid} if in_contract else None
+        return {
+            "game": self.id,
+            "players": PLAYERS,
+            "phase": state.phase,
+            "hand_number": state.hand_number,
+            "dealer": state.dealer,
+            "turn": state.turn if state.phase in ("bidding", "bury", "play") else None,
+            "to_act": list(self.to_act(state)),
+            "hand_sizes": [hand.bit_count() for hand in state.hands],
+            "widow_count": 0 if state.widow_taken else state.widow.bit_count(),
+            "bids": [[seat, amount] for seat, amount in state.bids],
+            "passed": list(state.passed),
+            "high_bid": state.high_bid,
+            "high_bidder": state.declarer if state.phase == "bidding" else None,
+            "declarer": state.declarer if in_contract else None,
+            "contract": contract,
+            "trick": self._plays(state.trick),
+            "tricks": [self._trick_view(trick, result) for trick, result in state.tricks],
+            "tricks_played": state.tricks_played,
+            "last_trick": self._plays(last[0]) if last else [],
+            "last_winner": last[1].leader if last else None,
+            "last_star": self._trick_view(*last) if last and last[1].star else None,
+            "taken": [codes(cards) for cards in state.won],
+            "won_points": [card_points(cards) for cards in state.won],
+            "star_piles": [codes(cards) for cards in state.star_piles],
+            "star_pile_points": list(state.star_values),
+            "shared_stars": codes(state.shared),
+            "shared_credit": list(state.shared_credit),
+            "hand_points": [hand_points(state, seat, with_burial=False)
+                            for seat in range(PLAYERS)],
+            "totals": list(state.totals),
+            "score_sheet": [list(result.changes) for result in state.results],
+            "contracts": [
+                {"hand_number": r.hand_number, "declarer": r.declarer, "bid": r.bid,
+                 "points": list(r.points), "made": r.made}
+                for r in state.results
+            ],
+            "trump": TRUMP,
+            "min_bid": rules.min_bid,
+            "max_bid": MAX_BID,
+            "target": rules.target,
+            "colored_star": rules.colored_star,
+        }
+
+    def view(self, state: StarsState, viewer: Viewer) -> dict[str, Any]:
+        view = self._public(state)
+        view["seat"] = viewer
+        if viewer is None or not 0 <= viewer < PLAYERS:
+            return view
+        codes = DECK.codes
+        view["hand"] = codes(state.hands[viewer])
+        view["legal"] = self._legal_view(state, viewer)
+        if state.widow_taken and viewer == state.declarer and state.phase in ("bury", "play"):
+            view["widow"] = codes(state.widow)
+            view["buried"] = codes(state.buried) if state.phase == "play" else None
+            view["my_hand_points"] = hand_points(state, viewer)
+        return view
+
+    @staticmethod
+    def _legal_view(state: StarsState, seat: Seat) -> dict[str, Any]:
+        """What the seat may do now, so a client can highlight it without knowing the rules."""
+        if seat != state.turn:
+            return {}
+        if state.phase == "play":
+            return {"play": DECK.codes(legal_cards(state, seat))}
+        if state.phase == "bury":
+            return {"bury": {"count": BURY_COUNT, "from": DECK.codes(state.hands[seat])}}
+        if state.phase == "bidding":
+            legal: dict[str, Any] = {"pass": not must_bid(state)}
+            low = lowest_bid(state)
+            if low <= MAX_BID:
+                legal["bid"] = {"min": low, "max": MAX_BID}
+            return legal
+        return {}
+
+    def snapshot(self, state: StarsState) -> dict[str, Any]:
+        codes = DECK.codes
+        full = self._public(state)
+        full["turn"] = state.turn
+        full["declarer"] = state.declarer
+        full["hands"] = [codes(hand) for hand in state.hands]
+        full["widow"] = codes(state.widow)
+        full["widow_taken"] = state.widow_taken
+        full["buried"] = codes(state.buried)
+        return full
+
+    def event_view(self, before: StarsState, event: Event, viewer: Viewer) -> Event | None:
+        kind = event.type
+        seated = viewer is not None and 0 <= viewer < PLAYERS
+        if kind == "deal":
+            after = self.evolve(before, event)
+            data: dict[str, Any] = {"hand_sizes": [h.bit_count() for h in after.hands],
+                                    "widow_count": WIDOW_SIZE}
+            if seated:
+                assert viewer is not None
+                data["hand"] = DECK.codes(after.hands[viewer])
+            return Event(kind, None, data)
+        if kind in ("bid", "bid_passed"):
+            after = self.evolve(before, event)
+            if after.phase == "bury" and viewer == after.declarer:
+                return Event(kind, event.seat, {**event.data, "widow": DECK.codes(after.widow)})
+            return event
+        if kind == "buried" and viewer != event.seat:
+            return Event(kind, event.seat, {"count": BURY_COUNT})
+        return event
+
+    def outcome(self, state: StarsState) -> Outcome:
+        totals = state.totals
+        if state.phase != "over":
+            return Outcome(False, totals, None)
+        best = max(totals)
+        return Outcome(True, totals, tuple(s for s, t in enumerate(totals) if t == best))
+
+    def is_checkpoint(self, state: StarsState) -> bool:
+        return state.hand_number > 0 and state.phase in ("deal", "over")
+
+    def tally(self, state: StarsState) -> dict[str, list[int]]:
+        counters = {name: [0] * PLAYERS for name in (
+            "hands", "contracts bid", "contracts made", "points bid", "stars kept", "hands won")}
+        for result in state.results:
+            declarer = result.declarer
+            counters["contracts bid"][declarer] += 1
+            counters["contracts made"][declarer] += result.made
+            counters["points bid"][declarer] += result.bid
+            best = max(result.points)
+            for seat in range(PLAYERS):
+                counters["hands"][seat] += 1
+                counters["stars kept"][seat] += result.stars_kept[seat]
+                counters["hands won"][seat] += result.points[seat] == best
+        return counters
+
+    def describe_event(self, event: Event) -> str:
+        data = event.data
+        if event.type == "deal":
+            if "order" in data:
+                return f"deal {len(data['order'])} cards (deal number {data.get('seed', '-')})"
+            return "deal"
+        if event.type == "bid":
+            return f"seat {event.seat} bids {data['amount']}"
+        if event.type == "bid_passed":
+            return f"seat {event.seat} passes"
+        if event.type == "buried":
+            if "cards" in data:
+                return f"seat {event.seat} buries {' '.join(data['cards'])}"
+            return f"seat {event.seat} buries {data.get('count', BURY_COUNT)} cards"
+        if event.type == "played":
+            return f"seat {event.seat} plays {data['card']}"
+        return super().describe_event(event)
+
+
+GAME = Stars()
