@@ -68,11 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.command in ("sim", "play", "join", "watch") or (
-            args.command == "replay" and args.replay_command == "view"
-        ):
-            if hasattr(args, "option"):
-                args.options = parse_assignments(args.option)
+        if hasattr(args, "option"):
+            args.options = parse_assignments(args.option)
         if args.command == "sim":
             from server.sim import run_sim
 

@@ -18,36 +18,36 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from random import Random
-from typing import Any, ClassVar, Generic, TypeVar
+from types import MappingProxyType
+from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
-from shared.options import OptionSpec, Options, normalize_options
+from shared.options import Options, OptionSpec, normalize_options
 
 Seat = int
 Viewer = int | None
 """A seat number, or ``None`` for a spectator who sees only what is public."""
 
 Data = Mapping[str, Any]
-_EMPTY: Data = {}
+_EMPTY: Data = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(NamedTuple):
     """What a seat (or, for ``shuffle``, the host) asks the game to do."""
 
     type: str
     seat: Seat | None
-    data: Data = field(default_factory=dict)
+    data: Data = _EMPTY
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """A fact the log records. ``data`` holds only msgpack-able values (cards as codes)."""
+class Event(NamedTuple):
+    """A fact the log records. ``data`` holds only msgpack-able values (cards as codes).
+    Named tuples, because replaying a log makes one per record."""
 
     type: str
     seat: Seat | None
-    data: Data = field(default_factory=dict)
+    data: Data = _EMPTY
 
 
 class IllegalCommand(Exception):
@@ -100,7 +100,8 @@ class Game(ABC, Generic[S]):
         """Validate a player count and options (strings from a command line are converted)."""
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
             raise OptionError(
-                f"{self.id} is for {self.min_players} to {self.max_players} players, not {players!r}"
+                f"{self.id} is for {self.min_players} to {self.max_players} players, "
+                f"not {players!r}"
             )
         try:
             options = normalize_options(self.option_specs, raw or {})

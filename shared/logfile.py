@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -46,66 +46,52 @@ def encode_record(body: Mapping[str, Any]) -> bytes:
 
 
 @dataclass(frozen=True, slots=True)
-class RawRecord:
-    index: int
-    """Position in the file, the header being record 0."""
-    offset: int
-    body: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
 class Scan:
-    records: list[RawRecord]
+    records: list[tuple[int, dict[str, Any]]]
+    """Each whole record as ``(byte offset, body)``; record 0 is the header."""
     good_length: int
     """Bytes up to the end of the last whole record."""
     torn: bool
     """Whether bytes after ``good_length`` (a torn tail) were dropped."""
 
 
-def iter_records(data: bytes, path: str | os.PathLike[str]) -> Iterator[RawRecord | int]:
-    """Every whole record of ``data`` in order; ends by yielding the length of the good part
-    (an ``int``), which is shorter than ``data`` when the tail is torn."""
+def read_records(data: bytes, path: str | os.PathLike[str]) -> tuple[list[tuple[int, Any]], int]:
+    """Every whole record of ``data`` as ``(offset, body)``, and the length of the good part,
+    which is shorter than ``data`` when the tail is torn."""
     unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=len(data) + 1)
     unpacker.feed(data)
+    view = memoryview(data)
     crc32 = zlib.crc32
+    records: list[tuple[int, Any]] = []
+    append = records.append
     start = 0
-    index = 0
-    while True:
-        try:
-            item = unpacker.unpack()
-        except msgpack.OutOfData:
-            yield start
-            return
-        except (ValueError, msgpack.UnpackException) as error:
-            raise LogError(path, index, start, f"not a msgpack record ({error})") from None
-        end = unpacker.tell()
-        if (
-            data[start] != 0x92
-            or data[end - 5] != 0xCE
-            or type(item) is not list
-            or type(item[0]) is not dict
-        ):
-            raise LogError(path, index, start, "not a [body, crc] record")
-        if crc32(data[start + 1 : end - 5]) != item[1]:
-            raise LogError(path, index, start, "checksum mismatch: the record is damaged")
-        yield RawRecord(index, start, item[0])
-        start = end
-        index += 1
+    try:
+        for item in unpacker:  # stops quietly at a record cut short: the torn tail
+            end = unpacker.tell()
+            if (
+                data[start] != 0x92
+                or data[end - 5] != 0xCE
+                or type(item) is not list
+                or type(item[0]) is not dict
+            ):
+                raise LogError(path, len(records), start, "not a [body, crc] record")
+            if crc32(view[start + 1 : end - 5]) != item[1]:
+                raise LogError(path, len(records), start,
+                               "checksum mismatch: the record is damaged")
+            append((start, item[0]))
+            start = end
+    except (ValueError, msgpack.UnpackException) as error:
+        raise LogError(path, len(records), start, f"not a msgpack record ({error})") from None
+    return records, start
 
 
 def scan(path: str | os.PathLike[str]) -> Scan:
     """Read every whole record of a log file, dropping a torn tail."""
     data = Path(path).read_bytes()
-    records: list[RawRecord] = []
-    good_length = 0
-    for item in iter_records(data, path):
-        if isinstance(item, int):
-            good_length = item
-        else:
-            records.append(item)
+    records, good_length = read_records(data, path)
     if not records:
         raise LogError(path, 0, 0, "no header: the file is empty or not a Starhall log")
-    header = records[0].body
+    header = records[0][1]
     if header.get("kind") != "header" or header.get("magic") != MAGIC:
         raise LogError(path, 0, 0, "the first record is not a Starhall log header")
     if header.get("format") != FORMAT_VERSION:

@@ -53,10 +53,20 @@ class Recording:
             yield seq, state
 
     def state_at(self, upto: int | None = None) -> Any:
-        state = None
-        for _, state in self.states(upto):
-            pass
+        """The state after event ``upto`` (default: the last)."""
+        game = self.game
+        evolve = game.evolve
+        state = game.new_state(self.players, self.options)
+        events = self.events if upto is None else self.events[:max(upto, 0)]
+        try:
+            for _, event in events:
+                state = evolve(state, event)
+        except Exception:
+            return self.state_at_slowly(upto)  # again step by step, to name the event at fault
         return state
+
+    def state_at_slowly(self, upto: int | None) -> Any:
+        return list(self.states(upto))[-1][1]
 
 
 class ReplayError(Exception):
@@ -69,7 +79,7 @@ def load(path: str | os.PathLike[str]) -> Recording:
     """Read and check a log's structure: header, then events numbered 1, 2, 3 …"""
     name = str(path)
     found = scan(path)
-    header = found.records[0].body
+    header = found.records[0][1]
     try:
         game = get_game(header["game"])
     except (UnknownGame, KeyError, TypeError) as error:
@@ -85,28 +95,28 @@ def load(path: str | os.PathLike[str]) -> Recording:
     except (ValueError, KeyError) as error:
         raise LogError(name, 0, 0, f"bad header: {error}") from None
     recording = Recording(name, header, game, header["players"], options, torn=found.torn)
-    expected = 1
-    for record in found.records[1:]:
-        body = record.body
+    events = recording.events
+    append = events.append
+    for index, (offset, body) in enumerate(found.records[1:], 1):
         kind = body.get("kind")
         if kind == "event":
-            seq, kind_type, seat, data = (body.get(k) for k in ("seq", "type", "seat", "data"))
-            if seq != expected:
-                raise LogError(name, record.index, record.offset,
-                               f"event numbered {seq!r} where {expected} was due")
-            if not isinstance(kind_type, str) or not isinstance(data, dict) or not (
+            seq, event_type, seat, data = (body.get("seq"), body.get("type"), body.get("seat"),
+                                           body.get("data"))
+            if seq != len(events) + 1:
+                raise LogError(name, index, offset,
+                               f"event numbered {seq!r} where {len(events) + 1} was due")
+            if type(event_type) is not str or type(data) is not dict or not (
                 seat is None or type(seat) is int
             ):
-                raise LogError(name, record.index, record.offset, "malformed event")
-            recording.events.append((seq, Event(kind_type, seat, data)))
-            expected += 1
+                raise LogError(name, index, offset, "malformed event")
+            append((seq, Event(event_type, seat, data)))
         elif kind == "checkpoint":
             seq, digest, state = body.get("seq"), body.get("hash"), body.get("state")
-            if seq != expected - 1 or not isinstance(digest, str) or not isinstance(state, dict):
-                raise LogError(name, record.index, record.offset, "malformed checkpoint")
+            if seq != len(events) or not isinstance(digest, str) or not isinstance(state, dict):
+                raise LogError(name, index, offset, "malformed checkpoint")
             recording.checkpoints[seq] = Checkpoint(seq, digest, state)
         else:
-            raise LogError(name, record.index, record.offset, f"unknown record kind {kind!r}")
+            raise LogError(name, index, offset, f"unknown record kind {kind!r}")
     return recording
 
 
@@ -143,7 +153,7 @@ def verify(path: str | os.PathLike[str]) -> Verified | Mismatch:
     game = recording.game
     checkpoints = recording.checkpoints
     state: Any = None
-    for seq, state in recording.states():
+    for seq, state in recording.states():  # noqa: B007 - the last state is the outcome
         checkpoint = checkpoints.get(seq)
         if checkpoint is None:
             continue

@@ -189,6 +189,10 @@ class HeartsState(NamedTuple):
     """Who shot the moon in the last finished hand."""
 
 
+_HANDS, _TRICK, _BROKEN, _TURN = (
+    HeartsState._fields.index(name) for name in ("hands", "trick", "hearts_broken", "turn"))
+
+
 def _non_point(rules: Rules, hand: CardSet) -> CardSet:
     return hand & ~(rules.hearts | rules.queen_of_spades)
 
@@ -354,8 +358,8 @@ class Hearts(Game[HeartsState]):
             forced = state.exchange_declines >= rules.players
             actions = [] if forced else [Command("decline_exchange", seat, {})]
             if _can_take_exchange(rules, state.hands[seat]):
-                actions += self._choices(state, "take_exchange", _non_point(rules, state.hands[seat]),
-                                         rules.undealt_count, seat)
+                pool = _non_point(rules, state.hands[seat])
+                actions += self._choices(state, "take_exchange", pool, rules.undealt_count, seat)
             return actions
         return []
 
@@ -541,13 +545,16 @@ class Hearts(Game[HeartsState]):
         seat = event.seat
         assert seat is not None
         card = rules.deck.index_of[event.data["card"]]
-        hands = list(state.hands)
-        hands[seat] &= ~(1 << card)
+        old_hands = state.hands
+        hands = (*old_hands[:seat], old_hands[seat] & ~(1 << card), *old_hands[seat + 1:])
         trick = (*state.trick, (seat, card))
         broken = state.hearts_broken or bool(rules.breakers >> card & 1)
         if len(trick) < rules.players:
-            return state._replace(hands=tuple(hands), trick=trick, hearts_broken=broken,
-                           turn=(seat + 1) % rules.players)
+            # Most events land here; setting four fields of a copy beats _replace by half.
+            fields = list(state)
+            fields[_HANDS], fields[_TRICK], fields[_BROKEN] = hands, trick, broken
+            fields[_TURN] = (seat + 1) % rules.players
+            return tuple.__new__(HeartsState, fields)
         winner = trick_winner(trick, rules.deck, rules.trump)
         won = list(state.won)
         won[winner] |= trick_cards(trick)
@@ -556,7 +563,7 @@ class Hearts(Game[HeartsState]):
             won[winner] |= undealt
             undealt = 0
         state = state._replace(
-            hands=tuple(hands), trick=(), hearts_broken=broken, turn=winner,
+            hands=hands, trick=(), hearts_broken=broken, turn=winner,
             tricks_played=state.tricks_played + 1, won=tuple(won), undealt=undealt,
             last_trick=trick, last_winner=winner,
         )
