@@ -359,7 +359,13 @@ class Stars(Game[StarsState]):
         return []
 
     def random_action(self, state: StarsState, seat: Seat, rng: Random) -> Command:
-        """Uniform over the legal commands, without listing them all."""
+        """A random legal command, sampled without listing them all: a uniform card or burial.
+
+        Bidding is not uniform over the commands: with up to 211 amounts against one pass,
+        nearly every hand would become a hopeless contract near ``MAX_BID``, random players'
+        totals would sink for ever and a game of random bots would almost never end. Instead a
+        bid and a pass are equally likely, and a bid's amount is uniform from the lowest
+        allowed up to the deck's 80 points (or is the lowest allowed, when that is higher)."""
         if seat != state.turn or state.phase not in ("bidding", "bury", "play"):
             raise IllegalCommand("not_your_turn", f"seat {seat} has nothing to do now")
         if state.phase == "play":
@@ -368,12 +374,11 @@ class Stars(Game[StarsState]):
         if state.phase == "bury":
             chosen = rng.sample(list(bits(state.hands[seat])), BURY_COUNT)
             return Command("bury", seat, {"cards": DECK.codes(sum(1 << i for i in chosen))})
-        may_pass = not must_bid(state)
         low = lowest_bid(state)
-        choice = int(rng.random() * (MAX_BID + 1 - low + may_pass))
-        if may_pass and choice == 0:
+        if low > MAX_BID or (not must_bid(state) and rng.random() < 0.5):
             return state.rules.pass_commands[seat]
-        return Command("bid", seat, {"amount": low + choice - may_pass})
+        high = max(low, DECK_POINTS)
+        return Command("bid", seat, {"amount": low + int(rng.random() * (high - low + 1))})
 
     # --- decide ------------------------------------------------------------------------
 
