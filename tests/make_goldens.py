@@ -1,0 +1,52 @@
+"""Write the golden replays in replays/golden/: short games covering every game, mode and
+player count. The test suite verifies them, so an engine change that alters a recorded game
+fails loudly. Change a rule on purpose: bump the game's rules_version, then run
+``.venv/bin/python tests/make_goldens.py`` and commit the new files."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from server.sim import simulate  # noqa: E402
+from shared.games import get_game  # noqa: E402
+
+GOLDEN = ROOT / "replays" / "golden"
+
+# (game, players, options, bots) — short targets keep the files small.
+GOLDENS: list[tuple[str, int, dict[str, Any], str]] = [
+    *[("hearts", players, {"mode": mode, "target": 30}, "heuristic")
+      for mode in ("exchange", "no_exchange", "blind_trick") for players in (3, 4, 5, 6)],
+    *[("hearts", players, {"mode": "anti_trump", "target": 30}, "heuristic")
+      for players in (3, 6)],
+    ("hearts", 4, {"deck": "classic", "target": 30}, "heuristic"),
+    ("hearts", 4, {"qs_breaks_hearts": True, "pass_cards": 0, "target": 30}, "random"),
+]
+
+
+def golden_name(game: str, players: int, options: dict[str, Any]) -> str:
+    parts = [game, f"{players}p", *(f"{k}-{v}" for k, v in sorted(options.items())
+                                     if k != "target")]
+    return "_".join(str(part).replace(" ", "") for part in parts)
+
+
+def main() -> None:
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    for old in GOLDEN.glob("*.starhall"):
+        old.unlink()
+    for game_id, players, options, bots in GOLDENS:
+        game = get_game(game_id)
+        folder = GOLDEN / "tmp"
+        _, (path,) = simulate(game, players, options, 1, 1, bots, folder)
+        target = GOLDEN / f"{golden_name(game_id, players, options)}.starhall"
+        path.rename(target)
+        folder.rmdir()
+        print(target.relative_to(ROOT))
+
+
+if __name__ == "__main__":
+    main()

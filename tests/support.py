@@ -1,0 +1,70 @@
+"""Helpers for tests: exact deals, and tables driven to a given point."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from shared.bots import RandomBot
+from shared.engine import Command, Game
+from shared.games import get_game
+from shared.table import Table
+
+HEARTS = get_game("hearts")
+
+
+def deal_order(hands: Sequence[Sequence[str]], undealt: Sequence[str] = (), dealer: int = 0
+               ) -> list[str]:
+    """The shuffled order that deals ``hands`` (one card at a time, starting left of the
+    dealer) and leaves ``undealt`` at the bottom."""
+    players = len(hands)
+    size = len(hands[0])
+    order = []
+    for position in range(players * size):
+        seat = (dealer + 1 + position) % players
+        order.append(hands[seat][position // players])
+    return order + list(undealt)
+
+
+def fill_hands(game_cards: Sequence[str], fixed: dict[int, Sequence[str]], players: int,
+               size: int, undealt: Sequence[str] = ()) -> list[list[str]]:
+    """Hands where the seats in ``fixed`` hold exactly those cards and the rest share the
+    other cards in deck order."""
+    used = {code for cards in fixed.values() for code in cards} | set(undealt)
+    spare = [code for code in game_cards if code not in used]
+    hands = []
+    for seat in range(players):
+        if seat in fixed:
+            hands.append(list(fixed[seat]))
+        else:
+            hands.append(spare[:size])
+            spare = spare[size:]
+    return hands
+
+
+def dealt_table(players: int, options: dict[str, Any], hands: Sequence[Sequence[str]],
+                undealt: Sequence[str] = (), game: Game[Any] = HEARTS) -> Table[Any]:
+    table = Table.new(game, players, options)
+    request = game.chance(table.state)
+    assert request is not None
+    order = deal_order(hands, undealt, table.state.dealer)
+    assert sorted(order) == sorted(request.items), "the hands must use exactly the game's cards"
+    table.submit(Command("shuffle", None, {"order": order}))
+    return table
+
+
+def play(table: Table[Any], seat: int, code: str) -> None:
+    table.submit(Command("play", seat, {"card": code}))
+
+
+def play_randomly(table: Table[Any], rng: random.Random, until: Any = None) -> None:
+    """Random legal play (random deals too) until ``until(state)`` holds or the game ends."""
+    game = table.game
+    bot = RandomBot(rng)
+    while not game.outcome(table.state).over and not (until and until(table.state)):
+        if game.chance(table.state) is not None:
+            table.shuffle(rng.randrange(2**40))
+            continue
+        seat = game.to_act(table.state)[0]
+        table.submit(bot.choose(game, table.state, seat))

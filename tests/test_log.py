@@ -1,0 +1,158 @@
+"""The log codec: records, torn tails, damage, deal numbers and golden replays."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import msgpack
+import pytest
+
+from server.sim import simulate
+from shared.games import get_game
+from shared.logfile import LogError, LogWriter, encode_record, read_records, scan
+from shared.replay import Mismatch, Verified, load, log_files, verify
+from shared.shuffle import seeded_order
+
+ROOT = Path(__file__).resolve().parent.parent
+HEARTS = get_game("hearts")
+
+
+@pytest.fixture
+def game_log(tmp_path: Path) -> Path:
+    _, (path,) = simulate(HEARTS, 4, {"target": 30}, 1, 3, "random", tmp_path)
+    return path
+
+
+def test_a_record_is_body_and_crc_and_plain_msgpack_reads_it() -> None:
+    record = encode_record({"kind": "event", "seq": 1})
+    body, crc = msgpack.unpackb(record)
+    assert body == {"kind": "event", "seq": 1}
+    assert record[0] == 0x92 and record[-5] == 0xCE
+    import zlib
+
+    assert crc == zlib.crc32(record[1:-5])
+
+
+def test_deal_numbers_give_the_same_order_everywhere() -> None:
+    # A pinned test vector: this order must never change, on any machine or Python version.
+    cards = [f"{rank}C" for rank in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J")]
+    assert seeded_order(cards, 20261120) == seeded_order(cards, 20261120)
+    assert seeded_order(cards, 20261120) == ["8C", "9C", "10C", "5C", "7C", "2C", "3C", "4C", "JC", "6C"]
+    assert seeded_order(cards, 1) != seeded_order(cards, 2)
+
+
+def test_a_whole_game_log_verifies(game_log: Path) -> None:
+    result = verify(game_log)
+    assert isinstance(result, Verified) and result.over and not result.torn
+    assert result.checkpoints >= 2
+
+
+def test_a_torn_tail_is_dropped_and_truncated_on_reopen(game_log: Path) -> None:
+    whole = game_log.read_bytes()
+    last_record = scan(game_log).records[-1][0]
+    game_log.write_bytes(whole[: last_record + 7])  # a crash in the middle of the last write
+    found = scan(game_log)
+    assert found.torn and found.good_length == last_record
+    assert isinstance(verify(game_log), Verified)
+    writer, _ = LogWriter.reopen(game_log)
+    writer.close()
+    assert game_log.read_bytes() == whole[:last_record]
+
+
+@pytest.mark.parametrize("where", [0.3, 0.6, 0.9])
+def test_a_flipped_byte_is_reported_with_file_and_record(game_log: Path, where: float) -> None:
+    data = bytearray(game_log.read_bytes())
+    offset = int(len(data) * where)
+    data[offset] ^= 0x20
+    game_log.write_bytes(bytes(data))
+    with pytest.raises(LogError) as damaged:
+        load(game_log)
+    assert str(game_log) in str(damaged.value)
+    assert "record" in str(damaged.value)
+    assert damaged.value.offset <= offset
+
+
+def test_a_file_that_is_not_a_log_is_refused(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.starhall"
+    empty.write_bytes(b"")
+    with pytest.raises(LogError, match="empty"):
+        scan(empty)
+    other = tmp_path / "other.starhall"
+    other.write_bytes(encode_record({"kind": "header", "magic": "something else"}))
+    with pytest.raises(LogError, match="not a Starhall log"):
+        scan(other)
+    junk = tmp_path / "junk.starhall"
+    junk.write_bytes(b"\xc1" * 10)
+    with pytest.raises(LogError):
+        scan(junk)
+
+
+def rewrite_event(path: Path, seq: int, change: dict[str, object]) -> None:
+    """Alter one event and re-seal its CRC, as a buggy writer (not a bad disk) would."""
+    data = path.read_bytes()
+    records, _ = read_records(data, path)
+    out = bytearray()
+    for _, body in records:
+        if body.get("kind") == "event" and body["seq"] == seq:
+            body = {**body, **change}
+        out += encode_record(body)
+    path.write_bytes(bytes(out))
+
+
+def test_verify_names_the_event_and_what_differs(game_log: Path) -> None:
+    recording = load(game_log)
+    seq, event = next((s, e) for s, e in recording.events if e.type == "played")
+    hand = recording.state_at(seq - 1).hands[event.seat]
+    from shared.games.hearts import STARDECK
+
+    other = next(c for c in STARDECK.codes(hand) if c != event.data["card"])
+    rewrite_event(game_log, seq, {"data": {"card": other}})
+    result = verify(game_log)
+    assert isinstance(result, Mismatch)
+    assert result.recorded_hash != result.rebuilt_hash
+    report = result.report()
+    assert str(game_log) in report and str(result.seq) in report
+    assert any("state." in line for line in result.differences)
+
+
+def test_log_files_finds_logs_in_folders(tmp_path: Path, game_log: Path) -> None:
+    assert log_files([str(tmp_path)]) == [game_log]
+
+
+def test_golden_replays_rebuild_exactly() -> None:
+    goldens = log_files([str(ROOT / "replays" / "golden")])
+    assert len(goldens) >= 16
+    for path in goldens:
+        result = verify(path)
+        assert isinstance(result, Verified), result.report()  # type: ignore[union-attr]
+        assert result.over
+
+
+def test_the_same_log_gives_the_same_hashes_in_other_processes(game_log: Path) -> None:
+    script = (
+        "import sys; from shared.replay import load; from shared.table import state_hash\n"
+        "r = load(sys.argv[1])\n"
+        "print(state_hash(r.game.snapshot(r.state_at())))\n"
+    )
+    hashes = set()
+    for hash_seed in ("0", "1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run([sys.executable, "-c", script, str(game_log)], env=env,
+                              cwd=ROOT, capture_output=True, text=True, check=True)
+        hashes.add(done.stdout.strip())
+    assert len(hashes) == 1
+
+
+def test_sim_gives_the_same_events_in_other_processes(tmp_path: Path) -> None:
+    outputs = []
+    for hash_seed in ("0", "99"):
+        out = tmp_path / hash_seed
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        subprocess.run([sys.executable, "-m", "server.cli", "sim", "hearts", "--games", "2",
+                        "--seed", "5", "--quiet", "--out", str(out)], env=env, cwd=ROOT,
+                       check=True, capture_output=True)
+        outputs.append([p.read_bytes() for p in sorted(out.iterdir())])
+    assert outputs[0] == outputs[1]
