@@ -57,7 +57,8 @@ def test_six_player_no_exchange_makes_the_ace_of_hearts_worth_two() -> None:
     rules = HEARTS.new_state(6, HEARTS.make_options(6, {"mode": "no_exchange"})).rules
     points = {STARDECK.code_of[i]: p for i, p in enumerate(rules.points) if p}
     assert points["AH"] == 2 and points["QS"] == 13
-    assert sum(points[code] for code in cards_of(6, {"mode": "no_exchange"}) if code in points) == 26
+    in_play = cards_of(6, {"mode": "no_exchange"})
+    assert sum(points[code] for code in in_play if code in points) == 26
 
 
 def test_anti_trump_adds_a_joker_for_three_or_six_players_only() -> None:
