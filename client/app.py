@@ -1,0 +1,154 @@
+"""Entry points of the window client: ``starhall play``, ``join``, ``watch``, ``replay view``.
+
+Each opens a resizable window and runs one loop: read input, let the screen poll the network
+and advance its animations, draw, flip. Every function returns the command's exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any, Protocol
+
+import pygame
+
+from client.net import ServerLink, player_name
+
+DEFAULT_SIZE = (1280, 720)
+FPS = 60
+DEFAULT_BOT = "heuristic"
+
+
+class Screen(Protocol):
+    done: bool
+
+    def frame(self, dt: float) -> None: ...
+    def handle(self, event: pygame.event.Event) -> None: ...
+    def draw(self, surface: pygame.Surface) -> None: ...
+    def resize(self, size: tuple[int, int]) -> None: ...
+    def close(self) -> None: ...
+
+
+def open_window(size: tuple[int, int] = DEFAULT_SIZE, title: str = "Starhall") -> pygame.Surface:
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    pygame.init()
+    pygame.display.set_caption(title)
+    return pygame.display.set_mode(size, pygame.RESIZABLE)
+
+
+def run(screen: Screen, frames: int | None = None) -> int:
+    """The loop; ``frames`` stops it after that many frames (for tests and screenshots)."""
+    surface = pygame.display.get_surface()
+    clock = pygame.time.Clock()
+    count = 0
+    try:
+        while not screen.done:
+            for event in pygame.event.get():
+                if event.type == pygame.QUIT:
+                    return 0
+                if event.type == pygame.VIDEORESIZE:
+                    surface = pygame.display.get_surface()
+                    screen.resize(surface.get_size())
+                    continue
+                screen.handle(event)
+            dt = clock.tick(FPS) / 1000
+            screen.frame(min(dt, 0.1))
+            screen.draw(surface)
+            pygame.display.flip()
+            count += 1
+            if frames is not None and count >= frames:
+                break
+        return 0
+    finally:
+        screen.close()
+
+
+def _bot_kind(link: ServerLink, game: str) -> str:
+    games = (link.welcome or {}).get("games") or []
+    kinds = next((g.get("bots") or [] for g in games if g.get("id") == game), [])
+    return DEFAULT_BOT if DEFAULT_BOT in kinds or not kinds else "random"
+
+
+def play(args: argparse.Namespace) -> int:
+    """Start a server on loopback and sit the user at a new table against bots."""
+    from client.embedded import EmbeddedServer
+    from client.live import LiveTable
+    from shared.games import get_game
+
+    game = get_game(args.game)
+    players = args.players or (4 if game.id == "stars" else max(game.min_players, 4))
+    options: dict[str, Any] = dict(getattr(args, "options", None) or {})
+    game.make_options(players, options)  # a bad option is reported before a window opens
+    surface = open_window(title=f"Starhall — {game.title}")
+    with EmbeddedServer(getattr(args, "data", None) or "replays") as server:
+        link = ServerLink(server.address, name=player_name())
+        live = LiveTable(link, surface.get_size())
+        _wait_for_welcome(link)
+        live.start_game(game.id, players, options, _bot_kind(link, game.id), player_name())
+        return run(_Leaving(live))
+
+
+def _wait_for_welcome(link: ServerLink, tries: int = 200) -> None:
+    """Let the hello's answer arrive (a few milliseconds on loopback) before the first request,
+    so the bots asked for are kinds the server has."""
+    import time
+
+    for _ in range(tries):
+        for message in link.poll():
+            if message.get("type") == "welcome":
+                return
+        time.sleep(0.01)
+
+
+class _Leaving:
+    """Adapts a ``LiveTable`` whose leaving ends the program."""
+
+    def __init__(self, live: Any) -> None:
+        self.live = live
+
+    @property
+    def done(self) -> bool:
+        return bool(self.live.done)
+
+    def frame(self, dt: float) -> None:
+        self.live.frame(dt)
+
+    def handle(self, event: pygame.event.Event) -> None:
+        self.live.handle(event)
+
+    def draw(self, surface: pygame.Surface) -> None:
+        self.live.draw(surface)
+
+    def resize(self, size: tuple[int, int]) -> None:
+        self.live.resize(size)
+
+    def close(self) -> None:
+        self.live.close()
+
+
+def join(args: argparse.Namespace) -> int:
+    """The lobby of a LAN server: given, or picked from those heard by discovery."""
+    from client.lobby import Lobby
+
+    surface = open_window(title="Starhall — lobby")
+    return run(Lobby(surface.get_size(), getattr(args, "address", None), player_name()))
+
+
+def watch(args: argparse.Namespace) -> int:
+    """Spectate a table live (the first table playing when none is named)."""
+    from client.lobby import Lobby
+
+    surface = open_window(title="Starhall — watching")
+    lobby = Lobby(surface.get_size(), args.address, player_name(),
+                  watch_table=getattr(args, "table", None) or "")
+    return run(lobby)
+
+
+def view(args: argparse.Namespace) -> int:
+    """Open a recorded game in the replay viewer."""
+    from client.replay_screen import ReplayScreen
+    from shared.replay import load
+
+    recording = load(args.path)
+    surface = open_window(title=f"Starhall — replay of {os.path.basename(args.path)}")
+    return run(ReplayScreen(recording, surface.get_size()))

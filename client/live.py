@@ -1,0 +1,135 @@
+"""A table played or watched over the network: the link, the session and the table screen.
+
+Setting a table up (create it, seat the bots, sit down) is a short exchange of requests; it is
+written as a queue of steps, each sent when the previous one has its reply, so the window
+keeps drawing meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pygame
+
+from client import theme
+from client.net import ServerLink
+from client.session import TableSession
+from client.table_screen import TableScreen
+from client.table_view import TableView
+from client.widgets import Hotspots, blit_text
+from shared import protocol
+
+Reply = Callable[[dict[str, Any]], None]
+
+
+class LiveTable:
+    """A screen for one table on a server; ``done`` once the user leaves it."""
+
+    def __init__(self, link: ServerLink, size: tuple[int, int], view: TableView | None = None,
+                 own_link: bool = True) -> None:
+        self.link = link
+        self.size = size
+        self.view = view or TableView()
+        self.own_link = own_link
+        self.session: TableSession | None = None
+        self.table: TableScreen | None = None
+        self.problem: str | None = None
+        self.done = False
+        self.hotspots: Hotspots | None = None
+        self._replies: dict[int, Reply] = {}
+
+    # --- setting up --------------------------------------------------------------------
+
+    def request(self, message: dict[str, Any], then: Reply | None = None) -> None:
+        rid = self.link.send(message)
+        if then is not None:
+            self._replies[rid] = then
+
+    def start_game(self, game: str, players: int, options: dict[str, Any], bot: str,
+                   name: str) -> None:
+        """Create a table, fill every other seat with a bot, and take seat 0."""
+
+        def created(reply: dict[str, Any]) -> None:
+            table = reply["table"]["id"]
+            for seat in range(1, players):
+                self.request({"type": protocol.BOT, "table": table, "seat": seat, "kind": bot})
+            self.sit(table, 0, name)
+
+        self.request({"type": protocol.CREATE, "game": game, "players": players,
+                      "options": options}, created)
+
+    def sit(self, table: str, seat: int | None, name: str) -> None:
+        self.session = TableSession(self.link, table)
+        message: dict[str, Any] = {"type": protocol.SIT, "table": table, "name": name}
+        if seat is not None:
+            message["seat"] = seat
+        self.request(message)
+
+    def watch(self, table: str) -> None:
+        self.session = TableSession(self.link, table)
+        self.session.watch()
+
+    # --- every frame -------------------------------------------------------------------
+
+    def frame(self, dt: float) -> None:
+        for message in self.link.poll():
+            then = self._replies.pop(message.get("rid"), None)  # type: ignore[arg-type]
+            if message.get("type") == protocol.ERROR and self.table is None and (
+                    then is not None or message.get("code") != protocol.STALE):
+                self.problem = str(message.get("reason"))
+            elif then is not None:
+                then(message)
+            if self.session is None:
+                continue
+            batch = self.session.handle(message)
+            if batch is not None:
+                if self.table is None and self.session.model is not None:
+                    self.table = TableScreen(self.session.model, self._send_for_session(),
+                                             self.view, self.size)
+                if self.table is not None:
+                    self.table.receive(batch)
+        if self.table is not None:
+            if self.link.state == "lost":
+                self.table.model.connection = "lost"
+            self.table.update(dt)
+            if self.table.leaving:
+                self.leave()
+
+    def _send_for_session(self) -> Callable[[str, dict[str, Any]], None] | None:
+        session = self.session
+        if session is None or session.token is None:
+            return None
+        return session.act
+
+    def leave(self) -> None:
+        self.done = True
+
+    def resize(self, size: tuple[int, int]) -> None:
+        self.size = size
+        if self.table is not None:
+            self.table.resize(size)
+
+    def handle(self, event: pygame.event.Event) -> None:
+        if self.table is not None:
+            self.table.handle(event, self.hotspots)
+        elif event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
+            self.done = True
+
+    def draw(self, surface: pygame.Surface) -> None:
+        if self.table is not None:
+            self.hotspots = self.table.draw(surface)
+            return
+        surface.fill(theme.FELT_DARK)
+        centre = surface.get_rect().center
+        if self.problem:
+            blit_text(surface, self.problem, 22, theme.ALERT, "center", centre)
+        elif self.link.state == "lost":
+            blit_text(surface, "Cannot reach the server, still trying…", 22, theme.TEXT,
+                      "center", centre)
+        else:
+            blit_text(surface, "Joining the table…", 24, theme.TEXT, "center", centre)
+
+    def close(self) -> None:
+        if self.own_link:
+            self.link.close()

@@ -1,0 +1,122 @@
+"""The client's one connection to a server: a ZeroMQ DEALER speaking docs/protocol.md.
+
+``ServerLink.poll()`` is called once a frame: it never blocks, sends heartbeats, and notices
+a server that has gone quiet. A lost link is replaced by a fresh one at once, and when the
+server answers again ``poll`` hands back a ``{"type": "_rejoined"}`` message so the screens
+can resume their seats and watch again (a reconnect is a new session on the server).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import socket
+import time
+from collections.abc import Callable
+from typing import Any
+
+import zmq
+
+from shared import protocol
+
+Clock = Callable[[], float]
+LOST = "_lost"
+REJOINED = "_rejoined"
+
+
+def normalise_address(address: str) -> str:
+    """``host``, ``host:port`` or a full ``tcp://host:port`` into a ZeroMQ endpoint."""
+    if "://" in address:
+        return address
+    if ":" not in address:
+        address = f"{address}:{protocol.DEFAULT_PORT}"
+    return f"tcp://{address}"
+
+
+class ServerLink:
+    def __init__(self, address: str, name: str = "Player", clock: Clock = time.monotonic,
+                 context: Any = None) -> None:
+        self.address = normalise_address(address)
+        self.name = name[: protocol.MAX_NAME_CHARS] or "Player"
+        self.clock = clock
+        self.context = context or zmq.Context.instance()
+        self.heartbeat = protocol.HEARTBEAT_SECONDS
+        self.timeout = protocol.TIMEOUT_SECONDS
+        self.welcome: dict[str, Any] | None = None
+        self.state = "connecting"
+        """``connecting`` (no answer yet), ``connected`` or ``lost``."""
+        self._rids = itertools.count(1)
+        self._socket: Any = None
+        self._ever_connected = False
+        self._open()
+
+    def _open(self) -> None:
+        if self._socket is not None:
+            self._socket.close(linger=0)
+        self._socket = self.context.socket(zmq.DEALER)
+        self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.setsockopt(zmq.RECONNECT_IVL, 200)
+        self._socket.setsockopt(zmq.MAXMSGSIZE, protocol.MAX_MESSAGE_BYTES)
+        self._socket.connect(self.address)
+        now = self.clock()
+        self.last_heard = now
+        self.last_sent = now
+        self.send({"type": protocol.HELLO, "name": self.name,
+                   "protocol": protocol.PROTOCOL_VERSION})
+
+    def send(self, message: dict[str, Any]) -> int:
+        """Send a request; returns the ``rid`` it carries."""
+        rid = next(self._rids)
+        message = {**message, "rid": rid}
+        # When the link is down the send fails; the heartbeat logic notices and starts over.
+        with contextlib.suppress(zmq.Again):
+            self._socket.send(protocol.encode(message), zmq.NOBLOCK)
+        self.last_sent = self.clock()
+        return rid
+
+    def poll(self) -> list[dict[str, Any]]:
+        received: list[dict[str, Any]] = []
+        while True:
+            try:
+                frame = self._socket.recv(zmq.NOBLOCK)
+            except zmq.Again:
+                break
+            try:
+                message = protocol.decode(frame)
+            except protocol.ProtocolError:
+                continue
+            self.last_heard = self.clock()
+            if message["type"] == protocol.WELCOME:
+                self.welcome = message
+                self.heartbeat = float(message.get("heartbeat", self.heartbeat))
+                self.timeout = float(message.get("timeout", self.timeout))
+                if self.state != "connected":
+                    if self._ever_connected:
+                        received.append({"type": REJOINED})
+                    self.state = "connected"
+                    self._ever_connected = True
+            received.append(message)
+        now = self.clock()
+        if now - self.last_heard > self.timeout:
+            if self.state != "lost":
+                received.append({"type": LOST})
+            self.state = "lost"
+            self._open()  # a new session; hello is sent again, and again until answered
+        elif now - self.last_sent > self.heartbeat:
+            self.send({"type": protocol.PING})
+        return received
+
+    def close(self) -> None:
+        if self._socket is not None:
+            self._socket.close(linger=0)
+            self._socket = None
+
+
+def player_name() -> str:
+    try:
+        import getpass
+
+        name = getpass.getuser()
+    except Exception:  # no user database in some containers
+        name = ""
+    return (name if name and name != "root" else socket.gethostname() or "Player")[:32]

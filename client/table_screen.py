@@ -1,0 +1,191 @@
+"""A table screen: takes batches from the server, turns clicks and keys into commands.
+
+The user's input goes to the server as commands and nothing else changes until the server
+answers: a card clicked is sent even when it looks unplayable, so the server's reason for
+refusing it is what the user reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pygame
+
+from client.animation import Animator
+from client.choreography import Choreographer, between
+from client.layout import Layout
+from client.model import TableModel, Update
+from client.session import Batch
+from client.table_view import TableView, describe
+from client.ui import TableUi
+
+Send = Callable[[str, dict[str, Any]], None]
+
+
+class TableScreen:
+    def __init__(self, model: TableModel, send: Send | None, view: TableView | None = None,
+                 size: tuple[int, int] = (1280, 720), footer: int = 0) -> None:
+        self.model = model
+        self.send = send
+        """Where commands go; ``None`` when watching or replaying."""
+        self.view = view or TableView()
+        self.animator = Animator()
+        self.ui = TableUi()
+        self.footer = footer
+        self.layout = self._layout(size)
+        self.choreographer = Choreographer(self.layout)
+        self.leaving = False
+
+    @property
+    def interactive(self) -> bool:
+        return self.send is not None and self.model.seat is not None
+
+    def _layout(self, size: tuple[int, int]) -> Layout:
+        bottom = self.model.seat if self.model.seat is not None else 0
+        return Layout(size[0], size[1], self.model.players, bottom, self.footer)
+
+    def resize(self, size: tuple[int, int]) -> None:
+        self.layout = self._layout(size)
+        self.choreographer = Choreographer(self.layout)
+        self.animator.skip_all()  # flights were aimed at the old geometry
+
+    # --- from the server ---------------------------------------------------------------
+
+    def receive(self, batch: Batch) -> None:
+        model = self.model
+        before = model.view
+        if batch.fresh or not before:
+            model.apply(Update(batch.seq, None, batch.view))
+            model.events += batch.events
+            self.animator.skip_all()
+            self.animator.add_settled(batch.view)
+        else:
+            shown = before
+            for index, (_seq, event) in enumerate(batch.events):
+                last = index == len(batch.events) - 1
+                after = batch.view if last else between(shown, event)
+                for step in self.choreographer.steps(shown, event, after):
+                    self.animator.add(step)
+                shown = after
+            if not batch.events:
+                self.animator.add_settled(batch.view)
+            model.apply(Update(batch.seq, None, batch.view))
+            model.events += batch.events
+        for _, event in batch.events:
+            line = describe(model, event)
+            if line:
+                self.ui.say(line)
+        self._tidy_ui()
+
+    def _tidy_ui(self) -> None:
+        """Forget choices that no longer fit what the server says the seat may do."""
+        hand = set(self.model.hand)
+        if self.view.choosing(self.model) is None:
+            self.ui.selected.clear()
+        self.ui.selected = [code for code in self.ui.selected if code in hand]
+        bid = self.model.legal.get("bid")
+        if not bid:
+            self.ui.bid = None
+        elif self.ui.bid is None or not bid["min"] <= self.ui.bid <= bid["max"]:
+            self.ui.bid = int(bid["min"])
+        if self.ui.focus is not None and self.ui.focus >= len(hand):
+            self.ui.focus = len(hand) - 1 if hand else None
+
+    # --- from the user -----------------------------------------------------------------
+
+    def command(self, kind: str, data: dict[str, Any]) -> None:
+        if self.send is not None:
+            self.send(kind, data)
+
+    def handle(self, event: pygame.event.Event, hotspots: Any) -> None:
+        if event.type == pygame.MOUSEMOTION:
+            self.ui.mouse = event.pos
+            self.ui.focus = None
+        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            spot = hotspots.at(event.pos) if hotspots else None
+            if spot is not None and spot.enabled:
+                self.act(spot.action)
+            elif spot is None and self.ui.overlay:
+                self.ui.overlay = None
+        elif event.type == pygame.KEYDOWN:
+            self.key(event.key)
+
+    def act(self, action: tuple[Any, ...]) -> None:
+        kind = action[0]
+        if kind == "card":
+            self.card(action[1])
+        elif kind == "bid_step":
+            bid = self.model.legal.get("bid") or {}
+            if bid and self.ui.bid is not None:
+                self.ui.bid = max(int(bid["min"]), min(int(bid["max"]), self.ui.bid + action[1]))
+        elif kind == "bid":
+            self.command("bid", {"amount": int(action[1])})
+        elif kind == "bid_pass":
+            self.command("pass", {})
+        elif kind == "choose":
+            self.command(action[1], {"cards": list(self.ui.selected)})
+        elif kind == "decline_exchange":
+            self.command("decline_exchange", {})
+        elif kind == "button":
+            self.button(action[1])
+
+    def button(self, name: str) -> None:
+        if name in ("sheet", "last"):
+            self.ui.overlay = None if self.ui.overlay == name else name
+        elif name == "close":
+            self.ui.overlay = None
+        elif name == "dismiss":
+            self.ui.dismissed_game_over = True
+        elif name == "leave":
+            self.leaving = True
+
+    def card(self, code: str) -> None:
+        if not self.interactive or self.ui.overlay:
+            return
+        if self.view.choosing(self.model) is not None:
+            self.ui.toggle(code)
+        else:
+            self.command("play", {"card": code})
+
+    def key(self, key: int) -> None:
+        hand = self.model.hand
+        if key == pygame.K_s:
+            self.button("sheet")
+        elif key == pygame.K_l:
+            self.button("last")
+        elif key == pygame.K_ESCAPE:
+            if self.ui.overlay:
+                self.ui.overlay = None
+            elif self.model.over and not self.ui.dismissed_game_over:
+                self.ui.dismissed_game_over = True
+            else:
+                self.leaving = True
+        elif key in (pygame.K_LEFT, pygame.K_RIGHT) and hand:
+            step = -1 if key == pygame.K_LEFT else 1
+            start = self.ui.focus if self.ui.focus is not None else (
+                -1 if step > 0 else len(hand))
+            self.ui.focus = (start + step) % len(hand)
+        elif key in (pygame.K_RETURN, pygame.K_SPACE, pygame.K_KP_ENTER):
+            if self.ui.focus is not None and self.ui.focus < len(hand):
+                self.card(hand[self.ui.focus])
+            elif self.view.choosing(self.model) is not None:
+                choosing = self.view.choosing(self.model)
+                assert choosing is not None
+                self.command(choosing[0], {"cards": list(self.ui.selected)})
+            elif self.ui.bid is not None:
+                self.command("bid", {"amount": self.ui.bid})
+        elif key in (pygame.K_UP, pygame.K_DOWN) and self.ui.bid is not None:
+            self.act(("bid_step", 1 if key == pygame.K_UP else -1))
+        elif key == pygame.K_p and self.model.legal.get("pass") is True:
+            self.command("pass", {})
+
+    # --- every frame -------------------------------------------------------------------
+
+    def update(self, dt: float) -> None:
+        self.animator.advance(dt)
+        self.model.tick(dt)
+
+    def draw(self, surface: pygame.Surface) -> Any:
+        return self.view.draw(surface, self.layout, self.model, self.animator, self.ui,
+                              self.interactive)

@@ -1,0 +1,90 @@
+"""Small drawing helpers shared by every screen: text, panels, buttons and hit regions.
+
+Screens are drawn immediate-mode: drawing a button also records a ``Hotspot`` so that the
+controller can tell what a click or a key meant, from the same rectangles people see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pygame
+
+from client import fonts, theme
+
+
+@dataclass(frozen=True, slots=True)
+class Hotspot:
+    rect: pygame.Rect
+    action: tuple[Any, ...]
+    """What clicking it means, e.g. ``("play", "QS")`` or ``("button", "pass")``."""
+    enabled: bool = True
+
+
+@dataclass(slots=True)
+class Hotspots:
+    spots: list[Hotspot] = field(default_factory=list)
+
+    def add(self, rect: pygame.Rect, *action: Any, enabled: bool = True) -> None:
+        self.spots.append(Hotspot(pygame.Rect(rect), tuple(action), enabled))
+
+    def at(self, point: tuple[int, int]) -> Hotspot | None:
+        # Later spots are drawn on top, so they win.
+        for spot in reversed(self.spots):
+            if spot.rect.collidepoint(point):
+                return spot
+        return None
+
+    def clear(self) -> None:
+        self.spots.clear()
+
+
+def blit_text(surface: pygame.Surface, message: str, size: int, colour: theme.Colour,
+              anchor: str = "topleft", at: tuple[float, float] = (0, 0),
+              max_width: int | None = None) -> pygame.Rect:
+    """Draw a line of text placed by one of its rectangle's anchors; returns where it went."""
+    image = fonts.text(message, size, colour)
+    if max_width is not None and image.get_width() > max_width > 0:
+        image = pygame.transform.smoothscale_by(image, max_width / image.get_width())
+    rect = image.get_rect(**{anchor: (round(at[0]), round(at[1]))})
+    surface.blit(image, rect)
+    return rect
+
+
+def panel(surface: pygame.Surface, rect: pygame.Rect, alpha: int = 215,
+          colour: theme.Colour = theme.PANEL, radius: int = 12) -> None:
+    """A rounded translucent panel with a light edge."""
+    layer = pygame.Surface(rect.size, pygame.SRCALPHA)
+    pygame.draw.rect(layer, (*colour, alpha), layer.get_rect(), border_radius=radius)
+    pygame.draw.rect(layer, (*theme.PANEL_EDGE, 255), layer.get_rect(), 2, border_radius=radius)
+    surface.blit(layer, rect)
+
+
+def button(surface: pygame.Surface, hotspots: Hotspots, rect: pygame.Rect, label: str,
+           *action: Any, enabled: bool = True, hovered: bool = False, size: int = 18) -> None:
+    colour = theme.BUTTON_DISABLED if not enabled else (
+        theme.BUTTON_HOVER if hovered else theme.BUTTON)
+    pygame.draw.rect(surface, colour, rect, border_radius=8)
+    pygame.draw.rect(surface, theme.PANEL_EDGE if enabled else theme.BUTTON_DISABLED, rect, 2,
+                     border_radius=8)
+    blit_text(surface, label, size, theme.TEXT if enabled else theme.TEXT_DIM, "center",
+              rect.center, max_width=rect.w - 10)
+    hotspots.add(rect, *action, enabled=enabled)
+
+
+def row_of_buttons(surface: pygame.Surface, hotspots: Hotspots, centre: tuple[int, int],
+                   labels: list[tuple[str, tuple[Any, ...], bool]], hover: tuple[int, int],
+                   height: int = 40, size: int = 18) -> pygame.Rect:
+    """Buttons side by side, centred on ``centre``; returns the area they cover."""
+    widths = [max(90, fonts.font(size).size(label)[0] + 28) for label, _, _ in labels]
+    gap = 12
+    total = sum(widths) + gap * (len(widths) - 1)
+    x = centre[0] - total // 2
+    area = pygame.Rect(x, centre[1] - height // 2, total, height)
+    for width, (label, action, enabled) in zip(widths, labels, strict=True):
+        rect = pygame.Rect(x, area.y, width, height)
+        button(surface, hotspots, rect, label, *action, enabled=enabled,
+               hovered=rect.collidepoint(hover), size=size)
+        x += width + gap
+    return area
