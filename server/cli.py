@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     _game_arguments(play, "stars")
     play.add_argument("--terminal", action="store_true",
                       help="no window: watch one game of bots in the terminal")
+    play.add_argument("--slow", action="store_true", help="with --terminal: pause after tricks")
     join = commands.add_parser("join", help="connect to a server on the LAN")
     join.add_argument("address", nargs="?", default=None, metavar="ADDR")
     watch = commands.add_parser("watch", help="spectate a table live")

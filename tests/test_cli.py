@@ -1,0 +1,79 @@
+"""The ``starhall`` command line, run as a user would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from server.cli import main
+from shared.replay import load
+
+
+def test_sim_writes_one_log_per_game_and_a_summary(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["sim", "hearts", "--players", "5", "--games", "2", "--seed", "4", "--quiet",
+                 "--bots", "heuristic,random,random,random,random", "--option", "target=40",
+                 "--out", str(tmp_path)])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "games 2" in out and "wins" in out and "hands" in out
+    logs = sorted(tmp_path.glob("*.starhall"))
+    assert len(logs) == 2
+    assert load(logs[0]).players == 5
+
+
+def test_sim_twice_gives_the_same_events(tmp_path: Path) -> None:
+    for folder in ("a", "b"):
+        main(["sim", "hearts", "--games", "2", "--seed", "9", "--quiet",
+              "--out", str(tmp_path / folder)])
+    first = [p.read_bytes() for p in sorted((tmp_path / "a").iterdir())]
+    second = [p.read_bytes() for p in sorted((tmp_path / "b").iterdir())]
+    assert first == second
+
+
+def test_replay_verify_and_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["sim", "hearts", "--games", "1", "--quiet", "--option", "target=30",
+          "--out", str(tmp_path)])
+    capsys.readouterr()
+    assert main(["replay", "verify", str(tmp_path)]) == 0
+    assert "1 log(s) verified" in capsys.readouterr().out
+    (log,) = tmp_path.glob("*.starhall")
+    assert main(["replay", "show", str(log), "--json"]) == 0
+    final = json.loads(capsys.readouterr().out)
+    assert final["game"] == "hearts" and final["over"] is True
+    assert len(final["scores"]) == 4 and final["winners"]
+    assert main(["replay", "show", str(log), "--at", "20", "--seat", "2", "--json"]) == 0
+    early = json.loads(capsys.readouterr().out)
+    assert early["seq"] == 20 and early["over"] is False and early["winners"] is None
+    assert "hand" in early["view"] and "hands" not in early["view"]
+    assert main(["replay", "show", str(log), "--at", "20", "--seat", "all", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["view"]["hands"]) == 4
+    assert main(["replay", "show", str(log), "--at", "20"]) == 0
+    assert "after event 20" in capsys.readouterr().out
+
+
+def test_bad_input_gets_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "hearts", "--players", "9", "--quiet", "--out", str(tmp_path)]) == 2
+    assert "3 to 6 players" in capsys.readouterr().err
+    assert main(["sim", "hearts", "--option", "mode", "--out", str(tmp_path)]) == 2
+    assert "KEY=VALUE" in capsys.readouterr().err
+    assert main(["sim", "hearts", "--bots", "genius", "--quiet", "--out", str(tmp_path)]) == 2
+    assert "no bot" in capsys.readouterr().err
+    junk = tmp_path / "junk.starhall"
+    junk.write_bytes(b"not a log")
+    assert main(["replay", "verify", str(junk)]) == 2
+    assert "junk.starhall" in capsys.readouterr().err
+    assert main(["replay", "show", str(tmp_path / "missing.starhall")]) == 2
+    assert main(["replay", "verify", str(tmp_path / "empty-folder-that-is-missing")]) == 2
+
+
+def test_play_in_the_terminal_writes_its_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["play", "hearts", "--terminal", "--option", "target=20"]) == 0
+    out = capsys.readouterr().out
+    assert "trick" in out and "game over" in out
+    (log,) = (tmp_path / "replays" / "terminal").glob("*.starhall")
+    assert str(log.relative_to(tmp_path)) in out
