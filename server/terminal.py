@@ -48,8 +48,8 @@ def run_terminal(args: argparse.Namespace) -> int:
     players = args.players or default_players(game)
     seed = new_seed()
     path = Path("replays") / "terminal" / f"{game.id}-{seed}{SUFFIX}"
-    table = Table.new(game, players, args.options, path=str(path),
-                      seats=[{"name": f"Bot {seat}", "bot": "heuristic"} for seat in range(players)])
+    seats = [{"name": f"Bot {seat}", "bot": "heuristic"} for seat in range(players)]
+    table = Table.new(game, players, args.options, path=str(path), seats=seats)
     bots = [make_bot(game, "heuristic", random.Random(seed + seat)) for seat in range(players)]
     print(f"{game.title}: {players} heuristic bots, options {table.options}")
     assert table.log is not None
