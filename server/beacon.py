@@ -1,0 +1,42 @@
+"""The LAN beacon: in the manner of ZeroMQ's zbeacon, a UDP datagram once a second saying
+"a Starhall server listens on TCP port P". Clients hear it with
+``shared.connection.ServerListener``. It carries no table or player data."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+
+from shared import protocol
+
+
+class BeaconSender:
+    def __init__(self, port: int, name: str, target: str = "255.255.255.255",
+                 target_port: int = protocol.BEACON_PORT,
+                 interval: float = protocol.BEACON_INTERVAL_SECONDS) -> None:
+        self._datagram = protocol.encode_beacon(protocol.Beacon(port, name))
+        self._target = (target, target_port)
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="beacon", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+
+    def _run(self) -> None:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            udp.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+            warned = False
+            while not self._stop.is_set():
+                try:
+                    udp.sendto(self._datagram, self._target)
+                except OSError as error:  # no network yet, say: keep trying, warn once
+                    if not warned:
+                        print(f"starhall serve: beacon: {error}", file=sys.stderr)
+                        warned = True
+                self._stop.wait(self._interval)

@@ -1,0 +1,64 @@
+"""A server inside another program, on loopback: ``starhall play`` and the tests use it.
+
+    server = EmbeddedServer("replays", think=0.4)
+    address = server.start()      # "tcp://127.0.0.1:<port>", ready for connections
+    ...
+    server.stop()
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from server.service import ServerConfig, Service
+
+
+class EmbeddedServer:
+    def __init__(self, data: str | Path, *, bind: str = "tcp://127.0.0.1:*",
+                 **settings: Any) -> None:
+        """``settings`` are ``ServerConfig`` fields (``think``, ``timeout``, …)."""
+        self.config = replace(ServerConfig(), data=Path(data), bind=bind, **settings)
+        self.address: str | None = None
+        self.service: Service | None = None
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._failure: BaseException | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> str:
+        """Run the server on a background thread; returns its address once it accepts."""
+        self._thread = threading.Thread(target=self._run, name="starhall-server", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+        if self._failure is not None:
+            raise self._failure
+        assert self.address is not None
+        return self.address
+
+    def _run(self) -> None:
+        try:
+            # The socket is made on this thread, which then owns it for the loop.
+            self.service = Service(self.config)
+            self.address = self.service.address
+        except BaseException as error:
+            self._failure = error
+            self._ready.set()
+            return
+        self._ready.set()
+        self.service.run(self._stop)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+
+    def __enter__(self) -> EmbeddedServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,82 @@
+"""Reading a request's fields: each one checked for presence, type and size, or refused with
+an error that names it. Nothing is coerced: a wrong type is a refusal, not a guess."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from shared import protocol
+
+MAX_TEXT_CHARS = 256
+MAX_MAP_ENTRIES = 64
+
+
+class RequestError(Exception):
+    """A request refused; becomes an ``error`` reply with ``code``, ``reason`` and ``extra``."""
+
+    def __init__(self, code: str, reason: str, **extra: Any) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+        self.extra = extra
+
+
+def _bad(key: str, what: str) -> RequestError:
+    return RequestError(protocol.BAD_FIELD, f"'{key}' must be {what}", field=key)
+
+
+def text(message: Mapping[str, Any], key: str, *, max_chars: int = MAX_TEXT_CHARS,
+         default: str | None = None) -> str:
+    value = message.get(key, default)
+    if not isinstance(value, str) or not 0 < len(value) <= max_chars:
+        raise _bad(key, f"a string of 1 to {max_chars} characters")
+    return value
+
+
+def optional_text(message: Mapping[str, Any], key: str, *,
+                  max_chars: int = MAX_TEXT_CHARS) -> str | None:
+    if message.get(key) is None:
+        return None
+    return text(message, key, max_chars=max_chars)
+
+
+def whole(message: Mapping[str, Any], key: str, *, minimum: int = 0,
+          maximum: int = 2**63 - 1) -> int:
+    value = message.get(key)
+    if type(value) is not int or not minimum <= value <= maximum:
+        raise _bad(key, f"a whole number from {minimum} to {maximum}")
+    return value
+
+
+def optional_whole(message: Mapping[str, Any], key: str, *, minimum: int = 0,
+                   maximum: int = 2**63 - 1) -> int | None:
+    if message.get(key) is None:
+        return None
+    return whole(message, key, minimum=minimum, maximum=maximum)
+
+
+def mapping(message: Mapping[str, Any], key: str, *, required: bool = False) -> dict[str, Any]:
+    value = message.get(key)
+    if value is None and not required:
+        return {}
+    if not isinstance(value, dict) or len(value) > MAX_MAP_ENTRIES or not all(
+        isinstance(name, str) for name in value
+    ):
+        raise _bad(key, f"a map of at most {MAX_MAP_ENTRIES} string keys")
+    return value
+
+
+def command_id(message: Mapping[str, Any], key: str = "cid") -> int | str:
+    value = message.get(key)
+    if type(value) is int or (isinstance(value, str) and 0 < len(value) <= protocol.MAX_CID_CHARS):
+        return value
+    raise _bad(key, f"a whole number or a string of 1 to {protocol.MAX_CID_CHARS} characters")
+
+
+def request_id(message: Mapping[str, Any]) -> int | str | None:
+    """The ``rid`` to copy into the reply; one of the wrong type is dropped, not echoed."""
+    value = message.get("rid")
+    if type(value) is int or (isinstance(value, str) and len(value) <= protocol.MAX_CID_CHARS):
+        return value
+    return None

@@ -1,0 +1,116 @@
+"""Who sits where at a table, and the small file that keeps it across restarts.
+
+A table's game lives in its log; its seating (names, bots, and who owns which seat) lives
+beside it in ``<table>.seats.json``. Seat tokens are stored only as SHA-256 hashes, so the
+file is no secret and a copied data folder gives nobody a seat.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from shared import protocol
+
+BOT = "bot"
+REMEMBERED_CIDS = 1024
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(slots=True)
+class SeatRecord:
+    state: str = protocol.FREE
+    """``free``, ``player`` or ``bot``."""
+    name: str | None = None
+    token_sha256: str | None = None
+    """The owner's token hash: a person's, kept while a stand-in bot plays for them."""
+    bot_kind: str | None = None
+    standin: bool = False
+    # Runtime only: the session bound to the seat, and the commands it has already made.
+    session: bytes | None = None
+    cids: OrderedDict[object, int] = field(default_factory=OrderedDict)
+
+    def owns(self, token: str) -> bool:
+        return self.token_sha256 is not None and hmac.compare_digest(
+            self.token_sha256, token_hash(token))
+
+    def seat_person(self, name: str) -> str:
+        """Give the seat to a person; returns their new token."""
+        token = new_token()
+        self.state, self.name, self.token_sha256 = protocol.PLAYER, name, token_hash(token)
+        self.bot_kind, self.standin, self.session = None, False, None
+        self.cids.clear()
+        return token
+
+    def seat_bot(self, kind: str, *, standin: bool) -> None:
+        self.state, self.bot_kind, self.standin = BOT, kind, standin
+        self.session = None
+        if not standin:
+            self.name, self.token_sha256 = f"{kind} bot", None
+            self.cids.clear()
+
+    def free(self) -> None:
+        self.state, self.name, self.token_sha256 = protocol.FREE, None, None
+        self.bot_kind, self.standin, self.session = None, False, None
+        self.cids.clear()
+
+    def remember(self, cid: object, seq: int) -> None:
+        self.cids[cid] = seq
+        if len(self.cids) > REMEMBERED_CIDS:
+            self.cids.popitem(last=False)
+
+    def to_file(self) -> dict[str, Any]:
+        return {"state": self.state, "name": self.name, "token_sha256": self.token_sha256,
+                "bot": self.bot_kind, "standin": self.standin}
+
+    @classmethod
+    def from_file(cls, data: dict[str, Any]) -> SeatRecord:
+        state = data.get("state")
+        if state not in (protocol.FREE, protocol.PLAYER, BOT):
+            raise ValueError(f"unknown seat state {state!r}")
+        return cls(state, data.get("name"), data.get("token_sha256"), data.get("bot"),
+                   bool(data.get("standin")))
+
+
+def save_seating(path: Path, table_name: str, seats: list[SeatRecord]) -> None:
+    """Replace the seating file atomically and durably (write, fsync, rename, fsync folder)."""
+    body = json.dumps({"name": table_name, "seats": [seat.to_file() for seat in seats]},
+                      indent=1).encode("utf-8")
+    temporary = path.with_suffix(".tmp")
+    with open(temporary, "wb") as file:
+        file.write(body)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(temporary, path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+def load_seating(path: Path, players: int) -> tuple[str | None, list[SeatRecord]]:
+    """The table's name and seats; free seats when the file is missing (a crash right after
+    the log was created, before the seating was first written)."""
+    if not path.exists():
+        return None, [SeatRecord() for _ in range(players)]
+    data = json.loads(path.read_text("utf-8"))
+    seats = [SeatRecord.from_file(item) for item in data["seats"]]
+    if len(seats) != players:
+        raise ValueError(f"{path}: {len(seats)} seats for a {players}-player game")
+    name = data.get("name")
+    return name if isinstance(name, str) else None, seats

@@ -1,0 +1,667 @@
+"""The game service: one ROUTER socket, every table, one loop.
+
+Each turn of the loop: read a batch of messages (each handled to the end: authenticate,
+check, decide, append, evolve), let due bots move, answer the games' chance requests, then
+commit (fsync every log written, together) and only then send what the batch produced. One
+thread owns all state, so no table needs a lock; the fsyncs run on a small pool.
+
+Per command: the token names the seat → the client command id (a repeat is acknowledged
+again, not applied) → the last-seen sequence number (stale is refused) → the engine decides →
+the log gets the events → the state evolves → every participant gets the events as its seat
+(or a spectator) may see them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import socket as sockets
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from server import fields
+from server.durability import GroupCommit
+from server.fields import RequestError
+from server.seats import BOT
+from server.sessions import Outbox, Session, Viewer
+from server.tables import LiveTable, create_table, next_table_id, restore_tables
+from shared import protocol
+from shared.bots import bot_kinds
+from shared.engine import Command, Event, IllegalCommand, OptionError
+from shared.games import GAMES
+from shared.logfile import SUFFIX
+from shared.shuffle import new_seed, shuffle_command
+
+TABLES_FOLDER = "tables"
+OPEN_STATUSES = (protocol.WAITING, protocol.PLAYING)
+Handler = Callable[[Session, dict[str, Any], Any], None]
+
+
+@dataclass(slots=True)
+class ServerConfig:
+    data: Path = Path("replays")
+    bind: str = f"tcp://0.0.0.0:{protocol.DEFAULT_PORT}"
+    name: str = field(default_factory=sockets.gethostname)
+    think: float = 0.4
+    """Seconds a bot waits before it moves, so people can follow."""
+    heartbeat: float = protocol.HEARTBEAT_SECONDS
+    timeout: float = protocol.TIMEOUT_SECONDS
+    flood_rate: float = 200.0
+    flood_burst: float = 400.0
+    max_open_tables: int = 1000
+    max_sessions: int = 4096
+    batch_messages: int = 1000
+    """Messages read before the loop commits and sends."""
+    bot_burst: int = 8
+    """With no think delay: moves one table's bots make before another table's turn."""
+    bot_budget: float = 0.02
+    """Seconds of bot moves per loop turn before the loop commits and sends."""
+
+
+class Service:
+    def __init__(self, config: ServerConfig, context: Any = None) -> None:
+        self.config = config
+        self.folder = Path(config.data) / TABLES_FOLDER
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.context = context or zmq.Context.instance()
+        self.socket = self.context.socket(zmq.ROUTER)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.setsockopt(zmq.MAXMSGSIZE, protocol.MAX_MESSAGE_BYTES)
+        self.socket.setsockopt(zmq.RCVHWM, 10_000)
+        self.socket.setsockopt(zmq.SNDHWM, 10_000)
+        self.socket.bind(config.bind)
+        self.address: str = self.socket.getsockopt(zmq.LAST_ENDPOINT).decode()
+        self.tables: dict[str, LiveTable] = restore_tables(self.folder)
+        self.sessions: dict[bytes, Session] = {}
+        self.outbox = Outbox()
+        self.dirty: dict[str, LiveTable] = {}
+        self.bot_queue: list[tuple[float, int, str]] = []
+        self._order = itertools.count()
+        self.committer = GroupCommit()
+        self.games_info = [_game_info(game_id) for game_id in sorted(GAMES)]
+        self.moves = 0
+        """Game events appended since start (the benchmark reads it)."""
+        self._next_housekeeping = 0.0
+        self._handlers: dict[str, Handler] = {
+            protocol.HELLO: self._hello, protocol.PING: self._ping, protocol.LIST: self._list,
+            protocol.CREATE: self._create, protocol.SIT: self._sit,
+            protocol.RESUME: self._resume, protocol.LEAVE: self._leave,
+            protocol.WATCH: self._watch, protocol.UNWATCH: self._unwatch,
+            protocol.BOT: self._bot, protocol.UNBOT: self._unbot, protocol.ACT: self._act,
+            protocol.SYNC: self._sync,
+        }
+        for table in self.tables.values():
+            self._advance(table)
+
+    @property
+    def port(self) -> int:
+        return int(self.address.rsplit(":", 1)[1])
+
+    # --- the loop ----------------------------------------------------------------------
+
+    def run(self, stop: threading.Event) -> None:
+        poller = zmq.Poller()
+        poller.register(self.socket, zmq.POLLIN)
+        try:
+            self._commit_and_send()  # what restoring the tables produced (deals, bots)
+            while not stop.is_set():
+                ready = dict(poller.poll(self._poll_timeout_ms()))
+                if self.socket in ready:
+                    self._receive_batch()
+                self._run_bots()
+                self._housekeeping()
+                self._commit_and_send()
+        finally:
+            self.close()
+
+    def _poll_timeout_ms(self) -> int:
+        wait = 0.1  # also how soon a stop request is noticed
+        if self.bot_queue:
+            wait = min(wait, self.bot_queue[0][0] - time.monotonic())
+        return max(0, int(wait * 1000))
+
+    def _receive_batch(self) -> None:
+        for _ in range(self.config.batch_messages):
+            try:
+                frames = self.socket.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            self.handle(frames[0], frames[1:])
+
+    def _commit_and_send(self) -> None:
+        for table in self.tables.values():
+            if table.roster_changed:
+                table.roster_changed = False
+                message = {"type": protocol.TABLE, "table": table.info()}
+                for identity in table.participants():
+                    self.outbox.send(identity, message)
+        if self.dirty:
+            writers = [t.table.log for t in self.dirty.values() if t.table.log is not None]
+            for writer, error in self.committer.commit(writers):
+                # The move is not durable, so nothing more may be built on it.
+                for table in self.dirty.values():
+                    if table.table.log is writer:
+                        self._break(table, error)
+            self.dirty.clear()
+        if not self.outbox:
+            return
+        send = self.socket.send_multipart
+        for identity, message in self.outbox.drain():
+            try:  # noqa: SIM105 - a plain try is cheaper in this hot loop
+                send([identity, protocol.encode(message)], zmq.NOBLOCK)
+            except zmq.ZMQError:
+                pass  # the peer is gone or too slow: it will notice a gap and resync
+
+    def close(self) -> None:
+        for table in self.tables.values():
+            if table.table.log is not None:
+                try:
+                    table.table.log.close()
+                except OSError as error:
+                    print(f"starhall serve: closing table {table.id}: {error}", file=sys.stderr)
+        self.committer.close()
+        self.socket.close(0)
+
+    # --- one message ---------------------------------------------------------------------
+
+    def handle(self, identity: bytes, frames: list[bytes]) -> None:
+        now = time.monotonic()
+        session = self._session(identity, now)
+        config = self.config
+        if not session.allow(now, config.flood_rate, config.flood_burst):
+            if now - session.flood_noticed >= 1.0:
+                session.flood_noticed = now
+                self._error(identity, None, protocol.FLOOD, "too many messages: some were dropped")
+            return
+        if len(frames) != 1:
+            self._error(identity, None, protocol.BAD_MESSAGE, "a message is exactly one frame")
+            return
+        try:
+            message = protocol.decode(frames[0])
+        except protocol.ProtocolError as error:
+            self._error(identity, None, protocol.BAD_MESSAGE, str(error))
+            return
+        rid = fields.request_id(message)
+        handler = self._handlers.get(message["type"])
+        if handler is None:
+            self._error(identity, rid, protocol.UNKNOWN_TYPE,
+                        f"no request {message['type'][:40]!r}")
+            return
+        try:
+            handler(session, message, rid)
+        except RequestError as error:
+            self._error(identity, rid, error.code, error.reason, **error.extra)
+        except Exception:  # a bug must cost one request, never the server
+            traceback.print_exc(file=sys.stderr)
+            self._error(identity, rid, protocol.INTERNAL, "the server failed on this request")
+
+    def _session(self, identity: bytes, now: float) -> Session:
+        session = self.sessions.get(identity)
+        if session is None:
+            if len(self.sessions) >= self.config.max_sessions:
+                oldest = min(self.sessions.values(), key=lambda s: s.last_heard)
+                self._disconnect(oldest)
+            session = Session(identity, now, self.config.flood_burst, now)
+            self.sessions[identity] = session
+        session.last_heard = now
+        return session
+
+    def _reply(self, session: Session, rid: Any, message: dict[str, Any]) -> None:
+        if rid is not None:
+            message["rid"] = rid
+        self.outbox.send(session.identity, message)
+
+    def _error(self, identity: bytes, rid: Any, code: str, reason: str, **extra: Any) -> None:
+        message: dict[str, Any] = {"type": protocol.ERROR, "code": code, "reason": reason}
+        message.update(extra)
+        if rid is not None:
+            message["rid"] = rid
+        self.outbox.send(identity, message)
+
+    # --- lobby -----------------------------------------------------------------------------
+
+    def _hello(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        version = message.get("protocol", protocol.PROTOCOL_VERSION)
+        if version != protocol.PROTOCOL_VERSION:
+            raise RequestError(protocol.BAD_PROTOCOL,
+                               f"this server speaks protocol {protocol.PROTOCOL_VERSION}")
+        session.name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
+        self._reply(session, rid, {
+            "type": protocol.WELCOME, "server": self.config.name,
+            "protocol": protocol.PROTOCOL_VERSION, "heartbeat": self.config.heartbeat,
+            "timeout": self.config.timeout, "max_message": protocol.MAX_MESSAGE_BYTES,
+            "games": self.games_info,
+        })
+
+    def _ping(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        self._reply(session, rid, {"type": protocol.PONG, "time": time.time()})
+
+    def _list(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        offset = fields.optional_whole(message, "offset") or 0
+        order = {protocol.WAITING: 0, protocol.PLAYING: 1}
+        ranked = sorted(self.tables.values(), key=lambda t: (order.get(t.status, 2), t.id))
+        listed: list[dict[str, Any]] = []
+        size = 0
+        budget = protocol.MAX_MESSAGE_BYTES - 4096
+        next_offset = None
+        for position in range(offset, len(ranked)):
+            info = ranked[position].info()
+            size += len(protocol.encode(info))
+            if size > budget:
+                next_offset = position
+                break
+            listed.append(info)
+        self._reply(session, rid, {"type": protocol.TABLES, "tables": listed,
+                                   "total": len(ranked), "next": next_offset})
+
+    def _create(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        game_id = fields.text(message, "game", max_chars=64)
+        players = fields.whole(message, "players", maximum=1000)
+        options = fields.mapping(message, "options")
+        name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
+        game = GAMES.get(game_id)
+        if game is None:
+            raise RequestError(protocol.UNKNOWN_GAME,
+                               f"no game {game_id!r} (games: {', '.join(sorted(GAMES))})")
+        open_tables = sum(1 for t in self.tables.values() if t.status in OPEN_STATUSES)
+        if open_tables >= self.config.max_open_tables:
+            raise RequestError(protocol.SERVER_FULL, "too many open tables; try again later")
+        try:
+            game.make_options(players, options)
+        except OptionError as error:
+            raise RequestError(protocol.BAD_OPTIONS, str(error)) from None
+        table_id = next_table_id(self.tables)
+        while (self.folder / f"{table_id}{SUFFIX}").exists():  # a log that failed to load
+            table_id = f"{int(table_id) + 1:04d}"
+        table = create_table(self.folder, table_id, name or f"{game.title} {table_id}", game,
+                             players, options)
+        self.tables[table_id] = table
+        self._reply(session, rid, {"type": protocol.CREATED, "table": table.info()})
+
+    # --- seats -------------------------------------------------------------------------------
+
+    def _table(self, message: dict[str, Any], *, playable: bool = False) -> LiveTable:
+        table_id = fields.text(message, "table", max_chars=64)
+        table = self.tables.get(table_id)
+        if table is None:
+            raise RequestError(protocol.NO_TABLE, f"no table {table_id!r}", table=table_id)
+        if playable:
+            if table.broken:
+                raise RequestError(protocol.BROKEN, "this table was stopped after a server fault",
+                                   table=table_id)
+            if table.over:
+                raise RequestError(protocol.TABLE_OVER, "the game at this table has ended",
+                                   table=table_id)
+        return table
+
+    def _seat_number(self, table: LiveTable, message: dict[str, Any]) -> int:
+        seat = fields.whole(message, "seat", maximum=10_000)
+        if seat >= len(table.seats):
+            raise RequestError(protocol.BAD_SEAT,
+                               f"table {table.id} has seats 0 to {len(table.seats) - 1}")
+        return seat
+
+    def _sit(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        table = self._table(message, playable=True)
+        name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
+        if message.get("seat") is None:
+            free = [i for i, seat in enumerate(table.seats) if seat.state == protocol.FREE]
+            if not free:
+                raise RequestError(protocol.TABLE_FULL, f"table {table.id} has no free seat")
+            number = free[0]
+        else:
+            number = self._seat_number(table, message)
+            if table.seats[number].state != protocol.FREE:
+                raise RequestError(protocol.SEAT_TAKEN, f"seat {number} is not free")
+        seat = table.seats[number]
+        token = seat.seat_person(name or session.name or f"Player {number + 1}")
+        self._bind(session, table, number)
+        table.save_seating()
+        table.roster_changed = True
+        self._reply(session, rid, {"type": protocol.SEATED, "table": table.id, "seat": number,
+                                   "token": token})
+        self._snapshot(session, rid, table, number)
+        self._advance(table)
+
+    def _owned_seat(self, table: LiveTable, message: dict[str, Any]) -> int:
+        """The seat a token belongs to at this table (a person's, even with a stand-in)."""
+        token = fields.text(message, "token", max_chars=128)
+        for number, seat in enumerate(table.seats):
+            if seat.owns(token):
+                return number
+        raise RequestError(protocol.BAD_TOKEN, f"that is no seat's token at table {table.id}")
+
+    def _resume(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        table = self._table(message)
+        number = self._seat_number(table, message)
+        if self._owned_seat(table, message) != number:
+            raise RequestError(protocol.BAD_TOKEN, f"that is not seat {number}'s token")
+        self._take_back(session, table, number)
+        self._reply(session, rid, {"type": protocol.SEATED, "table": table.id, "seat": number,
+                                   "token": message["token"]})
+        self._snapshot(session, rid, table, number)
+
+    def _take_back(self, session: Session, table: LiveTable, number: int) -> None:
+        """Bind an owned seat to this session, sending a stand-in bot away."""
+        seat = table.seats[number]
+        if seat.standin:
+            seat.state, seat.bot_kind, seat.standin = protocol.PLAYER, None, False
+            table.remove_bot(number)
+            table.save_seating()
+        previous = seat.session
+        if previous is not None and previous != session.identity:
+            old = self.sessions.get(previous)
+            if old is not None:
+                old.seats.discard((table.id, number))
+        self._bind(session, table, number)
+        table.roster_changed = True
+
+    def _bind(self, session: Session, table: LiveTable, number: int) -> None:
+        table.seats[number].session = session.identity
+        session.seats.add((table.id, number))
+
+    def _leave(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        table = self._table(message)
+        number = self._owned_seat(table, message)
+        seat = table.seats[number]
+        if seat.session is not None:
+            holder = self.sessions.get(seat.session)
+            if holder is not None:
+                holder.seats.discard((table.id, number))
+        seat.free()
+        table.remove_bot(number)
+        table.save_seating()
+        table.roster_changed = True
+        self._reply(session, rid, {"type": protocol.LEFT, "table": table.id, "seat": number})
+
+    def _watch(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        table = self._table(message)
+        self._add_watcher(session, table)
+        self._reply(session, rid, {"type": protocol.WATCHING, "table": table.id})
+        self._snapshot(session, rid, table, None)
+
+    def _add_watcher(self, session: Session, table: LiveTable) -> None:
+        if session.identity not in table.watchers:
+            table.watchers.add(session.identity)
+            session.watching.add(table.id)
+            table.roster_changed = True
+
+    def _unwatch(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        table = self._table(message)
+        if session.identity in table.watchers:
+            table.watchers.discard(session.identity)
+            session.watching.discard(table.id)
+            table.roster_changed = True
+        self._reply(session, rid, {"type": protocol.UNWATCHED, "table": table.id})
+
+    def _sync(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        table = self._table(message)
+        if message.get("token") is None:
+            self._add_watcher(session, table)
+            self._snapshot(session, rid, table, None)
+            return
+        number = self._owned_seat(table, message)
+        if table.seats[number].session != session.identity or table.seats[number].standin:
+            self._take_back(session, table, number)
+        self._snapshot(session, rid, table, number)
+
+    def _bot(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        table = self._table(message, playable=True)
+        number = self._seat_number(table, message)
+        kind = fields.text(message, "kind", max_chars=64, default="random")
+        if kind not in bot_kinds(table.game):
+            kinds = ", ".join(bot_kinds(table.game))
+            raise RequestError(protocol.UNKNOWN_BOT, f"no bot {kind!r} (bots: {kinds})")
+        seat = table.seats[number]
+        if seat.state == protocol.FREE:
+            standin = False
+        elif seat.state == protocol.PLAYER and seat.session is None:
+            if message.get("token") is None:
+                raise RequestError(protocol.NOT_SEATED, "only a player at this table can hand "
+                                   "a disconnected player's seat to a bot")
+            if self._owned_seat(table, message) == number:
+                raise RequestError(protocol.BAD_TOKEN, "use resume to come back to your seat")
+            standin = True
+        else:
+            raise RequestError(protocol.SEAT_TAKEN, f"seat {number} holds a connected player "
+                               "or a bot")
+        table.put_bot(number, kind, standin=standin)
+        table.save_seating()
+        table.roster_changed = True
+        self._reply(session, rid, {"type": protocol.BOTTED, "table": table.id, "seat": number,
+                                   "kind": kind, "standin": standin})
+        self._advance(table)
+
+    def _unbot(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        table = self._table(message, playable=True)
+        number = self._seat_number(table, message)
+        seat = table.seats[number]
+        if seat.state != BOT:
+            raise RequestError(protocol.BAD_SEAT, f"no bot sits in seat {number}")
+        if seat.standin or table.status != protocol.WAITING:
+            if message.get("token") is None:
+                raise RequestError(protocol.NOT_SEATED,
+                                   "only a player at this table can take a bot out now")
+            self._owned_seat(table, message)
+        if seat.standin:
+            seat.state, seat.bot_kind, seat.standin = protocol.PLAYER, None, False
+        else:
+            seat.free()
+        table.remove_bot(number)
+        table.save_seating()
+        table.roster_changed = True
+        self._reply(session, rid, {"type": protocol.UNBOTTED, "table": table.id, "seat": number})
+
+    def _snapshot(self, session: Session, rid: Any, table: LiveTable, viewer: Viewer) -> None:
+        state = table.table.state
+        self._reply(session, rid, {
+            "type": protocol.SNAPSHOT, "table": table.id, "seq": table.seq, "seat": viewer,
+            "view": table.game.view(state, viewer), "info": table.info(),
+        })
+
+    # --- moves -------------------------------------------------------------------------------
+
+    def _act(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        table = self._table(message, playable=True)
+        if table.status != protocol.PLAYING:
+            raise RequestError(protocol.NOT_STARTED, "the game starts when every seat is filled")
+        number = self._owned_seat(table, message)
+        seat = table.seats[number]
+        cid = fields.command_id(message)
+        seen = fields.whole(message, "seq")
+        command = fields.mapping(message, "command", required=True)
+        kind = fields.text(command, "type", max_chars=64)
+        data = fields.mapping(command, "data")
+        if seat.standin:
+            raise RequestError(protocol.BAD_TOKEN, "a stand-in bot plays this seat: resume first")
+        done = seat.cids.get(cid)
+        if done is not None:
+            self._reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
+                                       "seq": done, "duplicate": True})
+            return
+        if seen != table.seq:
+            raise RequestError(protocol.STALE, f"the table is at event {table.seq}, not {seen}",
+                               table=table.id, seq=table.seq, cid=cid)
+        try:
+            self._submit(table, Command(kind, number, data))
+        except IllegalCommand as refusal:
+            raise RequestError(refusal.code, refusal.reason, table=table.id, cid=cid) from None
+        seat.remember(cid, table.seq)
+        self._reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
+                                   "seq": table.seq, "duplicate": False})
+        self._advance(table)
+
+    def _submit(self, table: LiveTable, command: Command) -> None:
+        """Decide, append and evolve one command, and queue its events for the participants."""
+        live = table.table
+        before_state, before_seq = live.state, live.seq
+        try:
+            numbered = live.submit(command)
+        except IllegalCommand:
+            raise
+        except Exception as error:
+            if live.seq == before_seq and live.state is before_state:
+                # The engine choked on odd data before changing anything: a refusal.
+                raise IllegalCommand("bad_command", f"the game cannot read that command "
+                                     f"({type(error).__name__})") from None
+            self._break(table, error)
+            raise RequestError(protocol.BROKEN, "this table was stopped after a server fault",
+                               table=table.id) from None
+        if not numbered:
+            return
+        self.moves += len(numbered)
+        self.dirty[table.id] = table
+        if table.over:
+            table.roster_changed = True
+        self._publish(table, before_state, numbered)
+
+    def _publish(self, table: LiveTable, before: Any, numbered: list[tuple[int, Event]]) -> None:
+        """Queue events for every participant, each cut by the game to what it may see."""
+        viewers: list[tuple[bytes, Viewer]] = [
+            (seat.session, number) for number, seat in enumerate(table.seats)
+            if seat.session is not None
+        ]
+        viewers += [(watcher, None) for watcher in table.watchers]
+        if not viewers:
+            return
+        game = table.game
+        befores = [before]
+        for _, event in numbered[:-1]:
+            befores.append(game.evolve(befores[-1], event))
+        seen: dict[Viewer, list[dict[str, Any]]] = {}
+        for _, viewer in viewers:
+            if viewer in seen:
+                continue
+            cut = []
+            for (seq, event), state in zip(numbered, befores, strict=True):
+                shown = game.event_view(state, event, viewer)
+                if shown is not None:
+                    cut.append({"seq": seq, "type": shown.type, "seat": shown.seat,
+                                "data": dict(shown.data)})
+            seen[viewer] = cut
+        after, last = numbered[0][0] - 1, numbered[-1][0]
+        for identity, viewer in viewers:
+            self.outbox.events(identity, table.id, viewer, after, last, seen[viewer])
+
+    def _advance(self, table: LiveTable) -> None:
+        """Answer the game's chance requests, then wake the bots if it is theirs to move."""
+        self._deal(table)
+        self._schedule_bots(table)
+
+    def _deal(self, table: LiveTable) -> None:
+        """Answer the game's chance requests (the deals) with fresh deal numbers."""
+        game = table.game
+        while not table.broken and table.status == protocol.PLAYING:
+            request = game.chance(table.table.state)
+            if request is None:
+                return
+            try:
+                self._submit(table, shuffle_command(request, new_seed()))
+            except (IllegalCommand, RequestError) as error:
+                self._break(table, error)
+
+    def _schedule_bots(self, table: LiveTable) -> None:
+        if table.bot_due is not None or table.broken or table.status != protocol.PLAYING:
+            return
+        state = table.table.state
+        if table.game.chance(state) is not None:
+            return
+        if any(table.seats[s].state == BOT for s in table.game.to_act(state)):
+            table.bot_due = time.monotonic() + self.config.think
+            heapq.heappush(self.bot_queue, (table.bot_due, next(self._order), table.id))
+
+    def _run_bots(self) -> None:
+        queue = self.bot_queue
+        now = time.monotonic()
+        deadline = now + self.config.bot_budget
+        burst = self.config.bot_burst if self.config.think <= 0 else 1
+        while queue and queue[0][0] <= now:
+            due, _, table_id = heapq.heappop(queue)
+            table = self.tables.get(table_id)
+            if table is None or table.bot_due != due:
+                continue  # rescheduled or gone
+            table.bot_due = None
+            for _ in range(burst):
+                if not self._bot_moves(table):
+                    break
+                self._deal(table)
+            self._schedule_bots(table)
+            if time.monotonic() > deadline:
+                return
+
+    def _bot_moves(self, table: LiveTable) -> bool:
+        """Every bot whose turn it is makes one move; whether any did."""
+        if table.broken or table.status != protocol.PLAYING:
+            return False
+        game = table.game
+        moved = False
+        for number in game.to_act(table.table.state):
+            bot = table.bots.get(number)
+            if bot is None or table.seats[number].state != BOT:
+                continue
+            try:
+                command = bot.choose(game, table.table.state, number)
+                self._submit(table, command)
+            except (IllegalCommand, RequestError) as error:
+                self._break(table, error)
+                return False
+            except Exception as error:  # a bot's bug stops its table, not the server
+                self._break(table, error)
+                return False
+            moved = True
+        return moved
+
+    def _break(self, table: LiveTable, error: BaseException) -> None:
+        print(f"starhall serve: table {table.id} stopped: {error!r}", file=sys.stderr)
+        if not isinstance(error, IllegalCommand | RequestError):
+            traceback.print_exception(error, file=sys.stderr)
+        table.broken = True
+        table.bot_due = None
+        table.roster_changed = True
+
+    # --- liveness ------------------------------------------------------------------------------
+
+    def _housekeeping(self) -> None:
+        now = time.monotonic()
+        if now < self._next_housekeeping:
+            return
+        self._next_housekeeping = now + min(0.5, self.config.timeout / 4)
+        limit = now - self.config.timeout
+        for session in [s for s in self.sessions.values() if s.last_heard < limit]:
+            self._disconnect(session)
+
+    def _disconnect(self, session: Session) -> None:
+        """Forget a session: its seats stay its person's but show disconnected."""
+        for table_id, number in session.seats:
+            table = self.tables.get(table_id)
+            if table is not None and table.seats[number].session == session.identity:
+                table.seats[number].session = None
+                table.roster_changed = True
+        for table_id in session.watching:
+            table = self.tables.get(table_id)
+            if table is not None:
+                table.watchers.discard(session.identity)
+                table.roster_changed = True
+        self.sessions.pop(session.identity, None)
+
+
+def _game_info(game_id: str) -> dict[str, Any]:
+    game = GAMES[game_id]
+    return {
+        "id": game.id, "title": game.title, "min_players": game.min_players,
+        "max_players": game.max_players,
+        "options": [{"name": spec.name, "kind": spec.kind.__name__, "default": spec.default,
+                     "help": spec.help,
+                     "choices": None if spec.choices is None else list(spec.choices),
+                     "minimum": spec.minimum, "maximum": spec.maximum}
+                    for spec in game.option_specs],
+        "bots": list(bot_kinds(game)),
+    }

@@ -1,0 +1,124 @@
+"""The network protocol's constants and codecs, shared by the server and its clients.
+
+``docs/protocol.md`` is the contract; this module holds the numbers and names it defines, the
+msgpack framing of messages and the UDP beacon's datagram. It does no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+PROTOCOL_VERSION = 1
+DEFAULT_PORT = 47474
+"""The TCP port ``starhall serve`` binds unless told otherwise."""
+BEACON_PORT = 47475
+"""The UDP port servers announce themselves to and clients listen on."""
+MAX_MESSAGE_BYTES = 65536
+"""The largest message either side sends; the server's socket drops peers that exceed it."""
+HEARTBEAT_SECONDS = 2.0
+TIMEOUT_SECONDS = 6.0
+BEACON_INTERVAL_SECONDS = 1.0
+MAX_CID_CHARS = 64
+MAX_NAME_CHARS = 32
+
+# Requests a client sends.
+HELLO, PING, LIST, CREATE, SIT, RESUME, LEAVE = "hello", "ping", "list", "create", "sit", \
+    "resume", "leave"
+WATCH, UNWATCH, BOT, UNBOT, ACT, SYNC = "watch", "unwatch", "bot", "unbot", "act", "sync"
+REQUESTS = (HELLO, PING, LIST, CREATE, SIT, RESUME, LEAVE, WATCH, UNWATCH, BOT, UNBOT, ACT, SYNC)
+
+# Messages the server sends.
+WELCOME, PONG, TABLES, CREATED, SEATED, LEFT = "welcome", "pong", "tables", "created", \
+    "seated", "left"
+WATCHING, UNWATCHED, BOTTED, UNBOTTED, ACK = "watching", "unwatched", "botted", "unbotted", "ack"
+SNAPSHOT, UPDATE, TABLE, ERROR = "snapshot", "update", "table", "error"
+
+# Error codes the server itself gives; any other code is a refusal by the game's rules.
+BAD_MESSAGE = "bad_message"
+UNKNOWN_TYPE = "unknown_type"
+BAD_FIELD = "bad_field"
+BAD_PROTOCOL = "bad_protocol"
+FLOOD = "flood"
+UNKNOWN_GAME = "unknown_game"
+BAD_OPTIONS = "bad_options"
+SERVER_FULL = "server_full"
+NO_TABLE = "no_table"
+BAD_SEAT = "bad_seat"
+SEAT_TAKEN = "seat_taken"
+TABLE_FULL = "table_full"
+TABLE_OVER = "table_over"
+NOT_STARTED = "not_started"
+BAD_TOKEN = "bad_token"
+NOT_SEATED = "not_seated"
+UNKNOWN_BOT = "unknown_bot"
+STALE = "stale"
+BROKEN = "broken"
+INTERNAL = "internal"
+
+# Table status.
+WAITING, PLAYING, OVER = "waiting", "playing", "over"
+# Seat state.
+FREE, PLAYER = "free", "player"
+
+
+class ProtocolError(ValueError):
+    """Bytes that are not a protocol message (not msgpack, not a map, no string ``type``)."""
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as the bytes of its single frame."""
+    packed: bytes = msgpack.packb(message, use_bin_type=True)
+    return packed
+
+
+def decode(frame: bytes) -> dict[str, Any]:
+    """One frame as a message map, or ``ProtocolError``; never anything else."""
+    try:
+        message = msgpack.unpackb(
+            frame, raw=False, strict_map_key=True,
+        )
+    except Exception as error:  # msgpack raises several unrelated types on garbage
+        raise ProtocolError(f"not a msgpack message ({type(error).__name__})") from None
+    if not isinstance(message, dict):
+        raise ProtocolError("a message is a msgpack map")
+    if not isinstance(message.get("type"), str):
+        raise ProtocolError("a message needs a string 'type'")
+    return message
+
+
+# --- the LAN beacon --------------------------------------------------------------------
+
+BEACON_PREFIX = b"STARHALL"
+MAX_BEACON_NAME_BYTES = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Beacon:
+    """One server's announcement: where its TCP socket listens and what it is called."""
+
+    port: int
+    name: str
+
+
+def encode_beacon(beacon: Beacon) -> bytes:
+    if not 0 < beacon.port < 65536:
+        raise ValueError(f"{beacon.port} is not a TCP port")
+    name = beacon.name.encode("utf-8")[:MAX_BEACON_NAME_BYTES]
+    return BEACON_PREFIX + bytes([PROTOCOL_VERSION]) + beacon.port.to_bytes(2, "big") + name
+
+
+def decode_beacon(datagram: bytes) -> Beacon | None:
+    """A beacon, or ``None`` for a datagram that is not one of this protocol version's."""
+    head = len(BEACON_PREFIX)
+    if len(datagram) < head + 3 or not datagram.startswith(BEACON_PREFIX):
+        return None
+    if datagram[head] != PROTOCOL_VERSION:
+        return None
+    port = int.from_bytes(datagram[head + 1 : head + 3], "big")
+    if port == 0:
+        return None
+    name = datagram[head + 3 : head + 3 + MAX_BEACON_NAME_BYTES].decode("utf-8", "replace")
+    return Beacon(port, name)

@@ -1,0 +1,226 @@
+"""Client-side helpers for the server tests: people who play from what the server shows
+them, and a recorder that checks no message ever held a card hidden from its receiver."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from shared import protocol
+from shared.connection import Connection, TableFeed
+from shared.replay import load
+
+FAST_HEARTS = {"target": 10}
+"""A game of one or two hands, so a full game stays quick."""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def wait_for(condition: Any, timeout: float = 10.0, step: float = 0.01) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = condition()
+        if result:
+            return result
+        time.sleep(step)
+    raise AssertionError("condition not met in time")
+
+
+def choose(view: dict[str, Any]) -> dict[str, Any] | None:
+    """A legal Hearts command from a seat's view (the view lists what the seat may do)."""
+    legal = view.get("legal") or {}
+    if "play" in legal and legal["play"]:
+        return {"type": "play", "data": {"card": legal["play"][0]}}
+    if "pass" in legal:
+        chosen = legal["pass"]["from"][: legal["pass"]["count"]]
+        return {"type": "pass", "data": {"cards": chosen}}
+    if "exchange" in legal:
+        offer = legal["exchange"]
+        if offer["may_decline"]:
+            return {"type": "decline_exchange", "data": {}}
+        return {"type": "take_exchange",
+                "data": {"cards": offer["discard_from"][: offer["count"]]}}
+    return None
+
+
+class Participant:
+    """A connection that keeps every message it received, for the recorder."""
+
+    def __init__(self, address: str, name: str = "Ada") -> None:
+        self.connection = Connection(address)
+        self.name = name
+        self.received: list[dict[str, Any]] = []
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        reply = self.connection.request(message)
+        self.received.append(reply)
+        return reply
+
+    def drain(self, timeout: float = 0.0) -> list[dict[str, Any]]:
+        got = []
+        while True:
+            message = self.connection.receive(timeout)
+            if message is None:
+                return got
+            self.received.append(message)
+            got.append(message)
+            timeout = 0.0
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+class Person(Participant):
+    """A person at one seat who plays a legal move whenever the server says it is their turn."""
+
+    def __init__(self, address: str, table: str, seat: int | None = None,
+                 name: str = "Ada") -> None:
+        super().__init__(address, name)
+        request: dict[str, Any] = {"type": "sit", "table": table, "name": name}
+        if seat is not None:
+            request["seat"] = seat
+        seated = self.request(request)
+        assert seated["type"] == protocol.SEATED, seated
+        self.table, self.seat, self.token = table, seated["seat"], seated["token"]
+        self.feed = TableFeed(table, self.seat)
+        self.cid = 0
+        self.acks: list[dict[str, Any]] = []
+        self.commands: dict[Any, dict[str, Any]] = {}
+        self.viewed_seq = -1
+
+    def resume(self, address: str) -> None:
+        """Come back on a new connection."""
+        self.connection.close()
+        self.connection = Connection(address)
+        reply = self.request({"type": "resume", "table": self.table, "seat": self.seat,
+                              "token": self.token})
+        assert reply["type"] == protocol.SEATED, reply
+        self.feed = TableFeed(self.table, self.seat)
+        self.viewed_seq = -1
+
+    def pump(self, timeout: float = 0.0) -> None:
+        for message in self.drain(timeout):
+            if self.feed.apply(message) == "gap":
+                self.sync()
+
+    def sync(self) -> None:
+        snapshot = self.request({"type": "sync", "table": self.table, "token": self.token})
+        assert snapshot["type"] == protocol.SNAPSHOT, snapshot
+        self.feed.apply(snapshot)
+        self.viewed_seq = self.feed.seq
+
+    @property
+    def over(self) -> bool:
+        return self.feed.view.get("phase") == "over"
+
+    def refresh(self, timeout: float = 0.01) -> bool:
+        """Read what arrived and bring the view up to date; whether it is this seat's turn."""
+        self.pump(timeout)
+        if self.feed.seq != self.viewed_seq:
+            self.sync()  # updates carry events, the view carries what the seat may do
+        return self.seat in self.feed.view.get("to_act", [])
+
+    def step(self, timeout: float = 0.01) -> bool:
+        """Read what arrived; move if it is this seat's turn. Whether a move was acked."""
+        if not self.refresh(timeout):
+            return False
+        command = choose(self.feed.view)
+        if command is None:
+            return False
+        reply = self.act(command)
+        return reply["type"] == protocol.ACK
+
+    def act(self, command: dict[str, Any], *, seq: int | None = None,
+            cid: Any = None) -> dict[str, Any]:
+        if cid is None:
+            self.cid += 1
+            cid = self.cid
+        reply = self.request({"type": "act", "table": self.table, "token": self.token,
+                              "seq": self.feed.seq if seq is None else seq, "cid": cid,
+                              "command": command})
+        if reply["type"] == protocol.ACK:
+            self.acks.append(reply)
+            self.commands[cid] = command
+        return reply
+
+
+def play_until_over(people: Iterable[Person], timeout: float = 30.0) -> None:
+    people = list(people)
+    deadline = time.monotonic() + timeout
+    while not all(person.over for person in people):
+        assert time.monotonic() < deadline, "the game did not finish in time"
+        for person in people:
+            person.step()
+
+
+# --- the recorder's check ----------------------------------------------------------------
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+class HiddenCards:
+    """From a table's log: which cards each viewer may not know after each event, as the
+    game's snapshots say (other seats' hands, less what the viewer passed them; the undealt
+    cards)."""
+
+    def __init__(self, log: Path) -> None:
+        recording = load(log)
+        game = recording.game
+        self.snapshots = {seq: game.snapshot(state) for seq, state in recording.states()}
+        self.deck: set[str] = set()
+        for snapshot in self.snapshots.values():
+            for hand in snapshot["hands"]:
+                self.deck.update(hand)
+            self.deck.update(snapshot["undealt"])
+            self.deck.update(snapshot["out_of_play"])
+
+    def hidden(self, seq: int, viewer: int | None) -> set[str]:
+        snapshot = self.snapshots[seq]
+        hidden = set(snapshot["undealt"])
+        for seat, hand in enumerate(snapshot["hands"]):
+            if seat != viewer:
+                hidden.update(hand)
+        if viewer is not None and snapshot["passes"][viewer]:
+            hidden.difference_update(snapshot["passes"][viewer])
+        return hidden
+
+    def leaks(self, messages: Iterable[dict[str, Any]], viewer: int | None,
+              table: str) -> list[str]:
+        """Every card a message showed to ``viewer`` while it was hidden from it."""
+        found = []
+        for message in messages:
+            if message.get("table") not in (table, None) and message.get("type") != "table":
+                continue
+            if message["type"] == protocol.UPDATE:
+                for event in message["events"]:
+                    cards = self.deck & set(_strings(event))
+                    bad = cards & self.hidden(event["seq"], message["seat"])
+                    if bad:
+                        found.append(f"event {event} shows {sorted(bad)}")
+            elif message["type"] == protocol.SNAPSHOT:
+                cards = self.deck & set(_strings(message["view"]))
+                bad = cards & self.hidden(message["seq"], message["seat"])
+                if bad:
+                    found.append(f"snapshot at {message['seq']} shows {sorted(bad)}")
+            else:
+                cards = self.deck & set(_strings(message))
+                if cards:
+                    found.append(f"{message['type']} message shows {sorted(cards)}")
+        return found
