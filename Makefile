@@ -27,7 +27,10 @@ test: lint typecheck
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/server.py
+	$(BIN)/python bench/client.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
