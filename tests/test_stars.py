@@ -663,3 +663,87 @@ def test_tally_counts_contracts() -> None:
     assert tally["contracts bid"] == [1, 0, 0, 0]
     assert tally["contracts made"] == [0, 0, 0, 0]
     assert tally["stars kept"] == [1, 0, 0, 0]
+
+
+# --- the heuristic bot -------------------------------------------------------------------------
+
+
+class ViewOnly:
+    """A game that offers a bot only what it may use: the seat's view."""
+
+    def view(self, state: StarsState, viewer: int | None) -> dict[str, Any]:
+        return GAME.view(state, viewer)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the bot used game.{name}")
+
+
+def heuristic() -> Any:
+    return make_bot(GAME, "heuristic", random.Random(0))
+
+
+def test_heuristic_bot_decides_from_the_view_alone() -> None:
+    table = dealt(seed=11)
+    bot = heuristic()
+    while table.state.phase != "over" and table.state.hand_number < 2:
+        state = table.state
+        if GAME.chance(state) is not None:
+            table.shuffle(12)
+            continue
+        seat = GAME.to_act(state)[0]
+        table.submit(bot.choose(ViewOnly(), state, seat))
+
+
+def test_heuristic_bot_bids_strong_hands_and_passes_weak_ones() -> None:
+    strong = ["Kk", "Qk", "Sk", "Lk", "7k", "6k", "Cs", "Ks", "Cw", "Cl"]
+    weak = ["2s", "3s", "4s", "2w", "3w", "4w", "2l", "3l", "4l", "5l"]
+    others = [c for c in DECK.code_of if c not in strong + weak]
+    hands = {1: strong, 2: weak, 3: others[:10], 0: others[10:20]}
+    table = new_table()
+    table.submit(Command("shuffle", None, {"order": order_for(hands, others[20:], dealer=0)}))
+    bot = heuristic()
+    command = bot.choose(GAME, table.state, 1)
+    assert command.type == "bid" and command.data["amount"] >= 30
+    table.submit(command)
+    assert bot.choose(GAME, table.state, 2).type == "pass"
+
+
+def test_heuristic_bot_buries_points_it_would_lose_and_keeps_winners() -> None:
+    table = declared(seed=3)
+    command = heuristic().choose(GAME, table.state, 1)
+    assert command.type == "bury"
+    buried = DECK.mask(command.data["cards"])
+    assert not buried & DECK.mask(["Kk", "Cs", "Cw", "Cl"])
+    table.submit(command)
+
+
+def test_heuristic_defender_completes_a_star_against_the_declarers_skull() -> None:
+    table = example_table_until(trick=6)
+    play(table, 0, "Kk")
+    play(table, 1, "Cw")
+    play(table, 2, "Ss")
+    # seat 3 holds Ll (a Leaf makes the Star: the declarer keeps 10 points for the others)
+    assert heuristic().choose(GAME, table.state, 3).data["card"] in ("Ll",)
+
+
+def test_heuristic_declarer_keeps_its_skull_out_of_a_star() -> None:
+    # The declarer (seat 0), void in Shields, plays last to a Shield, a Wand and a Leaf: a
+    # Skull would make a Star against itself, so it throws a low Wand instead.
+    hands = {
+        0: ["Kk", "Qk", "Sk", "Lk", "7k", "6k", "5k", "2w", "3w", "4w"],
+        1: ["Cs", "Ks", "Qs", "Ss", "Ls", "7s", "6s", "5s", "4k", "3k"],
+        2: ["Cw", "Kw", "Qw", "Sw", "Lw", "7w", "6w", "5w", "2k", "Cl"],
+        3: ["Kl", "Ql", "Sl", "Ll", "7l", "6l", "5l", "4l", "3l", "2l"],
+    }
+    table = new_table(first_dealer=3)
+    table.submit(Command("shuffle", None, {"order": order_for(hands, ["2s", "3s", "4s"], 3)}))
+    bid(table, 0, 30)
+    for seat in (1, 2, 3):
+        pass_(table, seat)
+    table.submit(Command("bury", 0, {"cards": ["2s", "3s", "4s"]}))
+    for seat, card in ((0, "2w"), (1, "3k"), (2, "5w"), (3, "2l")):
+        play(table, seat, card)
+    for seat, card in ((1, "Qs"), (2, "Cw"), (3, "Kl")):
+        play(table, seat, card)
+    assert table.state.turn == 0 and "Kk" in GAME.view(table.state, 0)["legal"]["play"]
+    assert heuristic().choose(GAME, table.state, 0).data["card"] == "3w"

@@ -43,6 +43,8 @@ ESTIMATE_SPREAD = 12.0
 SURE_ENOUGH = 0.4
 """Bid only a contract made about 70% of the time (expected bonus at least 0.4 × the bid): a
 defender scores its tricks too, so a coin-flip contract is not worth taking."""
+OTHERS_WEIGHT = 0.25
+"""How much the declarer minds points going to the others, who race it to the target."""
 SUIT_MASK = {suit: DECK.suit_mask[suit] for suit in SUITS}
 COLORED = tuple(suit for suit in SUITS if suit != TRUMP)
 
@@ -163,9 +165,10 @@ class Seen:
         return gains
 
     def utility(self, gains: list[float]) -> float:
-        """The declarer wants points; a defender wants points, and the declarer not to have them."""
+        """The declarer wants points and, less, the others not to have them (a Star against
+        it pays all three); a defender wants points, and the declarer not to have them."""
         if self.me == self.declarer:
-            return gains[self.me]
+            return gains[self.me] - OTHERS_WEIGHT * (sum(gains) - gains[self.me])
         return gains[self.me] - gains[self.declarer]
 
     def keep_value(self, card: int) -> float:
