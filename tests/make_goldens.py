@@ -25,6 +25,8 @@ GOLDENS: list[tuple[str, int, dict[str, Any], str]] = [
       for players in (3, 6)],
     ("hearts", 4, {"deck": "classic", "target": 30}, "heuristic"),
     ("hearts", 4, {"qs_breaks_hearts": True, "pass_cards": 0, "target": 30}, "random"),
+    ("stars", 4, {"target": 100}, "heuristic"),
+    ("stars", 4, {"colored_star": True, "target": 100}, "heuristic"),
 ]
 
 
