@@ -198,7 +198,9 @@ class Choreographer:
                  "exchange_declined": "No thanks"}.get(str(kind), str(kind))
         x, y = self.layout.seat_anchor(seat)
         cx, cy = self.layout.centre
-        return Step([Banner(words, Pose(x + (cx - x) * 0.35, y + (cy - y) * 0.35), 0.0, 0.9)],
+        # The bottom seat's anchor is its hand, further out: its bubble goes further in.
+        share = 0.55 if self.layout.relative(seat) == 0 else 0.35
+        return Step([Banner(words, Pose(x + (cx - x) * share, y + (cy - y) * share), 0.0, 0.9)],
                     after)
 
 

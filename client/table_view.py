@@ -31,12 +31,14 @@ class TableView:
     def __init__(self, art: CardArt | None = None) -> None:
         self.art = art or CardArt()
         self._felt: dict[tuple[int, int, int], pygame.Surface] = {}
+        self._playing = False
 
     # --- the whole frame -------------------------------------------------------------
 
     def draw(self, surface: pygame.Surface, layout: Layout, model: TableModel,
              animator: Animator, ui: TableUi, interactive: bool = True) -> Hotspots:
         hotspots = Hotspots()
+        self._playing = interactive
         shown: dict[str, Any] = animator.payload or model.view
         hidden = animator.hidden()
         surface.blit(self._felt_for(layout), (0, 0))
@@ -116,11 +118,21 @@ class TableView:
         count = max(0, count - hidden[back_key(seat)])
         sw, sh = layout.small_card_size
         x, y = layout.seat_anchor(seat)
-        back = self.art.back(sw, sh)
-        step = max(4, min(sw * 0.28, 110 / max(1, count)))
-        left = x - (step * (count - 1) + sw) / 2
-        for i in range(count):
-            surface.blit(back, (round(left + i * step), round(y - sh / 2)))
+        hands = shown.get("hands")
+        if hands and seat < len(hands):
+            # Seeing everything (a replay): the seat's cards face up, spread to be read.
+            cards = hands[seat]
+            step = max(6, min(sw * 0.5, layout.table.w * 0.24 / max(1, len(cards))))
+            left = x - (step * (len(cards) - 1) + sw) / 2
+            for i, code in enumerate(cards):
+                surface.blit(self.art.face(code, sw, sh), (round(left + i * step),
+                                                           round(y - sh / 2)))
+        else:
+            back = self.art.back(sw, sh)
+            step = max(4, min(sw * 0.28, 110 / max(1, count)))
+            left = x - (step * (count - 1) + sw) / 2
+            for i in range(count):
+                surface.blit(back, (round(left + i * step), round(y - sh / 2)))
         plate = self._plate_rect(layout, seat)
         self._plate(surface, plate, model, shown, seat)
 
@@ -140,7 +152,7 @@ class TableView:
             pygame.draw.rect(surface, theme.HIGHLIGHT, rect.inflate(4, 4), 3, border_radius=12)
         dot = theme.SEAT_COLOURS[seat % len(theme.SEAT_COLOURS)]
         pygame.draw.circle(surface, dot, (rect.x + 14, rect.y + 15), 6)
-        name = model.name(seat) + (" (you)" if seat == model.seat else "")
+        name = model.name(seat) + (" (you)" if seat == model.seat and self._playing else "")
         blit_text(surface, name, 16, theme.TEXT, "midleft", (rect.x + 26, rect.y + 15),
                   max_width=rect.w - 70)
         totals = shown.get("totals") or []
@@ -405,7 +417,7 @@ class TableView:
         y = layout.table.bottom - height * 1.35 - (80 if interactive and model.seat is not None
                                                    else 0)
         if model.seat is None:
-            y = layout.table.bottom - 40
+            y = layout.centre[1] + height * 0.98  # below the trick: the bottom seat is a plate
         centre = (layout.table.centerx, y)
         if model.refusal:
             rect = blit_text(surface, model.refusal, 18, theme.TEXT, "center", centre,

@@ -1,0 +1,264 @@
+"""The replay viewer: a recorded game on the table, with transport controls.
+
+Stepping forward plays the event's animation; every other move (back, seek, jumps, another
+seat's eyes) rebuilds the state from the log through ``shared.replay`` and shows it at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pygame
+
+from client import theme
+from client.model import TableModel
+from client.session import Batch
+from client.table_screen import TableScreen
+from client.table_view import TableView
+from client.widgets import Hotspots, blit_text, button
+from shared.replay import Recording
+
+FOOTER = 92
+SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)
+SECONDS_PER_EVENT = 0.8
+EVERYTHING = "all"
+
+
+def header_names(recording: Recording) -> list[str]:
+    seats = recording.header.get("seats") or []
+    names = []
+    for seat in range(recording.players):
+        entry = seats[seat] if seat < len(seats) and isinstance(seats[seat], dict) else {}
+        names.append(str(entry.get("name") or f"Seat {seat}"))
+    return names
+
+
+class ReplayScreen:
+    def __init__(self, recording: Recording, size: tuple[int, int],
+                 view: TableView | None = None) -> None:
+        self.recording = recording
+        self.game = recording.game
+        # Every state, rebuilt once from the log: seeking is then a lookup.
+        self.states: list[tuple[int, Any]] = list(recording.states())
+        self.position = len(self.states) - 1
+        self.viewer: int | str | None = EVERYTHING
+        self.playing = False
+        self.speed_index = 1
+        self.clock = 0.0
+        self.size = size
+        self.view = view or TableView()
+        self.done = False
+        self.hotspots: Hotspots | None = None
+        self.dragging = False
+        self._marks()
+        self._rebuild()
+
+    # --- what happened where ---------------------------------------------------------
+
+    def _marks(self) -> None:
+        """Positions where a trick or a hand ends, for the jump buttons."""
+        self.trick_ends: list[int] = []
+        self.hand_starts: list[int] = []
+        previous_tricks, previous_hand = 0, 0
+        for position, (_, state) in enumerate(self.states):
+            tricks = getattr(state, "tricks_played", 0)
+            hand = getattr(state, "hand_number", 0)
+            if hand != previous_hand:
+                self.hand_starts.append(position)
+            elif tricks > previous_tricks:
+                self.trick_ends.append(position)
+            previous_tricks, previous_hand = tricks, hand
+
+    @property
+    def seat(self) -> int | None:
+        return self.viewer if isinstance(self.viewer, int) else None
+
+    def view_at(self, position: int) -> dict[str, Any]:
+        state = self.states[position][1]
+        view = self.game.view(state, self.seat)
+        if self.viewer == EVERYTHING:
+            view["hands"] = self.game.snapshot(state).get("hands")
+        return view
+
+    def _rebuild(self) -> None:
+        """A fresh table at the current position: no animation."""
+        model = TableModel(self.game.id, self.seat, self.recording.players,
+                           header_names(self.recording), table=self.recording.path)
+        self.table = TableScreen(model, None, self.view, self.size, FOOTER)
+        seq = self.states[self.position][0]
+        self.table.receive(Batch([], self.view_at(self.position), seq, True))
+
+    # --- moving ------------------------------------------------------------------------
+
+    def seek(self, position: int) -> None:
+        self.position = max(0, min(len(self.states) - 1, position))
+        self.clock = 0.0
+        self._rebuild()
+
+    def step(self) -> None:
+        """One event forward, animated."""
+        if self.position >= len(self.states) - 1:
+            self.playing = False
+            return
+        before = self.states[self.position][1]
+        self.position += 1
+        seq, _ = self.states[self.position]
+        event = self.recording.events[self.position - 1][1]
+        shown = self.game.event_view(before, event, self.seat)
+        events = [] if shown is None else [
+            (seq, {"seq": seq, "type": shown.type, "seat": shown.seat, "data": dict(shown.data)})]
+        self.table.receive(Batch(events, self.view_at(self.position), seq, False))
+
+    def jump(self, marks: list[int], forward: bool) -> None:
+        if forward:
+            target = next((m for m in marks if m > self.position), len(self.states) - 1)
+        else:
+            target = next((m for m in reversed(marks) if m < self.position), 0)
+        self.seek(target)
+
+    def next_viewer(self) -> None:
+        order: list[int | str | None] = [EVERYTHING, None, *range(self.recording.players)]
+        self.viewer = order[(order.index(self.viewer) + 1) % len(order)]
+        self._rebuild()
+
+    # --- the loop ----------------------------------------------------------------------
+
+    def frame(self, dt: float) -> None:
+        self.table.update(dt)
+        if self.playing:
+            speed = SPEEDS[self.speed_index]
+            self.clock += dt * speed
+            if self.clock >= SECONDS_PER_EVENT and not self.table.animator.busy:
+                self.clock = 0.0
+                self.step()
+            # Faster speeds also hurry the animations along.
+            self.table.animator.advance(dt * (speed - 1) if speed > 1 else 0.0)
+
+    def resize(self, size: tuple[int, int]) -> None:
+        self.size = size
+        self.table.resize(size)
+
+    def handle(self, event: pygame.event.Event) -> None:
+        if event.type == pygame.KEYDOWN:
+            self.key(event.key, event.mod)
+            return
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and self.hotspots:
+            spot = self.hotspots.at(event.pos)
+            if spot is not None and spot.action[0] == "replay":
+                self.control(spot.action[1], event.pos)
+                return
+        if event.type == pygame.MOUSEBUTTONUP:
+            self.dragging = False
+        if event.type == pygame.MOUSEMOTION and self.dragging:
+            self._slide(event.pos)
+        self.table.handle(event, self.hotspots)
+        if self.table.leaving:
+            self.done = True
+
+    def key(self, key: int, mod: int = 0) -> None:
+        actions = {
+            pygame.K_SPACE: "play", pygame.K_RIGHT: "step", pygame.K_LEFT: "back",
+            pygame.K_RIGHTBRACKET: "next_trick", pygame.K_LEFTBRACKET: "previous_trick",
+            pygame.K_PAGEDOWN: "next_hand", pygame.K_PAGEUP: "previous_hand",
+            pygame.K_HOME: "start", pygame.K_END: "end", pygame.K_v: "viewer",
+            pygame.K_PLUS: "faster", pygame.K_EQUALS: "faster", pygame.K_KP_PLUS: "faster",
+            pygame.K_MINUS: "slower", pygame.K_KP_MINUS: "slower",
+        }
+        if key in actions:
+            self.control(actions[key])
+        else:
+            self.table.key(key)
+            self.done = self.table.leaving
+
+    def control(self, name: str, pos: tuple[int, int] | None = None) -> None:
+        if name == "play":
+            self.playing = not self.playing
+            if self.playing and self.position >= len(self.states) - 1:
+                self.seek(0)
+        elif name == "step":
+            self.playing = False
+            self.table.animator.skip_all()
+            self.step()
+        elif name == "back":
+            self.playing = False
+            self.seek(self.position - 1)
+        elif name == "next_trick":
+            self.jump(self.trick_ends, True)
+        elif name == "previous_trick":
+            self.jump(self.trick_ends, False)
+        elif name == "next_hand":
+            self.jump(self.hand_starts, True)
+        elif name == "previous_hand":
+            self.jump(self.hand_starts, False)
+        elif name == "start":
+            self.seek(0)
+        elif name == "end":
+            self.seek(len(self.states) - 1)
+        elif name == "faster":
+            self.speed_index = min(len(SPEEDS) - 1, self.speed_index + 1)
+        elif name == "slower":
+            self.speed_index = max(0, self.speed_index - 1)
+        elif name == "viewer":
+            self.next_viewer()
+        elif name == "slider" and pos is not None:
+            self.dragging = True
+            self._slide(pos)
+
+    def _slider_rect(self, surface_size: tuple[int, int]) -> pygame.Rect:
+        width, height = surface_size
+        return pygame.Rect(24, height - FOOTER + 14, width - 48, 18)
+
+    def _slide(self, pos: tuple[int, int]) -> None:
+        rect = self._slider_rect(self.size)
+        fraction = (pos[0] - rect.x) / max(1, rect.w)
+        target = round(max(0.0, min(1.0, fraction)) * (len(self.states) - 1))
+        if target != self.position:
+            self.seek(target)
+
+    # --- drawing -----------------------------------------------------------------------
+
+    def draw(self, surface: pygame.Surface) -> None:
+        hotspots = self.table.draw(surface)
+        width, height = surface.get_size()
+        footer = pygame.Rect(0, height - FOOTER, width, FOOTER)
+        pygame.draw.rect(surface, theme.PANEL, footer)
+        pygame.draw.line(surface, theme.PANEL_EDGE, footer.topleft, footer.topright, 2)
+        slider = self._slider_rect((width, height))
+        pygame.draw.rect(surface, theme.FELT_DARK, slider, border_radius=9)
+        last = max(1, len(self.states) - 1)
+        for mark in self.hand_starts:
+            x = slider.x + slider.w * mark / last
+            pygame.draw.line(surface, theme.PANEL_EDGE, (x, slider.y - 3), (x, slider.bottom + 3),
+                             2)
+        filled = slider.copy()
+        filled.w = round(slider.w * self.position / last)
+        pygame.draw.rect(surface, theme.FELT_LIGHT, filled, border_radius=9)
+        knob = (slider.x + filled.w, slider.centery)
+        pygame.draw.circle(surface, theme.GOLD, knob, 11)
+        hotspots.add(slider.inflate(0, 16), "replay", "slider")
+        y = footer.y + 46
+        controls = [("|◀ hand", "previous_hand"), ("◀ trick", "previous_trick"),
+                    ("◀ step", "back"), ("Pause" if self.playing else "Play", "play"),
+                    ("step ▶", "step"), ("trick ▶", "next_trick"), ("hand ▶|", "next_hand"),
+                    (f"speed ×{SPEEDS[self.speed_index]:g}", "faster")]
+        x = 24
+        mouse = pygame.mouse.get_pos()
+        for label, action in controls:
+            label = label.replace("◀", "<").replace("▶", ">")  # the bundled font lacks arrows
+            rect = pygame.Rect(x, y, 96 if action != "faster" else 110, 34)
+            button(surface, hotspots, rect, label, "replay", action,
+                   hovered=rect.collidepoint(mouse), size=15)
+            x += rect.w + 8
+        seen = {EVERYTHING: "everything", None: "a spectator"}.get(
+            self.viewer, self.table.model.name(self.viewer)  # type: ignore[arg-type]
+            if isinstance(self.viewer, int) else "")
+        rect = pygame.Rect(x, y, 190, 34)
+        button(surface, hotspots, rect, f"seeing: {seen}  [V]", "replay", "viewer",
+               hovered=rect.collidepoint(mouse), size=14)
+        seq = self.states[self.position][0]
+        blit_text(surface, f"event {seq} / {self.recording.last_seq}", 15, theme.TEXT_DIM,
+                  "midright", (width - 24, y + 17))
+        self.hotspots = hotspots
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,231 @@
+"""The window client on real pygame surfaces (SDL's dummy driver) against a real server."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pygame
+import pytest
+
+from client.animation import MAX_BACKLOG, Animator, Flight, Pose, Step, ease_out_cubic
+from client.app import open_window
+from client.cardart import CardArt
+from client.embedded import EmbeddedServer
+from client.lobby import Lobby
+from client.model import TableModel
+from client.replay_screen import ReplayScreen
+from client.session import Batch
+from client.symbols import SHAPES, draw_symbol
+from client.table_screen import TableScreen
+from shared.bots import make_bot
+from shared.games import get_game
+from shared.replay import load
+from shared.table import Table
+
+SIZE = (1280, 720)
+
+
+@pytest.fixture(scope="module")
+def surface() -> pygame.Surface:
+    return open_window(SIZE)
+
+
+def click(target: object, rect: pygame.Rect) -> None:
+    """A real left click, through pygame's event queue, at the middle of the visible part."""
+    pos = (rect.x + min(rect.w // 2, 12), rect.y + 20)
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1))
+    for event in pygame.event.get():
+        target.handle(event)  # type: ignore[attr-defined]
+
+
+def spot(screen: Lobby, *action: object) -> pygame.Rect | None:
+    hotspots = screen.live.hotspots if screen.live is not None else screen.hotspots
+    for found in reversed(hotspots.spots if hotspots else []):
+        if found.action[: len(action)] == action and found.enabled:
+            return found.rect
+    return None
+
+
+def test_lobby_to_table_to_game_over(surface: pygame.Surface, tmp_path: object) -> None:
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        lobby = Lobby(SIZE, server.address, "Tester")
+        lobby.options = {"target": 1}  # the game ends after its first hand
+        refused_seen = False
+        for _ in range(20_000):
+            lobby.frame(0.5)  # long frames: animations finish at once
+            lobby.draw(surface)
+            live = lobby.live
+            table = live.table if live is not None else None
+            if live is None:
+                create = spot(lobby, "create", True)
+                if create is not None and lobby.games:
+                    click(lobby, create)
+            elif table is not None:
+                model = table.model
+                if model.over:
+                    break
+                legal = model.legal
+                if "play" in legal:
+                    illegal = [c for c in model.hand if c not in legal["play"]]
+                    if illegal and not refused_seen and model.refusal is None:
+                        click(lobby, spot(lobby, "card", illegal[0]))
+                        refused_seen = True
+                    elif model.refusal is None or refused_seen:
+                        click(lobby, spot(lobby, "card", legal["play"][0]))
+                elif "bury" in legal and len(table.ui.selected) < 3:
+                    code = next(c for c in model.hand if c not in table.ui.selected)
+                    click(lobby, spot(lobby, "card", code))
+                elif "bury" in legal:
+                    click(lobby, spot(lobby, "choose"))
+                elif legal.get("pass") is True:
+                    click(lobby, spot(lobby, "bid_pass"))
+                elif "bid" in legal:
+                    click(lobby, spot(lobby, "bid"))
+            time.sleep(0.001)
+        assert lobby.live is not None and lobby.live.table is not None
+        model = lobby.live.table.model
+        assert model.over, "the game did not end"
+        assert model.game == "stars" and model.seat == 0
+        assert len(model.view["score_sheet"]) >= 1
+        assert refused_seen
+        lobby.close()
+
+
+def _recorded_game(path: str, game_id: str = "stars", seed: int = 5) -> str:
+    game = get_game(game_id)
+    table = Table.new(game, 4, {"target": 40} if game_id == "stars" else {"target": 30},
+                      path=path)
+    bots = [make_bot(game, "random", random.Random(seed + s)) for s in range(4)]
+    deal = seed
+    while not table.outcome().over:
+        if game.chance(table.state) is not None:
+            table.shuffle(deal)
+            deal += 1
+            continue
+        seat = game.to_act(table.state)[0]
+        table.submit(bots[seat].choose(game, table.state, seat))
+    table.log.close()  # type: ignore[union-attr]
+    return path
+
+
+def test_replay_seek_rebuilds_without_animation(surface: pygame.Surface, tmp_path: object) -> None:
+    path = _recorded_game(f"{tmp_path}/game.starhall")
+    recording = load(path)
+    viewer = ReplayScreen(recording, SIZE)
+    middle = len(viewer.states) // 2
+    viewer.seek(middle)
+    seq, state = viewer.states[middle]
+    assert seq == recording.events[middle - 1][0]
+    expected = recording.game.view(recording.state_at(seq), None)
+    shown = dict(viewer.table.model.view)
+    shown.pop("hands")
+    assert shown == expected
+    assert not viewer.table.animator.busy
+    viewer.control("step")  # forward is animated …
+    assert viewer.table.animator.busy or viewer.position == middle + 1
+    viewer.control("back")  # … back is rebuilt at once
+    assert viewer.position == middle and not viewer.table.animator.busy
+    viewer.control("next_hand")
+    assert viewer.position in viewer.hand_starts or viewer.position == len(viewer.states) - 1
+    viewer.control("viewer")  # now as a spectator: no hand is shown
+    assert viewer.table.model.seat is None and "hands" not in viewer.table.model.view
+    viewer.draw(surface)
+
+
+def _mid_trick_state() -> tuple[object, object]:
+    game = get_game("stars")
+    table = Table.new(game, 4, {})
+    bots = [make_bot(game, "random", random.Random(s)) for s in range(4)]
+    table.shuffle(11)
+    state = table.state
+    while not (state.phase == "play" and len(state.trick) >= 2 and state.turn == 0):
+        seat = game.to_act(state)[0]
+        table.submit(bots[seat].choose(game, state, seat))
+        state = table.state
+        if game.chance(state) is not None:
+            table.shuffle(12)
+            state = table.state
+    return game, state
+
+
+def test_rendered_table_shows_hand_trick_and_legal_cards(surface: pygame.Surface) -> None:
+    game, state = _mid_trick_state()
+    view = game.view(state, 0)
+    sent: list[tuple[str, dict[str, object]]] = []
+    model = TableModel("stars", 0, 4, ["You", "Ada", "Bruno", "Clara"])
+    screen = TableScreen(model, lambda kind, data: sent.append((kind, data)), size=SIZE)
+    screen.receive(Batch([], view, 1, True))
+    hotspots = screen.draw(surface)
+    felt_samples = {tuple(surface.get_at((20, 200)))[:3]}
+    layout = screen.layout
+    # Every hand card is drawn: its top-left index area is card stock, not felt.
+    rects = layout.hand_rects(len(view["hand"]))
+    for rect in rects:
+        colour = tuple(surface.get_at((rect.x + rect.w // 2 if rect is rects[-1] else rect.x + 6,
+                                       rect.bottom - 8)))[:3]
+        assert colour not in felt_samples and sum(colour) > 300, colour
+    # Both trick cards lie at their seats' places in the middle.
+    for seat, _code in view["trick"]:
+        x, y = layout.trick_slot(seat)
+        assert sum(tuple(surface.get_at((int(x), int(y) + layout.card_size[1] // 3)))[:3]) > 400
+    # Legal cards are outlined in the highlight colour; the others are shaded.
+    legal = set(view["legal"]["play"])
+    for code, rect in zip(view["hand"], rects, strict=True):
+        edge = tuple(surface.get_at((rect.x - 1, rect.y + rect.h // 2)))[:3]
+        if code in legal:
+            assert edge == (255, 214, 72)
+    # A click on a card sends the command; deciding whether it is legal is the server's job.
+    illegal = [c for c in view["hand"] if c not in legal]
+    target = illegal[0] if illegal else view["hand"][0]
+    screen.handle(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1,
+                                     pos=next(s.rect for s in hotspots.spots
+                                              if s.action == ("card", target)).move(4, 4).topleft),
+                  hotspots)
+    assert sent == [("play", {"card": target})]
+    assert model.view == view  # nothing changes until the server answers
+
+
+def test_animation_catches_up_and_hides_cards_in_flight() -> None:
+    animator = Animator()
+    flight = Flight("QS", Pose(0, 0), Pose(100, 0), duration=1.0, easing=ease_out_cubic,
+                    hides="trick:QS")
+    animator.add(Step([flight], payload="after"))
+    assert animator.hidden()["trick:QS"] == 1
+    animator.advance(0.5)
+    (sprite,) = animator.sprites()
+    assert 50 < sprite.pose.x < 100  # eased: past halfway at half time
+    animator.advance(0.6)
+    assert not animator.busy and animator.payload == "after" and not animator.hidden()
+    for index in range(MAX_BACKLOG + 5):
+        animator.add(Step([flight], payload=index))
+    assert len(animator.queue) <= MAX_BACKLOG
+    assert animator.speed > 1  # a backlog plays faster
+
+
+def test_suit_symbols_have_distinct_silhouettes() -> None:
+    """Suits must differ in shape, not only colour: compare their black-on-white masks."""
+    masks = {}
+    for shape in ("club", "diamond", "heart", "spade", "star", "skull", "shield", "wand",
+                  "leaf"):
+        assert shape in SHAPES
+        canvas = pygame.Surface((64, 64))
+        canvas.fill((255, 255, 255))
+        draw_symbol(canvas, shape, pygame.Rect(0, 0, 64, 64), (0, 0, 0))
+        masks[shape] = pygame.mask.from_threshold(canvas, (0, 0, 0), (60, 60, 60, 255))
+    names = list(masks)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            overlap = masks[a].overlap_area(masks[b], (0, 0))
+            differ = masks[a].count() + masks[b].count() - 2 * overlap
+            assert differ > 200, (a, b, differ)  # 5% of the square at least
+
+
+def test_card_surfaces_are_cached(surface: pygame.Surface) -> None:
+    art = CardArt()
+    assert art.face("Kk", 90, 126) is art.face("Kk", 90, 126)
+    assert art.back(45, 63) is art.back(45, 63)
