@@ -156,7 +156,7 @@ class Choreographer:
             target = Pose(*layout.pile_slot(result["star_pile"]), 0.5)
             caption = "White Star!" if result.get("white") else "Star!"
             cx, cy = layout.centre
-            items.append(Banner(caption, Pose(cx, cy - layout.card_size[1] * 0.9, 1.4),
+            items.append(Banner(caption, Pose(cx, cy - layout.card_size[1] * 1.2, 1.4),
                                 0.0, 1.3))
             for index, (seat, code) in enumerate(trick):
                 start = Pose(*layout.trick_slot(seat))

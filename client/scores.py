@@ -26,7 +26,7 @@ def draw_score_sheet(surface: pygame.Surface, layout: Layout, model: TableModel,
     view = model.view
     sheet: list[list[int]] = view.get("score_sheet") or []
     area = layout.table.inflate(-60, -60)
-    panel(surface, area, 240)
+    panel(surface, area, 252)
     hotspots.add(area, "button", "none")
     blit_text(surface, "Score sheet", 26, theme.GOLD, "midtop", (area.centerx, area.y + 14))
     _sheet_table(surface, pygame.Rect(area.x + 24, area.y + 60, area.w - 48, area.h - 130),
@@ -81,7 +81,7 @@ def draw_game_over(surface: pygame.Surface, layout: Layout, model: TableModel,
                    hotspots: Hotspots, mouse: tuple[int, int]) -> None:
     view = model.view
     area = layout.table.inflate(-50, -40)
-    panel(surface, area, 245)
+    panel(surface, area, 252)
     hotspots.add(area, "button", "none")
     totals = view.get("totals") or []
     best = (min(totals) if view.get("game") == "hearts" else max(totals)) if totals else 0

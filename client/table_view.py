@@ -11,7 +11,7 @@ from typing import Any
 
 import pygame
 
-from client import theme
+from client import fonts, theme
 from client.animation import Animator
 from client.cardart import CardArt
 from client.choreography import back_key, hand_key, pile_key, trick_key
@@ -280,10 +280,12 @@ class TableView:
         for caption in animator.captions():
             pose = caption.pose
             size = round(22 * pose.scale)
-            rect = blit_text(surface, caption.text, size, theme.INK, "center", (pose.x, pose.y))
-            bubble = rect.inflate(26, 14)
+            image = fonts.text(caption.text, size, theme.INK)
+            bubble = image.get_rect(center=(round(pose.x), round(pose.y))).inflate(26, 14)
             layer = pygame.Surface(bubble.size, pygame.SRCALPHA)
-            pygame.draw.rect(layer, (*theme.PAPER, round(235 * pose.alpha)), layer.get_rect(),
+            pygame.draw.rect(layer, (*theme.GOLD, round(240 * pose.alpha)), layer.get_rect(),
+                             border_radius=bubble.h // 2)
+            pygame.draw.rect(layer, (*theme.INK, round(200 * pose.alpha)), layer.get_rect(), 2,
                              border_radius=bubble.h // 2)
             surface.blit(layer, bubble)
             blit_text(surface, caption.text, size, theme.INK, "center", (pose.x, pose.y))
@@ -401,7 +403,8 @@ class TableView:
                 return f"Choose {legal['pass']['count']} cards to pass to {names(to)}."
             if "exchange" in legal:
                 count = legal["exchange"].get("count")
-                return f"Take the {count} undealt cards? Choose {count} cards to discard."
+                cards = "card" if count == 1 else "cards"
+                return f"Take the {count} undealt {cards}? Choose {count} {cards} to discard."
         waiting = view.get("to_act") or []
         if len(waiting) == 1:
             doing = {"bidding": "bid", "bury": "bury", "play": "play",
@@ -420,11 +423,11 @@ class TableView:
             y = layout.centre[1] + height * 0.98  # below the trick: the bottom seat is a plate
         centre = (layout.table.centerx, y)
         if model.refusal:
-            rect = blit_text(surface, model.refusal, 18, theme.TEXT, "center", centre,
-                             max_width=layout.table.w - 60)
-            box = rect.inflate(28, 14)
+            message = "Refused: " + model.refusal
+            image = fonts.text(message, 18, theme.TEXT)
+            box = image.get_rect(center=centre).inflate(28, 14).clamp(layout.table)
             pygame.draw.rect(surface, theme.ALERT, box, border_radius=10)
-            blit_text(surface, "Refused: " + model.refusal, 18, theme.TEXT, "center", centre,
+            blit_text(surface, message, 18, theme.TEXT, "center", box.center,
                       max_width=layout.table.w - 60)
             return
         message = self.prompt(model, interactive)

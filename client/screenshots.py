@@ -1,0 +1,235 @@
+"""Save a screenshot of every screen, for a person to look at: ``python -m client.screenshots
+OUTDIR``. Tables are built from real games played by bots through the engine; the lobby talks
+to a real embedded server."""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pygame  # noqa: E402
+
+from client.app import open_window  # noqa: E402
+from client.model import TableModel  # noqa: E402
+from client.session import Batch  # noqa: E402
+from client.table_screen import TableScreen  # noqa: E402
+from shared.bots import make_bot  # noqa: E402
+from shared.engine import Command, Event, Game  # noqa: E402
+from shared.games import get_game  # noqa: E402
+from shared.table import Table  # noqa: E402
+
+SIZE = (1280, 720)
+NAMES = ["Sam", "Ada", "Bruno", "Clara", "Dmitri", "Elif"]
+Until = Callable[[Any], bool]
+
+
+class Scripted:
+    """A game driven by bots, where seat 0 bids so as to become the declarer."""
+
+    def __init__(self, game_id: str, players: int = 4, seed: int = 3,
+                 options: dict[str, Any] | None = None, path: str | None = None) -> None:
+        self.game: Game[Any] = get_game(game_id)
+        self.table = Table.new(self.game, players, options or {}, path=path)
+        self.bots = [make_bot(self.game, "random", random.Random(seed + s))
+                     for s in range(players)]
+        self.deal = seed
+        self.history: list[tuple[Any, Event, Any]] = []
+
+    def run_until(self, until: Until, limit: int = 5000) -> None:
+        game, table = self.game, self.table
+        for _ in range(limit):
+            if until(table.state):
+                return
+            if game.chance(table.state) is not None:
+                self.deal += 1
+                before = table.state
+                for _, event in table.shuffle(self.deal):
+                    self.history.append((before, event, table.state))
+                continue
+            seat = game.to_act(table.state)[0]
+            command = self.choose(seat)
+            before = table.state
+            for _, event in table.submit(command):
+                self.history.append((before, event, table.state))
+        raise RuntimeError("the scripted game never reached the wanted moment")
+
+    def choose(self, seat: int) -> Command:
+        state = self.table.state
+        if getattr(state, "phase", "") == "bidding":
+            legal = self.game.view(state, seat).get("legal", {})
+            if seat == 0 and "bid" in legal:
+                return Command("bid", 0, {"amount": legal["bid"]["min"]})
+            if legal.get("pass"):
+                return Command("pass", seat, {})
+        return self.bots[seat].choose(self.game, state, seat)
+
+    def screen(self, seat: int | None = 0, interactive: bool = True) -> TableScreen:
+        view = self.game.view(self.table.state, seat)
+        model = TableModel(self.game.id, seat, self.table.players, NAMES[: self.table.players])
+        screen = TableScreen(model, (lambda kind, data: None) if interactive else None,
+                             size=SIZE)
+        screen.receive(Batch([], view, self.table.seq, True))
+        return screen
+
+
+def _event_dict(event: Event) -> dict[str, Any]:
+    return {"type": event.type, "seat": event.seat, "data": dict(event.data)}
+
+
+def save(surface: pygame.Surface, screen: Any, folder: Path, name: str) -> None:
+    screen.draw(surface)
+    pygame.image.save(surface, str(folder / f"{name}.png"))
+    print(folder / f"{name}.png")
+
+
+def stars_screens(surface: pygame.Surface, folder: Path) -> None:
+    play = Scripted("stars", seed=3)
+    play.run_until(lambda s: s.phase == "bidding" and s.turn == 0)
+    screen = play.screen()
+    screen.ui.say("New hand dealt")
+    save(surface, screen, folder, "stars_1_bidding")
+    play.run_until(lambda s: s.phase == "bury")
+    screen = play.screen()
+    screen.ui.selected = screen.model.hand[:2]
+    save(surface, screen, folder, "stars_2_burial")
+    play.run_until(lambda s: s.phase == "play" and s.turn == 0 and len(s.trick) >= 2)
+    screen = play.screen()
+    save(surface, screen, folder, "stars_3_your_turn")
+    screen.model.refuse("you must follow suit: Leaves was led")
+    save(surface, screen, folder, "stars_4_refused")
+    # A Star: play on until a trick is a Star, then show its animation half-way.
+    game = play.game
+    play.run_until(lambda s: bool(game.view(s, None).get("last_star"))
+                   and play.history and play.history[-1][1].type == "played"
+                   and not s.trick)
+    before, event, after = play.history[-1]
+    model = TableModel("stars", 0, 4, NAMES[:4])
+    screen = TableScreen(model, None, size=SIZE)
+    screen.receive(Batch([], game.view(before, 0), 1, True))
+    shown = game.event_view(before, event, 0)
+    assert shown is not None
+    screen.receive(Batch([(2, _event_dict(shown))], game.view(after, 0), 2, False))
+    screen.update(0.5)
+    save(surface, screen, folder, "stars_5_trick_complete")
+    screen.update(0.95)
+    save(surface, screen, folder, "stars_6_star_flies_to_pile")
+    screen.update(3.0)
+    save(surface, screen, folder, "stars_7_star_pile")
+    screen.ui.overlay = "last"
+    save(surface, screen, folder, "stars_8_last_trick")
+    play.run_until(lambda s: s.phase == "over", limit=20000)
+    screen = play.screen()
+    save(surface, screen, folder, "stars_9_game_over_chart")
+    screen.ui.overlay = "sheet"
+    save(surface, screen, folder, "stars_10_score_sheet")
+    screen = play.screen(seat=None, interactive=False)
+    screen.ui.dismissed_game_over = True
+    screen.model.connection = "lost"
+    save(surface, screen, folder, "stars_11_spectator_connection_lost")
+
+
+def hearts_screens(surface: pygame.Surface, folder: Path) -> None:
+    play = Scripted("hearts", seed=4)
+    play.run_until(lambda s: s.phase == "exchange" and s.turn == 0)
+    save(surface, play.screen(), folder, "hearts_1_exchange")
+    play.run_until(lambda s: s.phase == "pass")
+    screen = play.screen()
+    screen.ui.selected = screen.model.hand[-2:]
+    save(surface, screen, folder, "hearts_2_passing")
+    play.run_until(lambda s: s.phase == "play" and s.turn == 0 and len(s.trick) == 3)
+    save(surface, play.screen(), folder, "hearts_3_your_turn")
+    # Cards being dealt, caught in the middle of the deal.
+    five = Scripted("hearts", players=5, seed=8)
+    five.run_until(lambda s: s.hand_number == 1)
+    before, event, after = five.history[0]
+    model = TableModel("hearts", 0, 5, NAMES[:5])
+    screen = TableScreen(model, None, size=SIZE)
+    screen.receive(Batch([], five.game.view(before, 0), 0, True))
+    shown = five.game.event_view(before, event, 0)
+    assert shown is not None
+    screen.receive(Batch([(1, _event_dict(shown))], five.game.view(after, 0), 1, False))
+    screen.update(0.9)
+    save(surface, screen, folder, "hearts_4_dealing_5_players")
+
+
+def replay_screens(surface: pygame.Surface, folder: Path) -> None:
+    from client.replay_screen import ReplayScreen
+    from shared.replay import load
+
+    path = Path(tempfile.mkdtemp()) / "stars.starhall"
+    play = Scripted("stars", seed=6, path=str(path))
+    play.run_until(lambda s: s.phase == "over", limit=20000)
+    play.table.log.close()  # type: ignore[union-attr]
+    viewer = ReplayScreen(load(path), SIZE)
+    viewer.seek(len(viewer.states) // 3)
+    save(surface, viewer, folder, "replay_1_everything")
+    viewer.control("viewer")
+    viewer.control("viewer")
+    save(surface, viewer, folder, "replay_2_as_seat_0")
+
+
+def lobby_screen(surface: pygame.Surface, folder: Path) -> None:
+    from client.embedded import EmbeddedServer
+    from client.lobby import Lobby
+
+    with EmbeddedServer(tempfile.mkdtemp(), think=0.0) as server:
+        lobby = Lobby(SIZE, server.address, "You")
+        for _ in range(300):
+            lobby.frame(0.02)
+            if lobby.games:
+                break
+            time.sleep(0.01)
+        assert lobby.link is not None
+        lobby.link.send({"type": "create", "game": "hearts", "players": 4})
+        lobby.link.send({"type": "create", "game": "stars", "players": 4})
+        lobby.last_list = -100
+        for _ in range(300):
+            lobby.frame(0.02)
+            if len(lobby.tables) >= 2:
+                break
+            if lobby.link.state == "connected":
+                lobby.last_list = -100
+            time.sleep(0.01)
+        save(surface, lobby, folder, "lobby")
+        lobby.close()
+
+
+def card_gallery(surface: pygame.Surface, folder: Path) -> None:
+    from client.cardart import CardArt
+    from client.theme import FELT
+
+    art = CardArt()
+    surface.fill(FELT)
+    rows = [["A*", "K*", "Q*", "J*", "10*", "2*", "JK"], ["AC", "KD", "QH", "JS", "9C", "5D", "7H"],
+            ["Ck", "Kk", "Qs", "Sw", "Ll", "7k", "4s"], ["2w", "3l", "6w", "Cl", "Ks", "Lw", "5l"]]
+    for r, row in enumerate(rows):
+        for c, code in enumerate(row):
+            surface.blit(art.face(code, 100, 140), (30 + c * 112, 20 + r * 172))
+    surface.blit(art.back(100, 140), (30 + 7 * 112, 20))
+    pygame.image.save(surface, str(folder / "cards.png"))
+    print(folder / "cards.png")
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(argv[0] if argv else "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    surface = open_window(SIZE)
+    card_gallery(surface, folder)
+    stars_screens(surface, folder)
+    hearts_screens(surface, folder)
+    replay_screens(surface, folder)
+    lobby_screen(surface, folder)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
