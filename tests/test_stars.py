@@ -595,6 +595,43 @@ def check_invariants(state: StarsState) -> None:
         assert sum(map(sum, (r.changes for r in state.results))) == sum(state.totals)
 
 
+def card_codes(value: Any) -> set[str]:
+    """Every card code anywhere in a view."""
+    if isinstance(value, str):
+        return {value} if value in DECK.by_code else set()
+    if isinstance(value, dict):
+        return set().union(*(card_codes(v) for v in value.values())) if value else set()
+    if isinstance(value, list | tuple):
+        return set().union(*(card_codes(v) for v in value)) if value else set()
+    return set()
+
+
+def check_views(state: StarsState) -> None:
+    """Each view shows only public cards, the viewer's own hand, and the declarer's widow and
+    burial to the declarer alone."""
+    public = 0
+    for cards in (*state.won, *state.star_piles, state.shared, *(trick_cards_of(t)
+                                                                  for t, _ in state.tricks)):
+        public |= cards
+    for _, card in state.trick:
+        public |= 1 << card
+    for viewer in (None, 0, 1, 2, 3):
+        allowed = public
+        if viewer is not None:
+            allowed |= state.hands[viewer]
+            if viewer == state.declarer and state.widow_taken and state.phase in ("bury", "play"):
+                allowed |= state.widow | state.buried
+        seen = DECK.mask(card_codes(GAME.view(state, viewer)))
+        assert not seen & ~allowed, f"seat {viewer} sees {DECK.codes(seen & ~allowed)}"
+
+
+def trick_cards_of(trick: Any) -> int:
+    mask = 0
+    for _, card in trick:
+        mask |= 1 << card
+    return mask
+
+
 def random_game(seed: int, colored: bool, bots: tuple[str, ...] = ("random",) * 4,
                 target: int = 200) -> Table[StarsState]:
     table = new_table(colored_star=colored, target=target)
@@ -604,6 +641,8 @@ def random_game(seed: int, colored: bool, bots: tuple[str, ...] = ("random",) * 
     while not table.outcome().over:
         state = table.state
         check_invariants(state)
+        if steps % 7 == 0:
+            check_views(state)
         if GAME.chance(state) is not None:
             table.shuffle(rng.randrange(2**32))
             continue
