@@ -27,6 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default=None, help="the name clients see (default: hostname)")
     parser.add_argument("--think", type=float, default=0.4, metavar="SECONDS",
                         help="how long bots wait before they move (default 0.4)")
+    parser.add_argument("--flood-rate", type=float, default=200.0, metavar="PER_SECOND",
+                        help="messages a client may send per second before the excess is "
+                             "dropped (default 200, bursts of twice that)")
     parser.add_argument("--beacon", default="255.255.255.255", metavar="ADDR|off",
                         help="where the LAN beacon goes (default: broadcast; off: no beacon)")
 
@@ -44,10 +47,11 @@ def endpoint(bind: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.think < 0:
-        raise ValueError("--think cannot be negative")
+    if args.think < 0 or args.flood_rate <= 0:
+        raise ValueError("--think cannot be negative, --flood-rate must be positive")
     config = ServerConfig(data=Path(args.data), bind=endpoint(args.bind),
-                          name=args.name or socket.gethostname(), think=args.think)
+                          name=args.name or socket.gethostname(), think=args.think,
+                          flood_rate=args.flood_rate, flood_burst=2 * args.flood_rate)
     service = Service(config)
     stop = threading.Event()
 

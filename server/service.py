@@ -62,7 +62,7 @@ class ServerConfig:
     """Messages read before the loop commits and sends."""
     bot_burst: int = 8
     """With no think delay: moves one table's bots make before another table's turn."""
-    bot_budget: float = 0.02
+    bot_budget: float = 0.01
     """Seconds of bot moves per loop turn before the loop commits and sends."""
 
 
@@ -83,6 +83,9 @@ class Service:
         self.sessions: dict[bytes, Session] = {}
         self.outbox = Outbox()
         self.dirty: dict[str, LiveTable] = {}
+        """Tables with events not yet fsynced."""
+        self.changed_rosters: dict[str, LiveTable] = {}
+        """Tables whose participants should get a fresh ``table`` message."""
         self.bot_queue: list[tuple[float, int, str]] = []
         self._order = itertools.count()
         self.committer = GroupCommit()
@@ -114,9 +117,12 @@ class Service:
             self._commit_and_send()  # what restoring the tables produced (deals, bots)
             while not stop.is_set():
                 ready = dict(poller.poll(self._poll_timeout_ms()))
+                people_waiting = False
                 if self.socket in ready:
-                    self._receive_batch()
-                self._run_bots()
+                    people_waiting = self._receive_batch()
+                # While people wait for their replies, bots get only a moment before the commit.
+                self._run_bots(min(self.config.bot_budget, 0.002) if people_waiting
+                               else self.config.bot_budget)
                 self._housekeeping()
                 self._commit_and_send()
         finally:
@@ -128,21 +134,24 @@ class Service:
             wait = min(wait, self.bot_queue[0][0] - time.monotonic())
         return max(0, int(wait * 1000))
 
-    def _receive_batch(self) -> None:
+    def _receive_batch(self) -> bool:
+        """Handle the messages that are waiting; whether there were any."""
+        handled = False
         for _ in range(self.config.batch_messages):
             try:
                 frames = self.socket.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
-                return
+                break
             self.handle(frames[0], frames[1:])
+            handled = True
+        return handled
 
     def _commit_and_send(self) -> None:
-        for table in self.tables.values():
-            if table.roster_changed:
-                table.roster_changed = False
-                message = {"type": protocol.TABLE, "table": table.info()}
-                for identity in table.participants():
-                    self.outbox.send(identity, message)
+        for table in self.changed_rosters.values():
+            message = {"type": protocol.TABLE, "table": table.info()}
+            for identity in table.participants():
+                self.outbox.send(identity, message)
+        self.changed_rosters.clear()
         if self.dirty:
             writers = [t.table.log for t in self.dirty.values() if t.table.log is not None]
             for writer, error in self.committer.commit(writers):
@@ -325,7 +334,7 @@ class Service:
         token = seat.seat_person(name or session.name or f"Player {number + 1}")
         self._bind(session, table, number)
         table.save_seating()
-        table.roster_changed = True
+        self.changed_rosters[table.id] = table
         self._reply(session, rid, {"type": protocol.SEATED, "table": table.id, "seat": number,
                                    "token": token})
         self._snapshot(session, rid, table, number)
@@ -362,7 +371,7 @@ class Service:
             if old is not None:
                 old.seats.discard((table.id, number))
         self._bind(session, table, number)
-        table.roster_changed = True
+        self.changed_rosters[table.id] = table
 
     def _bind(self, session: Session, table: LiveTable, number: int) -> None:
         table.seats[number].session = session.identity
@@ -379,7 +388,7 @@ class Service:
         seat.free()
         table.remove_bot(number)
         table.save_seating()
-        table.roster_changed = True
+        self.changed_rosters[table.id] = table
         self._reply(session, rid, {"type": protocol.LEFT, "table": table.id, "seat": number})
 
     def _watch(self, session: Session, message: dict[str, Any], rid: Any) -> None:
@@ -392,14 +401,14 @@ class Service:
         if session.identity not in table.watchers:
             table.watchers.add(session.identity)
             session.watching.add(table.id)
-            table.roster_changed = True
+            self.changed_rosters[table.id] = table
 
     def _unwatch(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         table = self._table(message)
         if session.identity in table.watchers:
             table.watchers.discard(session.identity)
             session.watching.discard(table.id)
-            table.roster_changed = True
+            self.changed_rosters[table.id] = table
         self._reply(session, rid, {"type": protocol.UNWATCHED, "table": table.id})
 
     def _sync(self, session: Session, message: dict[str, Any], rid: Any) -> None:
@@ -435,7 +444,7 @@ class Service:
                                "or a bot")
         table.put_bot(number, kind, standin=standin)
         table.save_seating()
-        table.roster_changed = True
+        self.changed_rosters[table.id] = table
         self._reply(session, rid, {"type": protocol.BOTTED, "table": table.id, "seat": number,
                                    "kind": kind, "standin": standin})
         self._advance(table)
@@ -457,7 +466,7 @@ class Service:
             seat.free()
         table.remove_bot(number)
         table.save_seating()
-        table.roster_changed = True
+        self.changed_rosters[table.id] = table
         self._reply(session, rid, {"type": protocol.UNBOTTED, "table": table.id, "seat": number})
 
     def _snapshot(self, session: Session, rid: Any, table: LiveTable, viewer: Viewer) -> None:
@@ -520,7 +529,7 @@ class Service:
         self.moves += len(numbered)
         self.dirty[table.id] = table
         if table.over:
-            table.roster_changed = True
+            self.changed_rosters[table.id] = table
         self._publish(table, before_state, numbered)
 
     def _publish(self, table: LiveTable, before: Any, numbered: list[tuple[int, Event]]) -> None:
@@ -578,10 +587,10 @@ class Service:
             table.bot_due = time.monotonic() + self.config.think
             heapq.heappush(self.bot_queue, (table.bot_due, next(self._order), table.id))
 
-    def _run_bots(self) -> None:
+    def _run_bots(self, budget: float) -> None:
         queue = self.bot_queue
         now = time.monotonic()
-        deadline = now + self.config.bot_budget
+        deadline = now + budget
         burst = self.config.bot_burst if self.config.think <= 0 else 1
         while queue and queue[0][0] <= now:
             due, _, table_id = heapq.heappop(queue)
@@ -625,7 +634,7 @@ class Service:
             traceback.print_exception(error, file=sys.stderr)
         table.broken = True
         table.bot_due = None
-        table.roster_changed = True
+        self.changed_rosters[table.id] = table
 
     # --- liveness ------------------------------------------------------------------------------
 
@@ -644,12 +653,12 @@ class Service:
             table = self.tables.get(table_id)
             if table is not None and table.seats[number].session == session.identity:
                 table.seats[number].session = None
-                table.roster_changed = True
+                self.changed_rosters[table.id] = table
         for table_id in session.watching:
             table = self.tables.get(table_id)
             if table is not None:
                 table.watchers.discard(session.identity)
-                table.roster_changed = True
+                self.changed_rosters[table.id] = table
         self.sessions.pop(session.identity, None)
 
 

@@ -36,8 +36,6 @@ class LiveTable:
     broken: bool = False
     bot_due: float | None = None
     """When the table's bots next act, if they are scheduled."""
-    roster_changed: bool = False
-    """Whether participants should get a fresh ``table`` message."""
 
     @property
     def game(self) -> Game[Any]:

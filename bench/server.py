@@ -1,0 +1,243 @@
+"""Benchmark of the game server (a script, not a test).
+
+    .venv/bin/python bench/server.py [--samples 2000] [--tables 200] [--seconds 10]
+
+Runs a real ``starhall serve`` process on loopback with its data in a temporary folder
+(durable: every acknowledged move is fsynced), and a bare pyzmq ROUTER echo process. Then:
+
+1. Round trip of a move, from sending ``act`` to receiving the sender's own ``update``,
+   alternated sample by sample with a round trip through the bare DEALER/ROUTER echo (the same
+   bytes), on an otherwise idle server. The player holds all four seats of one table (so every
+   move is timed and no bot stands between moves); between timed moves it asks for the next
+   seat's view, untimed.
+2. Throughput: ``--tables`` tables of four random bots with no think delay, all playing at
+   once; events appended per second over ``--seconds`` (from the tables' sequence numbers; a
+   deal is one event in about 65), while the same player keeps timing its moves at a table of
+   its own: p50/p99 of a move's round trip under that load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import zmq  # noqa: E402
+
+from shared import protocol  # noqa: E402
+from shared.connection import Connection  # noqa: E402
+
+ENDLESS = {"target": 1_000_000}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def echo_server(port: int) -> None:
+    """A bare ROUTER that sends every message straight back (run in its own process)."""
+    context = zmq.Context()
+    router = context.socket(zmq.ROUTER)
+    router.bind(f"tcp://127.0.0.1:{port}")
+    while True:
+        router.send_multipart(router.recv_multipart())
+
+
+def start(command: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+
+
+class HotSeat:
+    """One connection holding every seat of a table, timing each move to its own update."""
+
+    def __init__(self, address: str) -> None:
+        self.connection = Connection(address)
+        reply = self.connection.request({"type": "create", "game": "hearts", "players": 4,
+                                         "options": ENDLESS})
+        self.table = reply["table"]["id"]
+        self.tokens = []
+        for seat in range(4):
+            seated = self.connection.request({"type": "sit", "table": self.table, "seat": seat})
+            self.tokens.append(seated["token"])
+        self.cid = 0
+        self._drain()
+
+    def _drain(self) -> None:
+        while self.connection.receive(0.0) is not None:
+            pass
+
+    def _view(self) -> tuple[int, int, dict[str, Any]]:
+        """The seat to act, the table's seq and a command for it (untimed)."""
+        for _ in range(100):
+            for seat, token in enumerate(self.tokens):
+                snapshot = self.connection.request({"type": "sync", "table": self.table,
+                                                    "token": token})
+                view = snapshot["view"]
+                if seat in view["to_act"]:
+                    return seat, snapshot["seq"], choose(view)
+            time.sleep(0.001)
+        raise RuntimeError("nobody to act")
+
+    def timed_move(self) -> float:
+        seat, seq, command = self._view()
+        self._drain()
+        self.cid += 1
+        payload = protocol.encode({"type": "act", "table": self.table,
+                                   "token": self.tokens[seat], "seq": seq, "cid": self.cid,
+                                   "command": command})
+        started = time.perf_counter()
+        self.connection.send_raw([payload])
+        while True:
+            message = self.connection.receive(5.0)
+            if message is None:
+                raise RuntimeError("no update")
+            if message["type"] == protocol.ERROR:
+                raise RuntimeError(f"refused: {message}")
+            if message["type"] == protocol.UPDATE and message["seat"] == seat and any(
+                    event["seat"] == seat for event in message["events"]):
+                elapsed = time.perf_counter() - started
+                break
+        self._drain_until_ack()
+        return elapsed
+
+    def _drain_until_ack(self) -> None:
+        while True:
+            message = self.connection.receive(5.0)
+            if message is None or message["type"] == protocol.ACK:
+                return
+
+
+def choose(view: dict[str, Any]) -> dict[str, Any]:
+    legal = view["legal"]
+    if legal.get("play"):
+        return {"type": "play", "data": {"card": legal["play"][0]}}
+    if "pass" in legal:
+        return {"type": "pass",
+                "data": {"cards": legal["pass"]["from"][: legal["pass"]["count"]]}}
+    offer = legal["exchange"]
+    if offer["may_decline"]:
+        return {"type": "decline_exchange", "data": {}}
+    return {"type": "take_exchange", "data": {"cards": offer["discard_from"][: offer["count"]]}}
+
+
+def echo_round_trip(dealer: Any, payload: bytes) -> float:
+    started = time.perf_counter()
+    dealer.send(payload)
+    dealer.recv()
+    return time.perf_counter() - started
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def total_seq(connection: Connection) -> int:
+    total, offset = 0, 0
+    while offset is not None:
+        page = connection.request({"type": "list", "offset": offset})
+        total += sum(table["seq"] for table in page["tables"])
+        offset = page["next"]
+    return total
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, default=2000)
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--echo-server", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.echo_server is not None:
+        echo_server(args.echo_server)
+        return 0
+
+    data = tempfile.mkdtemp(prefix="starhall-bench-")
+    server_port, echo_port = free_port(), free_port()
+    server = start([sys.executable, "-m", "server.cli", "serve", "--bind",
+                    f"127.0.0.1:{server_port}", "--data", data, "--think", "0",
+                    "--flood-rate", "100000",  # the timing client sends far more than people
+                    "--beacon", "off"])
+    echo = start([sys.executable, __file__, "--echo-server", str(echo_port)])
+    try:
+        assert server.stdout is not None
+        print(server.stdout.readline().strip())
+        address = f"tcp://127.0.0.1:{server_port}"
+        context = zmq.Context.instance()
+        dealer = context.socket(zmq.DEALER)
+        dealer.setsockopt(zmq.LINGER, 0)
+        dealer.connect(f"tcp://127.0.0.1:{echo_port}")
+        player = HotSeat(address)
+        payload = protocol.encode({"type": "act", "table": player.table,
+                                   "token": player.tokens[0], "seq": 100, "cid": 100,
+                                   "command": {"type": "play", "data": {"card": "QS"}}})
+        for _ in range(50):  # warm up both paths
+            echo_round_trip(dealer, payload)
+            player.timed_move()
+        echoes, moves = [], []
+        for _ in range(args.samples):
+            echoes.append(echo_round_trip(dealer, payload))
+            moves.append(player.timed_move())
+        report("idle server", echoes, moves)
+
+        lobby = Connection(address)
+        for _ in range(args.tables):
+            table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                                   "options": ENDLESS})["table"]["id"]
+            for seat in range(4):
+                lobby.request({"type": "bot", "table": table, "seat": seat})
+        time.sleep(1.0)  # let every table get going
+        before, started = total_seq(lobby), time.perf_counter()
+        loaded_echoes, loaded = [], []
+        while time.perf_counter() - started < args.seconds:
+            loaded_echoes.append(echo_round_trip(dealer, payload))
+            loaded.append(player.timed_move())
+        after, elapsed = total_seq(lobby), time.perf_counter() - started
+        rate = (after - before) / elapsed
+        print(f"\n{args.tables} tables of 4 random bots, no think delay, fsync'd group "
+              f"commits, {elapsed:.1f} s:")
+        print(f"  {rate:,.0f} events/s appended across the tables ({after - before:,} events)")
+        report(f"under load ({len(loaded)} timed moves)", loaded_echoes, loaded)
+        print(f"\nmachine: {os.cpu_count()} cores; data in {data} (removed)")
+        lobby.close()
+        dealer.close()
+    finally:
+        for process in (server, echo):
+            process.send_signal(signal.SIGTERM)
+        for process in (server, echo):
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        shutil.rmtree(data, ignore_errors=True)
+    return 0
+
+
+def report(title: str, echoes: list[float], moves: list[float]) -> None:
+    def ms(value: float) -> str:
+        return f"{value * 1000:.3f} ms"
+
+    echo_p50, move_p50 = statistics.median(echoes), statistics.median(moves)
+    print(f"\n{title}: {len(moves)} moves, {len(echoes)} echoes, alternated")
+    print(f"  bare DEALER/ROUTER echo   p50 {ms(echo_p50)}  p99 {ms(percentile(echoes, 0.99))}")
+    print(f"  move -> own update        p50 {ms(move_p50)}  p99 {ms(percentile(moves, 0.99))}")
+    print(f"  move p50 / echo p50 = {move_p50 / echo_p50:.2f} (target at most 3)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
