@@ -13,6 +13,7 @@ import pytest
 from server.embed import EmbeddedServer
 from shared import protocol
 from shared.connection import Connection, ServerListener
+from shared.games import GAMES
 from shared.replay import Verified, load, verify
 from tests.server_helpers import (
     FAST_HEARTS,
@@ -310,3 +311,30 @@ def test_beacon_is_heard_on_loopback(tmp_path: Path) -> None:
         listener.close()
     assert protocol.decode_beacon(b"STARHALL\x02\x00\x01x") is None
     assert protocol.decode_beacon(b"garbage") is None
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_every_game_is_served_through_the_engine_contract(server: EmbeddedServer,
+                                                          game_id: str) -> None:
+    game = GAMES[game_id]
+    lobby = Participant(address(server))
+    created = lobby.request({"type": "create", "game": game_id, "players": game.min_players})
+    assert created["type"] == protocol.CREATED, created
+    table = created["table"]["id"]
+    watcher = Participant(address(server))
+    watcher.request({"type": "watch", "table": table})
+    kinds = next(g["bots"] for g in lobby.request({"type": "hello"})["games"]
+                 if g["id"] == game_id)
+    for seat in range(game.min_players):
+        reply = lobby.request({"type": "bot", "table": table, "seat": seat,
+                               "kind": kinds[seat % len(kinds)]})
+        assert reply["type"] == protocol.BOTTED, reply
+    wait_for(lambda: load(log_of(server, table)).last_seq >= 60)
+    watcher.drain(0.05)
+    assert isinstance(verify(log_of(server, table)), Verified)
+    updates = [m for m in watcher.received if m["type"] == protocol.UPDATE]
+    assert updates and updates[0]["from"] == 0
+    for earlier, later in zip(updates, updates[1:], strict=False):
+        assert later["from"] == earlier["seq"]
+    lobby.close()
+    watcher.close()
