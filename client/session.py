@@ -1,9 +1,8 @@
 """One table as the server tells it: snapshots and updates become ``Batch``es for the screen,
 the user's commands become ``act`` requests.
 
-Updates carry events only, and the view belongs to snapshots, so after each update the
-session asks for a ``sync``; the events it holds meanwhile are handed over with the next
-snapshot's view. Events animate; the view is the truth.
+Each update carries the events since the last one and the view after them; events animate,
+the view is the truth. After a gap the session asks for a ``sync`` and drops what it held.
 """
 
 from __future__ import annotations
@@ -125,18 +124,23 @@ class TableSession:
         if self.model is not None:
             self.model.names = seat_names(info)
 
-    def _update(self, message: dict[str, Any]) -> None:
+    def _update(self, message: dict[str, Any]) -> Batch | None:
         start, seq = int(message["from"]), int(message["seq"])
         if seq <= self.event_seq:
             return None
         if start != self.event_seq:
             self.fresh = True  # a gap: some events are lost to us, so nothing can animate
             self.pending.clear()
-        else:
-            self.pending += [(int(e["seq"]), e) for e in message.get("events") or []]
+            self.event_seq = seq
+            self._sync()
+            return None
+        self.pending += [(int(e["seq"]), e) for e in message.get("events") or []]
         self.event_seq = seq
-        self._sync()
-        return None
+        view = message.get("view")
+        if view is None or self.model is None or self.syncing:
+            self._sync()  # a server that sends no view, or a snapshot already on its way
+            return None
+        return self._take_view(seq, view)
 
     def _snapshot(self, message: dict[str, Any]) -> Batch | None:
         self.syncing = False
@@ -150,6 +154,13 @@ class TableSession:
         if info:
             self._take_info(info)
         self.model.connection = "connected"
+        batch = self._take_view(seq, message["view"])
+        if self.pending:
+            self._sync()
+        return batch
+
+    def _take_view(self, seq: int, view: dict[str, Any]) -> Batch | None:
+        """The events up to ``seq`` that are waiting, with the view after them."""
         if seq < self.view_seq:
             return None
         events = [(s, e) for s, e in self.pending if self.view_seq < s <= seq]
@@ -158,9 +169,7 @@ class TableSession:
         self.fresh = False
         self.view_seq = seq
         self.event_seq = max(self.event_seq, seq)
-        if self.pending:
-            self._sync()
-        return Batch(events, message["view"], seq, fresh)
+        return Batch(events, view, seq, fresh)
 
     def _error(self, message: dict[str, Any]) -> None:
         request = self._acts.pop(message.get("rid"), None)  # type: ignore[arg-type]

@@ -546,9 +546,11 @@ class Service:
         for _, event in numbered[:-1]:
             befores.append(game.evolve(befores[-1], event))
         seen: dict[Viewer, list[dict[str, Any]]] = {}
+        views: dict[Viewer, dict[str, Any]] = {}
         for _, viewer in viewers:
             if viewer in seen:
                 continue
+            views[viewer] = game.view(table.table.state, viewer)
             cut = []
             for (seq, event), state in zip(numbered, befores, strict=True):
                 shown = game.event_view(state, event, viewer)
@@ -558,7 +560,8 @@ class Service:
             seen[viewer] = cut
         after, last = numbered[0][0] - 1, numbered[-1][0]
         for identity, viewer in viewers:
-            self.outbox.events(identity, table.id, viewer, after, last, seen[viewer])
+            self.outbox.events(identity, table.id, viewer, after, last, seen[viewer],
+                               views[viewer])
 
     def _advance(self, table: LiveTable) -> None:
         """Answer the game's chance requests, then wake the bots if it is theirs to move."""

@@ -51,19 +51,21 @@ class Outbox:
         self._messages.append((identity, message))
 
     def events(self, identity: bytes, table: str, viewer: Viewer, after: int, seq: int,
-               events: list[dict[str, Any]]) -> None:
-        """Events ``after + 1`` .. ``seq`` of ``table`` as ``viewer`` sees them."""
+               events: list[dict[str, Any]], view: dict[str, Any]) -> None:
+        """Events ``after + 1`` .. ``seq`` of ``table`` as ``viewer`` sees them, and the view
+        after them (so a client needs no ``sync`` to see the table as it now is)."""
         gathered = self._updates.setdefault(identity, {})
         key = (table, viewer)
         update = gathered.get(key)
         if update is not None and update["seq"] == after:
             update["seq"] = seq
             update["events"].extend(events)
+            update["view"] = view
             return
         if update is not None:
             self._messages.append((identity, gathered.pop(key)))
         gathered[key] = {"type": protocol.UPDATE, "table": table, "seat": viewer,
-                         "from": after, "seq": seq, "events": list(events)}
+                         "from": after, "seq": seq, "events": list(events), "view": view}
 
     def _release(self, identity: bytes) -> None:
         gathered = self._updates.pop(identity, None)
