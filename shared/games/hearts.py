@@ -16,6 +16,7 @@ from random import Random
 from typing import Any, NamedTuple
 
 from shared.cards import CardSet, Deck, bits, lowest
+from shared.commands import held_card, held_cards, seat_of
 from shared.engine import (
     ChanceRequest,
     Command,
@@ -391,12 +392,13 @@ class Hearts(Game[HeartsState]):
             return [self._decide_play(state, command)]
         if kind == "shuffle":
             return [shuffle_event(self.chance(state), command, "deal")]
-        seat = self._seat_of(state, command)
+        seat = seat_of(command, state.rules.players)
         if kind == "pass":
             require(state.phase == "pass", "wrong_phase", f"no passing now: {self._now(state)}")
             require(state.passes[seat] is None, "already_passed",
                     f"seat {seat} has already passed this hand")
-            cards = self._cards_from(state, command, state.rules.pass_cards, state.hands[seat])
+            cards = held_cards(state.rules.deck, command.data.get("cards"), state.rules.pass_cards,
+                               state.hands[seat], seat)
             return [Event("passed", seat, {"cards": state.rules.deck.codes(cards)})]
         if kind in ("take_exchange", "decline_exchange"):
             require(state.phase == "exchange", "wrong_phase",
@@ -409,26 +411,21 @@ class Hearts(Game[HeartsState]):
                         "everyone has declined, so this seat must take the exchange")
                 return [Event("exchange_declined", seat, {})]
             hand = state.hands[seat]
-            cards = self._cards_from(state, command, rules.undealt_count, hand)
+            cards = held_cards(rules.deck, command.data.get("cards"), rules.undealt_count, hand,
+                               seat)
             require(not cards & ~_non_point(rules, hand), "point_card_discard",
                     "only non-point cards (not Hearts, not the Queen of Spades) may be discarded")
             return [Event("exchange_taken", seat, {"cards": rules.deck.codes(cards)})]
         raise IllegalCommand("unknown_command", f"hearts has no command {kind!r}")
 
     def _decide_play(self, state: HeartsState, command: Command) -> Event:
-        seat = self._seat_of(state, command)
+        seat = seat_of(command, state.rules.players)
         if state.phase != "play":
             raise IllegalCommand("wrong_phase", f"no card play now: {self._now(state)}")
         if seat != state.turn:
             raise IllegalCommand("not_your_turn", f"it is seat {state.turn}'s turn to play")
         rules = state.rules
-        code = command.data.get("card")
-        index = rules.deck.index_of.get(code) if isinstance(code, str) else None
-        if index is None:
-            raise IllegalCommand("bad_card", f"{code!r} is not a card of this game")
-        hand = state.hands[seat]
-        if not hand >> index & 1:
-            raise IllegalCommand("card_not_held", f"seat {seat} does not hold {code}")
+        index = held_card(rules.deck, command.data.get("card"), state.hands[seat], seat)
         if not legal_cards(state, seat) >> index & 1:
             raise IllegalCommand(*self._why_illegal(state, seat, index))
         return Event("played", seat, rules.play_commands[seat][index].data)
@@ -449,31 +446,6 @@ class Hearts(Game[HeartsState]):
         if rules.joker >> card & 1:
             return "joker_lead", "the Joker may be led only from a hand with nothing else"
         return "hearts_not_broken", "Hearts may not be led until a Heart has been played"
-
-    @staticmethod
-    def _seat_of(state: HeartsState, command: Command) -> Seat:
-        seat = command.seat
-        if type(seat) is not int or not 0 <= seat < state.rules.players:
-            raise IllegalCommand("bad_seat", f"{seat!r} is not a seat at this table")
-        return seat
-
-    @staticmethod
-    def _cards_from(state: HeartsState, command: Command, count: int, hand: CardSet) -> CardSet:
-        codes = command.data.get("cards")
-        if not isinstance(codes, list | tuple) or len(codes) != count:
-            raise IllegalCommand("bad_command", f"choose exactly {count} cards as 'cards'")
-        deck = state.rules.deck
-        cards = 0
-        for code in codes:
-            index = deck.index_of.get(code) if isinstance(code, str) else None
-            if index is None:
-                raise IllegalCommand("bad_card", f"{code!r} is not a card of this game")
-            if not hand >> index & 1:
-                raise IllegalCommand("card_not_held", f"seat {command.seat} does not hold {code}")
-            cards |= 1 << index
-        if cards.bit_count() != count:
-            raise IllegalCommand("bad_command", "the same card was named twice")
-        return cards
 
     @staticmethod
     def _now(state: HeartsState) -> str:

@@ -19,6 +19,7 @@ from random import Random
 from typing import Any
 
 from shared.cards import CardSet, Deck, bits
+from shared.commands import held_card, held_cards, seat_of
 from shared.engine import (
     ChanceRequest,
     Command,
@@ -388,7 +389,7 @@ class Stars(Game[StarsState]):
             return [shuffle_event(self.chance(state), command, "deal")]
         if kind not in ("bid", "pass", "bury", "play"):
             raise IllegalCommand("unknown_command", f"stars has no command {kind!r}")
-        seat = self._seat_of(command)
+        seat = seat_of(command, PLAYERS)
         phase = {"bid": "bidding", "pass": "bidding", "bury": "bury", "play": "play"}[kind]
         require(state.phase == phase, "wrong_phase", f"no {kind} now: {self._now(state)}")
         require(seat == state.turn, "not_your_turn", f"it is seat {state.turn}'s turn")
@@ -418,42 +419,20 @@ class Stars(Game[StarsState]):
 
     @staticmethod
     def _decide_bury(state: StarsState, command: Command) -> Event:
-        codes = command.data.get("cards")
-        if not isinstance(codes, list | tuple) or len(codes) != BURY_COUNT:
-            raise IllegalCommand("bad_command", f"bury exactly {BURY_COUNT} cards as 'cards'")
-        hand = state.hands[state.turn]
-        cards = 0
-        for code in codes:
-            index = DECK.index_of.get(code) if isinstance(code, str) else None
-            if index is None:
-                raise IllegalCommand("bad_card", f"{code!r} is not a card of this game")
-            if not hand >> index & 1:
-                raise IllegalCommand("card_not_held", f"seat {state.turn} does not hold {code}")
-            cards |= 1 << index
-        require(cards.bit_count() == BURY_COUNT, "bad_command", "the same card was named twice")
+        cards = held_cards(DECK, command.data.get("cards"), BURY_COUNT, state.hands[state.turn],
+                           state.turn)
         return Event("buried", state.turn, {"cards": DECK.codes(cards)})
 
     @staticmethod
     def _decide_play(state: StarsState, command: Command) -> Event:
         seat = state.turn
         code = command.data.get("card")
-        index = DECK.index_of.get(code) if isinstance(code, str) else None
-        if index is None:
-            raise IllegalCommand("bad_card", f"{code!r} is not a card of this game")
-        if not state.hands[seat] >> index & 1:
-            raise IllegalCommand("card_not_held", f"seat {seat} does not hold {code}")
+        index = held_card(DECK, code, state.hands[seat], seat)
         if not legal_cards(state, seat) >> index & 1:
             suit = led_suit(state.trick, DECK)
             raise IllegalCommand("must_follow_suit",
                                  f"{code} does not follow suit: seat {seat} holds {suit}")
         return Event("played", seat, state.rules.play_commands[seat][index].data)
-
-    @staticmethod
-    def _seat_of(command: Command) -> Seat:
-        seat = command.seat
-        if type(seat) is not int or not 0 <= seat < PLAYERS:
-            raise IllegalCommand("bad_seat", f"{seat!r} is not a seat at this table")
-        return seat
 
     @staticmethod
     def _now(state: StarsState) -> str:
