@@ -190,8 +190,11 @@ class HeartsState(NamedTuple):
     """Who shot the moon in the last finished hand."""
 
 
-_HANDS, _TRICK, _BROKEN, _TURN = (
-    HeartsState._fields.index(name) for name in ("hands", "trick", "hearts_broken", "turn"))
+# Field positions, for the two steps that every trick takes (see _evolve_play).
+_HANDS, _TRICK, _BROKEN, _TURN, _UNDEALT, _TRICKS_PLAYED, _WON, _LAST_TRICK, _LAST_WINNER = (
+    HeartsState._fields.index(name) for name in (
+        "hands", "trick", "hearts_broken", "turn", "undealt", "tricks_played", "won",
+        "last_trick", "last_winner"))
 
 
 def _non_point(rules: Rules, hand: CardSet) -> CardSet:
@@ -530,15 +533,14 @@ class Hearts(Game[HeartsState]):
         winner = trick_winner(trick, rules.deck, rules.trump)
         won = list(state.won)
         won[winner] |= trick_cards(trick)
-        undealt = state.undealt
+        fields = list(state)
         if rules.blind_trick and state.tricks_played == 0:
-            won[winner] |= undealt
-            undealt = 0
-        state = state._replace(
-            hands=hands, trick=(), hearts_broken=broken, turn=winner,
-            tricks_played=state.tricks_played + 1, won=tuple(won), undealt=undealt,
-            last_trick=trick, last_winner=winner,
-        )
+            won[winner] |= state.undealt
+            fields[_UNDEALT] = 0
+        fields[_HANDS], fields[_TRICK], fields[_BROKEN], fields[_TURN] = hands, (), broken, winner
+        fields[_TRICKS_PLAYED], fields[_WON] = state.tricks_played + 1, tuple(won)
+        fields[_LAST_TRICK], fields[_LAST_WINNER] = trick, winner
+        state = tuple.__new__(HeartsState, fields)
         if any(hands):
             return state
         return _finish_hand(state)
