@@ -97,19 +97,23 @@ def load(path: str | os.PathLike[str]) -> Recording:
     recording = Recording(name, header, game, header["players"], options, torn=found.torn)
     events = recording.events
     append = events.append
+    expected = 1
     for index, (offset, body) in enumerate(found.records[1:], 1):
         kind = body.get("kind")
         if kind == "event":
-            seq, event_type, seat, data = (body.get("seq"), body.get("type"), body.get("seat"),
-                                           body.get("data"))
-            if seq != len(events) + 1:
+            try:
+                seq, event_type, seat, data = body["seq"], body["type"], body["seat"], body["data"]
+            except KeyError as missing:
+                raise LogError(name, index, offset, f"an event without {missing}") from None
+            if seq != expected or type(seq) is not int:
                 raise LogError(name, index, offset,
-                               f"event numbered {seq!r} where {len(events) + 1} was due")
+                               f"event numbered {seq!r} where {expected} was due")
             if type(event_type) is not str or type(data) is not dict or not (
                 seat is None or type(seat) is int
             ):
                 raise LogError(name, index, offset, "malformed event")
             append((seq, Event(event_type, seat, data)))
+            expected += 1
         elif kind == "checkpoint":
             seq, digest, state = body.get("seq"), body.get("hash"), body.get("state")
             if seq != len(events) or not isinstance(digest, str) or not isinstance(state, dict):
