@@ -153,10 +153,13 @@ class Person(Participant):
 
 
 def play_until_over(people: Iterable[Person], timeout: float = 30.0) -> None:
+    """Step everyone until the game is over. The deadline only keeps a server that stopped
+    making progress from hanging the suite; it measures nothing."""
     people = list(people)
     deadline = time.monotonic() + timeout
     while not all(person.over for person in people):
-        assert time.monotonic() < deadline, "the game did not finish in time"
+        if time.monotonic() > deadline:
+            raise TimeoutError("the game stopped making progress")
         for person in people:
             person.step()
 
