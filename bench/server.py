@@ -22,7 +22,6 @@ import argparse
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,17 +35,11 @@ sys.path.insert(0, str(ROOT))
 
 import zmq  # noqa: E402
 
+from server.embed import free_loopback_port  # noqa: E402
 from shared import protocol  # noqa: E402
 from shared.connection import Connection  # noqa: E402
 
 ENDLESS = {"target": 1_000_000}
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def echo_server(port: int) -> None:
@@ -168,7 +161,7 @@ def main() -> int:
         return 0
 
     data = tempfile.mkdtemp(prefix="starhall-bench-")
-    server_port, echo_port = free_port(), free_port()
+    server_port, echo_port = free_loopback_port(), free_loopback_port()
     server = start([sys.executable, "-m", "server.cli", "serve", "--bind",
                     f"127.0.0.1:{server_port}", "--data", data, "--think", "0",
                     "--flood-rate", "100000",  # the timing client sends far more than people

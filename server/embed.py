@@ -8,12 +8,22 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from server.service import ServerConfig, Service
+
+
+def free_loopback_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now, for a server started elsewhere
+    (another process) whose address must be known before it starts."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 class EmbeddedServer:

@@ -3,7 +3,6 @@ them, and a recorder that checks no message ever held a card hidden from its rec
 
 from __future__ import annotations
 
-import socket
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,11 +16,11 @@ FAST_HEARTS = {"target": 10}
 """A game of one or two hands, so a full game stays quick."""
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+def fill_with_bots(lobby: Connection | Participant, table: str,
+                   seats: Iterable[int] = (1, 2, 3)) -> None:
+    for seat in seats:
+        reply = lobby.request({"type": "bot", "table": table, "seat": seat})
+        assert reply["type"] == protocol.BOTTED, reply
 
 
 def wait_for(condition: Any, timeout: float = 10.0, step: float = 0.01) -> Any:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from server.embed import EmbeddedServer
+from server.embed import EmbeddedServer, free_loopback_port
 from shared import protocol
 from shared.connection import Connection, ServerListener
 from shared.games import GAMES
@@ -21,7 +21,7 @@ from tests.server_helpers import (
     Participant,
     Person,
     choose,
-    free_port,
+    fill_with_bots,
     play_until_over,
     wait_for,
 )
@@ -134,8 +134,7 @@ def test_a_full_game_of_people_and_bots_hides_every_hidden_card(
 def test_stale_and_repeated_commands(server: EmbeddedServer) -> None:
     lobby = Participant(address(server))
     table = create(lobby, mode="no_exchange")  # no exchange: everyone passes at once
-    for seat in (1, 2, 3):
-        lobby.request({"type": "bot", "table": table, "seat": seat})
+    fill_with_bots(lobby, table)
     ada = Person(address(server), table, 0)
     wait_for(ada.refresh)
     command = choose(ada.feed.view)
@@ -191,8 +190,7 @@ def test_only_the_token_acts_for_its_seat(server: EmbeddedServer) -> None:
 def test_reconnect_with_the_token_and_play_on(server: EmbeddedServer) -> None:
     lobby = Participant(address(server))
     table = create(lobby)
-    for seat in (1, 2, 3):
-        lobby.request({"type": "bot", "table": table, "seat": seat})
+    fill_with_bots(lobby, table)
     ada = Person(address(server), table, 0)
     wait_for(lambda: ada.step(0.01))
     moved_at = ada.acks[-1]["seq"]
@@ -268,8 +266,7 @@ def test_unbot_and_leave(server: EmbeddedServer) -> None:
 def test_a_gap_is_noticed_and_a_sync_recovers(server: EmbeddedServer) -> None:
     lobby = Participant(address(server))
     table = create(lobby)
-    for seat in (1, 2, 3):
-        lobby.request({"type": "bot", "table": table, "seat": seat})
+    fill_with_bots(lobby, table)
     ada = Person(address(server), table, 0)
     wait_for(lambda: ada.step(0.01))
     ada.pump(0.05)
@@ -293,7 +290,7 @@ def test_the_lobby_pages_a_long_list(server: EmbeddedServer) -> None:
 def test_beacon_is_heard_on_loopback(tmp_path: Path) -> None:
     from server.beacon import BeaconSender
 
-    port = free_port()
+    port = free_loopback_port()
     listener = ServerListener(port, host="127.0.0.1")
     sender = BeaconSender(47474, "test server", target="127.0.0.1", target_port=port,
                           interval=0.05)

@@ -11,9 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from server.embed import free_loopback_port
 from shared.connection import Connection
 from shared.replay import Verified, load, verify
-from tests.server_helpers import Person, choose, free_port, wait_for
+from tests.server_helpers import Person, choose, fill_with_bots, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 ENDLESS = {"target": 1_000_000}
@@ -46,7 +47,7 @@ def table_seqs(connection: Connection) -> dict[str, int]:
 
 
 def test_kill_9_and_restart_loses_no_acknowledged_move(tmp_path: Path) -> None:
-    port = free_port()
+    port = free_loopback_port()
     address = f"tcp://127.0.0.1:{port}"
     rng = random.Random(4)
     server = start_server(tmp_path, port)
@@ -61,8 +62,7 @@ def test_kill_9_and_restart_loses_no_acknowledged_move(tmp_path: Path) -> None:
             busy.append(table)
         mine = lobby.request({"type": "create", "game": "hearts", "players": 4,
                               "options": ENDLESS})["table"]["id"]
-        for seat in (1, 2, 3):
-            lobby.request({"type": "bot", "table": mine, "seat": seat})
+        fill_with_bots(lobby, mine)
         ada = Person(address, mine, 0)
         acked: list[tuple[dict[str, Any], dict[str, Any]]] = []
 

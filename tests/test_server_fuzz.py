@@ -14,7 +14,13 @@ from server.embed import EmbeddedServer
 from shared import protocol
 from shared.connection import Connection
 from shared.replay import Verified, verify
-from tests.server_helpers import FAST_HEARTS, Person, play_until_over, wait_for
+from tests.server_helpers import (
+    FAST_HEARTS,
+    Person,
+    fill_with_bots,
+    play_until_over,
+    wait_for,
+)
 
 CASES = 400
 
@@ -83,8 +89,7 @@ def test_random_and_mutated_frames_never_hurt_the_server(tmp_path: Path) -> None
         lobby = Connection(server.address)
         table = lobby.request({"type": "create", "game": "hearts", "players": 4,
                                "options": FAST_HEARTS})["table"]["id"]
-        for seat in (1, 2, 3):
-            lobby.request({"type": "bot", "table": table, "seat": seat})
+        fill_with_bots(lobby, table)
         ada = Person(server.address, table, 0)
 
         fuzzer = Connection(server.address)
