@@ -3,34 +3,44 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+COMPILED := $(VENV)/.compiled
+ENGINE_SOURCES := $(wildcard shared/*.py shared/games/*.py)
 
-.PHONY: play test lint typecheck bench clean
+.PHONY: play test build lint typecheck bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(BIN)/python
+# The install also compiles the engines with mypyc (setup.py); pure Python if it cannot.
+$(STAMP): pyproject.toml setup.py | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(COMPILED)
 
-play: $(STAMP)
+# Recompile after an edit: shared/__init__.py runs stale modules as pure Python until then.
+$(COMPILED): $(STAMP) $(ENGINE_SOURCES)
+	$(BIN)/python setup.py --quiet build_ext --inplace
+	touch $(COMPILED)
+
+build: $(COMPILED)
+
+play: $(COMPILED)
 	$(BIN)/starhall play
 
-lint: $(STAMP)
+lint: $(COMPILED)
 	$(BIN)/ruff check shared server client tests bench
 
-typecheck: $(STAMP)
+typecheck: $(COMPILED)
 	$(BIN)/mypy
 
 test: lint typecheck
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(COMPILED)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/client.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.so shared/*.so shared/games/*.so

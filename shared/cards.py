@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from random import Random
 
 CardSet = int
 """A set of cards of one deck: bit ``card.index`` is set for every card in the set."""
@@ -49,6 +50,13 @@ def bits(cards: CardSet) -> Iterator[int]:
 
 def lowest(cards: CardSet) -> int:
     """The index of the lowest card in a non-empty set."""
+    return (cards & -cards).bit_length() - 1
+
+
+def random_card(cards: CardSet, rng: Random) -> int:
+    """The index of a card drawn uniformly from a non-empty set (one draw from ``rng``)."""
+    for _ in range(int(rng.random() * cards.bit_count())):
+        cards &= cards - 1  # drop the lowest card until the chosen one is the lowest
     return (cards & -cards).bit_length() - 1
 
 

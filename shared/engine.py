@@ -23,6 +23,8 @@ from random import Random
 from types import MappingProxyType
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from shared.options import Options, OptionSpec, normalize_options
 
 Seat = int
@@ -86,6 +88,7 @@ class Outcome:
 S = TypeVar("S")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a new game need not be compiled to run
 class Game(ABC, Generic[S]):
     """One game's rules. Subclasses are stateless; all state lives in ``S`` values."""
 
@@ -185,7 +188,11 @@ def shuffle_event(request: ChanceRequest | None, command: Command, event_type: s
     order = command.data.get("order")
     if not isinstance(order, Sequence) or isinstance(order, str | bytes):
         raise IllegalCommand("bad_command", "a shuffle needs 'order', a list of card codes")
-    if len(order) != len(request.items) or sorted(map(str, order)) != sorted(request.items):
+    try:
+        given = set(order)
+    except TypeError:  # a list or a map among the codes: unhashable, so not a card code
+        given = set()
+    if len(given) != len(order) or given != set(request.items):
         raise IllegalCommand(
             "bad_shuffle", f"the order must hold exactly the {len(request.items)} cards to shuffle"
         )

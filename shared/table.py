@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import msgpack
@@ -38,15 +37,18 @@ def checkpoint_record(game: Game[Any], seq: int, state: Any) -> dict[str, Any]:
     return {"kind": "checkpoint", "seq": seq, "hash": state_hash(snapshot), "state": snapshot}
 
 
-@dataclass(slots=True)
 class Table(Generic[S]):
-    game: Game[S]
-    players: int
-    options: Options
-    state: S
-    seq: int = 0
-    """The sequence number of the last event; the first event is 1."""
-    log: LogWriter | None = None
+    # A plain class rather than a dataclass: mypyc compiles it (it cannot compile generic
+    # dataclasses), and submit is the path every move takes.
+    def __init__(self, game: Game[S], players: int, options: Options, state: S, seq: int = 0,
+                 log: LogWriter | None = None) -> None:
+        self.game = game
+        self.players = players
+        self.options = options
+        self.state = state
+        self.seq = seq
+        """The sequence number of the last event; the first event is 1."""
+        self.log = log
 
     @classmethod
     def new(

@@ -15,7 +15,7 @@ from itertools import combinations
 from random import Random
 from typing import Any, NamedTuple
 
-from shared.cards import CardSet, Deck, bits, lowest
+from shared.cards import CardSet, Deck, bits, lowest, random_card
 from shared.commands import held_card, held_cards, seat_of
 from shared.engine import (
     ChanceRequest,
@@ -102,6 +102,10 @@ class Rules:
     first_dealer: int
     play_commands: tuple[tuple[Command, ...], ...]
     """``play_commands[seat][card]``: built once, since bots and clients ask for them often."""
+    played_events: tuple[tuple[Event, ...], ...]
+    """``played_events[seat][card]``, likewise: most events of a game are one of these."""
+    deal_items: tuple[str, ...]
+    """The codes of the cards dealt, in deck order: what a shuffle must hold."""
 
 
 @cache
@@ -149,6 +153,11 @@ def _rules(players: int, mode: str, classic: bool, pass_cards: int, qs_breaks: b
             tuple(Command("play", seat, {"card": card.code}) for card in deck.cards)
             for seat in range(players)
         ),
+        played_events=tuple(
+            tuple(Event("played", seat, {"card": card.code}) for card in deck.cards)
+            for seat in range(players)
+        ),
+        deal_items=tuple(deck.codes(cards)),
     )
 
 
@@ -341,7 +350,7 @@ class Hearts(Game[HeartsState]):
     def chance(self, state: HeartsState) -> ChanceRequest | None:
         if state.phase != "deal":
             return None
-        return ChanceRequest(tuple(state.rules.deck.codes(state.rules.cards)))
+        return ChanceRequest(state.rules.deal_items)
 
     def to_act(self, state: HeartsState) -> tuple[Seat, ...]:
         if state.phase in ("exchange", "play"):
@@ -378,8 +387,7 @@ class Hearts(Game[HeartsState]):
     def random_action(self, state: HeartsState, seat: Seat, rng: Random) -> Command:
         phase = state.phase
         if phase == "play" and seat == state.turn:
-            cards = list(bits(legal_cards(state, seat)))
-            return state.rules.play_commands[seat][cards[int(rng.random() * len(cards))]]
+            return state.rules.play_commands[seat][random_card(legal_cards(state, seat), rng)]
         rules = state.rules
         if phase == "pass" and state.passes[seat] is None:
             codes = rules.deck.codes(state.hands[seat])
@@ -431,7 +439,7 @@ class Hearts(Game[HeartsState]):
         index = held_card(rules.deck, command.data.get("card"), state.hands[seat], seat)
         if not legal_cards(state, seat) >> index & 1:
             raise IllegalCommand(*self._why_illegal(state, seat, index))
-        return Event("played", seat, rules.play_commands[seat][index].data)
+        return rules.played_events[seat][index]
 
     def _why_illegal(self, state: HeartsState, seat: Seat, card: int) -> tuple[str, str]:
         rules = state.rules

@@ -18,7 +18,7 @@ from itertools import combinations
 from random import Random
 from typing import Any
 
-from shared.cards import CardSet, Deck, bits
+from shared.cards import CardSet, Deck, bits, random_card
 from shared.commands import held_card, held_cards, seat_of
 from shared.engine import (
     ChanceRequest,
@@ -336,7 +336,7 @@ class Stars(Game[StarsState]):
     def chance(self, state: StarsState) -> ChanceRequest | None:
         if state.phase != "deal":
             return None
-        return ChanceRequest(tuple(DECK.code_of))
+        return ChanceRequest(DECK.code_of)
 
     def to_act(self, state: StarsState) -> tuple[Seat, ...]:
         if state.phase in ("bidding", "bury", "play"):
@@ -370,8 +370,7 @@ class Stars(Game[StarsState]):
         if seat != state.turn or state.phase not in ("bidding", "bury", "play"):
             raise IllegalCommand("not_your_turn", f"seat {seat} has nothing to do now")
         if state.phase == "play":
-            cards = list(bits(legal_cards(state, seat)))
-            return state.rules.play_commands[seat][cards[int(rng.random() * len(cards))]]
+            return state.rules.play_commands[seat][random_card(legal_cards(state, seat), rng)]
         if state.phase == "bury":
             chosen = rng.sample(list(bits(state.hands[seat])), BURY_COUNT)
             return Command("bury", seat, {"cards": DECK.codes(sum(1 << i for i in chosen))})
