@@ -60,6 +60,15 @@ def random_card(cards: CardSet, rng: Random) -> int:
     return (cards & -cards).bit_length() - 1
 
 
+def random_cards(cards: CardSet, count: int, rng: Random) -> CardSet:
+    """``count`` cards drawn uniformly from ``cards`` without replacement (each subset of that
+    size equally likely)."""
+    chosen = 0
+    for _ in range(count):
+        chosen |= 1 << random_card(cards & ~chosen, rng)
+    return chosen
+
+
 class Deck:
     """An ordered collection of distinct cards, with lookups by code and suit."""
 
@@ -107,7 +116,12 @@ class Deck:
     def codes(self, cards: CardSet) -> list[str]:
         """The codes of a card set in deck order (a canonical order for logs and views)."""
         code_of = self.code_of
-        return [code_of[i] for i in bits(cards)]
+        codes = []
+        while cards:  # bits() inlined: views and logs list codes all the time
+            low = cards & -cards
+            codes.append(code_of[low.bit_length() - 1])
+            cards ^= low
+        return codes
 
     def in_set(self, cards: CardSet) -> list[Card]:
         return [self.cards[i] for i in bits(cards)]

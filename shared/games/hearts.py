@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
 from random import Random
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
-from shared.cards import CardSet, Deck, bits, lowest, random_card
+from shared.cards import CardSet, Deck, bits, lowest, random_card, random_cards
 from shared.commands import held_card, held_cards, seat_of
 from shared.engine import (
     ChanceRequest,
@@ -33,14 +33,18 @@ from shared.engine import (
 from shared.options import Options, OptionSpec
 from shared.tricks import Trick, follow_options, led_suit, trick_cards, trick_winner
 
-CLUBS, DIAMONDS, HEARTS, SPADES, STARS = "C", "D", "H", "S", "*"
+CLUBS: Final = "C"
+DIAMONDS: Final = "D"
+HEARTS: Final = "H"
+SPADES: Final = "S"
+STARS: Final = "*"
 SUIT_NAMES = {CLUBS: "Clubs", DIAMONDS: "Diamonds", HEARTS: "Hearts", SPADES: "Spades",
               STARS: "Stars"}
 RANK_CODES = {11: "J", 12: "Q", 13: "K", 14: "A"}
 RANK_NAMES = {11: "Jack", 12: "Queen", 13: "King", 14: "Ace"}
-JOKER = "JK"
-MOON_POINTS = 26
-PASS_CYCLE_HOLD = 0
+JOKER: Final = "JK"
+MOON_POINTS: Final = 26
+PASS_CYCLE_HOLD: Final = 0
 
 MODES = ("exchange", "no_exchange", "anti_trump", "blind_trick")
 
@@ -175,19 +179,14 @@ class HeartsState(NamedTuple):
     hand_number: int
     """Hands dealt so far; the first hand is number 1."""
     dealer: Seat
-    hands: tuple[CardSet, ...]
     undealt: CardSet
     out_of_play: CardSet
     """Removed before the deal, or discarded in the exchange: seen by nobody."""
-    turn: Seat
-    """Whose turn it is in the exchange or the play."""
     exchange_declines: int
     pass_offset: int
     passes: tuple[CardSet | None, ...]
     received: tuple[CardSet, ...]
-    trick: Trick
     tricks_played: int
-    hearts_broken: bool
     won: tuple[CardSet, ...]
     """Cards each seat has taken this hand."""
     last_trick: Trick
@@ -197,13 +196,25 @@ class HeartsState(NamedTuple):
     """Each finished hand's scores, one per seat."""
     moon: Seat | None
     """Who shot the moon in the last finished hand."""
+    # The four fields most card plays change come last, so a play copies the rest as one slice.
+    hearts_broken: bool
+    turn: Seat
+    """Whose turn it is in the exchange or the play."""
+    trick: Trick
+    hands: tuple[CardSet, ...]
 
 
 # Field positions, for the two steps that every trick takes (see _evolve_play).
-_HANDS, _TRICK, _BROKEN, _TURN, _UNDEALT, _TRICKS_PLAYED, _WON, _LAST_TRICK, _LAST_WINNER = (
-    HeartsState._fields.index(name) for name in (
-        "hands", "trick", "hearts_broken", "turn", "undealt", "tricks_played", "won",
-        "last_trick", "last_winner"))
+_PLAY_FIELDS: Final = HeartsState._fields.index("hearts_broken")
+_HANDS: Final = HeartsState._fields.index("hands")
+_TRICK: Final = HeartsState._fields.index("trick")
+_BROKEN: Final = HeartsState._fields.index("hearts_broken")
+_TURN: Final = HeartsState._fields.index("turn")
+_UNDEALT: Final = HeartsState._fields.index("undealt")
+_TRICKS_PLAYED: Final = HeartsState._fields.index("tricks_played")
+_WON: Final = HeartsState._fields.index("won")
+_LAST_TRICK: Final = HeartsState._fields.index("last_trick")
+_LAST_WINNER: Final = HeartsState._fields.index("last_winner")
 
 
 def _non_point(rules: Rules, hand: CardSet) -> CardSet:
@@ -390,9 +401,8 @@ class Hearts(Game[HeartsState]):
             return state.rules.play_commands[seat][random_card(legal_cards(state, seat), rng)]
         rules = state.rules
         if phase == "pass" and state.passes[seat] is None:
-            codes = rules.deck.codes(state.hands[seat])
-            return Command("pass", seat, {"cards": sorted(rng.sample(codes, rules.pass_cards),
-                                                          key=rules.deck.index)})
+            chosen = random_cards(state.hands[seat], rules.pass_cards, rng)
+            return Command("pass", seat, {"cards": rules.deck.codes(chosen)})
         return super().random_action(state, seat, rng)
 
     # --- decide ------------------------------------------------------------------------
@@ -528,16 +538,16 @@ class Hearts(Game[HeartsState]):
         seat = event.seat
         assert seat is not None
         card = rules.deck.index_of[event.data["card"]]
-        old_hands = state.hands
-        hands = (*old_hands[:seat], old_hands[seat] & ~(1 << card), *old_hands[seat + 1:])
+        new_hands = list(state.hands)
+        new_hands[seat] &= ~(1 << card)
+        hands = tuple(new_hands)
         trick = (*state.trick, (seat, card))
         broken = state.hearts_broken or bool(rules.breakers >> card & 1)
         if len(trick) < rules.players:
-            # Most events land here; setting four fields of a copy beats _replace by half.
-            fields = list(state)
-            fields[_HANDS], fields[_TRICK], fields[_BROKEN] = hands, trick, broken
-            fields[_TURN] = (seat + 1) % rules.players
-            return tuple.__new__(HeartsState, fields)
+            # Most events land here, and change only the last four fields: copying the rest
+            # as one slice beats _replace by far.
+            return tuple.__new__(HeartsState, state[:_PLAY_FIELDS]
+                                 + (broken, (seat + 1) % rules.players, trick, hands))
         winner = trick_winner(trick, rules.deck, rules.trump)
         won = list(state.won)
         won[winner] |= trick_cards(trick)
@@ -549,8 +559,9 @@ class Hearts(Game[HeartsState]):
         fields[_TRICKS_PLAYED], fields[_WON] = state.tricks_played + 1, tuple(won)
         fields[_LAST_TRICK], fields[_LAST_WINNER] = trick, winner
         state = tuple.__new__(HeartsState, fields)
-        if any(hands):
-            return state
+        for hand in hands:
+            if hand:
+                return state
         return _finish_hand(state)
 
     # --- views -------------------------------------------------------------------------

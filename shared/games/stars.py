@@ -18,7 +18,7 @@ from itertools import combinations
 from random import Random
 from typing import Any
 
-from shared.cards import CardSet, Deck, bits, random_card
+from shared.cards import CardSet, Deck, bits, random_card, random_cards
 from shared.commands import held_card, held_cards, seat_of
 from shared.engine import (
     ChanceRequest,
@@ -372,8 +372,8 @@ class Stars(Game[StarsState]):
         if state.phase == "play":
             return state.rules.play_commands[seat][random_card(legal_cards(state, seat), rng)]
         if state.phase == "bury":
-            chosen = rng.sample(list(bits(state.hands[seat])), BURY_COUNT)
-            return Command("bury", seat, {"cards": DECK.codes(sum(1 << i for i in chosen))})
+            chosen = random_cards(state.hands[seat], BURY_COUNT, rng)
+            return Command("bury", seat, {"cards": DECK.codes(chosen)})
         low = lowest_bid(state)
         if low > MAX_BID or (not must_bid(state) and rng.random() < 0.5):
             return state.rules.pass_commands[seat]
