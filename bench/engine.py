@@ -25,6 +25,7 @@ import msgpack
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import shared  # noqa: E402
 from server.sim import simulate  # noqa: E402
 from shared.games import get_game  # noqa: E402
 from shared.replay import load  # noqa: E402
@@ -138,6 +139,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="length of one round")
     parser.add_argument("--rounds", type=int, default=5, help="alternated rounds per side")
     args = parser.parse_args()
+    print(f"starhall engines: {shared.build()} (STARHALL_PURE_PYTHON=1 measures pure Python)")
     bench_games(args.seconds, args.rounds)
     bench_replay(args.seconds, args.rounds)
 

@@ -26,11 +26,11 @@ from types import ModuleType
 _HERE = Path(__file__).resolve().parent
 
 
-def stale_builds() -> list[Path]:
+def stale_builds(package: Path = _HERE) -> list[Path]:
     """Sources edited since they were compiled."""
     suffix = EXTENSION_SUFFIXES[0]
     stale = []
-    for folder in (_HERE, _HERE / "games"):
+    for folder in (package, package / "games"):
         for built in sorted(folder.glob(f"*{suffix}")):
             source = built.with_name(built.name.removesuffix(suffix) + ".py")
             if source.exists() and source.stat().st_mtime > built.stat().st_mtime:

@@ -1,0 +1,62 @@
+"""The engines' two builds: compiled by mypyc at install, and pure Python. They must play the
+same games, and a source edited after compiling must never be shadowed by its older build."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+import shared
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(args: list[str], *, pure: bool) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if key != "STARHALL_PURE_PYTHON"}
+    if pure:
+        env["STARHALL_PURE_PYTHON"] = "1"
+    return subprocess.run([sys.executable, *args], env=env, cwd=ROOT, capture_output=True,
+                          text=True, check=True)
+
+
+def test_pure_python_runs_on_request() -> None:
+    script = "import shared, shared.games.hearts as h; print(shared.build(), h.__file__)"
+    done = run(["-c", script], pure=True)
+    assert done.stdout.split()[:2] == ["pure", "Python"]
+    assert done.stdout.strip().endswith("hearts.py")
+
+
+def test_both_builds_play_the_same_games(tmp_path: Path) -> None:
+    logs = {}
+    for pure in (False, True):
+        out = tmp_path / str(pure)
+        for game in ("hearts", "stars"):
+            run(["-m", "server.cli", "sim", game, "--games", "2", "--seed", "11", "--quiet",
+                 "--bots", "heuristic,random,random,random", "--out", str(out / game)],
+                pure=pure)
+        logs[pure] = {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*.starhall"))}
+    assert len(logs[True]) == 4
+    assert logs[False] == logs[True]
+
+
+def test_pure_python_verifies_the_golden_replays() -> None:
+    done = run(["-m", "server.cli", "replay", "verify", "replays/golden"], pure=True)
+    assert done.stdout.strip().endswith("log(s) verified")
+
+
+def test_a_source_edited_after_compiling_is_stale(tmp_path: Path) -> None:
+    suffix = EXTENSION_SUFFIXES[0]
+    (tmp_path / "games").mkdir()
+    fresh_source, fresh_build = tmp_path / "cards.py", tmp_path / f"cards{suffix}"
+    edited_source = tmp_path / "games" / "hearts.py"
+    old_build = tmp_path / "games" / f"hearts{suffix}"
+    for path in (fresh_source, fresh_build, edited_source, old_build):
+        path.write_text("")
+    os.utime(fresh_source, (1_000, 1_000))
+    os.utime(fresh_build, (2_000, 2_000))
+    os.utime(old_build, (1_000, 1_000))
+    os.utime(edited_source, (2_000, 2_000))
+    assert shared.stale_builds(tmp_path) == [edited_source]
