@@ -44,9 +44,9 @@ class SeatRecord:
     session: bytes | None = None
     cids: OrderedDict[object, int] = field(default_factory=OrderedDict)
 
-    def owns(self, token: str) -> bool:
-        return self.token_sha256 is not None and hmac.compare_digest(
-            self.token_sha256, token_hash(token))
+    def holds(self, hashed: str) -> bool:
+        """Whether the seat's owner has the token of this ``token_hash``."""
+        return self.token_sha256 is not None and hmac.compare_digest(self.token_sha256, hashed)
 
     def seat_person(self, name: str) -> str:
         """Give the seat to a person; returns their new token."""

@@ -30,7 +30,7 @@ import zmq
 from server import fields
 from server.durability import GroupCommit
 from server.fields import RequestError
-from server.seats import BOT
+from server.seats import BOT, token_hash
 from server.sessions import Outbox, Session, Viewer
 from server.tables import LiveTable, create_table, next_table_id, restore_tables
 from shared import protocol
@@ -342,9 +342,9 @@ class Service:
 
     def _owned_seat(self, table: LiveTable, message: dict[str, Any]) -> int:
         """The seat a token belongs to at this table (a person's, even with a stand-in)."""
-        token = fields.text(message, "token", max_chars=128)
+        hashed = token_hash(fields.text(message, "token", max_chars=128))
         for number, seat in enumerate(table.seats):
-            if seat.owns(token):
+            if seat.holds(hashed):
                 return number
         raise RequestError(protocol.BAD_TOKEN, f"that is no seat's token at table {table.id}")
 
