@@ -30,6 +30,7 @@ import zmq
 from server import fields
 from server.durability import GroupCommit
 from server.fields import RequestError
+from server.rendering import Outgoing, table_of
 from server.seats import BOT, token_hash
 from server.sessions import Outbox, Session, Viewer
 from server.tables import LiveTable, create_table, next_table_id, restore_tables
@@ -152,18 +153,30 @@ class Service:
             for identity in table.participants():
                 self.outbox.send(identity, message)
         self.changed_rosters.clear()
+        withheld: dict[str, BaseException] = {}
         if self.dirty:
             writers = [t.table.log for t in self.dirty.values() if t.table.log is not None]
             for writer, error in self.committer.commit(writers):
-                # The move is not durable, so nothing more may be built on it.
                 for table in self.dirty.values():
                     if table.table.log is writer:
+                        # The move is not durable, so nothing more may be built on it.
+                        withheld[table.id] = error
                         self._break(table, error)
             self.dirty.clear()
-        if not self.outbox:
-            return
+        if self.outbox:
+            self._send(self.outbox.drain(), withheld)
+
+    def _send(self, messages: list[Outgoing], withheld: dict[str, BaseException]) -> None:
+        """Send each message, but none about a table whose sync failed: that table stops,
+        and a request waiting on it gets a ``broken`` error instead."""
+        answered: set[tuple[bytes, Any]] = set()
         send = self.socket.send_multipart
-        for identity, message in self.outbox.drain():
+        for identity, message in messages:
+            if withheld and table_of(message) in withheld:
+                replacement = _broken_reply(message, identity, answered)
+                if replacement is None:
+                    continue
+                message = replacement
             try:  # noqa: SIM105 - a plain try is cheaper in this hot loop
                 send([identity, protocol.encode(message)], zmq.NOBLOCK)
             except zmq.ZMQError:
@@ -663,6 +676,27 @@ class Service:
                 table.watchers.discard(session.identity)
                 self.changed_rosters[table.id] = table
         self.sessions.pop(session.identity, None)
+
+
+def _broken_reply(message: dict[str, Any], identity: bytes,
+                  answered: set[tuple[bytes, Any]]) -> dict[str, Any] | None:
+    """What a session gets instead of a message about a table that just stopped: a request's
+    reply becomes one ``broken`` error (a ``sit`` has two replies); anything else, nothing."""
+    rid = message.get("rid")
+    if rid is None and message["type"] != protocol.ACK:
+        return None
+    if rid is not None:
+        if (identity, rid) in answered:
+            return None
+        answered.add((identity, rid))
+    error: dict[str, Any] = {"type": protocol.ERROR, "code": protocol.BROKEN,
+                             "reason": "this table was stopped after a server fault",
+                             "table": table_of(message)}
+    if "cid" in message:
+        error["cid"] = message["cid"]
+    if rid is not None:
+        error["rid"] = rid
+    return error
 
 
 def _game_info(game_id: str) -> dict[str, Any]:

@@ -4,12 +4,14 @@ hidden from its receiver."""
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from server import durability
 from server.embed import EmbeddedServer, free_loopback_port
 from shared import protocol
 from shared.connection import Connection, ServerListener
@@ -335,3 +337,55 @@ def test_every_game_is_served_through_the_engine_contract(server: EmbeddedServer
         assert later["from"] == earlier["seq"]
     lobby.close()
     watcher.close()
+
+
+def test_a_move_whose_sync_fails_is_never_announced(
+        server: EmbeddedServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failed fsync stops the table: nobody hears of the move (no update, no ack; the mover
+    gets ``broken``), and the other tables play on."""
+    lobby = Participant(address(server))
+    doomed, healthy = create(lobby, mode="no_exchange"), create(lobby, mode="no_exchange")
+    tokens = {}
+    for table in (doomed, healthy):
+        for seat in range(4):  # one session holds every seat: no bot moves behind our back
+            tokens[table, seat] = lobby.request({"type": "sit", "table": table,
+                                                 "seat": seat})["token"]
+
+    def move(table: str) -> tuple[dict[str, Any], int]:
+        for seat in range(4):
+            snapshot = lobby.request({"type": "sync", "table": table,
+                                      "token": tokens[table, seat]})
+            if seat in snapshot["view"]["to_act"]:
+                command = choose(snapshot["view"])
+                return {"type": "act", "table": table, "token": tokens[table, seat],
+                        "seq": snapshot["seq"], "cid": f"{table}-{seat}",
+                        "command": command}, snapshot["seq"]
+        raise AssertionError("nobody is to act")
+
+    assert server.service is not None
+    log = server.service.tables[doomed].table.log
+    assert log is not None
+    doomed_file = log.fileno()
+    real_sync = durability._datasync
+
+    def failing_sync(fd: int) -> None:
+        if fd == doomed_file:
+            raise OSError(errno.EIO, "the disk failed (simulated)")
+        real_sync(fd)
+
+    monkeypatch.setattr(durability, "_datasync", failing_sync)
+    request, _ = move(doomed)
+    lobby.drain(0.05)
+    lobby.received.clear()
+    reply = lobby.request(request)
+    assert reply["type"] == protocol.ERROR and reply["code"] == protocol.BROKEN, reply
+    assert reply["cid"] == request["cid"] and reply["table"] == doomed
+    lobby.drain(0.1)
+    heard = [m for m in lobby.received if m.get("table") == doomed]
+    assert all(m["type"] not in (protocol.UPDATE, protocol.ACK) for m in heard), heard
+    statuses = {t["id"]: t for t in lobby.request({"type": "list"})["tables"]}
+    assert statuses[doomed]["status"] == "broken"
+    assert lobby.request(request)["code"] == protocol.BROKEN  # it takes nothing more
+    assert lobby.request(move(healthy)[0])["type"] == protocol.ACK
+    assert statuses[healthy]["status"] == "playing"
+    lobby.close()
