@@ -2,8 +2,11 @@
 
 Each turn of the loop: read a batch of messages (each handled to the end: authenticate,
 check, decide, append, evolve), let due bots move, answer the games' chance requests, then
-commit (fsync every log written, together) and only then send what the batch produced. One
-thread owns all state, so no table needs a lock; the fsyncs run on a small pool.
+commit (fsync every log written, together) and only then send what the batch produced. The
+views that updates and snapshots carry are built as each message is sent
+(``server/rendering.py``), so the mover's own update, sent first, does not wait for everyone
+else's. One thread owns all state, so no table needs a lock; the fsyncs of a busy batch run
+side by side on a small pool.
 
 Per command: the token names the seat → the client command id (a repeat is acknowledged
 again, not applied) → the last-seen sequence number (stale is refused) → the engine decides →
@@ -30,7 +33,7 @@ import zmq
 from server import fields
 from server.durability import GroupCommit
 from server.fields import RequestError
-from server.rendering import Outgoing, table_of
+from server.rendering import Frames, LaterView, Outgoing, table_of
 from server.seats import BOT, token_hash
 from server.sessions import Outbox, Session, Viewer
 from server.tables import LiveTable, create_table, next_table_id, restore_tables
@@ -167,8 +170,10 @@ class Service:
             self._send(self.outbox.drain(), withheld)
 
     def _send(self, messages: list[Outgoing], withheld: dict[str, BaseException]) -> None:
-        """Send each message, but none about a table whose sync failed: that table stops,
-        and a request waiting on it gets a ``broken`` error instead."""
+        """Build and send each frame in turn, but none about a table whose sync failed or
+        whose view cannot be built: that table stops, and a request waiting on it gets a
+        ``broken`` error instead."""
+        frames = Frames()
         answered: set[tuple[bytes, Any]] = set()
         send = self.socket.send_multipart
         for identity, message in messages:
@@ -177,8 +182,22 @@ class Service:
                 if replacement is None:
                     continue
                 message = replacement
+            try:
+                frame = frames.encode(message)
+            except Exception as error:  # a game's bug stops its table, not the server
+                table_id = table_of(message)
+                table = self.tables.get(table_id) if table_id is not None else None
+                if table is None:
+                    traceback.print_exc(file=sys.stderr)
+                    continue
+                self._break(table, error)
+                withheld[table.id] = error
+                replacement = _broken_reply(message, identity, answered)
+                if replacement is None:
+                    continue
+                frame = protocol.encode(replacement)
             try:  # noqa: SIM105 - a plain try is cheaper in this hot loop
-                send([identity, protocol.encode(message)], zmq.NOBLOCK)
+                send([identity, frame], zmq.NOBLOCK)
             except zmq.ZMQError:
                 pass  # the peer is gone or too slow: it will notice a gap and resync
 
@@ -486,7 +505,7 @@ class Service:
         state = table.table.state
         self._reply(session, rid, {
             "type": protocol.SNAPSHOT, "table": table.id, "seq": table.seq, "seat": viewer,
-            "view": table.game.view(state, viewer), "info": table.info(),
+            "view": LaterView(table.game, state, viewer), "info": table.info(),
         })
 
     # --- moves -------------------------------------------------------------------------------
@@ -543,10 +562,12 @@ class Service:
         self.dirty[table.id] = table
         if table.over:
             self.changed_rosters[table.id] = table
-        self._publish(table, before_state, numbered)
+        self._publish(table, before_state, numbered, command.seat)
 
-    def _publish(self, table: LiveTable, before: Any, numbered: list[tuple[int, Event]]) -> None:
-        """Queue events for every participant, each cut by the game to what it may see."""
+    def _publish(self, table: LiveTable, before: Any, numbered: list[tuple[int, Event]],
+                 actor: Viewer) -> None:
+        """Queue events for every participant, each cut by the game to what it may see; the
+        view each update carries is built when the update is sent."""
         viewers: list[tuple[bytes, Viewer]] = [
             (seat.session, number) for number, seat in enumerate(table.seats)
             if seat.session is not None
@@ -554,27 +575,26 @@ class Service:
         viewers += [(watcher, None) for watcher in table.watchers]
         if not viewers:
             return
+        if actor is not None:  # whoever moved hears of it first
+            viewers.sort(key=lambda pair: pair[1] != actor)
         game = table.game
         befores = [before]
         for _, event in numbered[:-1]:
             befores.append(game.evolve(befores[-1], event))
-        seen: dict[Viewer, list[dict[str, Any]]] = {}
-        views: dict[Viewer, dict[str, Any]] = {}
-        for _, viewer in viewers:
-            if viewer in seen:
-                continue
-            views[viewer] = game.view(table.table.state, viewer)
-            cut = []
-            for (seq, event), state in zip(numbered, befores, strict=True):
-                shown = game.event_view(state, event, viewer)
-                if shown is not None:
-                    cut.append({"seq": seq, "type": shown.type, "seat": shown.seat,
-                                "data": dict(shown.data)})
-            seen[viewer] = cut
+        state = table.table.state
+        seen: dict[Viewer, tuple[list[dict[str, Any]], LaterView]] = {}
         after, last = numbered[0][0] - 1, numbered[-1][0]
         for identity, viewer in viewers:
-            self.outbox.events(identity, table.id, viewer, after, last, seen[viewer],
-                               views[viewer])
+            cut_and_view = seen.get(viewer)
+            if cut_and_view is None:
+                cut = []
+                for (seq, event), event_before in zip(numbered, befores, strict=True):
+                    shown = game.event_view(event_before, event, viewer)
+                    if shown is not None:
+                        cut.append({"seq": seq, "type": shown.type, "seat": shown.seat,
+                                    "data": dict(shown.data)})
+                cut_and_view = seen[viewer] = (cut, LaterView(game, state, viewer))
+            self.outbox.events(identity, table.id, viewer, after, last, *cut_and_view)
 
     def _advance(self, table: LiveTable) -> None:
         """Answer the game's chance requests, then wake the bots if it is theirs to move."""

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from server.rendering import LaterView, Outgoing, Viewer
 from shared import protocol
 
-Viewer = int | None
+__all__ = ["Outbox", "Session", "Viewer"]
 
 
 @dataclass(slots=True)
@@ -43,7 +44,7 @@ class Outbox:
     """
 
     def __init__(self) -> None:
-        self._messages: list[tuple[bytes, dict[str, Any]]] = []
+        self._messages: list[Outgoing] = []
         self._updates: dict[bytes, dict[tuple[str, Viewer], dict[str, Any]]] = {}
 
     def send(self, identity: bytes, message: dict[str, Any]) -> None:
@@ -51,9 +52,10 @@ class Outbox:
         self._messages.append((identity, message))
 
     def events(self, identity: bytes, table: str, viewer: Viewer, after: int, seq: int,
-               events: list[dict[str, Any]], view: dict[str, Any]) -> None:
+               events: list[dict[str, Any]], view: LaterView) -> None:
         """Events ``after + 1`` .. ``seq`` of ``table`` as ``viewer`` sees them, and the view
-        after them (so a client needs no ``sync`` to see the table as it now is)."""
+        after them (so a client needs no ``sync`` to see the table as it now is). Only the
+        view of an update's last event is ever built, when the batch is rendered."""
         gathered = self._updates.setdefault(identity, {})
         key = (table, viewer)
         update = gathered.get(key)
@@ -72,7 +74,7 @@ class Outbox:
         if gathered:
             self._messages.extend((identity, update) for update in gathered.values())
 
-    def drain(self) -> list[tuple[bytes, dict[str, Any]]]:
+    def drain(self) -> list[Outgoing]:
         for identity in list(self._updates):
             self._release(identity)
         messages, self._messages = self._messages, []

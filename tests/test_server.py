@@ -123,12 +123,15 @@ def test_a_full_game_of_people_and_bots_hides_every_hidden_card(
     assert "hand" not in spectator_snapshot["view"]
     # the recorder is not vacuous: a seat's own view does show its hand
     assert any(m["type"] == protocol.SNAPSHOT and m["view"].get("hand") for m in ada.received)
-    # every update stream is gapless
+    # every update stream is gapless, and each update's view is the table after its events
+    states = dict(recording.states())
     for participant, seat in ((ada, 0), (bob, 2), (watcher, None)):
         updates = [m for m in participant.received
                    if m["type"] == protocol.UPDATE and m["seat"] == seat]
         for earlier, later in zip(updates, updates[1:], strict=False):
             assert later["from"] == earlier["seq"]
+        for update in updates:
+            assert update["view"] == recording.game.view(states[update["seq"]], seat)
     for participant in (lobby, ada, bob, watcher):
         participant.close()
 
@@ -335,8 +338,32 @@ def test_every_game_is_served_through_the_engine_contract(server: EmbeddedServer
     assert updates and updates[0]["from"] == 0
     for earlier, later in zip(updates, updates[1:], strict=False):
         assert later["from"] == earlier["seq"]
+    states = dict(load(log_of(server, table)).states())
+    for update in updates:  # the view after the update's last event, as a spectator sees it
+        assert update["view"] == game.view(states[update["seq"]], None)
     lobby.close()
     watcher.close()
+
+
+def test_the_mover_hears_of_its_move_first(server: EmbeddedServer) -> None:
+    """A session holding every seat (hot-seat play) gets the acting seat's update before the
+    other seats' and the ack: whoever moved sees it soonest."""
+    lobby = Participant(address(server))
+    table = create(lobby, mode="no_exchange")
+    tokens = [lobby.request({"type": "sit", "table": table, "seat": seat})["token"]
+              for seat in range(4)]
+    for move in range(8):
+        for seat, token in enumerate(tokens):
+            snapshot = lobby.request({"type": "sync", "table": table, "token": token})
+            if seat in snapshot["view"]["to_act"]:
+                break
+        lobby.drain(0.02)
+        lobby.received.clear()
+        lobby.connection.send({"type": "act", "table": table, "token": token, "cid": move,
+                               "seq": snapshot["seq"], "command": choose(snapshot["view"])})
+        first = wait_for(lambda: lobby.drain(0.01))[0]
+        assert first["type"] == protocol.UPDATE and first["seat"] == seat, first
+    lobby.close()
 
 
 def test_a_move_whose_sync_fails_is_never_announced(
