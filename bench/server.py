@@ -3,13 +3,16 @@
     .venv/bin/python bench/server.py [--samples 2000] [--tables 200] [--seconds 10]
 
 Runs a real ``starhall serve`` process on loopback with its data in a temporary folder
-(durable: every acknowledged move is fsynced), and a bare pyzmq ROUTER echo process. Then:
+(durable: every acknowledged move is fsynced), a bare pyzmq ROUTER echo process, and a
+durable echo process: the same echo, but it appends each message to a file in the same
+folder and fdatasyncs it before answering (the least any durable server does). Then:
 
 1. Round trip of a move, from sending ``act`` to receiving the sender's own ``update``,
-   alternated sample by sample with a round trip through the bare DEALER/ROUTER echo (the same
-   bytes), on an otherwise idle server. The player holds all four seats of one table (so every
-   move is timed and no bot stands between moves); between timed moves it asks for the next
-   seat's view, untimed.
+   alternated sample by sample with a round trip through each echo (the same bytes), on an
+   otherwise idle server. The player holds all four seats of one table (so every move is
+   timed and no bot stands between moves); between timed moves it asks for the next seat's
+   view, untimed. The target compares the move with the bare echo; the durable echo shows how
+   much of that a sync alone takes on this disk.
 2. Throughput: ``--tables`` tables of four random bots with no think delay, all playing at
    once; events appended per second over ``--seconds`` (from the tables' sequence numbers; a
    deal is one event in about 65), while the same player keeps timing its moves at a table of
@@ -35,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 import zmq  # noqa: E402
 
+import shared  # noqa: E402
 from server.embed import free_loopback_port  # noqa: E402
 from shared import protocol  # noqa: E402
 from shared.connection import Connection  # noqa: E402
@@ -42,13 +46,22 @@ from shared.connection import Connection  # noqa: E402
 ENDLESS = {"target": 1_000_000}
 
 
-def echo_server(port: int) -> None:
-    """A bare ROUTER that sends every message straight back (run in its own process)."""
+def echo_server(port: int, durable_file: str | None = None) -> None:
+    """A bare ROUTER that sends every message straight back (run in its own process); with a
+    ``durable_file``, only after appending the message to it and syncing it."""
     context = zmq.Context()
     router = context.socket(zmq.ROUTER)
     router.bind(f"tcp://127.0.0.1:{port}")
-    while True:
-        router.send_multipart(router.recv_multipart())
+    if durable_file is None:
+        while True:
+            router.send_multipart(router.recv_multipart())
+    with open(durable_file, "ab") as log:
+        while True:
+            frames = router.recv_multipart()
+            log.write(frames[-1])
+            log.flush()
+            os.fdatasync(log.fileno())
+            router.send_multipart(frames)
 
 
 def start(command: list[str]) -> subprocess.Popen[str]:
@@ -155,38 +168,45 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--echo-server", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--durable-file", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_server is not None:
-        echo_server(args.echo_server)
+        echo_server(args.echo_server, args.durable_file)
         return 0
 
     data = tempfile.mkdtemp(prefix="starhall-bench-")
-    server_port, echo_port = free_loopback_port(), free_loopback_port()
+    server_port, echo_port, durable_port = (free_loopback_port(), free_loopback_port(),
+                                            free_loopback_port())
     server = start([sys.executable, "-m", "server.cli", "serve", "--bind",
                     f"127.0.0.1:{server_port}", "--data", data, "--think", "0",
                     "--flood-rate", "100000",  # the timing client sends far more than people
                     "--beacon", "off"])
     echo = start([sys.executable, __file__, "--echo-server", str(echo_port)])
+    durable_echo = start([sys.executable, __file__, "--echo-server", str(durable_port),
+                          "--durable-file", os.path.join(data, "durable-echo.log")])
     try:
         assert server.stdout is not None
         print(server.stdout.readline().strip())
         address = f"tcp://127.0.0.1:{server_port}"
         context = zmq.Context.instance()
-        dealer = context.socket(zmq.DEALER)
-        dealer.setsockopt(zmq.LINGER, 0)
-        dealer.connect(f"tcp://127.0.0.1:{echo_port}")
+        dealer, durable = context.socket(zmq.DEALER), context.socket(zmq.DEALER)
+        for socket, port in ((dealer, echo_port), (durable, durable_port)):
+            socket.setsockopt(zmq.LINGER, 0)
+            socket.connect(f"tcp://127.0.0.1:{port}")
         player = HotSeat(address)
         payload = protocol.encode({"type": "act", "table": player.table,
                                    "token": player.tokens[0], "seq": 100, "cid": 100,
                                    "command": {"type": "play", "data": {"card": "QS"}}})
-        for _ in range(50):  # warm up both paths
+        for _ in range(50):  # warm up every path
             echo_round_trip(dealer, payload)
+            echo_round_trip(durable, payload)
             player.timed_move()
-        echoes, moves = [], []
+        echoes, durable_echoes, moves = [], [], []
         for _ in range(args.samples):
             echoes.append(echo_round_trip(dealer, payload))
+            durable_echoes.append(echo_round_trip(durable, payload))
             moves.append(player.timed_move())
-        report("idle server", echoes, moves)
+        report("idle server", echoes, moves, durable_echoes)
 
         lobby = Connection(address)
         for _ in range(args.tables):
@@ -206,13 +226,15 @@ def main() -> int:
               f"commits, {elapsed:.1f} s:")
         print(f"  {rate:,.0f} events/s appended across the tables ({after - before:,} events)")
         report(f"under load ({len(loaded)} timed moves)", loaded_echoes, loaded)
-        print(f"\nmachine: {os.cpu_count()} cores; data in {data} (removed)")
+        print(f"\nmachine: {os.cpu_count()} cores; data in {data} (removed); "
+              f"starhall engines: {shared.build()}")
         lobby.close()
         dealer.close()
+        durable.close()
     finally:
-        for process in (server, echo):
+        for process in (server, echo, durable_echo):
             process.send_signal(signal.SIGTERM)
-        for process in (server, echo):
+        for process in (server, echo, durable_echo):
             try:
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
@@ -221,15 +243,24 @@ def main() -> int:
     return 0
 
 
-def report(title: str, echoes: list[float], moves: list[float]) -> None:
+def report(title: str, echoes: list[float], moves: list[float],
+           durable_echoes: list[float] | None = None) -> None:
     def ms(value: float) -> str:
         return f"{value * 1000:.3f} ms"
 
     echo_p50, move_p50 = statistics.median(echoes), statistics.median(moves)
-    print(f"\n{title}: {len(moves)} moves, {len(echoes)} echoes, alternated")
+    kinds = "echoes of each kind" if durable_echoes else "echoes"
+    print(f"\n{title}: {len(moves)} moves, {len(echoes)} {kinds}, alternated")
     print(f"  bare DEALER/ROUTER echo   p50 {ms(echo_p50)}  p99 {ms(percentile(echoes, 0.99))}")
+    if durable_echoes:
+        durable_p50 = statistics.median(durable_echoes)
+        print(f"  echo after fdatasync      p50 {ms(durable_p50)}  "
+              f"p99 {ms(percentile(durable_echoes, 0.99))}")
     print(f"  move -> own update        p50 {ms(move_p50)}  p99 {ms(percentile(moves, 0.99))}")
     print(f"  move p50 / echo p50 = {move_p50 / echo_p50:.2f} (target at most 3)")
+    if durable_echoes:
+        print(f"  floor: fdatasync'd echo p50 / echo p50 = {durable_p50 / echo_p50:.2f}; "
+              f"move p50 - fdatasync'd echo p50 = {ms(move_p50 - durable_p50)}")
 
 
 if __name__ == "__main__":
