@@ -15,7 +15,7 @@ from typing import Any
 from server.seats import BOT, SeatRecord, load_seating, save_seating
 from shared import protocol
 from shared.bots import Bot, bot_kinds, make_bot
-from shared.engine import Game
+from shared.engine import Game, Outcome
 from shared.logfile import SUFFIX, LogWriter
 from shared.replay import load
 from shared.table import Table
@@ -36,6 +36,8 @@ class LiveTable:
     broken: bool = False
     bot_due: float | None = None
     """When the table's bots next act, if they are scheduled."""
+    _outcome: tuple[Any, Outcome] | None = field(default=None, repr=False)
+    """The last state whose outcome was asked for, and that outcome."""
 
     @property
     def game(self) -> Game[Any]:
@@ -46,8 +48,18 @@ class LiveTable:
         return self.table.seq
 
     @property
+    def outcome(self) -> Outcome:
+        """The game's outcome now; worked out once per state (states are immutable), as a
+        move asks for it several times."""
+        state = self.table.state
+        known = self._outcome
+        if known is None or known[0] is not state:
+            known = self._outcome = (state, self.table.game.outcome(state))
+        return known[1]
+
+    @property
     def over(self) -> bool:
-        return self.table.outcome().over
+        return self.outcome.over
 
     @property
     def filled(self) -> bool:
@@ -91,7 +103,7 @@ class LiveTable:
 
     def info(self) -> dict[str, Any]:
         game = self.game
-        outcome = game.outcome(self.table.state)
+        outcome = self.outcome
         seats = []
         for index, seat in enumerate(self.seats):
             connected = seat.state == BOT or seat.session is not None
