@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml setup.py | $(BIN)/python
 	touch $(STAMP) $(COMPILED)
 
 # Recompile after an edit: shared/__init__.py runs stale modules as pure Python until then.
-$(COMPILED): $(STAMP) $(ENGINE_SOURCES)
+$(COMPILED): $(ENGINE_SOURCES) | $(STAMP)
 	$(BIN)/python setup.py --quiet build_ext --inplace
 	touch $(COMPILED)
 

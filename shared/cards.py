@@ -81,7 +81,7 @@ class Deck:
         self.by_code: dict[str, Card] = {card.code: card for card in self.cards}
         if len(self.by_code) != len(self.cards):
             raise ValueError(f"deck {name!r} repeats a card code")
-        self.suits: tuple[str, ...] = tuple(dict.fromkeys(c.suit for c in self.cards if c.suit))
+        self.suits: tuple[str, ...] = tuple(dict.fromkeys([c.suit for c in self.cards if c.suit]))
         self.suit_mask: dict[str, CardSet] = {suit: 0 for suit in self.suits}
         self.suit_mask[""] = 0
         for card in self.cards:
