@@ -68,6 +68,9 @@ class ServerConfig:
     """With no think delay: moves one table's bots make before another table's turn."""
     bot_budget: float = 0.01
     """Seconds of bot moves per loop turn before the loop commits and sends."""
+    people_wait: float = 0.002
+    """Seconds of bot moves a person's message may wait behind before it is handled; the
+    bots keep enough of a turn to commit many tables at once."""
 
 
 class Service:
@@ -124,9 +127,13 @@ class Service:
                 people_waiting = False
                 if self.socket in ready:
                     people_waiting = self._receive_batch()
-                # While people wait for their replies, bots get only a moment before the commit.
-                self._run_bots(min(self.config.bot_budget, 0.002) if people_waiting
-                               else self.config.bot_budget)
+                # While people wait for their replies, bots get only a moment before the commit;
+                # one who speaks while the bots play is answered in this turn's commit, not
+                # after the rest of the bots' turn and its commit.
+                budget = self.config.bot_budget
+                if self._run_bots(min(budget, self.config.people_wait) if people_waiting
+                                  else budget):
+                    self._receive_batch()
                 self._housekeeping()
                 self._commit_and_send()
         finally:
@@ -623,10 +630,13 @@ class Service:
             table.bot_due = time.monotonic() + self.config.think
             heapq.heappush(self.bot_queue, (table.bot_due, next(self._order), table.id))
 
-    def _run_bots(self, budget: float) -> None:
+    def _run_bots(self, budget: float) -> bool:
+        """Let due bots move for about ``budget`` seconds; whether they stopped early, after
+        ``people_wait``, because a message is waiting."""
         queue = self.bot_queue
         now = time.monotonic()
         deadline = now + budget
+        listen_from = now + self.config.people_wait
         burst = self.config.bot_burst if self.config.think <= 0 else 1
         while queue and queue[0][0] <= now:
             due, _, table_id = heapq.heappop(queue)
@@ -639,8 +649,12 @@ class Service:
                     break
                 self._deal(table)
             self._schedule_bots(table)
-            if time.monotonic() > deadline:
-                return
+            clock = time.monotonic()
+            if clock > deadline:
+                return False
+            if clock > listen_from and self.socket.get(zmq.EVENTS) & zmq.POLLIN:
+                return True
+        return False
 
     def _bot_moves(self, table: LiveTable) -> bool:
         """Every bot whose turn it is makes one move; whether any did."""
