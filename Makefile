@@ -11,14 +11,14 @@ ENGINE_SOURCES := $(wildcard shared/*.py shared/games/*.py)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# The install also compiles the engines with mypyc (setup.py); pure Python if it cannot.
 $(STAMP): pyproject.toml setup.py | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP) $(COMPILED)
+	STARHALL_PURE_PYTHON=1 $(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
 
-# Recompile after an edit: shared/__init__.py runs stale modules as pure Python until then.
-$(COMPILED): $(ENGINE_SOURCES) | $(STAMP)
+# Compile the engines with mypyc (setup.py), here only; pure Python if it cannot. After an
+# edit, shared/__init__.py runs the stale modules as pure Python until this runs again.
+$(COMPILED): setup.py $(ENGINE_SOURCES) | $(STAMP)
 	$(BIN)/python setup.py --quiet build_ext --inplace
 	touch $(COMPILED)
 
@@ -37,7 +37,7 @@ test: lint typecheck
 	$(BIN)/python -m pytest
 
 bench: $(COMPILED)
-	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	STARHALL_PURE_PYTHON=1 $(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/client.py
