@@ -31,6 +31,12 @@ COMPILED = [
 ]
 
 
+# The compiled code of all those modules lives in one library, ``shared/engines__mypyc…``:
+# inside the package, so it is found wherever the package is (mypyc's default name is a
+# top-level module, which an editable install's console script cannot import).
+GROUP = "shared.engines"
+
+
 class OptionalBuildExt(build_ext):
     """A failed compile is a warning, not a failed install: the Python modules still work."""
 
@@ -66,7 +72,7 @@ def _extensions() -> list[object]:
         _warn("mypyc is not available; using pure Python")
         return []
     try:
-        return list(mypycify(COMPILED, opt_level="3"))
+        return list(mypycify(COMPILED, opt_level="3", group_name=GROUP))
     except BaseException as error:  # noqa: BLE001 — mypyc exits on a type error
         _warn(f"mypyc could not translate the engines ({error!r}); using pure Python")
         return []

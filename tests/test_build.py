@@ -29,6 +29,14 @@ def test_pure_python_runs_on_request() -> None:
     assert done.stdout.strip().endswith("hearts.py")
 
 
+def test_the_build_is_found_from_any_folder(tmp_path: Path) -> None:
+    # As a console script runs it: the repository is not on sys.path, only the installed
+    # packages are, so the compiled library must live inside one.
+    done = subprocess.run([sys.executable, "-c", "import shared; print(shared.build())"],
+                          cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == shared.build()
+
+
 def test_both_builds_play_the_same_games(tmp_path: Path) -> None:
     logs = {}
     for pure in (False, True):
