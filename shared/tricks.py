@@ -5,8 +5,11 @@ finding a trick's winner. A trick is a tuple of plays ``(seat, card index)`` in 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
+from random import Random
 
-from shared.cards import CardSet, Deck
+from shared.cards import CardSet, Deck, bits, random_card
+from shared.engine import Command, Event
 
 Play = tuple[int, int]
 Trick = tuple[Play, ...]
@@ -59,3 +62,30 @@ def trick_cards(trick: Trick) -> CardSet:
     for _, card in trick:
         mask |= 1 << card
     return mask
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlays:
+    """Every ``play`` command and ``played`` event of one table, built once: bots, clients and
+    rebuilds ask for them on nearly every move. Both are indexed ``[seat][card]``."""
+
+    commands: tuple[tuple[Command, ...], ...]
+    events: tuple[tuple[Event, ...], ...]
+
+    @classmethod
+    def build(cls, deck: Deck, players: int) -> CardPlays:
+        return cls(
+            commands=tuple(tuple(Command("play", seat, {"card": card.code}) for card in deck.cards)
+                           for seat in range(players)),
+            events=tuple(tuple(Event("played", seat, {"card": card.code}) for card in deck.cards)
+                         for seat in range(players)),
+        )
+
+    def legal(self, seat: int, cards: CardSet) -> list[Command]:
+        """The commands playing each of ``cards``."""
+        commands = self.commands[seat]
+        return [commands[card] for card in bits(cards)]
+
+    def random(self, seat: int, cards: CardSet, rng: Random) -> Command:
+        """The command playing one of ``cards``, drawn uniformly."""
+        return self.commands[seat][random_card(cards, rng)]

@@ -15,7 +15,7 @@ from itertools import combinations
 from random import Random
 from typing import Any, Final, NamedTuple
 
-from shared.cards import CardSet, Deck, bits, lowest, random_card, random_cards
+from shared.cards import CardSet, Deck, bits, lowest, random_cards
 from shared.commands import held_card, held_cards, seat_of
 from shared.engine import (
     ChanceRequest,
@@ -31,7 +31,14 @@ from shared.engine import (
     shuffle_event,
 )
 from shared.options import Options, OptionSpec
-from shared.tricks import Trick, follow_options, led_suit, trick_cards, trick_winner
+from shared.tricks import (
+    CardPlays,
+    Trick,
+    follow_options,
+    led_suit,
+    trick_cards,
+    trick_winner,
+)
 
 CLUBS: Final = "C"
 DIAMONDS: Final = "D"
@@ -104,10 +111,7 @@ class Rules:
     pass_offsets: tuple[int, ...]
     target: int
     first_dealer: int
-    play_commands: tuple[tuple[Command, ...], ...]
-    """``play_commands[seat][card]``: built once, since bots and clients ask for them often."""
-    played_events: tuple[tuple[Event, ...], ...]
-    """``played_events[seat][card]``, likewise: most events of a game are one of these."""
+    plays: CardPlays
     deal_items: tuple[str, ...]
     """The codes of the cards dealt, in deck order: what a shuffle must hold."""
 
@@ -153,14 +157,7 @@ def _rules(players: int, mode: str, classic: bool, pass_cards: int, qs_breaks: b
         pass_offsets=pass_offsets(players),
         target=target,
         first_dealer=first_dealer,
-        play_commands=tuple(
-            tuple(Command("play", seat, {"card": card.code}) for card in deck.cards)
-            for seat in range(players)
-        ),
-        played_events=tuple(
-            tuple(Event("played", seat, {"card": card.code}) for card in deck.cards)
-            for seat in range(players)
-        ),
+        plays=CardPlays.build(deck, players),
         deal_items=tuple(deck.codes(cards)),
     )
 
@@ -385,8 +382,7 @@ class Hearts(Game[HeartsState]):
     def legal_actions(self, state: HeartsState, seat: Seat) -> list[Command]:
         phase = state.phase
         if phase == "play":
-            commands = state.rules.play_commands[seat]
-            return [commands[i] for i in bits(legal_cards(state, seat))]
+            return state.rules.plays.legal(seat, legal_cards(state, seat))
         if phase == "pass" and state.passes[seat] is None:
             return self._choices(state, "pass", state.hands[seat], state.rules.pass_cards, seat)
         if phase == "exchange" and seat == state.turn:
@@ -410,7 +406,7 @@ class Hearts(Game[HeartsState]):
     def random_action(self, state: HeartsState, seat: Seat, rng: Random) -> Command:
         phase = state.phase
         if phase == "play" and seat == state.turn:
-            return state.rules.play_commands[seat][random_card(legal_cards(state, seat), rng)]
+            return state.rules.plays.random(seat, legal_cards(state, seat), rng)
         rules = state.rules
         if phase == "pass" and state.passes[seat] is None:
             chosen = random_cards(state.hands[seat], rules.pass_cards, rng)
@@ -461,7 +457,7 @@ class Hearts(Game[HeartsState]):
         index = held_card(rules.deck, command.data.get("card"), state.hands[seat], seat)
         if not legal_cards(state, seat) >> index & 1:
             raise IllegalCommand(*self._why_illegal(state, seat, index))
-        return rules.played_events[seat][index]
+        return rules.plays.events[seat][index]
 
     def _why_illegal(self, state: HeartsState, seat: Seat, card: int) -> tuple[str, str]:
         rules = state.rules

@@ -18,7 +18,7 @@ from itertools import combinations
 from random import Random
 from typing import Any
 
-from shared.cards import CardSet, Deck, bits, random_card, random_cards
+from shared.cards import CardSet, Deck, bits, random_cards
 from shared.commands import held_card, held_cards, seat_of
 from shared.engine import (
     ChanceRequest,
@@ -34,7 +34,7 @@ from shared.engine import (
     shuffle_event,
 )
 from shared.options import Options, OptionSpec
-from shared.tricks import Trick, follow_options, led_suit, trick_cards, trick_winner
+from shared.tricks import CardPlays, Trick, follow_options, led_suit, trick_cards, trick_winner
 
 SKULLS, SHIELDS, WANDS, LEAVES = "k", "s", "w", "l"
 SUITS = (SKULLS, SHIELDS, WANDS, LEAVES)
@@ -165,8 +165,7 @@ class Rules:
     target: int
     colored_star: bool
     first_dealer: int
-    play_commands: tuple[tuple[Command, ...], ...]
-    """``play_commands[seat][card]``: built once, since bots and clients ask for them often."""
+    plays: CardPlays
     pass_commands: tuple[Command, ...]
 
 
@@ -177,10 +176,7 @@ def _rules(min_bid: int, target: int, colored_star: bool, first_dealer: int) -> 
         target=target,
         colored_star=colored_star,
         first_dealer=first_dealer,
-        play_commands=tuple(
-            tuple(Command("play", seat, {"card": card.code}) for card in DECK.cards)
-            for seat in range(PLAYERS)
-        ),
+        plays=CardPlays.build(DECK, PLAYERS),
         pass_commands=tuple(Command("pass", seat, {}) for seat in range(PLAYERS)),
     )
 
@@ -347,8 +343,7 @@ class Stars(Game[StarsState]):
         if seat != state.turn:
             return []
         if state.phase == "play":
-            commands = state.rules.play_commands[seat]
-            return [commands[i] for i in bits(legal_cards(state, seat))]
+            return state.rules.plays.legal(seat, legal_cards(state, seat))
         if state.phase == "bidding":
             actions = [] if must_bid(state) else [state.rules.pass_commands[seat]]
             actions += [Command("bid", seat, {"amount": amount})
@@ -370,7 +365,7 @@ class Stars(Game[StarsState]):
         if seat != state.turn or state.phase not in ("bidding", "bury", "play"):
             raise IllegalCommand("not_your_turn", f"seat {seat} has nothing to do now")
         if state.phase == "play":
-            return state.rules.play_commands[seat][random_card(legal_cards(state, seat), rng)]
+            return state.rules.plays.random(seat, legal_cards(state, seat), rng)
         if state.phase == "bury":
             chosen = random_cards(state.hands[seat], BURY_COUNT, rng)
             return Command("bury", seat, {"cards": DECK.codes(chosen)})
@@ -431,7 +426,7 @@ class Stars(Game[StarsState]):
             suit = led_suit(state.trick, DECK)
             raise IllegalCommand("must_follow_suit",
                                  f"{code} does not follow suit: seat {seat} holds {suit}")
-        return Event("played", seat, state.rules.play_commands[seat][index].data)
+        return state.rules.plays.events[seat][index]
 
     @staticmethod
     def _now(state: StarsState) -> str:
