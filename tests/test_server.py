@@ -192,12 +192,18 @@ def test_only_the_token_acts_for_its_seat(server: EmbeddedServer) -> None:
     assert shuffle["type"] == protocol.ERROR
 
 
-def test_reconnect_with_the_token_and_play_on(server: EmbeddedServer) -> None:
+def ada_has_moved_among_bots(server: EmbeddedServer) -> tuple[Participant, str, Person]:
+    """A table with Ada at seat 0 and bots at the others, once she has made a move."""
     lobby = Participant(address(server))
     table = create(lobby)
     fill_with_bots(lobby, table)
     ada = Person(address(server), table, 0)
     wait_for(lambda: ada.step(0.01))
+    return lobby, table, ada
+
+
+def test_reconnect_with_the_token_and_play_on(server: EmbeddedServer) -> None:
+    lobby, table, ada = ada_has_moved_among_bots(server)
     moved_at = ada.acks[-1]["seq"]
     ada.resume(address(server))  # a new connection: a new session
     snapshot = wait_for(lambda: next((m for m in ada.drain(0.01)
@@ -269,11 +275,7 @@ def test_unbot_and_leave(server: EmbeddedServer) -> None:
 
 
 def test_a_gap_is_noticed_and_a_sync_recovers(server: EmbeddedServer) -> None:
-    lobby = Participant(address(server))
-    table = create(lobby)
-    fill_with_bots(lobby, table)
-    ada = Person(address(server), table, 0)
-    wait_for(lambda: ada.step(0.01))
+    _, table, ada = ada_has_moved_among_bots(server)
     ada.pump(0.05)
     fake = {"type": "update", "table": table, "seat": 0, "from": ada.feed.seq + 5,
             "seq": ada.feed.seq + 6, "events": []}
