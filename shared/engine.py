@@ -205,6 +205,14 @@ def shuffle_event(request: ChanceRequest | None, command: Command, event_type: s
     return Event(event_type, None, data)
 
 
+CARD_GAME_PHASES: dict[str, str] = {
+    "deal": "the cards are being dealt",
+    "play": "cards are being played",
+    "over": "the game is over",
+}
+"""What is happening in the phases every card game has, for refusals (a game adds its own)."""
+
+
 def require(condition: bool, code: str, reason: str) -> None:
     """Raise ``IllegalCommand`` unless ``condition`` holds."""
     if not condition:

@@ -18,6 +18,7 @@ from typing import Any, Final, NamedTuple
 from shared.cards import CardSet, Deck, bits, lowest, random_cards
 from shared.commands import held_card, held_cards, seat_of
 from shared.engine import (
+    CARD_GAME_PHASES,
     ChanceRequest,
     Command,
     Event,
@@ -324,6 +325,10 @@ def _finish_hand(state: HeartsState) -> HeartsState:
     )
 
 
+_PHASES: Final = {**CARD_GAME_PHASES, "exchange": "the exchange is being offered",
+                  "pass": "cards are being passed"}
+
+
 class Hearts(Game[HeartsState]):
     id = "hearts"
     title = "Stardeck Hearts"
@@ -478,9 +483,7 @@ class Hearts(Game[HeartsState]):
 
     @staticmethod
     def _now(state: HeartsState) -> str:
-        return {"deal": "the cards are being dealt", "exchange": "the exchange is being offered",
-                "pass": "cards are being passed", "play": "cards are being played",
-                "over": "the game is over"}[state.phase]
+        return _PHASES[state.phase]
 
     # --- evolve ------------------------------------------------------------------------
 

@@ -16,11 +16,12 @@ from dataclasses import dataclass, replace
 from functools import cache
 from itertools import combinations
 from random import Random
-from typing import Any
+from typing import Any, Final
 
 from shared.cards import CardSet, Deck, bits, random_cards
 from shared.commands import held_card, held_cards, seat_of
 from shared.engine import (
+    CARD_GAME_PHASES,
     ChanceRequest,
     Command,
     Event,
@@ -294,6 +295,10 @@ def _finish_hand(state: StarsState) -> StarsState:
     )
 
 
+_PHASES: Final = {**CARD_GAME_PHASES, "bidding": "the players are bidding",
+                  "bury": "the declarer is burying three cards"}
+
+
 class Stars(Game[StarsState]):
     id = "stars"
     title = "Stars (White Star)"
@@ -430,9 +435,7 @@ class Stars(Game[StarsState]):
 
     @staticmethod
     def _now(state: StarsState) -> str:
-        return {"deal": "the cards are being dealt", "bidding": "the players are bidding",
-                "bury": "the declarer is burying three cards", "play": "cards are being played",
-                "over": "the game is over"}[state.phase]
+        return _PHASES[state.phase]
 
     # --- evolve ------------------------------------------------------------------------
 
