@@ -150,5 +150,6 @@ def view(args: argparse.Namespace) -> int:
     from shared.replay import load
 
     recording = load(args.path)
+    recording.state_at()  # an illegal or damaged log is refused before a window opens
     surface = open_window(title=f"Starhall — replay of {os.path.basename(args.path)}")
     return run(ReplayScreen(recording, surface.get_size()))

@@ -36,8 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay = commands.add_parser("replay", help="check, show or view recorded games")
     replay_commands = replay.add_subparsers(dest="replay_command", required=True,
                                             metavar="ACTION")
-    verify = replay_commands.add_parser("verify", help="rebuild games and check checkpoints")
-    verify.add_argument("paths", nargs="+", metavar="PATH", help="log files or folders")
+    verify = replay_commands.add_parser(
+        "verify", help="rebuild games, re-checking every move against the rules and checkpoints")
+    verify.add_argument("paths", nargs="+", metavar="PATH",
+                        help="log files, bug reports or folders of logs")
+    verify.add_argument("--json", action="store_true", help="machine-readable output")
     show = replay_commands.add_parser("show", help="print a game's state after an event")
     show.add_argument("path", metavar="PATH")
     show.add_argument("--at", type=int, default=None, metavar="SEQ",
@@ -46,7 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
                       help="see as this seat, or everything (default: a spectator)")
     show.add_argument("--json", action="store_true", help="machine-readable output")
     view = replay_commands.add_parser("view", help="open a recorded game in a window")
-    view.add_argument("path", metavar="PATH")
+    view.add_argument("path", metavar="PATH", help="a log file or a bug report")
+    diff = replay_commands.add_parser(
+        "diff", help="the first event where two logs of the same table differ, and both states")
+    diff.add_argument("first", metavar="A", help="a log file or a bug report")
+    diff.add_argument("second", metavar="B", help="another log of the same table")
+    diff.add_argument("--json", action="store_true", help="machine-readable output")
 
     serve = commands.add_parser("serve", help="run the game server")
     from server.serve import add_arguments
@@ -75,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from server.sim import run_sim
 
             return run_sim(args)
-        if args.command == "replay":
+        if args.command == "replay" and args.replay_command in ("verify", "show", "diff"):
             from server import replay_cli
 
             return replay_cli.run(args)
@@ -90,7 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from client import app
 
         return int(getattr(app, args.command if args.command != "replay" else "view")(args))
-    except (OptionError, UnknownGame, LogError, ValueError, OSError) as error:
+    except LogError as error:  # a log that cannot be read or breaks the rules: check failed
+        print(f"starhall: {error}", file=sys.stderr)
+        return 1
+    except (OptionError, UnknownGame, ValueError, OSError) as error:
         print(f"starhall: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

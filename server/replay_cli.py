@@ -1,37 +1,82 @@
-"""``starhall replay verify`` and ``starhall replay show``."""
+"""``starhall replay verify``, ``show`` and ``diff``: reading logs (and bug reports) from the
+command line. Every reader rebuilds games strictly: each event is re-decided by the rules."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
-from shared.replay import Mismatch, load, log_files, verify
+from shared.logfile import LogError
+from shared.replay import Mismatch, Recording, differences, load, log_files, verify
 
 
 def run(args: argparse.Namespace) -> int:
     if args.replay_command == "verify":
-        return run_verify(args.paths)
+        return run_verify(args.paths, as_json=args.json)
+    if args.replay_command == "diff":
+        return run_diff(args.first, args.second, as_json=args.json)
     return run_show(args)
 
 
-def run_verify(paths: list[str]) -> int:
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, default=repr))
+
+
+def run_verify(paths: list[str], *, as_json: bool = False) -> int:
+    """Every log named (folders searched); exit 1 when any log fails, after checking all."""
+    missing = [path for path in paths if not Path(path).exists()]
+    if missing:
+        print(f"starhall: no such file or folder: {missing[0]}", file=sys.stderr)
+        return 2
     files = log_files(paths)
     if not files:
         print("starhall: no log files found", file=sys.stderr)
         return 2
+    results: list[dict[str, Any]] = []
     for path in files:
-        result = verify(path)
+        try:
+            result = verify(path)
+        except LogError as error:
+            results.append({"path": str(path), "ok": False, "problem": "log", "error": str(error),
+                            **_where(error)})
+            if not as_json:
+                print(error)
+            continue
+        except OSError as error:
+            results.append({"path": str(path), "ok": False, "problem": "file",
+                            "error": f"{path}: {error.strerror or error}"})
+            if not as_json:
+                print(results[-1]["error"])
+            continue
+        results.append(result.as_data())
+        if as_json:
+            continue
         if isinstance(result, Mismatch):
             print(result.report())
-            return 1
+            continue
         torn = " (a torn last record was dropped)" if result.torn else ""
         state = "over" if result.over else "in progress"
         print(f"ok {path}: {result.events} events, {result.checkpoints} checkpoints, "
               f"game {state}{torn}")
-    print(f"{len(files)} log(s) verified")
-    return 0
+    failed = sum(not result["ok"] for result in results)
+    if as_json:
+        _print_json({"logs": results, "failed": failed})
+    else:
+        print(f"{len(files) - failed} of {len(files)} log(s) verified"
+              + (f", {failed} failed" if failed else ""))
+    return 1 if failed else 0
+
+
+def _where(error: LogError) -> dict[str, Any]:
+    where: dict[str, Any] = {"record": error.record, "offset": error.offset}
+    seq = getattr(error, "seq", None)
+    if seq is not None:
+        where["seq"] = seq
+        where["reason"] = getattr(error, "reason", "")
+    return where
 
 
 def _viewer(seat: str | None, players: int) -> int | str | None:
@@ -44,6 +89,13 @@ def _viewer(seat: str | None, players: int) -> int | str | None:
     return int(seat)
 
 
+def _seen(recording: Recording, state: Any, viewer: int | str | None) -> dict[str, Any]:
+    game = recording.game
+    if viewer == "all":
+        return game.snapshot(state)
+    return game.view(state, viewer if isinstance(viewer, int) else None)
+
+
 def run_show(args: argparse.Namespace) -> int:
     recording = load(args.path)
     game = recording.game
@@ -54,7 +106,7 @@ def run_show(args: argparse.Namespace) -> int:
         raise ValueError(f"--at must be between 0 and {last}, the last event")
     state = recording.state_at(seq)
     outcome = game.outcome(state)
-    view = game.snapshot(state) if viewer == "all" else game.view(state, viewer)  # type: ignore[arg-type]
+    view = _seen(recording, state, viewer)
     report: dict[str, Any] = {
         "game": game.id,
         "seq": seq,
@@ -66,7 +118,7 @@ def run_show(args: argparse.Namespace) -> int:
         "view": view,
     }
     if args.json:
-        print(json.dumps(report, indent=2))
+        _print_json(report)
         return 0
     who = {None: "a spectator", "all": "everyone"}.get(viewer, f"seat {viewer}")  # type: ignore[call-overload]
     print(f"{args.path}: {game.title}, after event {seq} of {last}, as {who}")
@@ -77,3 +129,53 @@ def run_show(args: argparse.Namespace) -> int:
     for key, value in view.items():
         print(f"  {key}: {value}")
     return 0
+
+
+def _table_of(recording: Recording) -> tuple[Any, ...]:
+    return recording.game.id, recording.players, dict(recording.options)
+
+
+def run_diff(first: str, second: str, *, as_json: bool = False) -> int:
+    """The first event where two logs of the same table part ways, and both states there.
+    Exit 0 when they record the same events, 1 when they differ."""
+    a, b = load(first), load(second)
+    if _table_of(a) != _table_of(b):
+        raise LogError(second, 0, 0, f"not the same table as {first}: game, players or options "
+                                     f"differ ({_table_of(a)} and {_table_of(b)})")
+    game = a.game
+    shared_length = min(len(a.events), len(b.events))
+    seq = next((i + 1 for i in range(shared_length) if a.events[i][1] != b.events[i][1]), None)
+    if seq is None and len(a.events) == len(b.events):
+        if as_json:
+            _print_json({"same": True, "events": len(a.events)})
+        else:
+            print(f"the two logs record the same {len(a.events)} events")
+        return 0
+    if seq is None:  # one log goes on where the other ends
+        seq = shared_length + 1
+    states = [log.state_at(min(seq, log.last_seq)) for log in (a, b)]
+    snapshots = [game.snapshot(state) for state in states]
+    events = [log.events[seq - 1][1] if seq <= log.last_seq else None for log in (a, b)]
+    described = [game.describe_event(event) if event is not None else "(the log has ended)"
+                 for event in events]
+    found = differences(snapshots[0], snapshots[1])
+    if as_json:
+        _print_json({
+            "same": False, "seq": seq,
+            "events": [None if e is None else {"type": e.type, "seat": e.seat,
+                                               "data": dict(e.data)} for e in events],
+            "states": snapshots,
+            "differences": [{"field": d.field, "first": d.recorded, "second": d.rebuilt,
+                             "only_in": {"recorded": "first", "rebuilt": "second"}.get(
+                                 d.only_in or "")} for d in found],
+        })
+        return 1
+    print(f"the logs agree up to event {seq - 1} and part ways at event {seq}:")
+    print(f"  {first}: {described[0]}")
+    print(f"  {second}: {described[1]}")
+    print(f"the states after event {seq} ({first} / {second}):")
+    for difference in found:
+        print(f"  {difference.field}: {difference.recorded!r} / {difference.rebuilt!r}")
+    if not found:
+        print("  (the same)")
+    return 1

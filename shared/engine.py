@@ -8,6 +8,8 @@ A game is a set of pure functions over an immutable state:
 * ``decide(state, command)`` validates a command into events or raises ``IllegalCommand``;
 * ``evolve(state, event)`` folds one event into the state; everything that follows from the
   rules (who won a trick, the scores) is computed here, so rebuilding from a log re-checks it;
+* ``command_for(event)`` names the command that caused a logged event: a reader re-decides it
+  and accepts the event only if ``decide`` gives exactly that event again;
 * ``view(state, seat)`` cuts the state to what one seat (or a spectator, ``None``) may see,
   ``event_view`` does the same for one event, and ``snapshot(state)`` is everything.
 
@@ -98,6 +100,9 @@ class Game(ABC, Generic[S]):
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
+    event_commands: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    """Each event type and the command type that causes it, the event's seat and data being the
+    command's: how a reader turns a logged event back into its command to re-decide it."""
 
     def make_options(self, players: int, raw: Mapping[str, object] | None = None) -> Options:
         """Validate a player count and options (strings from a command line are converted)."""
@@ -159,6 +164,14 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def is_checkpoint(self, state: S) -> bool:
         """Whether a log should record the state's hash here (end of a hand, end of the game)."""
+
+    def command_for(self, event: Event) -> Command:
+        """The command that caused ``event``, so that a log can be checked against ``decide``.
+        A game whose events do not carry their command's seat and data overrides this."""
+        kind = self.event_commands.get(event.type)
+        if kind is None:
+            raise IllegalCommand("unknown_event", f"{self.id} has no event {event.type!r}")
+        return Command(kind, event.seat, event.data)
 
     def random_action(self, state: S, seat: Seat, rng: Random) -> Command:
         """A uniformly random legal command (games with many choose-k commands sample faster)."""

@@ -21,6 +21,8 @@ from typing import IO, Any
 
 import msgpack
 
+from shared.bugreport import embedded_log, is_bug_report, missing_log_reason
+
 FORMAT_VERSION = 1
 MAGIC = "starhall-log"
 SUFFIX = ".starhall"
@@ -86,9 +88,16 @@ def read_records(data: bytes, path: str | os.PathLike[str]) -> tuple[list[tuple[
 
 
 def scan(path: str | os.PathLike[str]) -> Scan:
-    """Read every whole record of a log file, dropping a torn tail."""
+    """Read every whole record of a log file, dropping a torn tail. A bug report
+    (``shared.bugreport``) is read as the log it holds, named ``FILE#log`` in errors."""
     data = Path(path).read_bytes()
     records, good_length = read_records(data, path)
+    if records and is_bug_report(records[0][1]):
+        log = embedded_log(records[0][1])
+        if log is None:
+            raise LogError(path, 0, 0, missing_log_reason(records[0][1]))
+        path, data = f"{path}#log", log
+        records, good_length = read_records(data, path)
     if not records:
         raise LogError(path, 0, 0, "no header: the file is empty or not a Starhall log")
     header = records[0][1]

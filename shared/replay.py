@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from shared.engine import Event, Game
+from shared.engine import Event, Game, IllegalCommand
 from shared.games import UnknownGame, get_game
 from shared.logfile import SUFFIX, LogError, scan
 from shared.table import state_hash
@@ -31,6 +31,8 @@ class Recording:
     players: int
     options: dict[str, Any]
     events: list[tuple[int, Event]] = field(default_factory=list)
+    places: list[tuple[int, int]] = field(default_factory=list)
+    """Where each event stands in the file: its record number and byte offset."""
     checkpoints: dict[int, Checkpoint] = field(default_factory=dict)
     torn: bool = False
 
@@ -38,22 +40,39 @@ class Recording:
     def last_seq(self) -> int:
         return self.events[-1][0] if self.events else 0
 
-    def states(self, upto: int | None = None) -> Iterator[tuple[int, Any]]:
-        """The state before any event (seq 0), then after each event up to ``upto``."""
+    def states(self, upto: int | None = None, *, strict: bool = True) -> Iterator[tuple[int, Any]]:
+        """The state before any event (seq 0), then after each event up to ``upto``.
+
+        Strict (the default) re-decides every event from its command, as the live server
+        would have, and raises ``IllegalEvent`` at the first one the rules do not give.
+        ``strict=False`` trusts the log: only the server, reopening logs it wrote, uses it."""
         game = self.game
         state = game.new_state(self.players, self.options)
         yield 0, state
-        for seq, event in self.events:
+        referee = Referee(game) if strict else None
+        for index, (seq, event) in enumerate(self.events):
             if upto is not None and seq > upto:
                 return
             try:
-                state = game.evolve(state, event)
-            except Exception as error:  # an engine that cannot fold a recorded event
-                raise ReplayError(self.path, seq, f"cannot apply {event.type}: {error}") from error
+                state = (referee.apply(state, event) if referee is not None
+                         else game.evolve(state, event))
+            except IllegalCommand as refusal:
+                raise self.illegal(index, refusal.reason) from None
+            except Exception as error:  # an engine that fails on a recorded event
+                raise self.illegal(index, f"the engine cannot apply it ({error!r})") from None
             yield seq, state
+        if referee is not None and referee.pending and (upto is None or upto >= self.last_seq):
+            missing = referee.pending[-1]
+            raise self.illegal(len(self.events) - 1,
+                               f"the log ends before the {missing.type} event that follows it")
 
-    def state_at(self, upto: int | None = None) -> Any:
+    def state_at(self, upto: int | None = None, *, strict: bool = True) -> Any:
         """The state after event ``upto`` (default: the last)."""
+        if strict:
+            state = None
+            for _, state in self.states(upto):  # noqa: B007 - the last state is the answer
+                pass
+            return state
         game = self.game
         evolve = game.evolve
         state = game.new_state(self.players, self.options)
@@ -62,17 +81,71 @@ class Recording:
             for _, event in events:
                 state = evolve(state, event)
         except Exception:
-            return self.state_at_slowly(upto)  # again step by step, to name the event at fault
+            # Again step by step, to name the event at fault.
+            return list(self.states(upto, strict=False))[-1][1]
         return state
 
-    def state_at_slowly(self, upto: int | None) -> Any:
-        return list(self.states(upto))[-1][1]
+    def illegal(self, index: int, reason: str) -> IllegalEvent:
+        """The error for the event at ``index`` of ``events``."""
+        seq, event = self.events[index]
+        record, offset = self.places[index]
+        return IllegalEvent(self.path, record, offset, seq, event, reason)
 
 
-class ReplayError(Exception):
-    def __init__(self, path: str, seq: int, problem: str) -> None:
-        self.path, self.seq, self.problem = path, seq, problem
-        super().__init__(f"{path}: event {seq}: {problem}")
+class IllegalEvent(LogError):
+    """A logged event that the rules do not give in the state before it."""
+
+    def __init__(self, path: str, record: int, offset: int, seq: int, event: Event,
+                 reason: str) -> None:
+        self.seq = seq
+        self.event = event
+        self.reason = reason
+        who = "no seat" if event.seat is None else f"seat {event.seat}"
+        super().__init__(path, record, offset, f"event {seq} ({event.type}, {who}): {reason}")
+
+
+class Referee:
+    """Checks logged events one by one against the rules: each event must be exactly what
+    ``decide`` gives for its command (``Game.command_for``) in the state before it. A command
+    that causes several events is checked against the next events of the log."""
+
+    def __init__(self, game: Game[Any]) -> None:
+        self.game = game
+        self.pending: list[Event] = []
+        """Events the last command still causes, in reverse order."""
+
+    def apply(self, state: Any, event: Event) -> Any:
+        game = self.game
+        pending = self.pending
+        if pending:
+            expected = pending.pop()
+        else:
+            decided = game.decide(state, game.command_for(event))
+            if not decided:
+                raise IllegalCommand("no_event", "the rules make no event of its command")
+            expected = decided[0]
+            if len(decided) > 1:
+                pending.extend(reversed(decided[1:]))
+        if expected != event:
+            raise IllegalCommand("not_as_decided", unlike(expected, event))
+        return game.evolve(state, expected)
+
+
+def unlike(expected: Event, recorded: Event) -> str:
+    """Why a recorded event is not the one the rules give, in a few words."""
+    if expected.type != recorded.type or expected.seat != recorded.seat:
+        return (f"the rules give {expected.type} by seat {expected.seat} here, not "
+                f"{recorded.type} by seat {recorded.seat}")
+    given, held = dict(expected.data), dict(recorded.data)
+    parts = []
+    for key in list(given) + [k for k in held if k not in given]:
+        if key not in held:
+            parts.append(f"{key} is missing (the rules give {given[key]!r})")
+        elif key not in given:
+            parts.append(f"{key} is not part of this event")
+        elif given[key] != held[key]:
+            parts.append(f"{key} is {held[key]!r} where the rules give {given[key]!r}")
+    return "its data is not what the rules give: " + "; ".join(parts)
 
 
 def load(path: str | os.PathLike[str]) -> Recording:
@@ -97,6 +170,7 @@ def load(path: str | os.PathLike[str]) -> Recording:
     recording = Recording(name, header, game, header["players"], options, torn=found.torn)
     events = recording.events
     append = events.append
+    place = recording.places.append
     expected = 1
     for index, (offset, body) in enumerate(found.records[1:], 1):
         kind = body.get("kind")
@@ -113,6 +187,7 @@ def load(path: str | os.PathLike[str]) -> Recording:
             ):
                 raise LogError(name, index, offset, "malformed event")
             append((seq, Event(event_type, seat, data)))
+            place((index, offset))
             expected += 1
         elif kind == "checkpoint":
             seq, digest, state = body.get("seq"), body.get("hash"), body.get("state")
@@ -125,21 +200,60 @@ def load(path: str | os.PathLike[str]) -> Recording:
 
 
 @dataclass(frozen=True, slots=True)
+class Difference:
+    """One field where a recorded snapshot and a rebuilt one disagree."""
+
+    field: str
+    """Where, as ``state.key[index]…``."""
+    recorded: Any
+    rebuilt: Any
+    only_in: str | None = None
+    """``"recorded"`` or ``"rebuilt"`` when the field exists on one side only."""
+
+    def line(self) -> str:
+        if self.only_in == "recorded":
+            return f"{self.field}: only in the log ({self.recorded!r})"
+        if self.only_in == "rebuilt":
+            return f"{self.field}: only in the rebuilt state ({self.rebuilt!r})"
+        return f"{self.field}: recorded {self.recorded!r}, rebuilt {self.rebuilt!r}"
+
+    def as_data(self) -> dict[str, Any]:
+        return {"field": self.field, "recorded": self.recorded, "rebuilt": self.rebuilt,
+                "only_in": self.only_in}
+
+
+@dataclass(frozen=True, slots=True)
 class Mismatch:
+    """A checkpoint the rebuilt game disagrees with: the engine and the log part ways
+    somewhere after ``agreed`` (the last checkpoint that agreed, 0 for the start)."""
+
     path: str
     seq: int
     recorded_hash: str
     rebuilt_hash: str
-    differences: list[str]
+    agreed: int
+    first_suspect: str
+    """The first event after ``agreed``, described: where to start looking."""
+    differences: list[Difference]
 
     def report(self) -> str:
         lines = [
-            f"{self.path}: the rebuilt game differs from the log after event {self.seq}",
-            f"  recorded hash {self.recorded_hash}",
-            f"  rebuilt hash  {self.rebuilt_hash}",
+            f"{self.path}: the rebuilt game differs from the checkpoint after event {self.seq}",
+            f"  the last checkpoint that agrees is after event {self.agreed}; the first event "
+            f"after it is {self.agreed + 1}: {self.first_suspect}",
+            f"  recorded hash {self.recorded_hash}, rebuilt hash {self.rebuilt_hash}",
         ]
-        lines += [f"  {line}" for line in self.differences]
+        lines += [f"  {difference.line()}" for difference in self.differences]
+        if not self.differences:
+            lines.append("  the snapshots are equal: the checkpoint's hash is not its state's")
         return "\n".join(lines)
+
+    def as_data(self) -> dict[str, Any]:
+        return {"path": self.path, "ok": False, "problem": "checkpoint", "seq": self.seq,
+                "recorded_hash": self.recorded_hash, "rebuilt_hash": self.rebuilt_hash,
+                "last_agreeing_checkpoint": self.agreed, "first_suspect_event": self.agreed + 1,
+                "first_suspect": self.first_suspect,
+                "differences": [difference.as_data() for difference in self.differences]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,12 +264,18 @@ class Verified:
     over: bool
     torn: bool
 
+    def as_data(self) -> dict[str, Any]:
+        return {"path": self.path, "ok": True, "events": self.events,
+                "checkpoints": self.checkpoints, "over": self.over, "torn": self.torn}
+
 
 def verify(path: str | os.PathLike[str]) -> Verified | Mismatch:
-    """Rebuild a game from its log and compare every checkpoint; stop at the first difference."""
+    """Rebuild a game from its log, re-deciding every event (``IllegalEvent`` at the first the
+    rules refuse), and compare every checkpoint; stop at the first difference."""
     recording = load(path)
     game = recording.game
     checkpoints = recording.checkpoints
+    agreed = 0
     state: Any = None
     for seq, state in recording.states():  # noqa: B007 - the last state is the outcome
         checkpoint = checkpoints.get(seq)
@@ -164,21 +284,24 @@ def verify(path: str | os.PathLike[str]) -> Verified | Mismatch:
         snapshot = game.snapshot(state)
         rebuilt = state_hash(snapshot)
         if rebuilt != checkpoint.hash or state_hash(checkpoint.state) != checkpoint.hash:
-            return Mismatch(recording.path, seq, checkpoint.hash, rebuilt,
-                            differences(checkpoint.state, snapshot) or ["(the hashes differ)"])
+            suspect = (game.describe_event(recording.events[agreed][1])
+                       if agreed < len(recording.events) else "none")
+            return Mismatch(recording.path, seq, checkpoint.hash, rebuilt, agreed, suspect,
+                            differences(checkpoint.state, snapshot))
+        agreed = seq
     return Verified(recording.path, len(recording.events), len(checkpoints),
                     game.outcome(state).over, recording.torn)
 
 
-def differences(recorded: Any, rebuilt: Any, where: str = "state") -> list[str]:
-    """Where two snapshots differ, as ``path: recorded → rebuilt`` lines."""
+def differences(recorded: Any, rebuilt: Any, where: str = "state") -> list[Difference]:
+    """The fields where two snapshots differ, in the recorded snapshot's order."""
     if isinstance(recorded, dict) and isinstance(rebuilt, dict):
-        found: list[str] = []
+        found: list[Difference] = []
         for key in list(recorded) + [k for k in rebuilt if k not in recorded]:
             if key not in rebuilt:
-                found.append(f"{where}.{key}: only in the log")
+                found.append(Difference(f"{where}.{key}", recorded[key], None, "recorded"))
             elif key not in recorded:
-                found.append(f"{where}.{key}: only in the rebuilt state")
+                found.append(Difference(f"{where}.{key}", None, rebuilt[key], "rebuilt"))
             else:
                 found += differences(recorded[key], rebuilt[key], f"{where}.{key}")
         return found
@@ -187,7 +310,7 @@ def differences(recorded: Any, rebuilt: Any, where: str = "state") -> list[str]:
         for i, (a, b) in enumerate(zip(recorded, rebuilt, strict=True)):
             found += differences(a, b, f"{where}[{i}]")
         return found
-    return [] if recorded == rebuilt else [f"{where}: recorded {recorded!r}, rebuilt {rebuilt!r}"]
+    return [] if recorded == rebuilt else [Difference(where, recorded, rebuilt)]
 
 
 def log_files(paths: list[str]) -> list[Path]:

@@ -63,8 +63,8 @@ def test_bad_input_gets_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "no bot" in capsys.readouterr().err
     junk = tmp_path / "junk.starhall"
     junk.write_bytes(b"not a log")
-    assert main(["replay", "verify", str(junk)]) == 2
-    assert "junk.starhall" in capsys.readouterr().err
+    assert main(["replay", "verify", str(junk)]) == 1
+    assert "junk.starhall: record 0 (byte 0)" in capsys.readouterr().out
     assert main(["replay", "show", str(tmp_path / "missing.starhall")]) == 2
     assert main(["replay", "verify", str(tmp_path / "empty-folder-that-is-missing")]) == 2
 

@@ -13,8 +13,9 @@ import pytest
 from server.sim import simulate
 from shared.games import get_game
 from shared.logfile import LogError, LogWriter, encode_record, read_records, scan
-from shared.replay import Mismatch, Verified, load, log_files, verify
+from shared.replay import IllegalEvent, Mismatch, Verified, load, log_files, verify
 from shared.shuffle import seeded_order
+from shared.table import state_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 HEARTS = get_game("hearts")
@@ -103,20 +104,46 @@ def rewrite_event(path: Path, seq: int, change: dict[str, object]) -> None:
     path.write_bytes(bytes(out))
 
 
-def test_verify_names_the_event_and_what_differs(game_log: Path) -> None:
+def test_verify_refuses_an_illegal_event_where_it_stands(game_log: Path) -> None:
     recording = load(game_log)
-    seq, event = next((s, e) for s, e in recording.events if e.type == "played")
+    index, (seq, event) = next((i, (s, e)) for i, (s, e) in enumerate(recording.events)
+                               if e.type == "played")
     hand = recording.state_at(seq - 1).hands[event.seat]
     from shared.games.hearts import STARDECK
 
     other = next(c for c in STARDECK.codes(hand) if c != event.data["card"])
     rewrite_event(game_log, seq, {"data": {"card": other}})
+    with pytest.raises(IllegalEvent) as refused:
+        verify(game_log)
+    record, offset = load(game_log).places[index]
+    assert str(refused.value) == (
+        f"{game_log}: record {record} (byte {offset}): event {seq} (played, seat {event.seat}): "
+        "the first trick is led with the lowest club, 2C")
+
+
+def test_a_desync_names_the_first_event_after_the_last_agreeing_checkpoint(
+        game_log: Path) -> None:
+    """A checkpoint the engine no longer agrees with, as after a rule change."""
+    data = game_log.read_bytes()
+    records, _ = read_records(data, game_log)
+    checkpoints = [body["seq"] for _, body in records if body.get("kind") == "checkpoint"]
+    altered = checkpoints[1]
+    out = bytearray()
+    for _, body in records:
+        if body.get("kind") == "checkpoint" and body["seq"] == altered:
+            state = {**body["state"], "totals": [t + 1 for t in body["state"]["totals"]]}
+            body = {**body, "state": state, "hash": state_hash(state)}
+        out += encode_record(body)
+    game_log.write_bytes(bytes(out))
     result = verify(game_log)
     assert isinstance(result, Mismatch)
-    assert result.recorded_hash != result.rebuilt_hash
+    assert result.seq == altered and result.agreed == checkpoints[0]
     report = result.report()
-    assert str(game_log) in report and str(result.seq) in report
-    assert any("state." in line for line in result.differences)
+    assert f"the first event after it is {checkpoints[0] + 1}: deal" in report
+    assert "state.totals[0]: recorded" in report
+    data = result.as_data()
+    assert data["first_suspect_event"] == checkpoints[0] + 1
+    assert data["differences"][0]["field"] == "state.totals[0]"
 
 
 def test_log_files_finds_logs_in_folders(tmp_path: Path, game_log: Path) -> None:

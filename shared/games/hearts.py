@@ -335,6 +335,8 @@ class Hearts(Game[HeartsState]):
     rules_version = 1
     min_players = 3
     max_players = 6
+    event_commands = {"deal": "shuffle", "played": "play", "passed": "pass",
+                      "exchange_taken": "take_exchange", "exchange_declined": "decline_exchange"}
     option_specs = (
         OptionSpec("mode", str, "exchange", "what happens to the undealt cards", MODES),
         OptionSpec("deck", str, "stardeck", "stardeck (65 cards, Stars trump) or classic (52)",

@@ -305,6 +305,8 @@ class Stars(Game[StarsState]):
     rules_version = 1
     min_players = PLAYERS
     max_players = PLAYERS
+    event_commands = {"deal": "shuffle", "bid": "bid", "bid_passed": "pass", "buried": "bury",
+                      "played": "play"}
     option_specs = (
         OptionSpec("min_bid", int, 30, "the smallest opening bid", minimum=1, maximum=MAX_BID),
         OptionSpec("target", int, 200, "the game ends after a hand in which a total reaches this",

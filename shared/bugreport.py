@@ -1,0 +1,108 @@
+"""Bug reports: one file that holds a table's log and what a client saw of the table.
+
+A bug report is framed like a log (``docs/replay-format.md``): a single ``[body, crc]``
+record whose body is a map with ``kind`` ``"bug_report"``. Its ``log`` holds the table's log
+file byte for byte, so every reader of logs (verify, show, view, fork) takes a bug report
+where it takes a log. ``docs/reproducing-bugs.md`` walks from such a file to the failing event.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from collections.abc import Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+BUG_MAGIC = "starhall-bug"
+BUG_FORMAT = 1
+BUG_SUFFIX = ".starhall-bug"
+
+
+def is_bug_report(body: Mapping[str, Any]) -> bool:
+    return body.get("kind") == "bug_report" and body.get("magic") == BUG_MAGIC
+
+
+def embedded_log(body: Mapping[str, Any]) -> bytes | None:
+    """The table log a bug report holds, or ``None`` when it holds none."""
+    log = body.get("log")
+    return log if isinstance(log, bytes) else None
+
+
+def missing_log_reason(body: Mapping[str, Any]) -> str:
+    why = body.get("log_note")
+    return f"this bug report holds no table log ({why})" if isinstance(why, str) and why else (
+        "this bug report holds no table log")
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def versions() -> dict[str, Any]:
+    """What ran: Starhall, each game's rules version, Python, the libraries, the system."""
+    from shared import build
+    from shared.games import GAMES
+
+    return {
+        "starhall": _version("starhall"),
+        "engines": build(),
+        "rules": {game_id: game.rules_version for game_id, game in sorted(GAMES.items())},
+        "python": sys.version.split()[0],
+        "pygame-ce": _version("pygame-ce"),
+        "pyzmq": _version("pyzmq"),
+        "msgpack": _version("msgpack"),
+        "os": platform.platform(),
+    }
+
+
+def make_bug_report(note: str, table: Mapping[str, Any], log: bytes | None, log_note: str,
+                    messages: Sequence[Mapping[str, Any]], created: float) -> dict[str, Any]:
+    """The body of a bug report. ``messages`` are ``{"time", "direction", "message"}`` maps,
+    ``direction`` being ``"sent"`` or ``"received"``."""
+    return {
+        "kind": "bug_report",
+        "magic": BUG_MAGIC,
+        "format": BUG_FORMAT,
+        "created": created,
+        "note": note,
+        "versions": versions(),
+        "table": dict(table),
+        "log": log,
+        "log_note": "" if log is not None else log_note,
+        "messages": [dict(message) for message in messages],
+    }
+
+
+def write_bug_report(path: str | os.PathLike[str], body: Mapping[str, Any]) -> Path:
+    """Write the report whole or not at all: to a temporary file, then renamed into place."""
+    from shared.logfile import encode_record
+
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.tmp")
+    try:
+        with open(temporary, "wb") as file:
+            file.write(encode_record(body))
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return target
+
+
+def read_bug_report(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The body of a bug report file (``LogError`` if it is not one)."""
+    from shared.logfile import LogError, read_records
+
+    records, _ = read_records(Path(path).read_bytes(), path)
+    if len(records) != 1 or not is_bug_report(records[0][1]):
+        raise LogError(path, 0, 0, "not a Starhall bug report")
+    body: dict[str, Any] = records[0][1]
+    return body
