@@ -14,8 +14,7 @@ from typing import Any
 from client.model import TableModel
 from client.net import LOST, REJOINED, ServerLink
 from shared import protocol
-
-BOT_NAMES = ("Ada", "Bruno", "Clara", "Dmitri", "Elif", "Farid")
+from shared.bots import bot_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +33,7 @@ def seat_names(info: dict[str, Any]) -> list[str]:
         seat = int(entry.get("seat", len(names)))
         name = entry.get("name")
         if entry.get("state") == "bot" and not entry.get("standin"):
-            name = BOT_NAMES[seat % len(BOT_NAMES)]  # friendlier than the bot's kind
+            name = bot_name(seat)  # friendlier than the bot's kind
         elif not name:
             name = "(free seat)"
         names.append(str(name))

@@ -12,7 +12,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from shared.bots import Bot, make_bot
+from shared.bots import Bot, bot_seats, make_bot
 from shared.engine import Event, Game
 from shared.games import get_game
 from shared.logfile import SUFFIX
@@ -109,9 +109,8 @@ def simulate(game: Game[Any], players: int, options: dict[str, Any], games: int,
         partial = None if path is None else path.with_name(path.name + ".partial")
         if partial is not None and partial.exists():
             partial.unlink()
-        seats = [{"name": f"{kind} bot", "bot": kind} for kind in kinds]
         table = Table.new(game, players, options, path=None if partial is None else str(partial),
-                          seats=seats, seed=seed, number=number)
+                          seats=bot_seats(kinds), seed=seed, number=number)
         hands = play_out(table, bots, rng)
         if table.log is not None and path is not None and partial is not None:
             table.log.close()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from server.sim import default_players, play_out
-from shared.bots import make_bot
+from shared.bots import bot_seats, make_bot
 from shared.engine import Event
 from shared.games import get_game
 from shared.logfile import SUFFIX
@@ -48,8 +48,8 @@ def run_terminal(args: argparse.Namespace) -> int:
     players = args.players or default_players(game)
     seed = new_seed()
     path = Path("replays") / "terminal" / f"{game.id}-{seed}{SUFFIX}"
-    seats = [{"name": f"Bot {seat}", "bot": "heuristic"} for seat in range(players)]
-    table = Table.new(game, players, args.options, path=str(path), seats=seats)
+    table = Table.new(game, players, args.options, path=str(path),
+                      seats=bot_seats(["heuristic"] * players))
     bots = [make_bot(game, "heuristic", random.Random(seed + seat)) for seat in range(players)]
     print(f"{game.title}: {players} heuristic bots, options {table.options}")
     assert table.log is not None

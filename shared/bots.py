@@ -31,6 +31,21 @@ class RandomBot:
 
 BotFactory = Callable[[random.Random], Bot]
 
+BOT_NAMES = ("Ada", "Bruno", "Clara", "Dmitri", "Elif", "Farid")
+"""Bots' names by seat: a replay that calls every seat "heuristic bot" cannot be followed."""
+
+
+def bot_name(seat: int) -> str:
+    return BOT_NAMES[seat % len(BOT_NAMES)]
+
+
+def bot_seats(kinds: list[str]) -> list[dict[str, str]]:
+    """A log header's ``seats`` for a table of bots: a distinct name each, with the bot's kind
+    in the name too when the kinds differ."""
+    mixed = len(set(kinds)) > 1
+    return [{"name": f"{bot_name(seat)} ({kind})" if mixed else bot_name(seat), "bot": kind}
+            for seat, kind in enumerate(kinds)]
+
 
 def bot_kinds(game: Game[Any]) -> dict[str, BotFactory]:
     """The bots a game offers: ``random`` always, and whatever its ``<game>_bots`` module adds."""

@@ -21,7 +21,10 @@ def test_sim_writes_one_log_per_game_and_a_summary(tmp_path: Path,
     assert "games 2" in out and "wins" in out and "hands" in out
     logs = sorted(tmp_path.glob("*.starhall"))
     assert len(logs) == 2
-    assert load(logs[0]).players == 5
+    recording = load(logs[0])
+    assert recording.players == 5
+    names = [seat["name"] for seat in recording.header["seats"]]
+    assert len(set(names)) == 5 and names[0] == "Ada (heuristic)" and names[1] == "Bruno (random)"
 
 
 def test_sim_twice_gives_the_same_events(tmp_path: Path) -> None:
