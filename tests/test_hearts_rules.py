@@ -1,4 +1,4 @@
-"""Every ruling of ../shared/RULINGS.md §2 (Stardeck Hearts), played through real events."""
+"""Every rule of Stardeck Hearts as the project rules it, played through real events."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stars (White Star): every ruling of RULINGS.md §1, the seed's worked example built from real
+"""Stars (White Star): every rule as the project rules it, the seed's worked example built from real
 events, views, refused commands and random playouts of both variants."""
 
 from __future__ import annotations

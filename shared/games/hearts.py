@@ -1,4 +1,4 @@
-"""Stardeck Hearts (game id ``hearts``), per ../shared/RULINGS.md §2.
+"""Stardeck Hearts (game id ``hearts``), as described in docs/replay-format.md §5.
 
 Five suits of 2..A, Stars (``*``) trump, 3 to 6 players; modes ``exchange``, ``no_exchange``,
 ``anti_trump`` (with a Joker), ``blind_trick``; and classic 52-card Hearts for 4 players.

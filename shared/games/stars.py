@@ -1,5 +1,5 @@
-"""Stars, also called White Star or Two Hundred Stars (game id ``stars``), per
-../shared/RULINGS.md §1 and the seed 000_f70af91381e2b331.
+"""Stars, also called White Star or Two Hundred Stars (game id ``stars``), as described in
+docs/games/stars.md.
 
 Four players, a 43-card deck (Skulls have no Champion), Skulls trump. A hand: the deal with a
 widow, bidding, the declarer's burial, ten tricks with the Star rule, scoring against the bid.
