@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import socket
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,8 @@ from shared import protocol
 Clock = Callable[[], float]
 LOST = "_lost"
 REJOINED = "_rejoined"
+RECORD_MESSAGES = 5000
+"""How many of the last messages, sent and received, a link keeps for a bug report."""
 
 
 def normalise_address(address: str) -> str:
@@ -46,6 +49,8 @@ class ServerLink:
         self.state = "connecting"
         """``connecting`` (no answer yet), ``connected`` or ``lost``."""
         self._rids = itertools.count(1)
+        self.record: deque[tuple[float, str, bytes]] = deque(maxlen=RECORD_MESSAGES)
+        """The last messages as ``(time.time(), "sent" | "received", frame)``."""
         self._socket: Any = None
         self._ever_connected = False
         self._open()
@@ -68,9 +73,11 @@ class ServerLink:
         """Send a request; returns the ``rid`` it carries."""
         rid = next(self._rids)
         message = {**message, "rid": rid}
+        frame = protocol.encode(message)
+        self.record.append((time.time(), "sent", frame))
         # When the link is down the send fails; the heartbeat logic notices and starts over.
         with contextlib.suppress(zmq.Again):
-            self._socket.send(protocol.encode(message), zmq.NOBLOCK)
+            self._socket.send(frame, zmq.NOBLOCK)
         self.last_sent = self.clock()
         return rid
 
@@ -81,6 +88,7 @@ class ServerLink:
                 frame = self._socket.recv(zmq.NOBLOCK)
             except zmq.Again:
                 break
+            self.record.append((time.time(), "received", frame))
             try:
                 message = protocol.decode(frame)
             except protocol.ProtocolError:
@@ -105,6 +113,18 @@ class ServerLink:
         elif now - self.last_sent > self.heartbeat:
             self.send({"type": protocol.PING})
         return received
+
+    def messages(self) -> list[dict[str, Any]]:
+        """What was recorded, oldest first, as ``{"time", "direction", "message"}`` maps (a
+        frame that does not decode is kept as ``{"undecodable": bytes}``)."""
+        found = []
+        for when, direction, frame in list(self.record):
+            try:
+                message: dict[str, Any] = protocol.decode(frame)
+            except protocol.ProtocolError:
+                message = {"undecodable": bytes(frame)}
+            found.append({"time": when, "direction": direction, "message": message})
+        return found
 
     def close(self) -> None:
         if self._socket is not None:
