@@ -126,6 +126,80 @@ class _Leaving:
         self.live.close()
 
 
+class ForkedTable:
+    """A fork of a recorded game, played in this window: its own embedded server on the data
+    folder holding the fork's log, and the user seated with bots around; ``done`` when the
+    user leaves, and closing stops the server."""
+
+    def __init__(self, forked: Any, data: str, size: tuple[int, int]) -> None:
+        from client.embedded import EmbeddedServer
+        from client.live import LiveTable
+
+        self.forked = forked
+        self.server = EmbeddedServer(data)
+        try:
+            link = ServerLink(self.server.address, name=player_name())
+            self.live = LiveTable(link, size, banner=forked.name)
+            _wait_for_welcome(link)
+            self.live.join_table(forked.table_id, forked.seat, player_name(),
+                                 _bot_kind(link, forked.game), forked.players)
+        except BaseException:
+            self.server.stop()
+            raise
+
+    @property
+    def done(self) -> bool:
+        return bool(self.live.done)
+
+    def frame(self, dt: float) -> None:
+        self.live.frame(dt)
+
+    def handle(self, event: pygame.event.Event) -> None:
+        self.live.handle(event)
+
+    def draw(self, surface: pygame.Surface) -> None:
+        self.live.draw(surface)
+
+    def resize(self, size: tuple[int, int]) -> None:
+        self.live.resize(size)
+
+    def close(self) -> None:
+        try:
+            self.live.close()
+        finally:
+            self.server.stop()
+
+
+def start_fork(path: str, at: int | None, seat: int, data: str, size: tuple[int, int],
+               recording: Any = None) -> ForkedTable:
+    """Write a fork of the log at ``path`` after event ``at`` into ``data`` and open it
+    (``ForkError``, a ``ValueError``, when it cannot be made)."""
+    from server.fork import plan_fork, write_fork
+
+    forked = write_fork(plan_fork(path, at, seat, recording), data)
+    return ForkedTable(forked, data, size)
+
+
+def fork(args: argparse.Namespace) -> int:
+    """``starhall replay fork``: a live table in the state after one event of a recorded game,
+    the user in one seat and bots in the others."""
+    import sys
+
+    from client.embedded import DEFAULT_DATA
+    from server.fork import plan_fork, write_fork
+
+    data = str(getattr(args, "data", None) or DEFAULT_DATA)
+    plan = plan_fork(args.path, args.at, args.seat)  # refused before a window opens
+    if args.at is not None and plan.seq != args.at:
+        print(f"starhall: event {args.at} is not the last of its move; forking after event "
+              f"{plan.seq}", file=sys.stderr)
+    forked = write_fork(plan, data)
+    print(f"{forked.name}: table {forked.table_id}, log {forked.path}, you in seat "
+          f"{forked.seat}")
+    surface = open_window(title=f"Starhall — {forked.name}")
+    return run(ForkedTable(forked, data, surface.get_size()))
+
+
 def join(args: argparse.Namespace) -> int:
     """The lobby of a LAN server: given, or picked from those heard by discovery."""
     from client.lobby import Lobby

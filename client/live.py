@@ -27,8 +27,10 @@ class LiveTable:
     """A screen for one table on a server; ``done`` once the user leaves it."""
 
     def __init__(self, link: ServerLink, size: tuple[int, int], view: TableView | None = None,
-                 own_link: bool = True) -> None:
+                 own_link: bool = True, banner: str | None = None) -> None:
         self.link = link
+        self.banner = banner
+        """A line shown at the top of the table, e.g. that it is a fork of a recorded game."""
         self.size = size
         self.view = view or TableView()
         self.own_link = own_link
@@ -58,6 +60,17 @@ class LiveTable:
 
         self.request({"type": protocol.CREATE, "game": game, "players": players,
                       "options": options}, created)
+
+    def join_table(self, table: str, seat: int, name: str, bot: str | None = None,
+                   players: int = 0) -> None:
+        """Sit in ``seat`` of an existing table (a fork, say), asking for a ``bot`` in every
+        other of its ``players`` seats first."""
+        if bot is not None:
+            for other in range(players):
+                if other != seat:
+                    self.request({"type": protocol.BOT, "table": table, "seat": other,
+                                  "kind": bot})
+        self.sit(table, seat, name)
 
     def sit(self, table: str, seat: int | None, name: str) -> None:
         self.session = TableSession(self.link, table)
@@ -119,6 +132,10 @@ class LiveTable:
     def draw(self, surface: pygame.Surface) -> None:
         if self.table is not None:
             self.hotspots = self.table.draw(surface)
+            if self.banner:
+                felt = self.table.layout.table
+                blit_text(surface, self.banner, 16, theme.GOLD, "topleft",
+                          (felt.x + 16, felt.y + 12), max_width=felt.w // 3)
             return
         surface.fill(theme.FELT_DARK)
         centre = surface.get_rect().center

@@ -6,6 +6,7 @@ seat's eyes) rebuilds the state from the log through ``shared.replay`` and shows
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pygame
@@ -16,9 +17,14 @@ from client.session import Batch
 from client.table_screen import TableScreen
 from client.table_view import TableView
 from client.widgets import Hotspots, blit_text, button
+from shared.logfile import LogError
 from shared.replay import Recording
 
+DEFAULT_DATA = "replays"
+"""The data folder of the embedded server (``client.embedded``)."""
 FOOTER = 92
+COUNTER_WIDTH = 130
+"""Room right of the slider for the event counter."""
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)
 SECONDS_PER_EVENT = 0.8
 EVERYTHING = "all"
@@ -35,8 +41,14 @@ def header_names(recording: Recording) -> list[str]:
 
 class ReplayScreen:
     def __init__(self, recording: Recording, size: tuple[int, int],
-                 view: TableView | None = None) -> None:
+                 view: TableView | None = None, data: str = DEFAULT_DATA) -> None:
         self.recording = recording
+        self.data = data
+        """The data folder a fork's table goes in ("Play from here")."""
+        self.forked: Any = None
+        """The live table of a fork played in this window; the viewer is back when it ends."""
+        self.notice: str | None = None
+        """Why the last "Play from here" failed."""
         self.game = recording.game
         # Every state, rebuilt once from the log: seeking is then a lookup.
         self.states: list[tuple[int, Any]] = list(recording.states())
@@ -123,7 +135,43 @@ class ReplayScreen:
 
     # --- the loop ----------------------------------------------------------------------
 
+    # --- playing on from here ------------------------------------------------------
+
+    @property
+    def can_fork(self) -> bool:
+        """Whether a game goes on after the current position (not over there)."""
+        return not self.game.outcome(self.states[self.position][1]).over
+
+    def play_from_here(self) -> None:
+        """A live table in the state after the current event, the user in the seat being
+        watched (seat 0 when watching as a spectator or seeing everything), bots around."""
+        from client.app import start_fork
+
+        self.playing = False
+        seq = self.states[self.position][0]
+        seat = self.seat if self.seat is not None else 0
+        try:
+            self.forked = start_fork(self.recording.path, seq, seat, self.data, self.size,
+                                     self.recording)
+        except (ValueError, OSError, LogError) as error:
+            self.notice = str(error)
+            return
+        self.notice = None
+        pygame.display.set_caption(f"Starhall — {self.forked.forked.name}")
+
+    def _back_from_fork(self) -> None:
+        forked, self.forked = self.forked, None
+        forked.close()
+        pygame.display.set_caption(
+            f"Starhall — replay of {os.path.basename(self.recording.path)}")
+        self._rebuild()
+
     def frame(self, dt: float) -> None:
+        if self.forked is not None:
+            self.forked.frame(dt)
+            if self.forked.done:
+                self._back_from_fork()
+            return
         self.table.update(dt)
         if self.playing:
             speed = SPEEDS[self.speed_index]
@@ -137,8 +185,13 @@ class ReplayScreen:
     def resize(self, size: tuple[int, int]) -> None:
         self.size = size
         self.table.resize(size)
+        if self.forked is not None:
+            self.forked.resize(size)
 
     def handle(self, event: pygame.event.Event) -> None:
+        if self.forked is not None:
+            self.forked.handle(event)
+            return
         if event.type == pygame.KEYDOWN:
             self.key(event.key, event.mod)
             return
@@ -161,6 +214,7 @@ class ReplayScreen:
             pygame.K_RIGHTBRACKET: "next_trick", pygame.K_LEFTBRACKET: "previous_trick",
             pygame.K_PAGEDOWN: "next_hand", pygame.K_PAGEUP: "previous_hand",
             pygame.K_HOME: "start", pygame.K_END: "end", pygame.K_v: "viewer",
+            pygame.K_f: "fork",
             pygame.K_PLUS: "faster", pygame.K_EQUALS: "faster", pygame.K_KP_PLUS: "faster",
             pygame.K_MINUS: "slower", pygame.K_KP_MINUS: "slower",
         }
@@ -200,13 +254,15 @@ class ReplayScreen:
             self.speed_index = max(0, self.speed_index - 1)
         elif name == "viewer":
             self.next_viewer()
+        elif name == "fork" and self.can_fork:
+            self.play_from_here()
         elif name == "slider" and pos is not None:
             self.dragging = True
             self._slide(pos)
 
     def _slider_rect(self, surface_size: tuple[int, int]) -> pygame.Rect:
         width, height = surface_size
-        return pygame.Rect(24, height - FOOTER + 14, width - 48, 18)
+        return pygame.Rect(24, height - FOOTER + 14, width - 48 - COUNTER_WIDTH, 18)
 
     def _slide(self, pos: tuple[int, int]) -> None:
         rect = self._slider_rect(self.size)
@@ -218,6 +274,9 @@ class ReplayScreen:
     # --- drawing -----------------------------------------------------------------------
 
     def draw(self, surface: pygame.Surface) -> None:
+        if self.forked is not None:
+            self.forked.draw(surface)
+            return
         hotspots = self.table.draw(surface)
         width, height = surface.get_size()
         footer = pygame.Rect(0, height - FOOTER, width, FOOTER)
@@ -255,10 +314,20 @@ class ReplayScreen:
         rect = pygame.Rect(x, y, 190, 34)
         button(surface, hotspots, rect, f"seeing: {seen}  [V]", "replay", "viewer",
                hovered=rect.collidepoint(mouse), size=14)
+        x += rect.w + 8
+        rect = pygame.Rect(max(x, width - 24 - 170), y, 170, 34)
+        button(surface, hotspots, rect, "Play from here  [F]", "replay", "fork",
+               enabled=self.can_fork, hovered=rect.collidepoint(mouse), size=15)
         seq = self.states[self.position][0]
         blit_text(surface, f"event {seq} / {self.recording.last_seq}", 15, theme.TEXT_DIM,
-                  "midright", (width - 24, y + 17))
+                  "midright", (width - 24, slider.centery))
+        if self.notice:
+            blit_text(surface, self.notice, 15, theme.ALERT, "midbottom",
+                      (self.table.layout.table.centerx, footer.y - 8),
+                      max_width=self.table.layout.table.w - 32)
         self.hotspots = hotspots
 
     def close(self) -> None:
-        pass
+        if self.forked is not None:
+            forked, self.forked = self.forked, None
+            forked.close()

@@ -50,6 +50,16 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="machine-readable output")
     view = replay_commands.add_parser("view", help="open a recorded game in a window")
     view.add_argument("path", metavar="PATH", help="a log file or a bug report")
+    fork = replay_commands.add_parser(
+        "fork", help="play on from an event of a recorded game: you in one seat, bots around")
+    fork.add_argument("path", metavar="PATH", help="a log file or a bug report")
+    fork.add_argument("--at", type=int, default=None, metavar="SEQ",
+                      help="after this event (default: the last)")
+    fork.add_argument("--seat", type=int, default=0, metavar="N",
+                      help="your seat (default 0)")
+    fork.add_argument("--data", default=None, metavar="DIR",
+                      help="the embedded server's data folder; the new log goes in DIR/tables "
+                           "(default: replays)")
     diff = replay_commands.add_parser(
         "diff", help="the first event where two logs of the same table differ, and both states")
     diff.add_argument("first", metavar="A", help="a log file or a bug report")
@@ -95,9 +105,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             from server.terminal import run_terminal
 
             return run_terminal(args)
+        import os
+
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # one line per error
         from client import app
 
-        return int(getattr(app, args.command if args.command != "replay" else "view")(args))
+        return int(getattr(app, args.command if args.command != "replay"
+                           else args.replay_command)(args))
     except LogError as error:  # a log that cannot be read or breaks the rules: check failed
         print(f"starhall: {error}", file=sys.stderr)
         return 1

@@ -121,10 +121,12 @@ class LiveTable:
 
 
 def create_table(folder: Path, table_id: str, name: str, game: Game[Any], players: int,
-                 options: Mapping[str, object]) -> LiveTable:
-    """A new table with its log on disk (``OptionError`` if the game refuses the options)."""
+                 options: Mapping[str, object], **info: Any) -> LiveTable:
+    """A new table with its log on disk (``OptionError`` if the game refuses the options);
+    ``info`` goes into the log's header too (a fork's ``forked_from``)."""
     path = folder / f"{table_id}{SUFFIX}"
-    table = Table.new(game, players, options, path=str(path), table=table_id, name=name)
+    table = Table.new(game, players, options, path=str(path), table=table_id, name=name,
+                      **info)
     live = LiveTable(table_id, name, table, [SeatRecord() for _ in range(players)], folder)
     live.save_seating()
     return live

@@ -1,0 +1,185 @@
+"""Forking a recorded game: a new live table in the state after one of its events.
+
+``plan_fork`` checks the request against the recording (strictly: every copied event is
+re-decided from its command, as the live server would) and refuses a bad one with a
+``ForkError`` before anything is written. ``write_fork`` then creates the table in a server's
+data folder under a fresh id, the way the server creates one (``create_table``), and plays the
+copied events into it through ``Table.submit``: the same commands, so the same events and
+checkpoints, written by the same code. A server that starts on that folder restores the table;
+the client sits down in the chosen seat and asks for bots in the others through the protocol.
+
+The new log verifies on its own, and its header's ``forked_from`` names the source log (its
+file name and the SHA-256 of its bytes; for a bug report, of the log it holds) and the last
+copied event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from server.service import TABLES_FOLDER
+from server.tables import SEATING_SUFFIX, create_table
+from shared.bugreport import embedded_log, is_bug_report
+from shared.engine import IllegalCommand
+from shared.logfile import SUFFIX, read_records
+from shared.replay import Recording, load, unlike
+from shared.table import Table
+
+
+class ForkError(ValueError):
+    """A fork that cannot be made from this recording: a bad event number or seat, or a game
+    already over there. One line, for people."""
+
+
+@dataclass(frozen=True, slots=True)
+class ForkPlan:
+    recording: Recording
+    seq: int
+    """The last event copied: the one asked for, or the last event of its command when the
+    command made several events (a log may not stop between them)."""
+    seat: int
+    source_name: str
+    """The source log's file name."""
+    source_sha256: str
+
+    @property
+    def forked_from(self) -> dict[str, Any]:
+        return {"log": self.source_name, "sha256": self.source_sha256, "seq": self.seq}
+
+    @property
+    def table_name(self) -> str:
+        stem = self.source_name
+        for suffix in (SUFFIX, "-bug"):
+            stem = stem.removesuffix(suffix)
+        return f"Fork of {stem} at event {self.seq}"
+
+
+@dataclass(frozen=True, slots=True)
+class Forked:
+    """A fork written to a data folder, ready for a server to restore."""
+
+    table_id: str
+    name: str
+    path: Path
+    seq: int
+    seat: int
+    players: int
+    game: str
+
+
+def source_bytes(path: str | Path) -> bytes:
+    """The bytes of the log a file holds: the file itself, or the log inside a bug report."""
+    data = Path(path).read_bytes()
+    records, _ = read_records(data, path)
+    if records and is_bug_report(records[0][1]):
+        log = embedded_log(records[0][1])
+        if log is not None:
+            return log
+    return data
+
+
+def plan_fork(path: str | Path, at: int | None = None, seat: int = 0,
+              recording: Recording | None = None) -> ForkPlan:
+    """Check a fork of the log (or bug report) at ``path`` after event ``at`` (default: the
+    last), for a person in ``seat``. Raises ``ForkError`` for a request that cannot be met,
+    ``LogError`` (``IllegalEvent``) for a log that cannot be read or breaks the rules before
+    the fork point."""
+    if recording is None:
+        recording = load(path)
+    last = recording.last_seq
+    target = last if at is None else at
+    where = Path(path).name
+    if not 0 <= target <= last:
+        raise ForkError(f"no event {target} to fork from: {where} has events 0 to {last}")
+    if not 0 <= seat < recording.players:
+        raise ForkError(f"no seat {seat} to sit in: this {recording.game.id} game has seats 0 "
+                        f"to {recording.players - 1}")
+    end = _copied_end(recording, target)
+    if recording.game.outcome(_state_after(recording, end)).over:
+        raise ForkError(f"the game is over after event {end} of {where}; fork from an earlier "
+                        "event")
+    data = source_bytes(path)
+    return ForkPlan(recording, end, seat, where, hashlib.sha256(data).hexdigest())
+
+
+def _copied_end(recording: Recording, target: int) -> int:
+    """Replay the commands of events 1..``target`` on a table without a log, checking that
+    each gives exactly the logged events; returns the last event the commands made, which
+    passes ``target`` when its command made several events."""
+    game = recording.game
+    events = recording.events
+    table = Table(game, recording.players, recording.options,
+                  game.new_state(recording.players, recording.options))
+    index = 0
+    while index < target:
+        try:
+            made = table.submit(game.command_for(events[index][1]))
+        except IllegalCommand as refusal:
+            raise recording.illegal(index, refusal.reason) from None
+        if not made:
+            raise recording.illegal(index, "the rules make no event of its command")
+        for _, event in made:
+            if index >= len(events):
+                raise recording.illegal(len(events) - 1, f"the log ends before the {event.type} "
+                                        "event that follows it")
+            if event != events[index][1]:
+                raise recording.illegal(index, unlike(event, events[index][1]))
+            index += 1
+    return index
+
+
+def _state_after(recording: Recording, seq: int) -> Any:
+    game = recording.game
+    state = game.new_state(recording.players, recording.options)
+    for _, event in recording.events[:seq]:
+        state = game.evolve(state, event)  # already checked by _copied_end
+    return state
+
+
+def fresh_table_id(folder: Path) -> str:
+    """The id a server on ``folder`` would give its next table, and no file has yet."""
+    numbers = [int(p.name[: -len(SUFFIX)]) for p in folder.glob(f"*{SUFFIX}")
+               if p.name[: -len(SUFFIX)].isdigit()]
+    number = max(numbers, default=0) + 1
+    while ((folder / f"{number:04d}{SUFFIX}").exists()
+           or (folder / f"{number:04d}{SEATING_SUFFIX}").exists()):
+        number += 1
+    return f"{number:04d}"
+
+
+def write_fork(plan: ForkPlan, data: str | Path) -> Forked:
+    """Create the forked table in the data folder ``data`` of a server (its tables go in
+    ``data/tables``), every seat free; the events are written, checkpoints and all, by
+    ``Table.submit`` as the server writes them."""
+    recording = plan.recording
+    game = recording.game
+    folder = Path(data) / TABLES_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    table_id = fresh_table_id(folder)
+    live = create_table(folder, table_id, plan.table_name, game, recording.players,
+                        recording.options, forked_from=plan.forked_from)
+    table = live.table
+    try:
+        while table.seq < plan.seq:  # one command may make several events
+            table.submit(game.command_for(recording.events[table.seq][1]))
+        if table.seq != plan.seq:
+            raise RuntimeError(f"the fork stopped at event {table.seq}, not {plan.seq}")
+    except BaseException:
+        if table.log is not None:
+            table.log.close()
+        live.table.log = None
+        (folder / f"{table_id}{SUFFIX}").unlink(missing_ok=True)
+        live.seating_path.unlink(missing_ok=True)
+        raise
+    assert table.log is not None
+    table.log.close()
+    return Forked(table_id, plan.table_name, folder / f"{table_id}{SUFFIX}", plan.seq,
+                  plan.seat, recording.players, game.id)
+
+
+def fork(path: str | Path, data: str | Path, at: int | None = None, seat: int = 0) -> Forked:
+    """``plan_fork`` then ``write_fork``."""
+    return write_fork(plan_fork(path, at, seat), data)
