@@ -8,11 +8,13 @@ keeps drawing meanwhile.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pygame
 
 from client import theme
+from client.bug_report import BugReportBox, save_bug_report
 from client.net import ServerLink
 from client.session import TableSession
 from client.table_screen import TableScreen
@@ -40,6 +42,8 @@ class LiveTable:
         self.done = False
         self.hotspots: Hotspots | None = None
         self._replies: dict[int, Reply] = {}
+        self.bug_report = BugReportBox(self.save_bug_report)
+        """F9 or its button: a report of this table for a developer (``client.bug_report``)."""
 
     # --- setting up --------------------------------------------------------------------
 
@@ -102,6 +106,7 @@ class LiveTable:
                                              self.view, self.size)
                 if self.table is not None:
                     self.table.receive(batch)
+        self.bug_report.tick(dt)
         if self.table is not None:
             if self.link.state == "lost":
                 self.table.model.connection = "lost"
@@ -118,12 +123,19 @@ class LiveTable:
     def leave(self) -> None:
         self.done = True
 
+    def save_bug_report(self, note: str) -> Path:
+        if self.session is None:
+            raise OSError("no table yet: nothing to report")
+        return save_bug_report(self.link, self.session, note)
+
     def resize(self, size: tuple[int, int]) -> None:
         self.size = size
         if self.table is not None:
             self.table.resize(size)
 
     def handle(self, event: pygame.event.Event) -> None:
+        if self.bug_report.handle(event, self.hotspots):
+            return
         if self.table is not None:
             self.table.handle(event, self.hotspots)
         elif event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
@@ -136,6 +148,8 @@ class LiveTable:
                 felt = self.table.layout.table
                 blit_text(surface, self.banner, 16, theme.GOLD, "topleft",
                           (felt.x + 16, felt.y + 12), max_width=felt.w // 3)
+            self.bug_report.draw(surface, self.table.layout.table, self.hotspots,
+                                 self.table.ui.mouse)
             return
         surface.fill(theme.FELT_DARK)
         centre = surface.get_rect().center
@@ -146,6 +160,7 @@ class LiveTable:
                       "center", centre)
         else:
             blit_text(surface, "Joining the table…", 24, theme.TEXT, "center", centre)
+        self.bug_report.draw(surface, surface.get_rect(), None)
 
     def close(self) -> None:
         if self.own_link:
