@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--terminal", action="store_true",
                       help="no window: watch one game of bots in the terminal")
     play.add_argument("--slow", action="store_true", help="with --terminal: pause after tricks")
+    play.add_argument("--deal", type=int, default=None, metavar="N",
+                      help="a patience's deal number (the same as --option deal=N)")
+    solve = commands.add_parser("solve", help="a patience's deals: winnable? the hints' win rate")
+    from server.solve import add_arguments as add_solve_arguments
+
+    add_solve_arguments(solve)
     join = commands.add_parser("join", help="connect to a server on the LAN")
     join.add_argument("address", nargs="?", default=None, metavar="ADDR")
     watch = commands.add_parser("watch", help="spectate a table live")
@@ -89,6 +95,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if hasattr(args, "option"):
             args.options = parse_assignments(args.option)
+        if getattr(args, "deal", None) is not None and args.command == "play":
+            args.options["deal"] = str(args.deal)
+        if args.command == "solve":
+            from server.solve import run_solve
+
+            return run_solve(args)
         if args.command == "sim":
             from server.sim import run_sim
 

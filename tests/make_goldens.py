@@ -27,6 +27,10 @@ GOLDENS: list[tuple[str, int, dict[str, Any], str]] = [
     ("hearts", 4, {"qs_breaks_hearts": True, "pass_cards": 0, "target": 30}, "random"),
     ("stars", 4, {"target": 100}, "heuristic"),
     ("stars", 4, {"colored_star": True, "target": 100}, "heuristic"),
+    ("star_patience", 1, {"deal": 1}, "hint"),  # won
+    ("star_patience", 1, {"deal": 113}, "hint"),  # stuck, then given up
+    ("star_patience", 1, {"deal": 113, "undo": False}, "hint"),  # lost
+    ("star_patience", 1, {"deal": 2, "undo": True}, "fickle"),  # won, with undos and redos
 ]
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from shared.engine import Game
 
-_MODULES = ("hearts", "stars")
+_MODULES = ("hearts", "stars", "star_patience")
 
 
 def _load() -> dict[str, Game[Any]]:
