@@ -22,7 +22,7 @@ from typing import Any
 
 from server.service import TABLES_FOLDER
 from server.tables import SEATING_SUFFIX, create_table
-from shared.bugreport import embedded_log, is_bug_report
+from shared.bugreport import BUG_SUFFIX, embedded_log, is_bug_report
 from shared.engine import IllegalCommand
 from shared.logfile import SUFFIX, read_records
 from shared.replay import Recording, load, unlike
@@ -52,7 +52,7 @@ class ForkPlan:
     @property
     def table_name(self) -> str:
         stem = self.source_name
-        for suffix in (SUFFIX, "-bug"):
+        for suffix in (BUG_SUFFIX, SUFFIX):
             stem = stem.removesuffix(suffix)
         return f"Fork of {stem} at event {self.seq}"
 

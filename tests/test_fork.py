@@ -73,6 +73,7 @@ def test_fork_of_a_bug_report_hashes_the_log_it_holds(tmp_path: Path) -> None:
     assert header["forked_from"] == {"log": "seen.starhall-bug", "seq": 30,
                                      "sha256": hashlib.sha256(log).hexdigest()}
     assert load(forked.path).events == load(STARS).events[:30]
+    assert header["name"] == forked.name == "Fork of seen at event 30"
 
 
 def test_a_fork_before_a_broken_event_works_and_one_after_it_is_refused(tmp_path: Path) -> None:
@@ -231,3 +232,29 @@ def test_viewer_play_from_here_switches_to_the_table_and_back(
     assert viewer.states[viewer.position][0] == seq
     assert not forked.server._thread.is_alive()
     viewer.close()
+
+
+def test_a_fork_waiting_for_a_deal_is_dealt_by_the_server(tmp_path: Path) -> None:
+    """After the last event of a hand the game waits for a shuffle: the server deals anew."""
+    recording = load(STARS)
+    second_deal = [seq for seq, event in recording.events if event.seat is None][1]
+    at = second_deal - 1
+    assert recording.game.chance(recording.state_at(at)) is not None
+    pygame.display.init()
+    forked = app.start_fork(str(STARS), at, 3, str(tmp_path), SIZE)
+    try:
+        waited = _UntilSeated(forked)
+        while not (waited.done and forked.live.table is not None
+                   and forked.live.table.model.seq >= second_deal):
+            assert time.monotonic() < waited.deadline, "the forked table was not dealt"
+            forked.frame(0.05)
+            time.sleep(0.005)
+        model = forked.live.table.model
+        assert model.seat == 3 and model.view["hand_number"] == 2 and len(model.hand) >= 10
+    finally:
+        forked.close()
+    fork = load(forked.forked.path)
+    assert at in fork.checkpoints  # the end of the hand, checkpointed as the server does
+    assert fork.events[at][1].type == "deal" and fork.events[at][1].seat is None
+    assert verify(forked.forked.path).__class__.__name__ == "Verified"
+    _check_fork_log(forked.forked.path, STARS, at)
