@@ -147,6 +147,32 @@ def bench_replay(seconds: float, rounds: int) -> None:
     print(f"  ratio strict/trusting = {strict_rate / our_rate:.2f} (target >= 0.50)")
 
 
+def bench_star_patience(seconds: float) -> None:
+    """The Star: random playouts per second (deal, decisions, end), and the solver's and the
+    hint player's mean time per deal over deals 1, 2, 3 …"""
+    from server.solve import dealt, hint_player_wins
+    from shared.games.star_patience_bots import solve
+
+    game = get_game("star_patience")
+    rng = random.Random(3)
+
+    def playout() -> int:
+        table = Table.new(game, 1, {})
+        table.shuffle(int(rng.random() * MAX_SEED))
+        while not game.outcome(table.state).over:
+            table.submit(game.random_action(table.state, 0, rng))
+        return table.seq
+
+    playouts, _ = rate(playout, seconds)
+    deals = iter(range(1, 2**31))
+    solved, _ = rate(lambda: solve(dealt(next(deals)).state) is not None, seconds)
+    hinted, _ = rate(lambda: hint_player_wins(next(deals)), seconds)
+    print("The Star (star_patience):")
+    print(f"  random playouts        {playouts:10.0f} games/s")
+    print(f"  solver, mean per deal  {1000 / solved:10.2f} ms (deal and solve)")
+    print(f"  hint player, per deal  {1000 / hinted:10.2f} ms (deal and play by exact hints)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="length of one round")
@@ -155,6 +181,7 @@ def main() -> None:
     print(f"starhall engines: {shared.build()} (STARHALL_PURE_PYTHON=1 measures pure Python)")
     bench_games(args.seconds, args.rounds)
     bench_replay(args.seconds, args.rounds)
+    bench_star_patience(args.seconds)
 
 
 if __name__ == "__main__":
