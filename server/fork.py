@@ -95,8 +95,9 @@ def plan_fork(path: str | Path, at: int | None = None, seat: int = 0,
     if not 0 <= target <= last:
         raise ForkError(f"no event {target} to fork from: {where} has events 0 to {last}")
     if not 0 <= seat < recording.players:
-        raise ForkError(f"no seat {seat} to sit in: this {recording.game.id} game has seats 0 "
-                        f"to {recording.players - 1}")
+        seats = ("only seat 0" if recording.players == 1
+                 else f"seats 0 to {recording.players - 1}")
+        raise ForkError(f"no seat {seat} to sit in: this {recording.game.id} game has {seats}")
     end = _copied_end(recording, target)
     if recording.game.outcome(_state_after(recording, end)).over:
         raise ForkError(f"the game is over after event {end} of {where}; fork from an earlier "
