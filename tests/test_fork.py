@@ -258,3 +258,25 @@ def test_a_fork_waiting_for_a_deal_is_dealt_by_the_server(tmp_path: Path) -> Non
     assert fork.events[at][1].type == "deal" and fork.events[at][1].seat is None
     assert verify(forked.forked.path).__class__.__name__ == "Verified"
     _check_fork_log(forked.forked.path, STARS, at)
+
+
+@pytest.mark.parametrize("source", sorted(GOLDEN.glob("*.starhall")), ids=lambda p: p.stem)
+def test_fork_command_runs_on_every_golden(source: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """``starhall replay fork`` on every golden replay, from its middle, for a few frames."""
+    real_run = app.run
+    screens: list[Any] = []
+
+    def run(screen: Any, frames: int | None = None) -> int:
+        screens.append(screen)
+        return real_run(screen, frames=5)
+
+    monkeypatch.setattr(app, "run", run)
+    middle = load(source).last_seq // 2
+    assert main(["replay", "fork", str(source), "--at", str(middle), "--data",
+                 str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+    assert screens and not screens[0].server._thread.is_alive()  # closed with the window
+    _check_fork_log(screens[0].forked.path, source, middle)
