@@ -78,9 +78,9 @@ def table_log(address: str, table: str) -> tuple[bytes | None, str]:
 
     server = embedded_at(address)
     if server is None:
-        return None, (f"the client cannot hold the log (it has every seat's hidden cards); "
-                      f"the server at {address} holds it as table {table}: "
-                      f"<its data folder>/tables/{table}.starhall")
+        return None, (f"the server at {address} holds it: table {table}, the file "
+                      f"tables/{table}.starhall in its data folder; a client never has a "
+                      f"table's log, which holds every seat's hidden cards")
     path = server.log_path(table)
     try:
         return path.read_bytes(), ""
@@ -95,7 +95,8 @@ def save_bug_report(link: ServerLink, session: TableSession, note: str,
     now = time.time() if now is None else now
     secrets = frozenset(token for token in (session.token,) if token)
     log, log_note = table_log(link.address, session.table)
-    table = {"id": session.table, "server": link.address, "seat": session.seat,
+    game = session.model.game if session.model is not None else session.info.get("game")
+    table = {"id": session.table, "game": game, "server": link.address, "seat": session.seat,
              "name": link.name, "event_seq": session.event_seq, "view_seq": session.view_seq,
              "info": redact(session.info, secrets)}
     messages = [redact(message, secrets) for message in link.messages()]

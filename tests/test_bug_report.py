@@ -129,6 +129,7 @@ def test_f9_a_note_and_enter_write_a_report_every_reader_takes(
         assert versions[key], key
     assert set(versions["rules"]) >= {"stars", "hearts"}
     assert body["table"]["id"] == live.session.table and body["table"]["seat"] == 0
+    assert body["table"]["game"] == "stars" and body["table"]["server"] == live.link.address
     messages = body["messages"]
     assert {m["direction"] for m in messages} == {"sent", "received"}
     assert all(isinstance(m["time"], float) and abs(m["time"] - time.time()) < 120
