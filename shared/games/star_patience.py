@@ -1,5 +1,5 @@
-"""The Star, a patience for one player with a piquet pack (game id ``star_patience``), per
-../shared/RULINGS.md §3 and the seed 002_326e1bc706c81595.
+"""The Star, a patience for one player with a piquet pack (game id ``star_patience``), from
+Professor Hoffmann's *The Illustrated Book of Patience Games* (1892), No. 2.
 
 Sixteen cards lie face up in a star of eight lines from the centre, an inner and an outer
 place on each; sixteen more are the face-down stock. Each turned stock card pairs with a
