@@ -160,8 +160,10 @@ def write_fork(plan: ForkPlan, data: str | Path) -> Forked:
     folder = Path(data) / TABLES_FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     table_id = fresh_table_id(folder)
+    seats = recording.header.get("seats")  # the source's cast, so a replay of the fork reads
     live = create_table(folder, table_id, plan.table_name, game, recording.players,
-                        recording.options, forked_from=plan.forked_from)
+                        recording.options, forked_from=plan.forked_from,
+                        seats=seats if isinstance(seats, list) else None)
     table = live.table
     try:
         while table.seq < plan.seq:  # one command may make several events

@@ -46,6 +46,7 @@ def _check_fork_log(path: Path, source: Path, seq: int, source_bytes: bytes | No
                                           "sha256": hashlib.sha256(data).hexdigest()}
     assert fork.header["game"] == original.header["game"]
     assert fork.header["options"] == original.header["options"]
+    assert fork.header["seats"] == original.header["seats"]
     assert "Fork of" in fork.header["name"] and str(seq) in fork.header["name"]
 
 
