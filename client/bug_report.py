@@ -206,7 +206,7 @@ class BugReportBox:
                   mouse: tuple[int, int]) -> None:
         box = pygame.Rect(0, 0, min(620, area.w - 40), 176)
         box.center = area.center
-        panel(surface, box, 245)
+        panel(surface, box, 255)
         blit_text(surface, "What went wrong?", 22, theme.GOLD, "topleft", (box.x + 20, box.y + 16))
         field = pygame.Rect(box.x + 20, box.y + 56, box.w - 40, 40)
         pygame.draw.rect(surface, theme.PAPER, field, border_radius=6)
@@ -244,7 +244,7 @@ class BugReportBox:
         needed = max(fonts.font(16).size(heading)[0], fonts.font(15).size(detail)[0]) + 34
         box = pygame.Rect(0, 0, max(320, min(area.w - 24, needed)), 64)
         box.midtop = (area.centerx, area.y + 52)
-        panel(surface, box, 250)
+        panel(surface, box, 255)
         blit_text(surface, heading, 16, colour, "topleft", (box.x + 16, box.y + 10))
         blit_text(surface, detail, 15, theme.TEXT, "topleft", (box.x + 16, box.y + 34),
                   max_width=box.w - 32)
