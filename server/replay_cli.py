@@ -137,11 +137,14 @@ def _table_of(recording: Recording) -> tuple[Any, ...]:
 
 def run_diff(first: str, second: str, *, as_json: bool = False) -> int:
     """The first event where two logs of the same table part ways, and both states there.
-    Exit 0 when they record the same events, 1 when they differ."""
+    Exit 0 when they record the same events, 1 when they differ. Both logs are rebuilt
+    strictly first: an illegal event in either is refused (``IllegalEvent``, exit 1)."""
     a, b = load(first), load(second)
     if _table_of(a) != _table_of(b):
         raise LogError(second, 0, 0, f"not the same table as {first}: game, players or options "
                                      f"differ ({_table_of(a)} and {_table_of(b)})")
+    for log in (a, b):  # strict, like every reader: an illegal log is refused, not compared
+        log.state_at()
     game = a.game
     shared_length = min(len(a.events), len(b.events))
     seq = next((i + 1 for i in range(shared_length) if a.events[i][1] != b.events[i][1]), None)
