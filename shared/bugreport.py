@@ -44,6 +44,19 @@ def _version(distribution: str) -> str:
         return "not installed"
 
 
+def source_commit() -> str | None:
+    """The git commit Starhall runs from, when it runs from a checkout (for ``git bisect``)."""
+    import subprocess
+
+    try:
+        found = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent,
+                               capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = found.stdout.strip()
+    return commit if found.returncode == 0 and len(commit) == 40 else None
+
+
 def versions() -> dict[str, Any]:
     """What ran: Starhall, each game's rules version, Python, the libraries, the system."""
     from shared import build
@@ -51,6 +64,7 @@ def versions() -> dict[str, Any]:
 
     return {
         "starhall": _version("starhall"),
+        "commit": source_commit(),
         "engines": build(),
         "rules": {game_id: game.rules_version for game_id, game in sorted(GAMES.items())},
         "python": sys.version.split()[0],

@@ -55,6 +55,8 @@ class Scan:
     """Bytes up to the end of the last whole record."""
     torn: bool
     """Whether bytes after ``good_length`` (a torn tail) were dropped."""
+    source: str
+    """What errors name: the file, or ``FILE#log`` for the log a bug report holds."""
 
 
 def read_records(data: bytes, path: str | os.PathLike[str]) -> tuple[list[tuple[int, Any]], int]:
@@ -82,7 +84,8 @@ def read_records(data: bytes, path: str | os.PathLike[str]) -> tuple[list[tuple[
                                "checksum mismatch: the record is damaged")
             append((start, item[0]))
             start = end
-    except (ValueError, msgpack.UnpackException) as error:
+    # TypeError: damage can turn a map key into a list, which msgpack cannot hash.
+    except (ValueError, TypeError, msgpack.UnpackException) as error:
         raise LogError(path, len(records), start, f"not a msgpack record ({error})") from None
     return records, start
 
@@ -107,7 +110,7 @@ def scan(path: str | os.PathLike[str]) -> Scan:
         raise LogError(
             path, 0, 0, f"format {header.get('format')!r} is not {FORMAT_VERSION}, which this reads"
         )
-    return Scan(records, good_length, good_length < len(data))
+    return Scan(records, good_length, good_length < len(data), str(path))
 
 
 def make_header(

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from shared.bugreport import BUG_SUFFIX
 from shared.engine import Event, Game, IllegalCommand
 from shared.games import UnknownGame, get_game
 from shared.logfile import SUFFIX, LogError, scan
@@ -35,6 +36,8 @@ class Recording:
     """Where each event stands in the file: its record number and byte offset."""
     checkpoints: dict[int, Checkpoint] = field(default_factory=dict)
     torn: bool = False
+    source: str = ""
+    """What errors name: ``path``, or ``path#log`` for the log inside a bug report."""
 
     @property
     def last_seq(self) -> int:
@@ -89,7 +92,7 @@ class Recording:
         """The error for the event at ``index`` of ``events``."""
         seq, event = self.events[index]
         record, offset = self.places[index]
-        return IllegalEvent(self.path, record, offset, seq, event, reason)
+        return IllegalEvent(self.source or self.path, record, offset, seq, event, reason)
 
 
 class IllegalEvent(LogError):
@@ -150,24 +153,25 @@ def unlike(expected: Event, recorded: Event) -> str:
 
 def load(path: str | os.PathLike[str]) -> Recording:
     """Read and check a log's structure: header, then events numbered 1, 2, 3 …"""
-    name = str(path)
     found = scan(path)
+    source = found.source
     header = found.records[0][1]
     try:
         game = get_game(header["game"])
     except (UnknownGame, KeyError, TypeError) as error:
-        raise LogError(name, 0, 0, f"unknown game: {error}") from None
+        raise LogError(source, 0, 0, f"unknown game: {error}") from None
     if header.get("rules") != game.rules_version:
         raise LogError(
-            name, 0, 0,
+            source, 0, 0,
             f"recorded with {game.id} rules version {header.get('rules')!r}; "
             f"this engine plays version {game.rules_version}",
         )
     try:
         options = game.make_options(header["players"], header.get("options", {}))
     except (ValueError, KeyError) as error:
-        raise LogError(name, 0, 0, f"bad header: {error}") from None
-    recording = Recording(name, header, game, header["players"], options, torn=found.torn)
+        raise LogError(source, 0, 0, f"bad header: {error}") from None
+    recording = Recording(str(path), header, game, header["players"], options,
+                          torn=found.torn, source=source)
     events = recording.events
     append = events.append
     place = recording.places.append
@@ -178,24 +182,24 @@ def load(path: str | os.PathLike[str]) -> Recording:
             try:
                 seq, event_type, seat, data = body["seq"], body["type"], body["seat"], body["data"]
             except KeyError as missing:
-                raise LogError(name, index, offset, f"an event without {missing}") from None
+                raise LogError(source, index, offset, f"an event without {missing}") from None
             if seq != expected or type(seq) is not int:
-                raise LogError(name, index, offset,
+                raise LogError(source, index, offset,
                                f"event numbered {seq!r} where {expected} was due")
             if type(event_type) is not str or type(data) is not dict or not (
                 seat is None or type(seat) is int
             ):
-                raise LogError(name, index, offset, "malformed event")
+                raise LogError(source, index, offset, "malformed event")
             append((seq, Event(event_type, seat, data)))
             place((index, offset))
             expected += 1
         elif kind == "checkpoint":
             seq, digest, state = body.get("seq"), body.get("hash"), body.get("state")
             if seq != len(events) or not isinstance(digest, str) or not isinstance(state, dict):
-                raise LogError(name, index, offset, "malformed checkpoint")
+                raise LogError(source, index, offset, "malformed checkpoint")
             recording.checkpoints[seq] = Checkpoint(seq, digest, state)
         else:
-            raise LogError(name, index, offset, f"unknown record kind {kind!r}")
+            raise LogError(source, index, offset, f"unknown record kind {kind!r}")
     return recording
 
 
@@ -286,7 +290,7 @@ def verify(path: str | os.PathLike[str]) -> Verified | Mismatch:
         if rebuilt != checkpoint.hash or state_hash(checkpoint.state) != checkpoint.hash:
             suspect = (game.describe_event(recording.events[agreed][1])
                        if agreed < len(recording.events) else "none")
-            return Mismatch(recording.path, seq, checkpoint.hash, rebuilt, agreed, suspect,
+            return Mismatch(recording.source, seq, checkpoint.hash, rebuilt, agreed, suspect,
                             differences(checkpoint.state, snapshot))
         agreed = seq
     return Verified(recording.path, len(recording.events), len(checkpoints),
@@ -314,12 +318,12 @@ def differences(recorded: Any, rebuilt: Any, where: str = "state") -> list[Diffe
 
 
 def log_files(paths: list[str]) -> list[Path]:
-    """The log files named, with folders searched for ``*.starhall`` files, sorted."""
+    """The log files named, with folders searched for logs and bug reports, sorted."""
     found: list[Path] = []
     for name in paths:
         path = Path(name)
         if path.is_dir():
-            found += sorted(path.rglob(f"*{SUFFIX}"))
+            found += sorted([*path.rglob(f"*{SUFFIX}"), *path.rglob(f"*{BUG_SUFFIX}")])
         else:
             found.append(path)
     return found
