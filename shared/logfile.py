@@ -106,7 +106,7 @@ def scan(path: str | os.PathLike[str]) -> Scan:
     header = records[0][1]
     if header.get("kind") != "header" or header.get("magic") != MAGIC:
         raise LogError(path, 0, 0, "the first record is not a Starhall log header")
-    if header.get("format") != FORMAT_VERSION:
+    if type(header.get("format")) is not int or header["format"] != FORMAT_VERSION:
         raise LogError(
             path, 0, 0, f"format {header.get('format')!r} is not {FORMAT_VERSION}, which this reads"
         )

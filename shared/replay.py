@@ -160,15 +160,18 @@ def load(path: str | os.PathLike[str]) -> Recording:
         game = get_game(header["game"])
     except (UnknownGame, KeyError, TypeError) as error:
         raise LogError(source, 0, 0, f"unknown game: {error}") from None
-    if header.get("rules") != game.rules_version:
+    if type(header.get("rules")) is not int or header["rules"] != game.rules_version:
         raise LogError(
             source, 0, 0,
             f"recorded with {game.id} rules version {header.get('rules')!r}; "
             f"this engine plays version {game.rules_version}",
         )
+    raw_options = header.get("options", {})
+    if not isinstance(raw_options, dict):
+        raise LogError(source, 0, 0, f"bad header: options must be a map, not {raw_options!r}")
     try:
-        options = game.make_options(header["players"], header.get("options", {}))
-    except (ValueError, KeyError) as error:
+        options = game.make_options(header.get("players"), raw_options)  # type: ignore[arg-type]
+    except (ValueError, KeyError, TypeError) as error:
         raise LogError(source, 0, 0, f"bad header: {error}") from None
     recording = Recording(str(path), header, game, header["players"], options,
                           torn=found.torn, source=source)
@@ -197,6 +200,8 @@ def load(path: str | os.PathLike[str]) -> Recording:
             seq, digest, state = body.get("seq"), body.get("hash"), body.get("state")
             if seq != len(events) or not isinstance(digest, str) or not isinstance(state, dict):
                 raise LogError(source, index, offset, "malformed checkpoint")
+            if seq in recording.checkpoints:
+                raise LogError(source, index, offset, f"a second checkpoint after event {seq}")
             recording.checkpoints[seq] = Checkpoint(seq, digest, state)
         else:
             raise LogError(source, index, offset, f"unknown record kind {kind!r}")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -61,8 +61,6 @@ class Case:
     """The refused event (``ILLEGAL``), the disagreeing checkpoint's event (``MISMATCH``)."""
     agreed: int | None = None
     """For a mismatch: the last checkpoint that agrees (0 for the start)."""
-    known_issue: str = ""
-    """Why today's readers do not refuse it as they should (``write_known_issues``)."""
 
 
 # --- source games ------------------------------------------------------------------------
@@ -714,32 +712,21 @@ def write_corpus(folder: str | Path) -> list[Case]:
         if add is not None:
             add(corpus)
         common_cases(corpus, game_id)
+    header_and_codec_cases(corpus)
     names = [case.file.name for case in corpus.cases]
     assert len(names) == len(set(names)), "two cases share a file name"
     return corpus.cases
 
 
-def write_known_issues(folder: str | Path) -> list[Case]:
-    """Broken logs today's readers do not refuse as they should, kept apart from the corpus
-    (one of them crashes ``replay verify FOLDER``) until ``shared/replay.py`` is fixed; the
-    tests expect each to fail (strict xfail), so a fix shows up as an unexpected pass."""
-    target = Path(folder)
-    target.mkdir(parents=True, exist_ok=True)
-    corpus = Corpus(target)
+def header_and_codec_cases(corpus: Corpus) -> None:
+    """Headers of the wrong types, a map keyed by a list, two checkpoints for one event."""
     src = source("stars", 4, (("target", 60),), 7)
-    load_only = "shared/replay.py load: "
-    for name, options, issue in (
-        ("header-options-a-number", 5, "TypeError traceback: options are not checked to be a map"),
-        ("header-options-a-list", ["min_bid"], "TypeError traceback, as above"),
-    ):
+    for name, options in (("header-options-a-number", 5), ("header-options-a-list", ["min_bid"])):
         corpus.add(name, "stars", f"a header whose options are {options!r}", LOG, "bad header",
                    b"".join(records_of(src, {**src.header, "options": options})), 0, 0, None)
-        corpus.cases[-1] = replace(corpus.cases[-1], known_issue=load_only + issue)
     corpus.add("header-rules-true", "stars", "a header whose rules version is true", LOG,
                "rules version True", b"".join(records_of(src, {**src.header, "rules": True})),
                0, 0, None)
-    corpus.cases[-1] = replace(corpus.cases[-1], known_issue=load_only + (
-        "True == 1, so a boolean passes for rules version 1 (and format 1)"))
     records = records_of(src)
     index = record_index(src, 30)
     listed = records[:index] + [encode_record({**src.bodies[index - 1], "data": {(1,): 1}})]
@@ -747,22 +734,16 @@ def write_known_issues(folder: str | Path) -> list[Case]:
                "an event whose data map has a list as a key (a flipped byte can make one)", LOG,
                "not a msgpack record", b"".join(listed + records[index + 1:]), index,
                offset_of(listed, index), None)
-    corpus.cases[-1] = replace(corpus.cases[-1], known_issue=(
-        "shared/logfile.py read_records: TypeError traceback (unhashable type: 'list') from "
-        "msgpack, which it does not catch; tests/test_log.py's flipped-byte test hits it too"))
     checkpoints = [i for i, b in enumerate(src.bodies) if b["kind"] == "checkpoint"]
     body = src.bodies[checkpoints[0]]
     state = {**body["state"], "totals": [t + 5 for t in body["state"]["totals"]]}
     index = 1 + checkpoints[0]
     twice = records[:index] + [encode_record({**body, "state": state,
                                               "hash": state_hash(state)})] + records[index:]
-    corpus.add("two-checkpoints-one-wrong", "stars",
-               "two checkpoints after one event, the first disagreeing with the game", MISMATCH,
-               "state.totals[0]: recorded", b"".join(twice), index, offset_of(twice, index),
-               body["seq"], 0)
-    corpus.cases[-1] = replace(corpus.cases[-1], known_issue=load_only + (
-        "a second checkpoint for the same event replaces the first, which is never compared"))
-    return corpus.cases
+    corpus.add("two-checkpoints-one-event", "stars",
+               "two checkpoints after one event, the first disagreeing with the game", LOG,
+               "a second checkpoint after event", b"".join(twice), index + 1,
+               offset_of(twice, index + 1), None)
 
 
 def main(argv: list[str]) -> int:
