@@ -28,6 +28,7 @@ COMPILED = [
     "shared/tricks.py",
     "shared/games/hearts.py",
     "shared/games/stars.py",
+    "shared/games/star_patience.py",
 ]
 
 
