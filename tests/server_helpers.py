@@ -178,30 +178,25 @@ def _strings(value: Any) -> Iterable[str]:
 
 
 class HiddenCards:
-    """From a table's log: which cards each viewer may not know after each event, as the
-    game's snapshots say (other seats' hands, less what the viewer passed them; the undealt
-    cards)."""
+    """From a table's log, for any game: which cards each viewer may not know after each
+    event. The deck is what the first shuffle held; a card is hidden from a viewer when the
+    full snapshot holds it and the viewer's own view does not (a card the viewer saw played,
+    passed or taken stays in its view)."""
 
     def __init__(self, log: Path) -> None:
         recording = load(log)
         game = recording.game
-        self.snapshots = {seq: game.snapshot(state) for seq, state in recording.states()}
-        self.deck: set[str] = set()
-        for snapshot in self.snapshots.values():
-            for hand in snapshot["hands"]:
-                self.deck.update(hand)
-            self.deck.update(snapshot["undealt"])
-            self.deck.update(snapshot["out_of_play"])
+        self.deck: set[str] = next(set(event.data["order"]) for _, event in recording.events
+                                   if event.seat is None and "order" in event.data)
+        self.hidden_from: dict[tuple[int, int | None], set[str]] = {}
+        for seq, state in recording.states():
+            everything = self.deck & set(_strings(game.snapshot(state)))
+            for viewer in (None, *range(recording.players)):
+                seen = set(_strings(game.view(state, viewer)))
+                self.hidden_from[seq, viewer] = everything - seen
 
     def hidden(self, seq: int, viewer: int | None) -> set[str]:
-        snapshot = self.snapshots[seq]
-        hidden = set(snapshot["undealt"])
-        for seat, hand in enumerate(snapshot["hands"]):
-            if seat != viewer:
-                hidden.update(hand)
-        if viewer is not None and snapshot["passes"][viewer]:
-            hidden.difference_update(snapshot["passes"][viewer])
-        return hidden
+        return self.hidden_from[seq, viewer]
 
     def leaks(self, messages: Iterable[dict[str, Any]], viewer: int | None,
               table: str) -> list[str]:

@@ -333,9 +333,19 @@ def test_every_game_is_served_through_the_engine_contract(server: EmbeddedServer
         reply = lobby.request({"type": "bot", "table": table, "seat": seat,
                                "kind": kinds[seat % len(kinds)]})
         assert reply["type"] == protocol.BOTTED, reply
-    wait_for(lambda: load(log_of(server, table)).last_seq >= 60)
+    def far_enough() -> bool:
+        recording = load(log_of(server, table))
+        return recording.last_seq >= 60 or game.outcome(recording.state_at()).over
+
+    wait_for(far_enough)
     watcher.drain(0.05)
     assert isinstance(verify(log_of(server, table)), Verified)
+    recorder = HiddenCards(log_of(server, table))
+    assert recorder.leaks(watcher.received, None, table) == []
+    secret = sorted(recorder.hidden(1, None))  # every game keeps cards from a spectator
+    forged = {"type": protocol.UPDATE, "table": table, "seat": None,
+              "events": [{"seq": 1, "type": "deal", "data": {"card": secret[0]}}]}
+    assert recorder.leaks([forged], None, table)  # and the recorder would catch one shown
     updates = [m for m in watcher.received if m["type"] == protocol.UPDATE]
     assert updates and updates[0]["from"] == 0
     for earlier, later in zip(updates, updates[1:], strict=False):
