@@ -89,6 +89,7 @@ class Summary:
             f"games {self.games}, hands {self.hands}, events {self.events}",
             "seat            " + "".join(f"{seat:>9}" for seat in seats),
             "wins            " + "".join(f"{w:>9}" for w in self.wins),
+            "win rate        " + "".join(f"{w / games:>9.1%}" for w in self.wins),
             "average total   " + "".join(f"{t / games:>9.1f}" for t in self.totals),
         ]
         rows += [f"{name:<16}" + "".join(f"{c:>9}" for c in counts)
