@@ -76,7 +76,7 @@ def play(args: argparse.Namespace) -> int:
     from shared.games import get_game
 
     game = get_game(args.game)
-    players = args.players or (4 if game.id == "stars" else max(game.min_players, 4))
+    players = args.players or min(game.max_players, max(game.min_players, 4))
     options: dict[str, Any] = dict(getattr(args, "options", None) or {})
     game.make_options(players, options)  # a bad option is reported before a window opens
     surface = open_window(title=f"Starhall — {game.title}")

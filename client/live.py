@@ -28,13 +28,17 @@ Reply = Callable[[dict[str, Any]], None]
 class LiveTable:
     """A screen for one table on a server; ``done`` once the user leaves it."""
 
-    def __init__(self, link: ServerLink, size: tuple[int, int], view: TableView | None = None,
+    def __init__(self, link: ServerLink, size: tuple[int, int], view: Any = None,
                  own_link: bool = True, banner: str | None = None) -> None:
         self.link = link
         self.banner = banner
         """A line shown at the top of the table, e.g. that it is a fork of a recorded game."""
         self.size = size
-        self.view = view or TableView()
+        self.view: Any = view or TableView()
+        """The last table's view, handed to the next (a game's own view keeps its settings);
+        ``TableScreen`` swaps it for the game's kind (``client.game_views``)."""
+        self._name = ""
+        self._bot = "random"
         self.own_link = own_link
         self.session: TableSession | None = None
         self.table: TableScreen | None = None
@@ -55,6 +59,8 @@ class LiveTable:
     def start_game(self, game: str, players: int, options: dict[str, Any], bot: str,
                    name: str) -> None:
         """Create a table, fill every other seat with a bot, and take seat 0."""
+
+        self._bot = bot
 
         def created(reply: dict[str, Any]) -> None:
             table = reply["table"]["id"]
@@ -77,6 +83,7 @@ class LiveTable:
         self.sit(table, seat, name)
 
     def sit(self, table: str, seat: int | None, name: str) -> None:
+        self._name = name
         self.session = TableSession(self.link, table)
         message: dict[str, Any] = {"type": protocol.SIT, "table": table, "name": name}
         if seat is not None:
@@ -101,9 +108,11 @@ class LiveTable:
                 continue
             batch = self.session.handle(message)
             if batch is not None:
-                if self.table is None and self.session.model is not None:
-                    self.table = TableScreen(self.session.model, self._send_for_session(),
-                                             self.view, self.size)
+                model = self.session.model
+                if model is not None and (self.table is None or self.table.model is not model):
+                    self.table = TableScreen(model, self._send_for_session(), self.view,
+                                             self.size)
+                    self.view = self.table.view
                 if self.table is not None:
                     self.table.receive(batch)
         self.bug_report.tick(dt)
@@ -113,6 +122,23 @@ class LiveTable:
             self.table.update(dt)
             if self.table.leaving:
                 self.leave()
+            elif self.table.next_table is not None:
+                self.open_next(self.table.next_table)
+
+    def open_next(self, options: dict[str, Any]) -> None:
+        """A new table of the same game with ``options`` (a patience's New deal or Restart):
+        the seat at this one is given back, and this table stays drawn, taking no more moves,
+        until the new one's first view arrives."""
+        table, session = self.table, self.session
+        if table is None:
+            return
+        table.next_table = None
+        table.send = None
+        if session is not None and session.token is not None:
+            self.request({"type": protocol.LEAVE, "table": session.table,
+                          "token": session.token})
+        model = table.model
+        self.start_game(model.game, model.players, options, self._bot, self._name or "You")
 
     def _send_for_session(self) -> Callable[[str, dict[str, Any]], None] | None:
         session = self.session

@@ -13,11 +13,11 @@ from typing import Any
 import pygame
 
 from client.animation import Animator
-from client.choreography import Choreographer, between
+from client.game_views import hooks_for, view_for
 from client.layout import Layout
 from client.model import TableModel, Update
 from client.session import Batch
-from client.table_view import TableView, describe
+from client.table_view import TableView
 from client.ui import TableUi
 
 Send = Callable[[str, dict[str, Any]], None]
@@ -29,13 +29,19 @@ class TableScreen:
         self.model = model
         self.send = send
         """Where commands go; ``None`` when watching or replaying."""
-        self.view = view or TableView()
+        self.view = view_for(model.game, view)
+        """What draws the table: ``TableView`` for trick games, else the game's own
+        (``client.game_views``)."""
+        self.hooks = hooks_for(self.view)
         self.animator = Animator()
         self.ui = TableUi()
         self.footer = footer
         self.layout = self._layout(size)
-        self.choreographer = Choreographer(self.layout)
+        self.choreographer = self.hooks.choreographer(self.layout)
         self.leaving = False
+        self.next_table: dict[str, Any] | None = None
+        """Set by a game's table to ask for a new table of the same game with these options
+        (a patience's New deal or Restart); ``LiveTable`` opens it."""
 
     @property
     def interactive(self) -> bool:
@@ -47,7 +53,7 @@ class TableScreen:
 
     def resize(self, size: tuple[int, int]) -> None:
         self.layout = self._layout(size)
-        self.choreographer = Choreographer(self.layout)
+        self.choreographer = self.hooks.choreographer(self.layout)
         self.animator.skip_all()  # flights were aimed at the old geometry
 
     # --- from the server ---------------------------------------------------------------
@@ -64,7 +70,7 @@ class TableScreen:
             shown = before
             for index, (_seq, event) in enumerate(batch.events):
                 last = index == len(batch.events) - 1
-                after = batch.view if last else between(shown, event)
+                after = batch.view if last else self.hooks.between(shown, event)
                 for step in self.choreographer.steps(shown, event, after):
                     self.animator.add(step)
                 shown = after
@@ -73,15 +79,16 @@ class TableScreen:
             model.apply(Update(batch.seq, None, batch.view))
             model.events += batch.events
         for _, event in batch.events:
-            line = describe(model, event)
+            line = self.hooks.describe(model, event)
             if line:
                 self.ui.say(line)
         self._tidy_ui()
+        self.hooks.received(self, batch)
 
     def _tidy_ui(self) -> None:
         """Forget choices that no longer fit what the server says the seat may do."""
         hand = set(self.model.hand)
-        if self.view.choosing(self.model) is None:
+        if self.hooks.choosing(self.model) is None:
             self.ui.selected.clear()
         self.ui.selected = [code for code in self.ui.selected if code in hand]
         bid = self.model.legal.get("bid")
@@ -99,6 +106,8 @@ class TableScreen:
             self.send(kind, data)
 
     def handle(self, event: pygame.event.Event, hotspots: Any) -> None:
+        if self.hooks.handle(self, event, hotspots):
+            return
         if event.type == pygame.MOUSEMOTION:
             self.ui.mouse = event.pos
             self.ui.focus = None
@@ -112,6 +121,8 @@ class TableScreen:
             self.key(event.key)
 
     def act(self, action: tuple[Any, ...]) -> None:
+        if self.hooks.act(self, action):
+            return
         kind = action[0]
         if kind == "card":
             self.card(action[1])
@@ -143,7 +154,7 @@ class TableScreen:
     def card(self, code: str) -> None:
         if not self.interactive or self.ui.overlay:
             return
-        if self.view.choosing(self.model) is not None:
+        if self.hooks.choosing(self.model) is not None:
             self.ui.toggle(code)
         else:
             self.command("play", {"card": code})
@@ -169,8 +180,8 @@ class TableScreen:
         elif key in (pygame.K_RETURN, pygame.K_SPACE, pygame.K_KP_ENTER):
             if self.ui.focus is not None and self.ui.focus < len(hand):
                 self.card(hand[self.ui.focus])
-            elif self.view.choosing(self.model) is not None:
-                choosing = self.view.choosing(self.model)
+            elif self.hooks.choosing(self.model) is not None:
+                choosing = self.hooks.choosing(self.model)
                 assert choosing is not None
                 self.command(choosing[0], {"cards": list(self.ui.selected)})
             elif self.ui.bid is not None:
@@ -185,6 +196,7 @@ class TableScreen:
     def update(self, dt: float) -> None:
         self.animator.advance(dt)
         self.model.tick(dt)
+        self.hooks.update(self, dt)
 
     def draw(self, surface: pygame.Surface) -> Any:
         return self.view.draw(surface, self.layout, self.model, self.animator, self.ui,

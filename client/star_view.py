@@ -1,0 +1,807 @@
+"""The Star's table (``star_patience``): the star of cards, the stock, the turned card, and
+the patience's own controls (undo, redo, hint, new deal, restart, a deal number, statistics).
+
+Like every table it only reads the server's view and sends commands: the highlighted cards
+and places are ``view["legal"]``, a click sends ``pair`` or ``place`` (even one that looks
+wrong, so the server's reason is what the player reads), and nothing moves until the
+server's update arrives. The hint is worked out from the player's own view
+(``hint_for_view``), so it knows only what the player sees. When the turned card has one
+move only, the auto-play setting (on by default) sends it after a short pause.
+
+New deal, Restart this deal and a chosen deal number ask the ``LiveTable`` for a new table
+(``TableScreen.next_table``); an unfinished game left that way is given up first, so the log
+and the statistics (``client.star_stats``) count it as lost.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import TYPE_CHECKING, Any
+
+import pygame
+
+from client import fonts, theme
+from client.animation import Animator
+from client.cardart import CardArt
+from client.faces import card_name
+from client.game_views import GameTable
+from client.layout import Layout
+from client.model import TableModel
+from client.star_choreography import (
+    LINES,
+    REMOVED,
+    TURNED,
+    StarChoreographer,
+    StarGeometry,
+    between,
+    place_key,
+)
+from client.star_stats import StarStats, record_game
+from client.ui import TableUi
+from client.widgets import Hotspots, blit_text, button, panel
+
+if TYPE_CHECKING:
+    from client.session import Batch
+    from client.table_screen import TableScreen
+
+AUTO_DELAY = 0.45
+"""Seconds a forced move waits, once the table is still, before auto-play sends it."""
+MAX_DEAL = 2**31 - 1
+NEW_DEALS = 1_000_000
+"""New deal picks a number below this: short enough to note down and type back."""
+MAX_DIGITS = 10
+
+STAR_FILL = (30, 108, 70)
+STAR_EDGE = (120, 170, 110)
+SLOT = (20, 80, 52)
+PHASES = {"deal": "Dealing", "play": "Your move", "stuck": "Stuck", "over": "Game over"}
+
+
+def rank_word(code: str) -> str:
+    """``"9"``, ``"Queen"``: the rank as the prompt says it."""
+    return card_name(code).split(" of ")[0]
+
+
+def a_rank(code: str) -> str:
+    word = rank_word(code)
+    return ("an " if word[0] in "8A" else "a ") + word
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def where_is(view: dict[str, Any], code: str) -> str:
+    """``"the outer NE place"``."""
+    for ring in ("inner", "outer"):
+        places = view.get(ring) or []
+        if code in places:
+            return f"the {ring} {LINES[places.index(code)]} place"
+    return "the star"
+
+
+def forced(legal: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The one pairing or placing open, when there is only one (the view says so)."""
+    pairs, places = legal.get("pair") or [], legal.get("place") or []
+    if len(pairs) == 1 and not places:
+        return "pair", {"card": pairs[0]}
+    if len(places) == 1 and not pairs:
+        return "place", {"line": places[0]}
+    return None
+
+
+class StarView(GameTable):
+    def __init__(self, art: CardArt | None = None) -> None:
+        self.art = art or CardArt()
+        self._felt: dict[tuple[int, int], pygame.Surface] = {}
+        self.clock = 0.0
+        stats = StarStats.load()
+        self.autoplay = stats.autoplay
+        """Play a forced move by itself (a setting, kept with the statistics)."""
+        self.stats: StarStats | None = None
+        """Loaded when first shown to a player (spectators and replays never read it)."""
+        self.recorded: set[str] = set()
+        """Tables whose result is in the statistics already."""
+        self.hint: tuple[str, int, str, dict[str, Any], float] | None = None
+        """(table, seq, command, data, chance): the hint asked for at that view."""
+        self.hint_note: str | None = None
+        self.entry: str | None = None
+        """The deal number being typed, while the box is open."""
+        self.dismissed: str | None = None
+        """The table whose end banner was closed."""
+        self._auto_sent = (-1, "")
+        self._still = 0.0
+
+    # --- hooks: from the server ------------------------------------------------------
+
+    def choreographer(self, layout: Layout) -> StarChoreographer:
+        return StarChoreographer(layout)
+
+    def between(self, before: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+        return between(before, event)
+
+    def choosing(self, model: TableModel) -> tuple[str, int] | None:
+        return None
+
+    def describe(self, model: TableModel, event: dict[str, Any]) -> str | None:
+        kind = event.get("type")
+        data = event.get("data") or {}
+        turned = data.get("turned")
+        if kind == "deal":
+            number = data.get("deal_number")
+            first = f"; turned {card_name(data['next'])}" if data.get("next") else ""
+            return (f"Deal {number}" if number is not None else "Dealt") + first
+        if kind == "paired" and turned:
+            moved = ", partner moved in" if data.get("moved_in") else ""
+            return (f"{card_name(turned)} paired with {data.get('card')} "
+                    f"({data.get('ring')} {data.get('line')}){moved}")
+        if kind == "placed" and turned:
+            return f"{card_name(turned)} placed outer {data.get('line')}"
+        if kind == "undone":
+            return "Undo"
+        if kind == "redone":
+            return "Redo"
+        if kind == "gave_up":
+            return "Given up"
+        return None
+
+    def received(self, screen: TableScreen, batch: Batch) -> None:
+        model = screen.model
+        view = model.view
+        if (screen.interactive and view.get("phase") == "over"
+                and model.table not in self.recorded):
+            self.recorded.add(model.table)
+            self.stats = record_game(view.get("deal_number"), str(view.get("result")),
+                                     int(view.get("cards_removed") or 0),
+                                     int(view.get("undos") or 0))
+        if batch.events and screen.ui.overlay is None:
+            self._still = 0.0
+
+    # --- hooks: from the user --------------------------------------------------------
+
+    def handle(self, screen: TableScreen, event: pygame.event.Event, hotspots: Any) -> bool:
+        if event.type != pygame.KEYDOWN:
+            return False
+        if self.entry is not None:
+            self._type(screen, event)
+            return True
+        if not screen.interactive:
+            return False
+        ctrl = bool(event.mod & pygame.KMOD_CTRL)
+        key = event.key
+        if ctrl and key == pygame.K_z and event.mod & pygame.KMOD_SHIFT:
+            return self.act(screen, ("star_button", "redo"))
+        if ctrl and key in (pygame.K_z, pygame.K_y):
+            return self.act(screen, ("star_button", "undo" if key == pygame.K_z else "redo"))
+        keys = {pygame.K_h: "hint", pygame.K_n: "new", pygame.K_r: "restart",
+                pygame.K_d: "choose", pygame.K_a: "auto", pygame.K_g: "give_up"}
+        if key in keys and not ctrl:
+            return self.act(screen, ("star_button", keys[key]))
+        if key == pygame.K_ESCAPE and self._banner_open(screen):
+            self.dismissed = screen.model.table
+            return True
+        return False
+
+    def _type(self, screen: TableScreen, event: pygame.event.Event) -> None:
+        text = self.entry or ""
+        if event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+            self.act(screen, ("star_button", "deal_ok"))
+        elif event.key == pygame.K_ESCAPE:
+            self.entry = None
+        elif event.key == pygame.K_BACKSPACE:
+            self.entry = text[:-1]
+        elif event.unicode and event.unicode.isdigit() and len(text) < MAX_DIGITS:
+            self.entry = (text + event.unicode).lstrip("0")
+
+    def act(self, screen: TableScreen, action: tuple[Any, ...]) -> bool:
+        kind = action[0]
+        if kind == "star" and screen.interactive:
+            self.hint_note = None
+            if action[1] == "pair":
+                screen.command("pair", {"card": action[2]})
+            else:
+                screen.command("place", {"line": action[2]})
+            return True
+        if kind != "star_button":
+            return False
+        name = action[1]
+        model = screen.model
+        legal = model.legal
+        if name == "dismiss":
+            self.dismissed = model.table
+        elif name == "deal_cancel":
+            self.entry = None
+        elif not screen.interactive:
+            return name != "leave"
+        elif name in ("undo", "redo"):
+            if legal.get(name):
+                screen.command(name, {})
+            else:
+                model.refuse(f"nothing to {name}" if model.view.get("undo_allowed", True)
+                             else "undo is off at this table")
+        elif name == "give_up":
+            if legal.get("give_up"):
+                screen.command("give_up", {})
+        elif name == "hint":
+            self._hint(model)
+        elif name == "auto":
+            self.autoplay = not self.autoplay
+            self._save_setting()
+        elif name == "new":
+            self._new_table(screen, random.randrange(1, NEW_DEALS))
+        elif name == "restart":
+            number = model.view.get("deal_number")
+            if number is not None:
+                self._new_table(screen, int(number))
+        elif name == "choose":
+            self.entry = ""
+        elif name == "deal_ok":
+            text = self.entry or ""
+            if text.isdigit() and 1 <= int(text) <= MAX_DEAL:
+                self.entry = None
+                self._new_table(screen, int(text))
+            else:
+                model.refuse(f"a deal number is 1 to {MAX_DEAL}")
+        return True
+
+    def _hint(self, model: TableModel) -> None:
+        from shared.games.star_patience_bots import chances
+
+        view = model.view
+        if view.get("phase") == "stuck":
+            self.hint_note = "No move can save this card: undo (Ctrl+Z), or give up."
+            return
+        if view.get("phase") != "play":
+            self.hint_note = "Nothing to decide now."
+            return
+        best = None
+        for command, chance in chances(view):  # the player's own view: the stock unknown
+            if best is None or chance > best[1]:
+                best = (command, chance)
+        if best is None:
+            return
+        command, chance = best
+        self.hint = (model.table, model.seq, command.type, dict(command.data), chance)
+        self.hint_note = None
+
+    def _current_hint(self, model: TableModel) -> tuple[str, dict[str, Any], float] | None:
+        if self.hint is None:
+            return None
+        table, seq, kind, data, chance = self.hint
+        if table != model.table or seq != model.seq:
+            return None
+        return kind, data, chance
+
+    def _new_table(self, screen: TableScreen, deal: int) -> None:
+        model = screen.model
+        view = model.view
+        if view.get("phase") in ("play", "stuck") and (view.get("moves") or view.get("undos")):
+            # Leaving a game under way: it is given up, in the log and in the statistics.
+            screen.command("give_up", {})
+            if model.table not in self.recorded:
+                self.recorded.add(model.table)
+                self.stats = record_game(view.get("deal_number"), "lost",
+                                         int(view.get("cards_removed") or 0),
+                                         int(view.get("undos") or 0))
+        options: dict[str, Any] = {"deal": deal}
+        if "undo_allowed" in view:
+            options["undo"] = bool(view["undo_allowed"])
+        screen.next_table = options
+        self.hint, self.hint_note, self.entry = None, None, None
+
+    def _save_setting(self) -> None:
+        stats = StarStats.load()
+        stats.autoplay = self.autoplay
+        import contextlib
+
+        with contextlib.suppress(OSError):
+            stats.save()
+
+    # --- hooks: every frame ----------------------------------------------------------
+
+    def update(self, screen: TableScreen, dt: float) -> None:
+        self.clock += dt
+        model = screen.model
+        if screen.animator.busy or self.entry is not None:
+            self._still = 0.0
+            return
+        self._still += dt
+        if not (self.autoplay and screen.interactive and model.view.get("phase") == "play"):
+            return
+        legal = model.legal
+        move = forced(legal)
+        # Never after an undo (redo waits): the player went back to look at this position.
+        if move is None or legal.get("redo") or self._still < AUTO_DELAY:
+            return
+        if self._auto_sent == (model.seq, model.table):
+            return
+        self._auto_sent = (model.seq, model.table)
+        screen.command(*move)
+
+    # --- drawing ---------------------------------------------------------------------
+
+    def draw(self, surface: pygame.Surface, layout: Layout, model: TableModel,
+             animator: Animator, ui: TableUi, interactive: bool = True) -> Hotspots:
+        hotspots = Hotspots()
+        geometry = StarGeometry.of(layout)
+        shown: dict[str, Any] = animator.payload or model.view
+        hidden = animator.hidden()
+        settled = not animator.busy
+        playing = interactive and model.seat is not None
+        legal = model.legal if settled and playing else {}
+        hint = self._current_hint(model) if settled else None
+        surface.blit(self._felt_for(layout), (0, 0))
+        self._draw_star(surface, geometry)
+        self._draw_places(surface, geometry, shown, hidden, legal, hint, hotspots, playing)
+        self._draw_stock(surface, geometry, shown)
+        self._draw_removed(surface, geometry, shown, hidden)
+        self._draw_turned(surface, geometry, shown, hidden, bool(legal))
+        self._draw_flights(surface, geometry, animator)
+        self._draw_panel(surface, layout, model, shown, ui, hotspots, playing)
+        self._draw_prompt(surface, geometry, model, hint, playing, settled)
+        if self.entry is not None:
+            self._draw_entry(surface, layout, hotspots, ui)
+        elif self._banner_open_for(model, playing) and settled:
+            self._draw_end(surface, geometry, model, hotspots, ui, playing)
+        if model.connection != "connected":
+            self._draw_connection(surface, layout, model)
+        return hotspots
+
+    def _banner_open(self, screen: TableScreen) -> bool:
+        return self._banner_open_for(screen.model, screen.interactive)
+
+    def _banner_open_for(self, model: TableModel, playing: bool) -> bool:
+        return model.over and self.dismissed != model.table
+
+    def _felt_for(self, layout: Layout) -> pygame.Surface:
+        key = (layout.width, layout.height)
+        felt = self._felt.get(key)
+        if felt is None:
+            felt = pygame.Surface((layout.width, layout.height))
+            felt.fill(theme.FELT_DARK)
+            table = layout.table
+            steps = 20
+            for i in range(steps):
+                t = i / (steps - 1)
+                colour = [round(a + (b - a) * t) for a, b in
+                          zip(theme.FELT_DARK, theme.FELT_LIGHT, strict=True)]
+                rect = table.inflate(-table.w * 0.75 * t, -table.h * 0.75 * t)
+                pygame.draw.ellipse(felt, colour, rect.inflate(table.w * 0.2, table.h * 0.2))
+            felt = pygame.transform.smoothscale(pygame.transform.smoothscale(
+                felt, (max(1, layout.width // 8), max(1, layout.height // 8))), felt.get_size())
+            pygame.draw.rect(felt, theme.FELT_LIGHT, pygame.Rect(table).inflate(-16, -16), 2,
+                             border_radius=28)
+            self._felt = {key: felt.convert() if pygame.display.get_surface() else felt}
+            felt = self._felt[key]
+        return felt
+
+    def _draw_star(self, surface: pygame.Surface, geometry: StarGeometry) -> None:
+        """An eight-pointed star behind the places, and its eight lines from the centre."""
+        cx, cy = geometry.centre
+        sx, sy = geometry.step
+        points = []
+        order = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
+        for index, line in enumerate(order):
+            points.append(geometry.tip(line, 2.75))
+            angle = math.radians(-90 + 45 * index + 22.5)
+            points.append((cx + math.cos(angle) * sx * 0.95, cy + math.sin(angle) * sy * 0.95))
+        bounds = pygame.Rect(geometry.table)
+        layer = pygame.Surface(bounds.size, pygame.SRCALPHA)
+        shifted = [(x - bounds.x, y - bounds.y) for x, y in points]
+        pygame.draw.polygon(layer, (*STAR_FILL, 150), shifted)
+        pygame.draw.polygon(layer, (*STAR_EDGE, 160), shifted, 2)
+        centre = (cx - bounds.x, cy - bounds.y)
+        for line in LINES:
+            tx, ty = geometry.tip(line, 2.6)
+            pygame.draw.line(layer, (*theme.GOLD, 110), centre, (tx - bounds.x, ty - bounds.y), 3)
+        surface.blit(layer, bounds)
+        for line in LINES:
+            x, y = geometry.tip(line, 2.62)
+            label = fonts.text(line, 14, theme.TEXT_DIM)
+            rect = label.get_rect(center=(round(x), round(y)))
+            rect.clamp_ip(geometry.table.inflate(-20, -20))
+            surface.blit(label, rect)
+
+    def _draw_places(self, surface: pygame.Surface, geometry: StarGeometry,
+                     shown: dict[str, Any], hidden: Any, legal: dict[str, Any],
+                     hint: tuple[str, dict[str, Any], float] | None, hotspots: Hotspots,
+                     playing: bool) -> None:
+        width, height = geometry.card_size
+        radius = max(3, width // 10)
+        pairs = set(legal.get("pair") or [])
+        places = set(legal.get("place") or [])
+        deciding = bool(pairs or places)
+        glow = 0.5 + 0.5 * math.sin(self.clock * 5)
+        for ring in ("outer", "inner"):
+            codes = shown.get(ring) or [None] * len(LINES)
+            for line, code in zip(LINES, codes, strict=False):
+                rect = geometry.place_rect(ring, line)
+                hinted = hint is not None and (
+                    (hint[0] == "pair" and code is not None and hint[1].get("card") == code)
+                    or (hint[0] == "place" and ring == "outer" and code is None
+                        and hint[1].get("line") == line))
+                if code is None or hidden[place_key(ring, line)]:
+                    if code is None:
+                        self._draw_slot(surface, rect, ring, line in places, radius, glow)
+                        if playing and ring == "outer":
+                            hotspots.add(rect, "star", "place", line)
+                    if hinted:
+                        self._ring(surface, rect, theme.SELECTED, radius, 4 + 3 * glow)
+                    continue
+                surface.blit(self.art.face(code, width, height), rect)
+                if code in pairs:
+                    self._ring(surface, rect, theme.HIGHLIGHT, radius, 3 + 2 * glow)
+                elif deciding:
+                    surface.blit(self.art.shade(width, height, 90), rect)
+                if hinted:
+                    self._ring(surface, rect, theme.SELECTED, radius, 4 + 3 * glow)
+                if playing:
+                    hotspots.add(rect, "star", "pair", code)
+
+    @staticmethod
+    def _ring(surface: pygame.Surface, rect: pygame.Rect, colour: theme.Colour, radius: int,
+              width: float) -> None:
+        grow = round(width) + 2
+        pygame.draw.rect(surface, colour, rect.inflate(grow * 2, grow * 2), round(width),
+                         border_radius=radius + grow)
+
+    def _draw_slot(self, surface: pygame.Surface, rect: pygame.Rect, ring: str, open_: bool,
+                   radius: int, glow: float) -> None:
+        layer = pygame.Surface(rect.size, pygame.SRCALPHA)
+        if ring == "inner":
+            # Emptied for good: a dark hollow with a cross.
+            pygame.draw.rect(layer, (*theme.FELT_DARK, 200), layer.get_rect(),
+                             border_radius=radius)
+            w, h = rect.size
+            pygame.draw.line(layer, (*theme.PANEL_EDGE, 150), (w * 0.3, h * 0.35),
+                             (w * 0.7, h * 0.65), 2)
+            pygame.draw.line(layer, (*theme.PANEL_EDGE, 150), (w * 0.7, h * 0.35),
+                             (w * 0.3, h * 0.65), 2)
+            surface.blit(layer, rect)
+            return
+        fill = (*theme.GOLD, round(40 + 50 * glow)) if open_ else (*SLOT, 170)
+        pygame.draw.rect(layer, fill, layer.get_rect(), border_radius=radius)
+        edge = theme.HIGHLIGHT if open_ else theme.PANEL_EDGE
+        pygame.draw.rect(layer, (*edge, 255 if open_ else 170), layer.get_rect(),
+                         3 if open_ else 2, border_radius=radius)
+        surface.blit(layer, rect)
+        if open_:
+            blit_text(surface, "place", max(11, rect.w // 5), theme.TEXT, "center",
+                      rect.center, max_width=rect.w - 6)
+        else:
+            blit_text(surface, "empty", max(10, rect.w // 6), theme.TEXT_DIM, "center",
+                      rect.center, max_width=rect.w - 6)
+
+    def _draw_stock(self, surface: pygame.Surface, geometry: StarGeometry,
+                    shown: dict[str, Any]) -> None:
+        width, height = geometry.card_size
+        count = int(shown.get("stock_count") or 0)
+        rect = geometry.rect_at(geometry.stock)
+        if count:
+            back = self.art.back(width, height)
+            layers = min(count, 6)
+            for i in range(layers):
+                offset = (layers - 1 - i) * 2
+                surface.blit(back, rect.move(-offset, -offset))
+        else:
+            pygame.draw.rect(surface, theme.PANEL_EDGE, rect, 2, border_radius=width // 10)
+        words = f"Stock: {plural(count, 'card')}" if count else "Stock used up"
+        blit_text(surface, words, 15, theme.TEXT, "midtop",
+                  (rect.centerx, rect.bottom + 6), max_width=max(60, width * 2))
+        blit_text(surface, "face down", 12, theme.TEXT_DIM, "midtop",
+                  (rect.centerx, rect.bottom + 24), max_width=max(60, width * 2))
+
+    def _draw_removed(self, surface: pygame.Surface, geometry: StarGeometry,
+                      shown: dict[str, Any], hidden: Any) -> None:
+        width, height = geometry.card_size
+        pairs = [list(pair) for pair in shown.get("pairs") or []]
+        if hidden[REMOVED] and pairs:
+            pairs = pairs[:-1]
+        removed = 2 * len(pairs) + len(shown.get("cleared") or [])
+        rect = geometry.rect_at(geometry.removed, 0.75)
+        if pairs:
+            for i, code in enumerate(pairs[-1]):
+                surface.blit(self.art.face(code, rect.w, rect.h),
+                             rect.move(round((i - 0.5) * rect.w * 0.45), 0))
+        else:
+            pygame.draw.rect(surface, theme.PANEL_EDGE, rect, 2, border_radius=width // 10)
+        blit_text(surface, f"Removed: {removed} of 32", 15, theme.TEXT, "midtop",
+                  (rect.centerx, rect.bottom + 6), max_width=max(60, width * 2))
+        if pairs:
+            blit_text(surface, "last pair", 12, theme.TEXT_DIM, "midtop",
+                      (rect.centerx, rect.bottom + 24))
+
+    def _draw_turned(self, surface: pygame.Surface, geometry: StarGeometry,
+                     shown: dict[str, Any], hidden: Any, deciding: bool) -> None:
+        code = shown.get("turned")
+        if not code or hidden[TURNED]:
+            return
+        # A little larger than the star's cards, on a light halo: the card to decide about
+        # (the gold rings are the cards it may pair with).
+        rect = geometry.rect_at(geometry.centre, 1.08)
+        halo = rect.inflate(12, 12)
+        layer = pygame.Surface(halo.size, pygame.SRCALPHA)
+        pygame.draw.rect(layer, (*theme.PAPER, 150 if deciding else 70), layer.get_rect(),
+                         border_radius=rect.w // 7)
+        surface.blit(layer, halo)
+        surface.blit(self.art.face(code, rect.w, rect.h), rect)
+
+    def _draw_flights(self, surface: pygame.Surface, geometry: StarGeometry,
+                      animator: Animator) -> None:
+        width, height = geometry.card_size
+        for sprite in animator.sprites():
+            pose = sprite.pose
+            w, h = max(8, round(width * pose.scale)), max(11, round(height * pose.scale))
+            image = self.art.back(w, h) if sprite.sprite == "back" else self.art.face(
+                sprite.sprite, w, h)
+            rect = image.get_rect(center=(round(pose.x), round(pose.y)))
+            if sprite.flash > 0:
+                glow = rect.inflate(8 + 12 * sprite.flash, 8 + 12 * sprite.flash)
+                pygame.draw.rect(surface, theme.GOLD, glow, 0, border_radius=w // 6)
+            if pose.alpha < 0.99:
+                image.set_alpha(round(255 * max(0.0, pose.alpha)))
+                surface.blit(image, rect)
+                image.set_alpha(None)
+            else:
+                surface.blit(image, rect)
+        for caption in animator.captions():
+            pose = caption.pose
+            size = round(24 * pose.scale)
+            image = fonts.text(caption.text, size, theme.INK)
+            bubble = image.get_rect(center=(round(pose.x), round(pose.y))).inflate(30, 16)
+            layer = pygame.Surface(bubble.size, pygame.SRCALPHA)
+            pygame.draw.rect(layer, (*theme.GOLD, round(240 * pose.alpha)), layer.get_rect(),
+                             border_radius=bubble.h // 2)
+            surface.blit(layer, bubble)
+            blit_text(surface, caption.text, size, theme.INK, "center", (pose.x, pose.y))
+
+    # --- the side panel --------------------------------------------------------------
+
+    def _draw_panel(self, surface: pygame.Surface, layout: Layout, model: TableModel,
+                    shown: dict[str, Any], ui: TableUi, hotspots: Hotspots,
+                    playing: bool) -> None:
+        area = layout.panel
+        view = model.view
+        pygame.draw.rect(surface, theme.PANEL, area)
+        pygame.draw.line(surface, theme.PANEL_EDGE, area.topleft, area.bottomleft, 2)
+        x, y = area.x + 16, area.y + 12
+        inner = area.w - 32
+        compact = area.h < 600
+        blit_text(surface, "The Star", 24, theme.GOLD, "topleft", (x, y))
+        y += 30
+        number = view.get("deal_number")
+        deal = f"Deal {number}" if number is not None else "A hand-made deal"
+        blit_text(surface, deal, 20, theme.TEXT, "topleft", (x, y), max_width=inner)
+        y += 26
+        phase = str(view.get("phase") or "")
+        status = PHASES.get(phase, phase)
+        if phase == "over":
+            status = "Won" if view.get("result") == "won" else (
+                "Given up" if view.get("gave_up") else "Lost")
+        elif not playing and phase == "play":
+            status = "Playing"
+        blit_text(surface, status, 15, theme.HIGHLIGHT if phase in ("play", "stuck") else
+                  theme.TEXT_DIM, "topleft", (x, y))
+        y += 20
+        blit_text(surface, f"Moves {view.get('moves', 0)} · undos {view.get('undos', 0)} · "
+                           f"redos {view.get('redos', 0)}", 13, theme.TEXT_DIM, "topleft",
+                  (x, y), max_width=inner)
+        y += 22
+        row = 28 if compact else 32
+        pitch = row + (5 if compact else 8)
+        mouse = ui.mouse
+        half = (inner - 8) // 2
+
+        def two(left: tuple[str, str, bool], right: tuple[str, str, bool]) -> None:
+            nonlocal y
+            for i, (label, name, enabled) in enumerate((left, right)):
+                rect = pygame.Rect(x + i * (half + 8), y, half, row)
+                button(surface, hotspots, rect, label, "star_button", name, enabled=enabled,
+                       hovered=rect.collidepoint(mouse), size=14)
+            y += pitch
+
+        def one(label: str, *action: str, enabled: bool = True) -> None:
+            nonlocal y
+            rect = pygame.Rect(x, y, inner, row)
+            button(surface, hotspots, rect, label, *action, enabled=enabled,
+                   hovered=rect.collidepoint(mouse), size=14)
+            y += pitch
+
+        if playing:
+            legal = model.legal
+            two(("Undo  Ctrl+Z", "undo", bool(legal.get("undo"))),
+                ("Redo  Ctrl+Y", "redo", bool(legal.get("redo"))))
+            two(("Hint  H", "hint", phase in ("play", "stuck")),
+                ("Give up", "give_up", bool(legal.get("give_up"))))
+            one(f"Auto-play forced moves: {'on' if self.autoplay else 'off'}",
+                "star_button", "auto")
+            y += 4
+            one("New deal  N", "star_button", "new")
+            one("Restart this deal  R", "star_button", "restart", enabled=number is not None)
+            one("Choose deal number…  D", "star_button", "choose")
+        one("Leave  Esc", "button", "leave")
+        y += 4
+        if playing:
+            stats = self._stats()
+            rate = f" ({round(100 * stats.win_rate)}%)" if stats.played else ""
+            lines = [f"Played {stats.played} · won {stats.won}{rate}",
+                     f"Streak {stats.streak} · best {stats.best_streak}"]
+            best = stats.best(number)
+            lines.append(f"This deal: {best.describe()}" if best else
+                         "This deal: not finished before")
+            blit_text(surface, "Your statistics", 14, theme.GOLD, "topleft", (x, y))
+            y += 19
+            for line in lines:
+                blit_text(surface, line, 13, theme.TEXT, "topleft", (x, y), max_width=inner)
+                y += 18
+            y += 6
+        log = ui.log[-max(0, (area.bottom - y - 8) // 17):] if area.bottom - y > 24 else []
+        for line in log:
+            blit_text(surface, line, 12, theme.TEXT_DIM, "topleft", (x, y), max_width=inner)
+            y += 17
+
+    def _stats(self) -> StarStats:
+        if self.stats is None:
+            self.stats = StarStats.load()
+        return self.stats
+
+    # --- words -----------------------------------------------------------------------
+
+    def prompt(self, model: TableModel, hint: tuple[str, dict[str, Any], float] | None,
+               playing: bool) -> str:
+        view = model.view
+        phase = view.get("phase")
+        turned = view.get("turned")
+        if not view:
+            return "Waiting for the table…"
+        if phase == "deal":
+            return "Dealing…"
+        if phase == "over":
+            return "The game is won." if view.get("result") == "won" else "The game is lost."
+        if not turned:
+            return ""
+        name = card_name(turned)
+        if phase == "stuck":
+            lead = f"The {name} has no {rank_word(turned)} to pair with and no empty outer place"
+            return lead + (": undo (Ctrl+Z), or give up." if playing else ".")
+        if hint is not None:
+            kind, data, chance = hint
+            target = (f"pair it with the {card_name(data['card'])} on "
+                      f"{where_is(view, data['card'])}" if kind == "pair"
+                      else f"place it on the outer {data['line']} place")
+            return f"Hint: {target}  (chance of winning {chance:.0%})"
+        if self.hint_note and playing:
+            return self.hint_note
+        legal = model.legal
+        pairs, places = legal.get("pair") or [], legal.get("place") or []
+        if not playing:
+            return f"Turned: the {name}."
+        if len(pairs) == 1:
+            return f"Turned: the {name}. Click the {rank_word(turned)} in the star to pair them."
+        if pairs:
+            return (f"Turned: the {name}. Choose which {rank_word(turned)} to pair it with "
+                    "(H for a hint).")
+        if places:
+            return (f"Turned: the {name}. No {rank_word(turned)} in the star: click an empty "
+                    "outer place for it.")
+        return f"Turned: the {name}."
+
+    def _draw_prompt(self, surface: pygame.Surface, geometry: StarGeometry, model: TableModel,
+                     hint: tuple[str, dict[str, Any], float] | None, playing: bool,
+                     settled: bool) -> None:
+        table = geometry.table
+        centre = (table.centerx, table.bottom - min(32, table.h // 18))
+        if model.refusal:
+            message = "Refused: " + model.refusal
+            image = fonts.text(message, 17, theme.TEXT)
+            box = image.get_rect(center=centre).inflate(28, 12)
+            box.w = min(box.w, table.w - 24)
+            box.clamp_ip(table)
+            pygame.draw.rect(surface, theme.ALERT, box, border_radius=10)
+            blit_text(surface, message, 17, theme.TEXT, "center", box.center,
+                      max_width=box.w - 20)
+            return
+        message = self.prompt(model, hint, playing) if settled else ""
+        if message:
+            blit_text(surface, message, 18, (0, 0, 0), "center", (centre[0] + 1, centre[1] + 2),
+                      max_width=table.w - 40)
+            blit_text(surface, message, 18, theme.TEXT, "center", centre,
+                      max_width=table.w - 40)
+
+    # --- boxes over the table --------------------------------------------------------
+
+    def _draw_end(self, surface: pygame.Surface, geometry: StarGeometry, model: TableModel,
+                  hotspots: Hotspots, ui: TableUi, playing: bool) -> None:
+        view = model.view
+        won = view.get("result") == "won"
+        table = geometry.table
+        area = pygame.Rect(0, 0, min(520, table.w - 40), min(300 if playing else 190,
+                                                             table.h - 40))
+        area.center = table.center
+        panel(surface, area, 240)
+        pygame.draw.rect(surface, theme.GOLD if won else theme.ALERT, area, 3, border_radius=12)
+        hotspots.add(area, "star_button", "none")
+        x, y = area.centerx, area.y + 14
+        title = ("You won!" if won else "Lost") if playing else (
+            "The player won" if won else "The game is lost")
+        blit_text(surface, title, 34, theme.GOLD if won else theme.ALERT, "midtop", (x, y))
+        y += 44
+        number = view.get("deal_number")
+        undos = int(view.get("undos") or 0)
+        facts = [f"Deal {number}" if number is not None else "A hand-made deal",
+                 f"{view.get('cards_removed', 0)} of 32 cards removed",
+                 plural(undos, "undo")]
+        blit_text(surface, " · ".join(facts), 17, theme.TEXT, "midtop", (x, y),
+                  max_width=area.w - 30)
+        y += 26
+        if not won:
+            turned = view.get("turned")
+            why = ("Given up." if view.get("gave_up") else
+                   f"The {card_name(turned)} could neither pair nor go on an empty outer place."
+                   if turned else "")
+            if why:
+                blit_text(surface, why, 15, theme.TEXT_DIM, "midtop", (x, y),
+                          max_width=area.w - 30)
+                y += 24
+        if playing:
+            stats = self._stats()
+            rate = f" ({round(100 * stats.win_rate)}%)" if stats.played else ""
+            blit_text(surface, f"Played {stats.played} · won {stats.won}{rate} · streak "
+                               f"{stats.streak} · best streak {stats.best_streak}", 15,
+                      theme.TEXT, "midtop", (x, y), max_width=area.w - 30)
+            y += 22
+            best = stats.best(number)
+            if best is not None:
+                blit_text(surface, f"Your best on deal {number}: {best.describe()}", 15,
+                          theme.TEXT_DIM, "midtop", (x, y), max_width=area.w - 30)
+            labels = [("New deal  N", "new"), ("Restart  R", "restart"),
+                      ("Deal number…", "choose"), ("Close  Esc", "dismiss")]
+        else:
+            labels = [("Close", "dismiss")]
+        gap = 10
+        width = (area.w - 30 - gap * (len(labels) - 1)) // len(labels)
+        bx = area.x + 15
+        for label, name in labels:
+            rect = pygame.Rect(bx, area.bottom - 56, width, 40)
+            button(surface, hotspots, rect, label, "star_button", name,
+                   enabled=name != "restart" or number is not None,
+                   hovered=rect.collidepoint(ui.mouse), size=15)
+            bx += width + gap
+
+    def _draw_entry(self, surface: pygame.Surface, layout: Layout, hotspots: Hotspots,
+                    ui: TableUi) -> None:
+        table = layout.table
+        area = pygame.Rect(0, 0, min(420, table.w - 40), 196)
+        area.center = table.center
+        panel(surface, area, 245)
+        hotspots.add(area, "star_button", "none")
+        blit_text(surface, "Play a deal by its number", 22, theme.GOLD, "midtop",
+                  (area.centerx, area.y + 14), max_width=area.w - 20)
+        blit_text(surface, f"1 to {MAX_DEAL}: the same number is the same deal everywhere", 13,
+                  theme.TEXT_DIM, "midtop", (area.centerx, area.y + 44), max_width=area.w - 20)
+        field = pygame.Rect(area.x + 30, area.y + 70, area.w - 60, 44)
+        pygame.draw.rect(surface, theme.PAPER, field, border_radius=8)
+        pygame.draw.rect(surface, theme.HIGHLIGHT, field, 2, border_radius=8)
+        caret = "|" if int(self.clock * 2) % 2 == 0 else " "
+        blit_text(surface, (self.entry or "") + caret, 26, theme.INK, "midleft",
+                  (field.x + 12, field.centery))
+        ok = pygame.Rect(0, 0, 150, 40)
+        ok.topright = (area.centerx - 8, field.bottom + 18)
+        text = self.entry or ""
+        button(surface, hotspots, ok, "Play  Enter", "star_button", "deal_ok",
+               enabled=text.isdigit() and 1 <= int(text) <= MAX_DEAL,
+               hovered=ok.collidepoint(ui.mouse), size=15)
+        cancel = pygame.Rect(0, 0, 150, 40)
+        cancel.topleft = (area.centerx + 8, field.bottom + 18)
+        button(surface, hotspots, cancel, "Cancel  Esc", "star_button", "deal_cancel",
+               hovered=cancel.collidepoint(ui.mouse), size=15)
+
+    @staticmethod
+    def _draw_connection(surface: pygame.Surface, layout: Layout, model: TableModel) -> None:
+        message = {"lost": "Connection lost, re-joining…", "closed": "Disconnected"}.get(
+            model.connection, model.connection)
+        rect = pygame.Rect(0, 0, 420, 44)
+        rect.midtop = (layout.table.centerx, 12)
+        pygame.draw.rect(surface, theme.ALERT, rect, border_radius=10)
+        blit_text(surface, message, 18, theme.TEXT, "center", rect.center)
