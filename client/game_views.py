@@ -100,6 +100,25 @@ class GameTable:
         """A click on one of this game's hotspots; ``True`` when the game used it."""
         return False
 
+    # --- the replay viewer -----------------------------------------------------------
+
+    def replay_marks(self, game: Any, states: list[tuple[int, Any]]
+                     ) -> tuple[tuple[str, list[int]], tuple[str, list[int]]]:
+        """The replay viewer's jump buttons: (a word, the positions in ``states``) for the small
+        jumps and for the big ones. Trick games: where a trick ends, where a hand starts."""
+        trick_ends: list[int] = []
+        hand_starts: list[int] = []
+        previous_tricks, previous_hand = 0, 0
+        for position, (_, state) in enumerate(states):
+            tricks = getattr(state, "tricks_played", 0)
+            hand = getattr(state, "hand_number", 0)
+            if hand != previous_hand:
+                hand_starts.append(position)
+            elif tricks > previous_tricks:
+                trick_ends.append(position)
+            previous_tricks, previous_hand = tricks, hand
+        return ("trick", trick_ends), ("hand", hand_starts)
+
     # --- every frame -----------------------------------------------------------------
 
     def update(self, screen: TableScreen, dt: float) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import pygame
 
 from client import theme
+from client.game_views import hooks_for, view_for
 from client.model import TableModel
 from client.session import Batch
 from client.table_screen import TableScreen
@@ -58,7 +59,7 @@ class ReplayScreen:
         self.speed_index = 1
         self.clock = 0.0
         self.size = size
-        self.view = view or TableView()
+        self.view = view_for(self.game.id, view)
         self.done = False
         self.hotspots: Hotspots | None = None
         self.dragging = False
@@ -68,18 +69,13 @@ class ReplayScreen:
     # --- what happened where ---------------------------------------------------------
 
     def _marks(self) -> None:
-        """Positions where a trick or a hand ends, for the jump buttons."""
-        self.trick_ends: list[int] = []
-        self.hand_starts: list[int] = []
-        previous_tricks, previous_hand = 0, 0
-        for position, (_, state) in enumerate(self.states):
-            tricks = getattr(state, "tricks_played", 0)
-            hand = getattr(state, "hand_number", 0)
-            if hand != previous_hand:
-                self.hand_starts.append(position)
-            elif tricks > previous_tricks:
-                self.trick_ends.append(position)
-            previous_tricks, previous_hand = tricks, hand
+        """Positions for the jump buttons, from the game's table (``GameTable.replay_marks``):
+        where a trick ends and a hand starts in a trick game; ``trick_ends`` and
+        ``hand_starts`` hold the small and the big jumps, ``jump_words`` their names."""
+        small, big = hooks_for(self.view).replay_marks(self.game, self.states)
+        self.jump_words = (small[0], big[0])
+        self.trick_ends: list[int] = small[1]
+        self.hand_starts: list[int] = big[1]
 
     @property
     def seat(self) -> int | None:
@@ -89,7 +85,10 @@ class ReplayScreen:
         state = self.states[position][1]
         view = self.game.view(state, self.seat)
         if self.viewer == EVERYTHING:
-            view["hands"] = self.game.snapshot(state).get("hands")
+            snapshot = self.game.snapshot(state)
+            view["hands"] = snapshot.get("hands")
+            if "stock" in snapshot:  # a patience's face-down stock, in order
+                view["stock"] = snapshot["stock"]
         return view
 
     def _rebuild(self) -> None:
@@ -296,9 +295,10 @@ class ReplayScreen:
         pygame.draw.circle(surface, theme.GOLD, knob, 11)
         hotspots.add(slider.inflate(0, 16), "replay", "slider")
         y = footer.y + 46
-        controls = [("|◀ hand", "previous_hand"), ("◀ trick", "previous_trick"),
+        small, big = self.jump_words
+        controls = [(f"|◀ {big}", "previous_hand"), (f"◀ {small}", "previous_trick"),
                     ("◀ step", "back"), ("Pause" if self.playing else "Play", "play"),
-                    ("step ▶", "step"), ("trick ▶", "next_trick"), ("hand ▶|", "next_hand"),
+                    ("step ▶", "step"), (f"{small} ▶", "next_trick"), (f"{big} ▶|", "next_hand"),
                     (f"speed ×{SPEEDS[self.speed_index]:g}", "faster")]
         x = 24
         mouse = pygame.mouse.get_pos()

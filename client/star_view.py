@@ -319,6 +319,26 @@ class StarView(GameTable):
         self._auto_sent = (model.seq, model.table)
         screen.command(*move)
 
+    # --- the replay viewer -----------------------------------------------------------
+
+    def replay_marks(self, game: Any, states: list[tuple[int, Any]]
+                     ) -> tuple[tuple[str, list[int]], tuple[str, list[int]]]:
+        """Small jumps: each pair removed (a pairing, or a redo of one). Big jumps: each undo
+        or redo, where the game went back or forth."""
+        pairs: list[int] = []
+        turns: list[int] = []
+        previous = (0, 0)
+        for position, (_, state) in enumerate(states):
+            view = game.view(state, None)
+            now = (len(view.get("pairs") or []), int(view.get("undos", 0))
+                   + int(view.get("redos", 0)))
+            if now[0] > previous[0]:
+                pairs.append(position)
+            if now[1] > previous[1]:
+                turns.append(position)
+            previous = now
+        return ("pair", pairs), ("undo", turns)
+
     # --- drawing ---------------------------------------------------------------------
 
     def draw(self, surface: pygame.Surface, layout: Layout, model: TableModel,

@@ -43,6 +43,46 @@ class TrickPrinter:
             print(f"  scores: {list(game.outcome(table.state).scores)}")
 
 
+class MovePrinter:
+    """Prints a one-player game (a patience) move by move, each event as the player saw it:
+    the layout after the deal, then every decision with the card it was about."""
+
+    def __init__(self, state: Any, delay: float) -> None:
+        self.state = state
+        """The state before the next event, so each event can be shown as the player saw it."""
+        self.delay = delay
+        self.moves = 0
+
+    def __call__(self, table: Table[Any], seq: int, event: Event) -> None:
+        game = table.game
+        shown = game.event_view(self.state, event, None) or event
+        self.state = game.evolve(self.state, event)
+        view = game.view(self.state, None)
+        if event.type in ("deal", "shuffled"):
+            print(f"\n— {game.describe_event(shown)}")
+            if "lines" in view:
+                for ring in ("inner", "outer"):
+                    places = "  ".join(f"{line:>2} {code or '--':<3}" for line, code in
+                                       zip(view["lines"], view[ring], strict=False))
+                    print(f"  {ring:<6} {places}")
+        else:
+            if event.type in ("paired", "placed"):
+                self.moves += 1
+            number = f"{self.moves:>3}." if event.type in ("paired", "placed") else "    "
+            extra = ""
+            if event.type == "paired" and "ring" in shown.data:
+                extra = f" ({shown.data['ring']} {shown.data.get('line')})"
+            if shown.data.get("moved_in"):
+                extra = f"; the outer {shown.data.get('line')} card moves in"
+            print(f"  {number} {game.describe_event(shown)}{extra}")
+        if view.get("turned") and view.get("phase") in ("play", "stuck"):
+            left = view.get("stock_count")
+            print(f"       turned {view['turned']}, {left} face down"
+                  + ("  — stuck: it can neither pair nor be placed" if view["phase"] == "stuck"
+                     else ""))
+        time.sleep(self.delay)
+
+
 def run_terminal(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     players = args.players or default_players(game)
@@ -54,7 +94,10 @@ def run_terminal(args: argparse.Namespace) -> int:
     print(f"{game.title}: {players} heuristic bots, options {table.options}")
     assert table.log is not None
     try:
-        play_out(table, bots, random.Random(seed), TrickPrinter(0.05 if args.slow else 0.0))
+        delay = 0.05 if args.slow else 0.0
+        printer: Any = (MovePrinter(table.state, delay) if game.max_players == 1
+                        else TrickPrinter(delay))
+        play_out(table, bots, random.Random(seed), printer)
     finally:
         table.log.close()
     outcome = table.outcome()
