@@ -509,8 +509,21 @@ class StarView(GameTable):
         words = f"Stock: {plural(count, 'card')}" if count else "Stock used up"
         blit_text(surface, words, 15, theme.TEXT, "midtop",
                   (rect.centerx, rect.bottom + 6), max_width=max(60, width * 2))
-        blit_text(surface, "face down", 12, theme.TEXT_DIM, "midtop",
+        order = shown.get("stock")
+        if not order:
+            blit_text(surface, "face down", 12, theme.TEXT_DIM, "midtop",
+                      (rect.centerx, rect.bottom + 24), max_width=max(60, width * 2))
+            return
+        # Seeing everything (a replay): the face-down cards in order, the next to turn first.
+        blit_text(surface, "next to turn, in order:", 12, theme.TEXT_DIM, "midtop",
                   (rect.centerx, rect.bottom + 24), max_width=max(60, width * 2))
+        sw, sh = max(16, width // 2), max(22, height // 2)
+        room = max(sw, 2 * (rect.centerx - geometry.table.x) - 24)
+        step = min(sw * 0.55, (room - sw) / max(1, len(order) - 1))
+        left = rect.centerx - (step * (len(order) - 1) + sw) / 2
+        for i, code in enumerate(order):
+            surface.blit(self.art.face(code, sw, sh), (round(left + i * step),
+                                                       rect.bottom + 42))
 
     def _draw_removed(self, surface: pygame.Surface, geometry: StarGeometry,
                       shown: dict[str, Any], hidden: Any) -> None:

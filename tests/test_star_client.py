@@ -1,0 +1,296 @@
+"""The Star's table in the window client: real pygame surfaces (SDL's dummy driver) against a
+real embedded server on 127.0.0.1, clicks through pygame's event queue."""
+
+from __future__ import annotations
+
+import glob
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pygame
+import pytest
+
+from client.app import _wait_for_welcome, open_window
+from client.embedded import EmbeddedServer
+from client.game_views import view_for
+from client.live import LiveTable
+from client.model import TableModel
+from client.net import ServerLink
+from client.replay_screen import ReplayScreen
+from client.session import Batch
+from client.star_choreography import StarGeometry, between
+from client.star_stats import StarStats, stats_path
+from client.star_view import StarView, forced
+from client.table_screen import TableScreen
+from client.table_view import TableView
+from shared.games import get_game
+from shared.games.star_patience_bots import hint_for_view
+from shared.replay import load
+from shared.table import Table
+
+SIZE = (1280, 720)
+WON_DEAL = 1
+"""The hint player wins deal 1, with eight real choices on the way."""
+STUCK_DEAL = 638
+"""The hint player is stuck on deal 638 after six decisions (no order of play wins it)."""
+GOLDEN = sorted(glob.glob(str(Path(__file__).parent.parent / "replays" / "golden"
+                              / "star_patience_*.starhall")))
+
+
+@pytest.fixture(scope="module")
+def surface() -> pygame.Surface:
+    return open_window(SIZE)
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("STARHALL_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+def click_at(live: LiveTable, rect: pygame.Rect) -> None:
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=rect.center, button=1))
+    for event in pygame.event.get():
+        live.handle(event)
+
+
+def press(live: LiveTable, key: int, mod: int = 0) -> None:
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, mod=mod, unicode=""))
+    for event in pygame.event.get():
+        live.handle(event)
+
+
+def spot(live: LiveTable, *action: object) -> pygame.Rect | None:
+    for found in reversed(live.hotspots.spots if live.hotspots else []):
+        if found.action[: len(action)] == action and found.enabled:
+            return found.rect
+    return None
+
+
+def open_star(server: EmbeddedServer, deal: int) -> LiveTable:
+    link = ServerLink(server.address, name="Tester")
+    live = LiveTable(link, SIZE)
+    _wait_for_welcome(link)
+    live.start_game("star_patience", 1, {"deal": deal}, "random", "Tester")
+    return live
+
+
+def run_until(live: LiveTable, surface: pygame.Surface, until: Any, frames: int = 3000,
+              dt: float = 0.05) -> None:
+    for _ in range(frames):
+        live.frame(dt)
+        live.draw(surface)
+        if until(live):
+            return
+        time.sleep(0.002)
+    raise AssertionError("the table never got there")
+
+
+def settled(live: LiveTable) -> bool:
+    table = live.table
+    return table is not None and not table.animator.busy and bool(table.model.view)
+
+
+def test_registry_picks_the_star_table_and_keeps_trick_games_on_table_view() -> None:
+    assert isinstance(view_for("star_patience"), StarView)
+    assert isinstance(view_for("stars"), TableView)
+    shared = TableView()
+    assert view_for("hearts", shared) is shared
+    assert isinstance(view_for("star_patience", shared), StarView)  # the lobby's view is not
+    model = TableModel("star_patience", None, 1, ["Ada"])
+    assert isinstance(TableScreen(model, None).view, StarView)
+
+
+def test_a_live_game_played_by_clicks_to_a_win_with_undo_and_redo(
+        surface: pygame.Surface, tmp_path: Path, data_dir: Path) -> None:
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        live = open_star(server, WON_DEAL)
+        run_until(live, surface, lambda live: settled(live)
+                  and live.table.model.view.get("phase") == "play")
+        table = live.table
+        assert table is not None
+        view = table.view
+        assert isinstance(view, StarView)
+        view.autoplay = False  # every move by a click here
+        undone = redone = False
+        first_table = table.model.table
+        for _ in range(200):
+            run_until(live, surface, lambda live: settled(live))
+            model = live.table.model
+            if model.over:
+                break
+            if model.view["moves"] == 3 and not undone:
+                press(live, pygame.K_z, pygame.KMOD_CTRL)
+                run_until(live, surface, lambda live: live.table.model.view["undos"] == 1
+                          and settled(live))
+                assert live.table.model.view["moves"] == 2
+                undone = True
+                continue
+            if undone and not redone:
+                press(live, pygame.K_y, pygame.KMOD_LCTRL)
+                run_until(live, surface, lambda live: live.table.model.view["redos"] == 1
+                          and settled(live))
+                assert live.table.model.view["moves"] == 3
+                redone = True
+                continue
+            command = hint_for_view(model.view)  # the player's own view drives the clicks
+            assert command is not None
+            target = (spot(live, "star", "pair", command.data["card"]) if command.type == "pair"
+                      else spot(live, "star", "place", command.data["line"]))
+            assert target is not None, command
+            seq = model.seq
+            click_at(live, target)
+            assert model.seq == seq  # nothing changes until the server answers
+            run_until(live, surface, lambda live, seq=seq: live.table.model.seq > seq)
+        model = live.table.model
+        assert model.over and model.view["result"] == "won", model.view
+        assert model.table == first_table and model.view["undos"] == 1
+        # The end banner, then the statistics written and read back.
+        run_until(live, surface, settled)
+        assert spot(live, "star_button", "new") is not None
+        stats = StarStats.load()
+        assert stats_path() == data_dir / "stats" / "star_patience.json"
+        assert stats.played == 1 and stats.won == 1 and stats.streak == 1
+        best = stats.best(WON_DEAL)
+        assert best is not None and best.result == "won" and best.undos == 1
+        # Restart this deal: a new table on the same server, the same deal number.
+        press(live, pygame.K_r)
+        run_until(live, surface, lambda live: live.table.model.table != first_table
+                  and settled(live))
+        assert live.table.model.view["deal_number"] == WON_DEAL
+        assert live.table.model.view["moves"] == 0
+        live.close()
+
+
+def test_auto_play_hint_stuck_give_up_and_a_lost_game_in_the_statistics(
+        surface: pygame.Surface, tmp_path: Path) -> None:
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        live = open_star(server, STUCK_DEAL)
+        run_until(live, surface, lambda live: settled(live)
+                  and live.table.model.view.get("phase") == "play")
+        for _ in range(100):
+            run_until(live, surface, settled)
+            model = live.table.model
+            if model.view["phase"] != "play":
+                break
+            if forced(model.legal):  # auto-play (on by default) sends it by itself
+                seq = model.seq
+                run_until(live, surface, lambda live, seq=seq: live.table.model.seq > seq)
+                continue
+            press(live, pygame.K_h)
+            view = live.table.view
+            assert isinstance(view, StarView) and view.hint is not None
+            _, _, kind, data, chance = view.hint
+            assert 0.0 <= chance <= 1.0
+            assert "Hint:" in view.prompt(model, view._current_hint(model), True)
+            target = spot(live, "star", kind, data["card" if kind == "pair" else "line"])
+            assert target is not None
+            seq = model.seq
+            click_at(live, target)
+            run_until(live, surface, lambda live, seq=seq: live.table.model.seq > seq)
+        model = live.table.model
+        assert model.view["phase"] == "stuck"
+        assert "undo" in live.table.view.prompt(model, None, True)
+        click_at(live, spot(live, "star_button", "give_up"))
+        run_until(live, surface, lambda live: live.table.model.over and settled(live))
+        assert model.view["result"] == "lost"
+        stats = StarStats.load()
+        assert stats.played == 1 and stats.won == 0 and stats.streak == 0
+        assert stats.best(STUCK_DEAL) is not None
+        # Choose a deal number through the box.
+        press(live, pygame.K_d)
+        for key, char in ((pygame.K_4, "4"), (pygame.K_2, "2")):
+            pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, mod=0, unicode=char))
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN, mod=0,
+                                             unicode="\r"))
+        for event in pygame.event.get():
+            live.handle(event)
+        run_until(live, surface, lambda live: settled(live)
+                  and live.table.model.view.get("deal_number") == 42)
+        live.close()
+
+
+def test_stats_file_round_trip_and_atomic_write(data_dir: Path) -> None:
+    stats = StarStats()
+    stats.record(7, "won", 32, 2)
+    stats.record(7, "lost", 10, 0)
+    stats.record(7, "won", 32, 0)
+    stats.record(None, "won", 32, 0)
+    path = stats.save()
+    assert path.parent == data_dir / "stats"
+    assert [p.name for p in path.parent.iterdir()] == ["star_patience.json"]  # no temp left
+    back = StarStats.load()
+    assert (back.played, back.won, back.streak, back.best_streak) == (4, 3, 2, 2)
+    best = back.best(7)
+    assert best is not None and (best.result, best.undos, best.played, best.won) == (
+        "won", 0, 3, 2)
+    path.write_text("not json")
+    assert StarStats.load().played == 0  # a damaged file is no statistics, not a crash
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=[Path(p).name for p in GOLDEN])
+def test_replay_viewer_on_star_goldens(surface: pygame.Surface, path: str) -> None:
+    viewer = ReplayScreen(load(path), SIZE)
+    assert isinstance(viewer.table.view, StarView)
+    assert viewer.jump_words == ("pair", "undo")
+    viewer.seek(0)
+    for _ in range(min(6, len(viewer.states) - 1)):
+        viewer.control("step")
+        for _ in range(40):
+            viewer.frame(0.05)
+            viewer.draw(surface)
+    viewer.control("next_trick")
+    assert viewer.position in viewer.trick_ends or viewer.position == len(viewer.states) - 1
+    viewer.control("end")
+    viewer.draw(surface)
+    viewer.control("viewer")  # a spectator
+    viewer.draw(surface)
+    assert viewer.table.model.seat is None
+
+
+def _mid_game_view() -> tuple[Any, Any, Any]:
+    game = get_game("star_patience")
+    table = Table.new(game, 1, {"deal": WON_DEAL})
+    table.shuffle(1)
+    for _ in range(4):
+        command = hint_for_view(game.view(table.state, 0))
+        assert command is not None
+        before = table.state
+        (seq, event), = table.submit(command)
+    return game, before, event
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (640, 420)])
+def test_rendering_a_view_at_two_sizes(surface: pygame.Surface, size: tuple[int, int]) -> None:
+    game, before, event = _mid_game_view()
+    canvas = pygame.Surface(size)
+    model = TableModel("star_patience", 0, 1, ["You"])
+    screen = TableScreen(model, lambda kind, data: None, size=size)
+    screen.receive(Batch([], game.view(before, 0), 1, True))
+    hotspots = screen.draw(canvas)
+    geometry = StarGeometry.of(screen.layout)
+    # Every place inside the table area, every legal card a hotspot.
+    for line in game.view(before, 0)["lines"]:
+        for ring in ("inner", "outer"):
+            assert screen.layout.table.contains(geometry.place_rect(ring, line)), (size, line)
+    for code in game.view(before, 0)["legal"]["pair"]:
+        assert any(s.action == ("star", "pair", code) for s in hotspots.spots)
+    # The turned card is drawn in the centre (card stock, not felt).
+    cx, cy = geometry.centre
+    assert sum(tuple(canvas.get_at((int(cx), int(cy) - geometry.card_size[1] // 3)))[:3]) > 500
+    # An event animates: half-way the scene is drawn without error, then settles.
+    shown = game.event_view(before, event, 0)
+    after = game.view(game.evolve(before, event), 0)
+    data = {"seq": 2, "type": shown.type, "seat": shown.seat, "data": dict(shown.data)}
+    assert between(game.view(before, 0), data)["turned"] == after["turned"]
+    screen.receive(Batch([(2, data)], after, 2, False))
+    assert screen.animator.busy
+    for _ in range(30):
+        screen.update(0.05)
+        screen.draw(canvas)
+    assert not screen.animator.busy and screen.animator.payload == after
