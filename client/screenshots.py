@@ -161,6 +161,82 @@ def hearts_screens(surface: pygame.Surface, folder: Path) -> None:
     save(surface, screen, folder, "hearts_4_dealing_5_players")
 
 
+def star_screens(surface: pygame.Surface, folder: Path) -> None:
+    """The Star: a game in progress, the hint, a pairing in flight, a win, a stuck and a lost
+    game, a small window and the replay viewer; deals 1 (won by the hints) and 638 (stuck
+    after six decisions). Statistics go to a scratch folder, not the user's."""
+    from client.replay_screen import ReplayScreen
+    from client.star_stats import DATA_ENV
+    from shared.games.star_patience_bots import hint_for_view
+    from shared.replay import load
+
+    saved = os.environ.get(DATA_ENV)
+    os.environ[DATA_ENV] = tempfile.mkdtemp()
+    try:
+        game = get_game("star_patience")
+
+        def start(deal: int) -> tuple[Table[Any], TableScreen]:
+            table = Table.new(game, 1, {"deal": deal}, path=str(
+                Path(tempfile.mkdtemp()) / f"star_{deal}.starhall"))
+            table.shuffle(deal)
+            model = TableModel("star_patience", 0, 1, ["You"], table=f"deal-{deal}")
+            screen = TableScreen(model, lambda kind, data: None, size=SIZE)
+            screen.receive(Batch([], game.view(table.state, 0), table.seq, True))
+            return table, screen
+
+        def move(table: Table[Any], screen: TableScreen, settle: bool = True) -> None:
+            command = hint_for_view(game.view(table.state, 0))
+            if command is None:
+                command = Command("give_up", 0, {})
+            before = table.state
+            for seq, event in table.submit(command):
+                shown = game.event_view(before, event, 0)
+                assert shown is not None
+                screen.receive(Batch([(seq, _event_dict(shown))], game.view(table.state, 0),
+                                     seq, False))
+            if settle:
+                for _ in range(20):
+                    screen.update(0.1)
+
+        table, screen = start(1)
+        for _ in range(3):
+            move(table, screen)
+        save(surface, screen, folder, "star_1_in_progress")
+        screen.act(("star_button", "hint"))
+        save(surface, screen, folder, "star_2_hint")
+        move(table, screen, settle=False)
+        screen.update(0.2)
+        save(surface, screen, folder, "star_3_pair_leaving")
+        while game.view(table.state, 0)["phase"] == "play":
+            move(table, screen)
+        save(surface, screen, folder, "star_4_won")
+        table, screen = start(638)
+        while game.view(table.state, 0)["phase"] == "play":
+            move(table, screen)
+        save(surface, screen, folder, "star_5_stuck")
+        move(table, screen)
+        save(surface, screen, folder, "star_6_lost")
+        small = pygame.Surface((820, 520))
+        screen.resize(small.get_size())
+        screen.act(("star_button", "dismiss"))
+        save(small, screen, folder, "star_7_small_window")
+        screen.resize(SIZE)
+        screen.act(("star_button", "choose"))
+        screen.view.entry = "638"  # type: ignore[attr-defined]
+        save(surface, screen, folder, "star_8_deal_number_box")
+        golden = Path(__file__).parent.parent / "replays" / "golden"
+        path = golden / "star_patience_1p_deal-2_undo-True.starhall"
+        if path.exists():
+            viewer = ReplayScreen(load(path), SIZE)
+            viewer.seek(len(viewer.states) // 2)
+            save(surface, viewer, folder, "star_9_replay_everything")
+    finally:
+        if saved is None:
+            os.environ.pop(DATA_ENV, None)
+        else:
+            os.environ[DATA_ENV] = saved
+
+
 def replay_screens(surface: pygame.Surface, folder: Path) -> None:
     from client.replay_screen import ReplayScreen
     from shared.replay import load
@@ -226,6 +302,7 @@ def main(argv: list[str]) -> int:
     card_gallery(surface, folder)
     stars_screens(surface, folder)
     hearts_screens(surface, folder)
+    star_screens(surface, folder)
     replay_screens(surface, folder)
     lobby_screen(surface, folder)
     return 0

@@ -88,7 +88,7 @@ class StarGeometry:
         by_height = (self.area.h - 4 * g) / 5
         # Across: the 5 columns of the star (2g between them) and a column each side for the
         # stock and the removed pile.
-        by_width = (self.area.w - 12 * g) / 8.4 * CARD_RATIO
+        by_width = (self.area.w - 12 * g) / 8.8 * CARD_RATIO
         height = max(34, int(min(by_height, by_width)))
         return max(24, round(height / CARD_RATIO)), height
 
@@ -133,7 +133,7 @@ class StarGeometry:
         width, _ = self.card_size
         sx, _ = self.step
         room = (self.area.w / 2 - 2 * sx - width / 2)  # from the star's edge to the area's
-        return 2 * sx + width / 2 + max(width * 0.7, min(room * 0.5, width * 1.4))
+        return 2 * sx + width / 2 + max(width * 1.05, min(room * 0.5, width * 1.4))
 
     @property
     def stock(self) -> tuple[float, float]:

@@ -130,14 +130,14 @@ class StarView(GameTable):
         turned = data.get("turned")
         if kind == "deal":
             number = data.get("deal_number")
-            first = f"; turned {card_name(data['next'])}" if data.get("next") else ""
+            first = f", {data['next']} turned" if data.get("next") else ""
             return (f"Deal {number}" if number is not None else "Dealt") + first
         if kind == "paired" and turned:
-            moved = ", partner moved in" if data.get("moved_in") else ""
-            return (f"{card_name(turned)} paired with {data.get('card')} "
-                    f"({data.get('ring')} {data.get('line')}){moved}")
+            moved = ", partner in" if data.get("moved_in") else ""
+            return (f"{turned} + {data.get('card')} removed ({data.get('ring')} "
+                    f"{data.get('line')}{moved})")
         if kind == "placed" and turned:
-            return f"{card_name(turned)} placed outer {data.get('line')}"
+            return f"{turned} placed on outer {data.get('line')}"
         if kind == "undone":
             return "Undo"
         if kind == "redone":
@@ -511,8 +511,9 @@ class StarView(GameTable):
                   (rect.centerx, rect.bottom + 6), max_width=max(60, width * 2))
         order = shown.get("stock")
         if not order:
-            blit_text(surface, "face down", 12, theme.TEXT_DIM, "midtop",
-                      (rect.centerx, rect.bottom + 24), max_width=max(60, width * 2))
+            if count:
+                blit_text(surface, "face down", 12, theme.TEXT_DIM, "midtop",
+                          (rect.centerx, rect.bottom + 24), max_width=max(60, width * 2))
             return
         # Seeing everything (a replay): the face-down cards in order, the next to turn first.
         blit_text(surface, "next to turn, in order:", 12, theme.TEXT_DIM, "midtop",
@@ -737,10 +738,16 @@ class StarView(GameTable):
             return
         message = self.prompt(model, hint, playing) if settled else ""
         if message:
-            blit_text(surface, message, 18, (0, 0, 0), "center", (centre[0] + 1, centre[1] + 2),
-                      max_width=table.w - 40)
+            image = fonts.text(message, 18, theme.TEXT)
+            box = image.get_rect(center=centre).inflate(26, 10)
+            box.w = min(box.w, table.w - 24)
+            box.centerx = centre[0]
+            layer = pygame.Surface(box.size, pygame.SRCALPHA)
+            pygame.draw.rect(layer, (*theme.PANEL, 190), layer.get_rect(),
+                             border_radius=box.h // 2)
+            surface.blit(layer, box)
             blit_text(surface, message, 18, theme.TEXT, "center", centre,
-                      max_width=table.w - 40)
+                      max_width=box.w - 20)
 
     # --- boxes over the table --------------------------------------------------------
 
@@ -749,8 +756,8 @@ class StarView(GameTable):
         view = model.view
         won = view.get("result") == "won"
         table = geometry.table
-        area = pygame.Rect(0, 0, min(520, table.w - 40), min(300 if playing else 190,
-                                                             table.h - 40))
+        tall = 226 if playing else 170
+        area = pygame.Rect(0, 0, min(540, table.w - 40), min(tall, table.h - 40))
         area.center = table.center
         panel(surface, area, 240)
         pygame.draw.rect(surface, theme.GOLD if won else theme.ALERT, area, 3, border_radius=12)
@@ -789,14 +796,14 @@ class StarView(GameTable):
                 blit_text(surface, f"Your best on deal {number}: {best.describe()}", 15,
                           theme.TEXT_DIM, "midtop", (x, y), max_width=area.w - 30)
             labels = [("New deal  N", "new"), ("Restart  R", "restart"),
-                      ("Deal number…", "choose"), ("Close  Esc", "dismiss")]
+                      ("Choose deal  D", "choose"), ("Close  Esc", "dismiss")]
         else:
             labels = [("Close", "dismiss")]
         gap = 10
         width = (area.w - 30 - gap * (len(labels) - 1)) // len(labels)
         bx = area.x + 15
         for label, name in labels:
-            rect = pygame.Rect(bx, area.bottom - 56, width, 40)
+            rect = pygame.Rect(bx, area.bottom - 54, width, 40)
             button(surface, hotspots, rect, label, "star_button", name,
                    enabled=name != "restart" or number is not None,
                    hovered=rect.collidepoint(ui.mouse), size=15)
