@@ -126,7 +126,7 @@ class _Leaving:
         self.live.close()
 
 
-class ForkedTable:
+class ForkedTable(_Leaving):
     """A fork of a recorded game, played in this window: its own embedded server on the data
     folder holding the fork's log, and the user seated with bots around; ``done`` when the
     user leaves, and closing stops the server."""
@@ -146,22 +146,6 @@ class ForkedTable:
         except BaseException:
             self.server.stop()
             raise
-
-    @property
-    def done(self) -> bool:
-        return bool(self.live.done)
-
-    def frame(self, dt: float) -> None:
-        self.live.frame(dt)
-
-    def handle(self, event: pygame.event.Event) -> None:
-        self.live.handle(event)
-
-    def draw(self, surface: pygame.Surface) -> None:
-        self.live.draw(surface)
-
-    def resize(self, size: tuple[int, int]) -> None:
-        self.live.resize(size)
 
     def close(self) -> None:
         try:

@@ -38,6 +38,7 @@ from client.star_choreography import (
     place_key,
 )
 from client.star_stats import StarStats, record_game
+from client.table_view import draw_flights
 from client.ui import TableUi
 from client.widgets import Hotspots, blit_text, button, panel
 
@@ -563,32 +564,7 @@ class StarView(GameTable):
 
     def _draw_flights(self, surface: pygame.Surface, geometry: StarGeometry,
                       animator: Animator) -> None:
-        width, height = geometry.card_size
-        for sprite in animator.sprites():
-            pose = sprite.pose
-            w, h = max(8, round(width * pose.scale)), max(11, round(height * pose.scale))
-            image = self.art.back(w, h) if sprite.sprite == "back" else self.art.face(
-                sprite.sprite, w, h)
-            rect = image.get_rect(center=(round(pose.x), round(pose.y)))
-            if sprite.flash > 0:
-                glow = rect.inflate(8 + 12 * sprite.flash, 8 + 12 * sprite.flash)
-                pygame.draw.rect(surface, theme.GOLD, glow, 0, border_radius=w // 6)
-            if pose.alpha < 0.99:
-                image.set_alpha(round(255 * max(0.0, pose.alpha)))
-                surface.blit(image, rect)
-                image.set_alpha(None)
-            else:
-                surface.blit(image, rect)
-        for caption in animator.captions():
-            pose = caption.pose
-            size = round(24 * pose.scale)
-            image = fonts.text(caption.text, size, theme.INK)
-            bubble = image.get_rect(center=(round(pose.x), round(pose.y))).inflate(30, 16)
-            layer = pygame.Surface(bubble.size, pygame.SRCALPHA)
-            pygame.draw.rect(layer, (*theme.GOLD, round(240 * pose.alpha)), layer.get_rect(),
-                             border_radius=bubble.h // 2)
-            surface.blit(layer, bubble)
-            blit_text(surface, caption.text, size, theme.INK, "center", (pose.x, pose.y))
+        draw_flights(surface, self.art, geometry.card_size, animator)
 
     # --- the side panel --------------------------------------------------------------
 

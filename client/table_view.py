@@ -261,34 +261,7 @@ class TableView:
         return None
 
     def _draw_flights(self, surface: pygame.Surface, layout: Layout, animator: Animator) -> None:
-        width, height = layout.card_size
-        for sprite in animator.sprites():
-            pose = sprite.pose
-            w, h = max(8, round(width * pose.scale)), max(11, round(height * pose.scale))
-            image = self.art.back(w, h) if sprite.sprite == "back" else self.art.face(
-                sprite.sprite, w, h)
-            rect = image.get_rect(center=(round(pose.x), round(pose.y)))
-            if sprite.flash > 0:
-                glow = rect.inflate(10 + 14 * sprite.flash, 10 + 14 * sprite.flash)
-                pygame.draw.rect(surface, theme.GOLD, glow, 0, border_radius=w // 6)
-            if pose.alpha < 0.99:
-                image.set_alpha(round(255 * max(0.0, pose.alpha)))
-                surface.blit(image, rect)
-                image.set_alpha(None)
-            else:
-                surface.blit(image, rect)
-        for caption in animator.captions():
-            pose = caption.pose
-            size = round(22 * pose.scale)
-            image = fonts.text(caption.text, size, theme.INK)
-            bubble = image.get_rect(center=(round(pose.x), round(pose.y))).inflate(26, 14)
-            layer = pygame.Surface(bubble.size, pygame.SRCALPHA)
-            pygame.draw.rect(layer, (*theme.GOLD, round(240 * pose.alpha)), layer.get_rect(),
-                             border_radius=bubble.h // 2)
-            pygame.draw.rect(layer, (*theme.INK, round(200 * pose.alpha)), layer.get_rect(), 2,
-                             border_radius=bubble.h // 2)
-            surface.blit(layer, bubble)
-            blit_text(surface, caption.text, size, theme.INK, "center", (pose.x, pose.y))
+        draw_flights(surface, self.art, layout.card_size, animator)
 
     # --- the side panel --------------------------------------------------------------
 
@@ -491,3 +464,36 @@ def describe(model: TableModel, event: dict[str, Any]) -> str | None:
     if kind == "exchange_declined":
         return f"{who} declines the exchange"
     return None
+
+
+def draw_flights(surface: pygame.Surface, art: CardArt, card_size: tuple[int, int],
+                 animator: Animator) -> None:
+    """The cards in flight and the captions of an animation, for every game's table."""
+    width, height = card_size
+    for sprite in animator.sprites():
+        pose = sprite.pose
+        w, h = max(8, round(width * pose.scale)), max(11, round(height * pose.scale))
+        image = art.back(w, h) if sprite.sprite == "back" else art.face(
+            sprite.sprite, w, h)
+        rect = image.get_rect(center=(round(pose.x), round(pose.y)))
+        if sprite.flash > 0:
+            glow = rect.inflate(10 + 14 * sprite.flash, 10 + 14 * sprite.flash)
+            pygame.draw.rect(surface, theme.GOLD, glow, 0, border_radius=w // 6)
+        if pose.alpha < 0.99:
+            image.set_alpha(round(255 * max(0.0, pose.alpha)))
+            surface.blit(image, rect)
+            image.set_alpha(None)
+        else:
+            surface.blit(image, rect)
+    for caption in animator.captions():
+        pose = caption.pose
+        size = round(22 * pose.scale)
+        image = fonts.text(caption.text, size, theme.INK)
+        bubble = image.get_rect(center=(round(pose.x), round(pose.y))).inflate(26, 14)
+        layer = pygame.Surface(bubble.size, pygame.SRCALPHA)
+        pygame.draw.rect(layer, (*theme.GOLD, round(240 * pose.alpha)), layer.get_rect(),
+                         border_radius=bubble.h // 2)
+        pygame.draw.rect(layer, (*theme.INK, round(200 * pose.alpha)), layer.get_rect(), 2,
+                         border_radius=bubble.h // 2)
+        surface.blit(layer, bubble)
+        blit_text(surface, caption.text, size, theme.INK, "center", (pose.x, pose.y))
