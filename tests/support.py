@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from shared.bots import RandomBot
@@ -68,3 +69,16 @@ def play_randomly(table: Table[Any], rng: random.Random, until: Any = None) -> N
             continue
         seat = game.to_act(table.state)[0]
         table.submit(bot.choose(game, table.state, seat))
+
+
+def step_until(step: Callable[[], object], done: Callable[[], object], frames: int = 3000,
+               pause: float = 0.002) -> None:
+    """Run ``step`` (one frame of a screen) until ``done()``. The frame limit only keeps a
+    screen that stopped making progress from hanging the suite; it measures nothing."""
+    for _ in range(frames):
+        if done():
+            return
+        step()
+        time.sleep(pause)  # let the server's thread answer
+    if not done():
+        raise TimeoutError(f"still not there after {frames} frames: no progress")

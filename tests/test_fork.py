@@ -24,6 +24,7 @@ from shared import protocol
 from shared.bugreport import make_bug_report, write_bug_report
 from shared.logfile import encode_record, read_records
 from shared.replay import load, verify
+from tests.support import step_until
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "replays" / "golden"
@@ -125,9 +126,9 @@ class _UntilSeated:
     """A screen wrapper that ends the loop once the user sits at the forked table with bots
     around and sees it, or after a time limit."""
 
-    def __init__(self, screen: Any, limit: float = 15.0) -> None:
+    def __init__(self, screen: Any, limit: int = 5000) -> None:
         self.screen = screen
-        self.deadline = time.monotonic() + limit
+        self.limit = limit  # a hang guard, in frames: it measures nothing
         self.frames = 0
 
     def seated(self) -> bool:
@@ -139,7 +140,7 @@ class _UntilSeated:
 
     @property
     def done(self) -> bool:
-        return self.seated() or time.monotonic() > self.deadline
+        return self.seated() or self.frames >= self.limit
 
     def frame(self, dt: float) -> None:
         self.frames += 1
@@ -214,11 +215,12 @@ def test_viewer_play_from_here_switches_to_the_table_and_back(
     assert viewer.forked is not None and viewer.notice is None
     forked = viewer.forked
     waited = _UntilSeated(forked)
-    while not waited.done:
+
+    def frame() -> None:
         viewer.frame(0.05)
         viewer.draw(surface)
-        time.sleep(0.005)
-    assert waited.seated()
+
+    step_until(frame, waited.seated)
     model = forked.live.table.model
     assert model.seat == 1 and model.seq >= seq
     assert forked.live.session.info["name"] == f"Fork of stars_4p at event {seq}"
@@ -245,11 +247,8 @@ def test_a_fork_waiting_for_a_deal_is_dealt_by_the_server(tmp_path: Path) -> Non
     forked = app.start_fork(str(STARS), at, 3, str(tmp_path), SIZE)
     try:
         waited = _UntilSeated(forked)
-        while not (waited.done and forked.live.table is not None
-                   and forked.live.table.model.seq >= second_deal):
-            assert time.monotonic() < waited.deadline, "the forked table was not dealt"
-            forked.frame(0.05)
-            time.sleep(0.005)
+        step_until(lambda: forked.frame(0.05), lambda: waited.seated() and (
+            forked.live.table is not None and forked.live.table.model.seq >= second_deal))
         model = forked.live.table.model
         assert model.seat == 3 and model.view["hand_number"] == 2 and len(model.hand) >= 10
     finally:

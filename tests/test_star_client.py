@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import glob
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from shared.games import get_game
 from shared.games.star_patience_bots import hint_for_view
 from shared.replay import load
 from shared.table import Table
+from tests.support import step_until
 
 SIZE = (1280, 720)
 WON_DEAL = 1
@@ -82,13 +82,11 @@ def open_star(server: EmbeddedServer, deal: int) -> LiveTable:
 
 def run_until(live: LiveTable, surface: pygame.Surface, until: Any, frames: int = 3000,
               dt: float = 0.05) -> None:
-    for _ in range(frames):
+    def frame() -> None:
         live.frame(dt)
         live.draw(surface)
-        if until(live):
-            return
-        time.sleep(0.002)
-    raise AssertionError("the table never got there")
+
+    step_until(frame, lambda: until(live), frames)
 
 
 def settled(live: LiveTable) -> bool:
