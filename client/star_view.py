@@ -38,7 +38,7 @@ from client.star_choreography import (
     place_key,
 )
 from client.star_stats import StarStats, record_game
-from client.table_view import draw_flights
+from client.table_view import Felt, draw_flights
 from client.ui import TableUi
 from client.widgets import Hotspots, blit_text, button, panel
 
@@ -95,7 +95,7 @@ def forced(legal: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
 class StarView(GameTable):
     def __init__(self, art: CardArt | None = None) -> None:
         self.art = art or CardArt()
-        self._felt: dict[tuple[int, int], pygame.Surface] = {}
+        self._felt = Felt()
         self.clock = 0.0
         stats = StarStats.load()
         self.autoplay = stats.autoplay
@@ -352,7 +352,7 @@ class StarView(GameTable):
         playing = interactive and model.seat is not None
         legal = model.legal if settled and playing else {}
         hint = self._current_hint(model) if settled else None
-        surface.blit(self._felt_for(layout), (0, 0))
+        surface.blit(self._felt.surface(layout), (0, 0))
         self._draw_star(surface, geometry)
         self._draw_places(surface, geometry, shown, hidden, legal, hint, hotspots, playing)
         self._draw_stock(surface, geometry, shown)
@@ -374,28 +374,6 @@ class StarView(GameTable):
 
     def _banner_open_for(self, model: TableModel, playing: bool) -> bool:
         return model.over and self.dismissed != model.table
-
-    def _felt_for(self, layout: Layout) -> pygame.Surface:
-        key = (layout.width, layout.height)
-        felt = self._felt.get(key)
-        if felt is None:
-            felt = pygame.Surface((layout.width, layout.height))
-            felt.fill(theme.FELT_DARK)
-            table = layout.table
-            steps = 20
-            for i in range(steps):
-                t = i / (steps - 1)
-                colour = [round(a + (b - a) * t) for a, b in
-                          zip(theme.FELT_DARK, theme.FELT_LIGHT, strict=True)]
-                rect = table.inflate(-table.w * 0.75 * t, -table.h * 0.75 * t)
-                pygame.draw.ellipse(felt, colour, rect.inflate(table.w * 0.2, table.h * 0.2))
-            felt = pygame.transform.smoothscale(pygame.transform.smoothscale(
-                felt, (max(1, layout.width // 8), max(1, layout.height // 8))), felt.get_size())
-            pygame.draw.rect(felt, theme.FELT_LIGHT, pygame.Rect(table).inflate(-16, -16), 2,
-                             border_radius=28)
-            self._felt = {key: felt.convert() if pygame.display.get_surface() else felt}
-            felt = self._felt[key]
-        return felt
 
     def _draw_star(self, surface: pygame.Surface, geometry: StarGeometry) -> None:
         """An eight-pointed star behind the places, and its eight lines from the centre."""

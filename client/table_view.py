@@ -30,7 +30,7 @@ PHASE_WORDS = {"deal": "Dealing", "exchange": "Exchange", "pass": "Passing", "pl
 class TableView:
     def __init__(self, art: CardArt | None = None) -> None:
         self.art = art or CardArt()
-        self._felt: dict[tuple[int, int, int], pygame.Surface] = {}
+        self._felt = Felt()
         self._playing = False
 
     # --- the whole frame -------------------------------------------------------------
@@ -41,7 +41,7 @@ class TableView:
         self._playing = interactive
         shown: dict[str, Any] = animator.payload or model.view
         hidden = animator.hidden()
-        surface.blit(self._felt_for(layout), (0, 0))
+        surface.blit(self._felt.surface(layout), (0, 0))
         self._draw_centre(surface, layout, shown, hidden)
         for seat in range(layout.players):
             if layout.relative(seat) != 0 or model.seat is None:
@@ -66,29 +66,6 @@ class TableView:
         return hotspots
 
     # --- background ------------------------------------------------------------------
-
-    def _felt_for(self, layout: Layout) -> pygame.Surface:
-        key = (layout.width, layout.height, layout.table.w)
-        felt = self._felt.get(key)
-        if felt is not None:
-            return felt
-        felt = pygame.Surface((layout.width, layout.height))
-        felt.fill(theme.FELT_DARK)
-        table = layout.table
-        # Concentric ellipses, lighter towards the middle: a lamp over green baize.
-        steps = 24
-        for i in range(steps):
-            t = i / (steps - 1)
-            colour = [round(a + (b - a) * t) for a, b in zip(theme.FELT_DARK, theme.FELT_LIGHT,
-                                                             strict=True)]
-            rect = table.inflate(-table.w * 0.7 * t, -table.h * 0.7 * t).move(0, -table.h * 0.05)
-            pygame.draw.ellipse(felt, colour, rect.inflate(table.w * 0.25, table.h * 0.25))
-        felt = pygame.transform.smoothscale(pygame.transform.smoothscale(
-            felt, (max(1, layout.width // 8), max(1, layout.height // 8))), felt.get_size())
-        border = pygame.Rect(table).inflate(-16, -16)
-        pygame.draw.rect(felt, theme.FELT_LIGHT, border, 2, border_radius=28)
-        self._felt = {key: felt.convert() if pygame.display.get_surface() else felt}
-        return self._felt[key]
 
     # --- table -----------------------------------------------------------------------
 
@@ -497,3 +474,33 @@ def draw_flights(surface: pygame.Surface, art: CardArt, card_size: tuple[int, in
                          border_radius=bubble.h // 2)
         surface.blit(layer, bubble)
         blit_text(surface, caption.text, size, theme.INK, "center", (pose.x, pose.y))
+
+
+class Felt:
+    """The table's felt for every game, drawn once per window size."""
+
+    def __init__(self) -> None:
+        self._drawn: dict[tuple[int, int, int], pygame.Surface] = {}
+
+    def surface(self, layout: Layout) -> pygame.Surface:
+        key = (layout.width, layout.height, layout.table.w)
+        felt = self._drawn.get(key)
+        if felt is not None:
+            return felt
+        felt = pygame.Surface((layout.width, layout.height))
+        felt.fill(theme.FELT_DARK)
+        table = layout.table
+        # Concentric ellipses, lighter towards the middle: a lamp over green baize.
+        steps = 24
+        for i in range(steps):
+            t = i / (steps - 1)
+            colour = [round(a + (b - a) * t) for a, b in zip(theme.FELT_DARK, theme.FELT_LIGHT,
+                                                             strict=True)]
+            rect = table.inflate(-table.w * 0.7 * t, -table.h * 0.7 * t).move(0, -table.h * 0.05)
+            pygame.draw.ellipse(felt, colour, rect.inflate(table.w * 0.25, table.h * 0.25))
+        felt = pygame.transform.smoothscale(pygame.transform.smoothscale(
+            felt, (max(1, layout.width // 8), max(1, layout.height // 8))), felt.get_size())
+        border = pygame.Rect(table).inflate(-16, -16)
+        pygame.draw.rect(felt, theme.FELT_LIGHT, border, 2, border_radius=28)
+        self._drawn = {key: felt.convert() if pygame.display.get_surface() else felt}
+        return self._drawn[key]
