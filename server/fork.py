@@ -22,11 +22,9 @@ from typing import Any
 
 from server.service import TABLES_FOLDER
 from server.tables import SEATING_SUFFIX, create_table
-from shared.bugreport import BUG_SUFFIX, embedded_log, is_bug_report
-from shared.engine import IllegalCommand
-from shared.logfile import SUFFIX, read_records
-from shared.replay import Recording, load, unlike
-from shared.table import Table
+from shared.bugreport import BUG_SUFFIX
+from shared.logfile import SUFFIX, log_bytes
+from shared.replay import Recording, load
 
 
 class ForkError(ValueError):
@@ -38,8 +36,7 @@ class ForkError(ValueError):
 class ForkPlan:
     recording: Recording
     seq: int
-    """The last event copied: the one asked for, or the last event of its command when the
-    command made several events (a log may not stop between them)."""
+    """The last event copied."""
     seat: int
     source_name: str
     """The source log's file name."""
@@ -70,17 +67,6 @@ class Forked:
     game: str
 
 
-def source_bytes(path: str | Path) -> bytes:
-    """The bytes of the log a file holds: the file itself, or the log inside a bug report."""
-    data = Path(path).read_bytes()
-    records, _ = read_records(data, path)
-    if records and is_bug_report(records[0][1]):
-        log = embedded_log(records[0][1])
-        if log is not None:
-            return log
-    return data
-
-
 def plan_fork(path: str | Path, at: int | None = None, seat: int = 0,
               recording: Recording | None = None) -> ForkPlan:
     """Check a fork of the log (or bug report) at ``path`` after event ``at`` (default: the
@@ -98,46 +84,12 @@ def plan_fork(path: str | Path, at: int | None = None, seat: int = 0,
         seats = ("only seat 0" if recording.players == 1
                  else f"seats 0 to {recording.players - 1}")
         raise ForkError(f"no seat {seat} to sit in: this {recording.game.id} game has {seats}")
-    end = _copied_end(recording, target)
-    if recording.game.outcome(_state_after(recording, end)).over:
-        raise ForkError(f"the game is over after event {end} of {where}; fork from an earlier "
-                        "event")
-    data = source_bytes(path)
-    return ForkPlan(recording, end, seat, where, hashlib.sha256(data).hexdigest())
-
-
-def _copied_end(recording: Recording, target: int) -> int:
-    """Replay the commands of events 1..``target`` on a table without a log, checking that
-    each gives exactly the logged events; returns the last event the commands made, which
-    passes ``target`` when its command made several events."""
-    game = recording.game
-    events = recording.events
-    table = Table(game, recording.players, recording.options,
-                  game.new_state(recording.players, recording.options))
-    index = 0
-    while index < target:
-        try:
-            made = table.submit(game.command_for(events[index][1]))
-        except IllegalCommand as refusal:
-            raise recording.illegal(index, refusal.reason) from None
-        if not made:
-            raise recording.illegal(index, "the rules make no event of its command")
-        for _, event in made:
-            if index >= len(events):
-                raise recording.illegal(len(events) - 1, f"the log ends before the {event.type} "
-                                        "event that follows it")
-            if event != events[index][1]:
-                raise recording.illegal(index, unlike(event, events[index][1]))
-            index += 1
-    return index
-
-
-def _state_after(recording: Recording, seq: int) -> Any:
-    game = recording.game
-    state = game.new_state(recording.players, recording.options)
-    for _, event in recording.events[:seq]:
-        state = game.evolve(state, event)  # already checked by _copied_end
-    return state
+    state = recording.state_at(target)  # strict: every copied event is re-decided
+    if recording.game.outcome(state).over:
+        raise ForkError(f"the game is over after event {target} of {where}; fork from an "
+                        "earlier event")
+    _, data = log_bytes(path)
+    return ForkPlan(recording, target, seat, where, hashlib.sha256(data).hexdigest())
 
 
 def fresh_table_id(folder: Path) -> str:
@@ -166,10 +118,11 @@ def write_fork(plan: ForkPlan, data: str | Path) -> Forked:
                         seats=seats if isinstance(seats, list) else None)
     table = live.table
     try:
-        while table.seq < plan.seq:  # one command may make several events
+        while table.seq < plan.seq:
             table.submit(game.command_for(recording.events[table.seq][1]))
-        if table.seq != plan.seq:
-            raise RuntimeError(f"the fork stopped at event {table.seq}, not {plan.seq}")
+        if table.seq != plan.seq:  # event SEQ was not the last of its command's events
+            raise ForkError(f"event {plan.seq} is in the middle of a move: fork after "
+                            f"event {table.seq} instead")
     except BaseException:
         if table.log is not None:
             table.log.close()

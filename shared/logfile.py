@@ -90,27 +90,41 @@ def read_records(data: bytes, path: str | os.PathLike[str]) -> tuple[list[tuple[
     return records, start
 
 
-def scan(path: str | os.PathLike[str]) -> Scan:
-    """Read every whole record of a log file, dropping a torn tail. A bug report
-    (``shared.bugreport``) is read as the log it holds, named ``FILE#log`` in errors."""
+def log_bytes(path: str | os.PathLike[str]) -> tuple[str, bytes]:
+    """The bytes of the log a file holds, and what errors in it are named: the file itself,
+    or, for a bug report, the log inside it as ``FILE#log``."""
+    source, data, _, _ = _read_log(path)
+    return source, data
+
+
+def _read_log(path: str | os.PathLike[str]
+              ) -> tuple[str, bytes, list[tuple[int, Any]], int]:
     data = Path(path).read_bytes()
     records, good_length = read_records(data, path)
     if records and is_bug_report(records[0][1]):
         log = embedded_log(records[0][1])
         if log is None:
             raise LogError(path, 0, 0, missing_log_reason(records[0][1]))
-        path, data = f"{path}#log", log
-        records, good_length = read_records(data, path)
+        source = f"{path}#log"
+        return (source, log, *read_records(log, source))
+    return str(path), data, records, good_length
+
+
+def scan(path: str | os.PathLike[str]) -> Scan:
+    """Read every whole record of a log file, dropping a torn tail. A bug report
+    (``shared.bugreport``) is read as the log it holds, named ``FILE#log`` in errors."""
+    source, data, records, good_length = _read_log(path)
     if not records:
-        raise LogError(path, 0, 0, "no header: the file is empty or not a Starhall log")
+        raise LogError(source, 0, 0, "no header: the file is empty or not a Starhall log")
     header = records[0][1]
     if header.get("kind") != "header" or header.get("magic") != MAGIC:
-        raise LogError(path, 0, 0, "the first record is not a Starhall log header")
+        raise LogError(source, 0, 0, "the first record is not a Starhall log header")
     if type(header.get("format")) is not int or header["format"] != FORMAT_VERSION:
         raise LogError(
-            path, 0, 0, f"format {header.get('format')!r} is not {FORMAT_VERSION}, which this reads"
+            source, 0, 0,
+            f"format {header.get('format')!r} is not {FORMAT_VERSION}, which this reads",
         )
-    return Scan(records, good_length, good_length < len(data), str(path))
+    return Scan(records, good_length, good_length < len(data), source)
 
 
 def make_header(
