@@ -76,6 +76,19 @@ class ChanceRequest:
 
     items: tuple[str, ...]
     purpose: str = "deal"
+    deals: int | None = None
+    """When set, the game numbers its deals 1..``deals``: the host folds its seed into them."""
+    deal: int | None = None
+    """A deal number the table has fixed: the host must shuffle by it."""
+
+    def deal_number(self, seed: int) -> int:
+        """The seed the host shuffles by: the fixed deal, or ``seed`` folded into the game's
+        deal numbers, or ``seed`` itself."""
+        if self.deal is not None:
+            return self.deal
+        if self.deals is not None and not 1 <= seed <= self.deals:
+            return seed % self.deals + 1
+        return seed
 
 
 @dataclass(frozen=True, slots=True)

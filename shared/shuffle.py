@@ -33,5 +33,8 @@ def new_seed() -> int:
 
 
 def shuffle_command(request: ChanceRequest, seed: int) -> Command:
-    """The host's answer to a chance request: the order the deal number gives."""
-    return Command("shuffle", None, {"order": seeded_order(request.items, seed), "seed": seed})
+    """The host's answer to a chance request: the order the deal number gives (the game's own
+    deal number where it fixes or numbers its deals)."""
+    number = request.deal_number(seed)
+    return Command("shuffle", None, {"order": seeded_order(request.items, number),
+                                     "seed": number})

@@ -99,6 +99,10 @@ def test_the_table_deal_fixes_the_deal_whatever_the_host_shuffles() -> None:
         table = Table.new(GAME, 1, {"deal": 7})
         (_, event), = table.shuffle(host_seed)
         assert event.data == {"order": deal_order(7), "seed": 7}
+    other = Table.new(GAME, 1, {"deal": 7})  # another order is refused, never replaced
+    with pytest.raises(IllegalCommand) as caught:
+        other.submit(Command("shuffle", None, {"order": deal_order(8), "seed": 8}))
+    assert caught.value.code == "bad_shuffle" and "deal number 7" in caught.value.reason
 
 
 def test_a_host_seed_outside_the_range_becomes_a_deal_number() -> None:

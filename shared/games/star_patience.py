@@ -78,12 +78,6 @@ def deal_order(number: int) -> list[str]:
     return seeded_order(DECK.code_of, number)
 
 
-def deal_number(seed: int) -> int:
-    """The deal number of a host's seed: the seed itself from 1 to ``MAX_DEAL``, else folded
-    into that range."""
-    return seed if 1 <= seed <= MAX_DEAL else seed % MAX_DEAL + 1
-
-
 @dataclass(frozen=True, slots=True)
 class Position:
     """The cards as they lie: what an undo restores."""
@@ -230,7 +224,9 @@ class StarPatience(Game[StarState]):
     # --- who may do what ---------------------------------------------------------------
 
     def chance(self, state: StarState) -> ChanceRequest | None:
-        return ChanceRequest(DECK.code_of) if state.phase == "deal" else None
+        if state.phase != "deal":
+            return None
+        return ChanceRequest(DECK.code_of, deals=MAX_DEAL, deal=state.rules.deal or None)
 
     def to_act(self, state: StarState) -> tuple[Seat, ...]:
         return (SEAT,) if state.phase in ("play", "stuck") else ()
@@ -313,20 +309,20 @@ class StarPatience(Game[StarState]):
                 f"the outer {LINES[line]} place holds {DECK.code_of[occupant]}")
         return [Event("placed", SEAT, {"line": LINES[line]})]
 
-    @staticmethod
-    def _decide_shuffle(state: StarState, command: Command) -> Event:
-        request = None if state.phase != "deal" else ChanceRequest(DECK.code_of)
+    def _decide_shuffle(self, state: StarState, command: Command) -> Event:
+        request = self.chance(state)
         event = shuffle_event(request, command, "deal")
         seed = event.data.get("seed")
-        number = state.rules.deal
-        if not number:
-            if seed is None:
-                return event  # an order without a deal number (tests, hand-made deals)
-            number = deal_number(seed)
-            if number == seed:
-                require(event.data["order"] == deal_order(number), "bad_shuffle",
-                        f"the order is not deal number {number}'s")
-        return Event("deal", None, {"order": deal_order(number), "seed": number})
+        fixed = state.rules.deal
+        if fixed:
+            require(seed == fixed and event.data["order"] == deal_order(fixed), "bad_shuffle",
+                    f"this table plays deal number {fixed}: shuffle by it")
+        elif seed is not None:  # without a seed: an order dealt by hand (tests, made deals)
+            require(1 <= seed <= MAX_DEAL, "bad_shuffle",
+                    f"deal numbers run from 1 to {MAX_DEAL}, not {seed}")
+            require(event.data["order"] == deal_order(seed), "bad_shuffle",
+                    f"the order is not deal number {seed}'s")
+        return event
 
     def _decide_undo_redo(self, state: StarState, kind: str) -> Event:
         require(state.rules.undo, "undo_off", f"{kind} is off at this table")
