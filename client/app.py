@@ -16,7 +16,7 @@ from client.net import ServerLink, player_name
 
 DEFAULT_SIZE = (1280, 720)
 FPS = 60
-DEFAULT_BOT = "heuristic"
+DEFAULT_BOT = "heuristic"  # the fallback when the server names no bots
 
 
 class Screen(Protocol):
@@ -65,7 +65,10 @@ def run(screen: Screen, frames: int | None = None) -> int:
 
 def _bot_kind(link: ServerLink, game: str) -> str:
     games = (link.welcome or {}).get("games") or []
-    kinds = next((g.get("bots") or [] for g in games if g.get("id") == game), [])
+    info = next((g for g in games if g.get("id") == game), {})
+    if isinstance(info.get("default_bot"), str):
+        return str(info["default_bot"])
+    kinds = info.get("bots") or []
     return DEFAULT_BOT if DEFAULT_BOT in kinds or not kinds else "random"
 
 

@@ -33,6 +33,8 @@ Event = dict[str, Any]
 
 _REGISTRY: dict[str, str] = {
     "star_patience": "client.star_view:StarView",
+    "what_else": "client.what_else_view:WhatElseView",
+    "stars_and_bars": "client.bars_view:BarsView",
 }
 """Game id → ``module:Class`` of its ``GameTable``; a game not listed uses ``TableView``."""
 

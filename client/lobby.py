@@ -151,7 +151,7 @@ class Lobby:
         self.live = LiveTable(self.link, self.size, self.view, own_link=False)
         if with_bots:
             bots = game.get("bots") or ["random"]
-            kind = "heuristic" if "heuristic" in bots else bots[0]
+            kind = game.get("default_bot") or ("heuristic" if "heuristic" in bots else bots[0])
             self.live.start_game(game["id"], self.players, self.options, kind, self.name)
         else:
             def created(reply: dict[str, Any]) -> None:

@@ -28,8 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     _game_arguments(sim, None)
     sim.add_argument("--games", type=int, default=1, help="how many games (default 1)")
     sim.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
-    sim.add_argument("--bots", default="heuristic",
-                     help="bot kind for every seat, or one per seat separated by commas")
+    sim.add_argument("--bots", default=None,
+                     help="bot kind for every seat, or one per seat separated by commas "
+                          "(default: the game's best bot)")
     sim.add_argument("--out", default="replays/sim", help="folder for the logs")
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
 

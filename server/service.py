@@ -38,7 +38,7 @@ from server.seats import BOT, token_hash
 from server.sessions import Outbox, Session, Viewer
 from server.tables import LiveTable, create_table, next_table_id, restore_tables
 from shared import protocol
-from shared.bots import bot_kinds
+from shared.bots import bot_kinds, default_bot
 from shared.engine import Command, Event, IllegalCommand, OptionError
 from shared.games import GAMES
 from shared.logfile import SUFFIX
@@ -744,4 +744,5 @@ def _game_info(game_id: str) -> dict[str, Any]:
                      "minimum": spec.minimum, "maximum": spec.maximum}
                     for spec in game.option_specs],
         "bots": list(bot_kinds(game)),
+        "default_bot": default_bot(game),
     }

@@ -12,7 +12,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from shared.bots import Bot, bot_seats, make_bot
+from shared.bots import Bot, bot_seats, default_bot, make_bot
 from shared.engine import Event, Game
 from shared.games import get_game
 from shared.logfile import SUFFIX
@@ -127,7 +127,8 @@ def run_sim(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise ValueError("--games must be at least 1")
     out = Path(args.out)
-    summary, written = simulate(game, players, args.options, args.games, args.seed, args.bots,
+    bots = args.bots or default_bot(game)
+    summary, written = simulate(game, players, args.options, args.games, args.seed, bots,
                                 out, progress=not args.quiet)
     for line in summary.lines():
         print(line)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from server.sim import default_players, play_out
-from shared.bots import bot_seats, make_bot
+from shared.bots import bot_seats, default_bot, make_bot
 from shared.engine import Event
 from shared.games import get_game
 from shared.logfile import SUFFIX
@@ -87,11 +87,12 @@ def run_terminal(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     players = args.players or default_players(game)
     seed = new_seed()
+    kind = default_bot(game)
     path = Path("replays") / "terminal" / f"{game.id}-{seed}{SUFFIX}"
     table = Table.new(game, players, args.options, path=str(path),
-                      seats=bot_seats(["heuristic"] * players))
-    bots = [make_bot(game, "heuristic", random.Random(seed + seat)) for seat in range(players)]
-    print(f"{game.title}: {players} heuristic bots, options {table.options}")
+                      seats=bot_seats([kind] * players))
+    bots = [make_bot(game, kind, random.Random(seed + seat)) for seat in range(players)]
+    print(f"{game.title}: {players} {kind} bots, options {table.options}")
     assert table.log is not None
     try:
         delay = 0.05 if args.slow else 0.0

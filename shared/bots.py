@@ -58,6 +58,19 @@ def bot_kinds(game: Game[Any]) -> dict[str, BotFactory]:
     return kinds
 
 
+def default_bot(game: Game[Any]) -> str:
+    """The bot a table gets when nobody chooses: the game's ``DEFAULT_BOT`` if its bots module
+    names one, else ``heuristic`` if it has one, else ``random``."""
+    try:
+        module = importlib.import_module(f"shared.games.{game.id}_bots")
+    except ModuleNotFoundError:
+        return "random"
+    named = getattr(module, "DEFAULT_BOT", None)
+    if isinstance(named, str):
+        return named
+    return "heuristic" if "heuristic" in module.BOTS else "random"
+
+
 def make_bot(game: Game[Any], kind: str, rng: random.Random) -> Bot:
     kinds = bot_kinds(game)
     if kind not in kinds:

@@ -5,6 +5,7 @@ fails loudly. Change a rule on purpose: bump the game's rules_version, then run
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,10 @@ from shared.games import get_game  # noqa: E402
 
 GOLDEN = ROOT / "replays" / "golden"
 
-# (game, players, options, bots) — short targets keep the files small.
-GOLDENS: list[tuple[str, int, dict[str, Any], str]] = [
+# (game, players, options, bots), optionally with a sim seed (default 1) and a label for the
+# file name when one game and options are recorded more than once — short targets keep the
+# files small.
+GOLDENS: list[tuple[Any, ...]] = [
     *[("hearts", players, {"mode": mode, "target": 30}, "heuristic")
       for mode in ("exchange", "no_exchange", "blind_trick") for players in (3, 4, 5, 6)],
     *[("hearts", players, {"mode": "anti_trump", "target": 30}, "heuristic")
@@ -40,19 +43,27 @@ def golden_name(game: str, players: int, options: dict[str, Any]) -> str:
     return "_".join(str(part).replace(" ", "") for part in parts)
 
 
-def main() -> None:
+def main(only: list[str]) -> None:
+    """Rewrite every golden, or with game ids given, only those games' goldens."""
     GOLDEN.mkdir(parents=True, exist_ok=True)
     for old in GOLDEN.glob("*.starhall"):
-        old.unlink()
-    for game_id, players, options, bots in GOLDENS:
+        game_of_file = re.match(r"(.+?)_\d+p", old.name)
+        if not only or (game_of_file is not None and game_of_file.group(1) in only):
+            old.unlink()
+    for game_id, players, options, bots, *more in GOLDENS:
+        if only and game_id not in only:
+            continue
+        seed = more[0] if more else 1
+        label = more[1] if len(more) > 1 else ""
         game = get_game(game_id)
         folder = GOLDEN / "tmp"
-        _, (path,) = simulate(game, players, options, 1, 1, bots, folder)
-        target = GOLDEN / f"{golden_name(game_id, players, options)}.starhall"
+        _, (path,) = simulate(game, players, options, 1, seed, bots, folder)
+        name = golden_name(game_id, players, options) + (f"_{label}" if label else "")
+        target = GOLDEN / f"{name}.starhall"
         path.rename(target)
         folder.rmdir()
         print(target.relative_to(ROOT))
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
