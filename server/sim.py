@@ -58,66 +58,130 @@ def play_out(table: Table[Any], bots: list[Bot], rng: random.Random,
     return hands
 
 
+def seating(kinds: list[str], number: int) -> list[str]:
+    """The bot kinds of game ``number`` by seat: mixed kinds move one seat to the left each
+    game, so every kind plays from every seat and seat order does not favour one kind."""
+    if len(set(kinds)) == 1:
+        return kinds
+    shift = number % len(kinds)
+    return kinds[-shift:] + kinds[:-shift] if shift else kinds
+
+
+@dataclass
+class Tally:
+    """Results added up for one seat or for one bot kind."""
+
+    places: int = 0
+    """Seat-games: how many times this seat or kind sat at a table."""
+    wins: int = 0
+    ties: int = 0
+    """Games this one won together with others (a tie)."""
+    total: int = 0
+    counters: dict[str, int] = field(default_factory=dict)
+
+    def add(self, won: bool, tied: bool, score: int, counters: dict[str, int]) -> None:
+        self.places += 1
+        self.wins += won and not tied
+        self.ties += tied
+        self.total += score
+        for name, count in counters.items():
+            self.counters[name] = self.counters.get(name, 0) + count
+
+
 @dataclass
 class Summary:
     players: int
     games: int = 0
     hands: int = 0
     events: int = 0
-    wins: list[int] = field(default_factory=list)
-    totals: list[int] = field(default_factory=list)
-    tallies: dict[str, list[int]] = field(default_factory=dict)
+    seats: list[Tally] = field(default_factory=list)
+    kinds: dict[str, Tally] = field(default_factory=dict)
 
-    def add(self, table: Table[Any], hands: int) -> None:
+    def __post_init__(self) -> None:
+        self.seats = self.seats or [Tally() for _ in range(self.players)]
+
+    @property
+    def wins(self) -> list[int]:
+        return [tally.wins + tally.ties for tally in self.seats]
+
+    @property
+    def totals(self) -> list[int]:
+        return [tally.total for tally in self.seats]
+
+    @property
+    def tallies(self) -> dict[str, list[int]]:
+        names = dict.fromkeys(name for tally in self.seats for name in tally.counters)
+        return {name: [tally.counters.get(name, 0) for tally in self.seats] for name in names}
+
+    def add(self, table: Table[Any], hands: int, kinds: list[str] | None = None) -> None:
         outcome = table.outcome()
         self.games += 1
         self.hands += hands
         self.events += table.seq
-        for seat in outcome.winners or ():
-            self.wins[seat] += 1
+        winners = set(outcome.winners or ())
+        tied = len(winners) > 1
+        counters = table.game.tally(table.state)
         for seat, score in enumerate(outcome.scores):
-            self.totals[seat] += score
-        for name, counts in table.game.tally(table.state).items():
-            mine = self.tallies.setdefault(name, [0] * self.players)
-            for seat, count in enumerate(counts):
-                mine[seat] += count
+            mine = {name: counts[seat] for name, counts in counters.items()}
+            won = seat in winners
+            self.seats[seat].add(won, won and tied, score, mine)
+            if kinds is not None:
+                self.kinds.setdefault(kinds[seat], Tally()).add(won, won and tied, score, mine)
 
     def lines(self) -> list[str]:
-        seats = range(self.players)
         games = max(self.games, 1)
-        rows = [
-            f"games {self.games}, hands {self.hands}, events {self.events}",
-            "seat            " + "".join(f"{seat:>9}" for seat in seats),
-            "wins            " + "".join(f"{w:>9}" for w in self.wins),
-            "win rate        " + "".join(f"{w / games:>9.1%}" for w in self.wins),
-            "average total   " + "".join(f"{t / games:>9.1f}" for t in self.totals),
-        ]
-        rows += [f"{name:<16}" + "".join(f"{c:>9}" for c in counts)
-                 for name, counts in self.tallies.items()]
-        return rows
+        lines = [f"games {self.games}, hands {self.hands} ({self.hands / games:.1f} per game), "
+                 f"events {self.events}"]
+        lines += _table("seat", [str(seat) for seat in range(self.players)], self.seats)
+        if len(self.kinds) > 1:
+            lines += ["", "by bot kind (kinds rotate around the table game by game)"]
+            lines += _table("bot", list(self.kinds), list(self.kinds.values()))
+        return lines
+
+
+def _table(title: str, heads: list[str], tallies: list[Tally]) -> list[str]:
+    width = max(9, *(len(head) + 2 for head in heads))
+
+    def row(label: str, cells: list[str]) -> str:
+        return f"{label:<16}" + "".join(f"{cell:>{width}}" for cell in cells)
+
+    def rate(count: int, tally: Tally) -> str:
+        return f"{count / max(tally.places, 1):.1%}"
+
+    rows = [row(title, heads),
+            row("wins", [str(t.wins) for t in tallies]),
+            row("win rate", [rate(t.wins, t) for t in tallies])]
+    if any(t.ties for t in tallies):
+        rows.append(row("tie rate", [rate(t.ties, t) for t in tallies]))
+    rows.append(row("average total", [f"{t.total / max(t.places, 1):.1f}" for t in tallies]))
+    names = dict.fromkeys(name for tally in tallies for name in tally.counters)
+    rows += [row(name[:15], [f"{t.counters.get(name, 0) / max(t.places, 1):.2f}"
+                             for t in tallies]) for name in names]
+    return rows
 
 
 def simulate(game: Game[Any], players: int, options: dict[str, Any], games: int, seed: int,
              bot_spec: str, out: Path | None, progress: bool = False) -> tuple[Summary, list[Path]]:
     kinds = bot_kinds_for(bot_spec, players)
-    summary = Summary(players, wins=[0] * players, totals=[0] * players)
+    summary = Summary(players)
     written: list[Path] = []
     for number in tqdm(range(games), desc=f"{game.id} games", unit="game", disable=not progress):
+        seated = seating(kinds, number)
         rng = random.Random(f"starhall-sim:{game.id}:{seed}:{number}")
         bots = [make_bot(game, kind, random.Random(f"{seed}:{number}:{seat}"))
-                for seat, kind in enumerate(kinds)]
+                for seat, kind in enumerate(seated)]
         path = None if out is None else out / f"{game.id}-{seed}-{number:04d}{SUFFIX}"
         partial = None if path is None else path.with_name(path.name + ".partial")
         if partial is not None and partial.exists():
             partial.unlink()
         table = Table.new(game, players, options, path=None if partial is None else str(partial),
-                          seats=bot_seats(kinds), seed=seed, number=number)
+                          seats=bot_seats(seated), seed=seed, number=number)
         hands = play_out(table, bots, rng)
         if table.log is not None and path is not None and partial is not None:
             table.log.close()
             os.replace(partial, path)  # a rerun replaces the same game whole, never half
             written.append(path)
-        summary.add(table, hands)
+        summary.add(table, hands, seated)
     return summary, written
 
 

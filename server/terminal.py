@@ -43,6 +43,25 @@ class TrickPrinter:
             print(f"  scores: {list(game.outcome(table.state).scores)}")
 
 
+class EventPrinter:
+    """Prints every event of a game that is neither a trick game nor a patience, one line each
+    as a spectator saw it, and the scores at each checkpoint (the end of a round)."""
+
+    def __init__(self, state: Any, delay: float) -> None:
+        self.state = state
+        self.delay = delay
+
+    def __call__(self, table: Table[Any], seq: int, event: Event) -> None:
+        game = table.game
+        shown = game.event_view(self.state, event, None)
+        self.state = table.state
+        if shown is not None:
+            print(f"  {seq:>4}  {game.describe_event(shown)}")
+            time.sleep(self.delay)
+        if game.is_checkpoint(table.state):
+            print(f"  scores: {list(game.outcome(table.state).scores)}")
+
+
 class MovePrinter:
     """Prints a one-player game (a patience) move by move, each event as the player saw it:
     the layout after the deal, then every decision with the card it was about."""
@@ -96,8 +115,13 @@ def run_terminal(args: argparse.Namespace) -> int:
     assert table.log is not None
     try:
         delay = 0.05 if args.slow else 0.0
-        printer: Any = (MovePrinter(table.state, delay) if game.max_players == 1
-                        else TrickPrinter(delay))
+        printer: Any
+        if game.max_players == 1:
+            printer = MovePrinter(table.state, delay)
+        elif "tricks_played" in game.view(table.state, None):
+            printer = TrickPrinter(delay)
+        else:
+            printer = EventPrinter(table.state, delay)
         play_out(table, bots, random.Random(seed), printer)
     finally:
         table.log.close()

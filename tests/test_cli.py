@@ -27,6 +27,16 @@ def test_sim_writes_one_log_per_game_and_a_summary(tmp_path: Path,
     assert len(set(names)) == 5 and names[0] == "Ada (heuristic)" and names[1] == "Bruno (random)"
 
 
+def test_sim_rotates_mixed_bots_and_sums_up_each_kind(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "hearts", "--players", "3", "--games", "3", "--quiet", "--option",
+                 "target=30", "--bots", "heuristic,random,random", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "by bot kind" in out and "heuristic" in out
+    first_seats = [load(log).header["seats"][0]["bot"] for log in sorted(tmp_path.iterdir())]
+    assert first_seats == ["heuristic", "random", "random"]
+
+
 def test_sim_twice_gives_the_same_events(tmp_path: Path) -> None:
     for folder in ("a", "b"):
         main(["sim", "hearts", "--games", "2", "--seed", "9", "--quiet",

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from server.cli import main
+from shared.games import GAMES
 from shared.replay import load, log_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,8 +43,6 @@ def _few_frames(monkeypatch: pytest.MonkeyPatch, frames: int = 5) -> list[Any]:
 
 
 def test_there_are_goldens_of_every_game() -> None:
-    from shared.games import GAMES
-
     games = {load(path).game.id for path in GOLDENS}
     assert games == set(GAMES)
 
@@ -72,3 +71,20 @@ def test_every_reading_subcommand_runs_on_every_golden(
     captured = capsys.readouterr()
     assert "Traceback" not in captured.out + captured.err
 
+
+
+QUICK_OPTIONS = {"hearts": ["target=20"], "stars": ["target=100"]}
+"""Shorter games where a game's default would make the test slow."""
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_play_in_the_terminal_runs_every_game(
+        game: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    options = [argument for pair in QUICK_OPTIONS.get(game, []) for argument in ("--option", pair)]
+    assert main(["play", game, "--terminal", *options]) == 0
+    out = capsys.readouterr().out
+    assert "game over" in out
+    (log,) = (tmp_path / "replays" / "terminal").glob("*.starhall")
+    assert main(["replay", "verify", str(log)]) == 0
