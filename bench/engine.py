@@ -15,6 +15,7 @@ Run: ``.venv/bin/python bench/engine.py [--seconds S] [--rounds R]``
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import statistics
 import sys
@@ -22,6 +23,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import msgpack
 
@@ -173,6 +175,34 @@ def bench_star_patience(seconds: float) -> None:
     print(f"  hint player, per deal  {1000 / hinted:10.2f} ms (deal and play by exact hints)")
 
 
+PLAYOUTS = (("what_else", 3), ("what_else", 6), ("stars_and_bars", 2))
+"""Games measured by random playouts alone (no outside engine plays them to compare with)."""
+
+
+def bench_playouts(seconds: float) -> None:
+    """Whole games of random play per second, deals and reshuffles included."""
+    from shared.games import GAMES
+
+    def playout(game: Any, players: int, rng: random.Random) -> int:
+        table = Table.new(game, players, {})
+        while not game.outcome(table.state).over:
+            if game.chance(table.state) is not None:
+                table.shuffle(int(rng.random() * MAX_SEED))
+            else:
+                seat = game.to_act(table.state)[0]
+                table.submit(game.random_action(table.state, seat, rng))
+        return table.seq
+
+    print("random playouts, whole games:")
+    for game_id, players in PLAYOUTS:
+        if game_id not in GAMES:
+            continue
+        rng = random.Random(4)
+        games, events = rate(functools.partial(playout, GAMES[game_id], players, rng), seconds)
+        print(f"  {game_id:<15} {players}p {games:10.0f} games/s "
+              f"({events / max(games * seconds, 1):.0f} events per game)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="length of one round")
@@ -182,6 +212,7 @@ def main() -> None:
     bench_games(args.seconds, args.rounds)
     bench_replay(args.seconds, args.rounds)
     bench_star_patience(args.seconds)
+    bench_playouts(args.seconds)
 
 
 if __name__ == "__main__":
