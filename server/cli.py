@@ -174,7 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("address", nargs="?", default=None, metavar="ADDR",
                       help="the server, HOST or HOST:PORT (default: pick one of the servers "
                            "heard on the LAN)")
-    watch = commands.add_parser("watch", help="spectate a table live, in a window")
+    watch = commands.add_parser("watch", help="spectate a table live, in a window",
+                                description="Watch a table of a Starhall server as a "
+                                            "spectator, live, in a window: you see what every "
+                                            "spectator may see, never a hidden hand.")
     watch.add_argument("address", metavar="ADDR", help="the server, HOST or HOST:PORT")
     watch.add_argument("table", nargs="?", default=None, metavar="TABLE",
                        help="the table's id (default: the first table playing)")
