@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -65,6 +65,8 @@ MAX_COLUMN = 940
 """The widest a column of text gets, for lines the eye can follow."""
 CODE_PAD = 3
 """Room each side of a code span's words for its background."""
+CONTENTS_WIDTH = 256
+HINTS = ("Scroll: wheel, Up/Down, PgUp/PgDn", "Close: Esc, F1 or the Close button")
 WHEEL_STEP = 60
 LINE_STEP = 48
 
@@ -360,7 +362,7 @@ class Item:
 
     rect: pygame.Rect
     kind: str
-    """``image``, ``fill``, ``frame``, ``line``, ``symbol``."""
+    """``image``, ``fill`` (a filled rectangle), ``frame`` (its outline) or ``symbol``."""
     image: pygame.Surface | None = None
     colour: Colour = INK
     shape: str = ""
@@ -396,7 +398,26 @@ class Word:
 def _piece_width(text: str, style: Style, size: int) -> int:
     if text in SYMBOL_SUITS:
         return round(size * 0.95)
-    return int(font_for(style, size).size(text)[0]) + (2 * CODE_PAD if style.code else 0)
+    if style.code:
+        return code_image(text, size - 1).get_width() + 2 * CODE_PAD
+    return int(font_for(style, size).size(text)[0])
+
+
+@lru_cache(maxsize=2048)
+def code_image(text: str, size: int) -> pygame.Surface:
+    """A code span's words, with wider spaces than the font's (``2 3 4 … A`` would run
+    together), as one image."""
+    face = fonts.font(size)
+    words = text.split(" ")
+    gap = 2 * face.size(" ")[0]
+    images = [face.render(word, True, CODE_INK) for word in words]
+    width = sum(image.get_width() for image in images) + gap * (len(images) - 1)
+    result = pygame.Surface((max(1, width), face.get_linesize()), pygame.SRCALPHA)
+    x = 0
+    for image in images:
+        result.blit(image, (x, 0))
+        x += image.get_width() + gap
+    return result
 
 
 def _split_symbols(text: str) -> list[str]:
@@ -409,36 +430,32 @@ def _words(inline: Inline, size: int) -> list[Word | None]:
     ``**Ace**,`` or ``(`QS`)``, and lines break only between words."""
     words: list[Word | None] = []
     pieces: list[Piece] = []
-    space = False
-    pending_space = False
+    spaced = False
+    """Whether a space comes before the word being gathered."""
 
-    def finish() -> None:
-        nonlocal pieces, space
+    def finish(space_follows: bool) -> None:
+        nonlocal pieces, spaced
         if pieces:
             width = sum(_piece_width(text, style, size) for text, style in pieces)
-            words.append(Word(pieces, width, space))
-            pieces = []
-        space = pending_space
+            words.append(Word(pieces, width, spaced))
+            pieces, spaced = [], False
+        spaced = spaced or space_follows
 
     for frag in inline:
         if frag.text == "\n":
-            pending_space = False
-            finish()
+            finish(False)
             words.append(None)
+            spaced = False
             continue
-        for index, chunk in enumerate(re.split(r"( +)", frag.text)):
-            if not chunk:
-                continue
-            if index % 2 == 1:  # spaces
-                pending_space = True
-                finish()
-                pending_space = False
-                space = True
-                continue
-            for part in _split_symbols(chunk):
-                pieces.append((part, frag.style))
-    pending_space = False
-    finish()
+        # A code span is never broken at its spaces (``--option mode=anti_trump``), unless it
+        # is wider than a whole line (``_split_long``).
+        chunks = [frag.text] if frag.style.code else re.split(r"( +)", frag.text)
+        for index, chunk in enumerate(chunks):
+            if index % 2 == 1:
+                finish(True)
+            else:
+                pieces += [(part, frag.style) for part in _split_symbols(chunk)]
+    finish(False)
     return words
 
 
@@ -551,7 +568,8 @@ class Layouter:
                 self.add(Item(rect, "symbol", colour=suit.colour, shape=suit.shape))
                 continue
             face = font_for(style, size)
-            image = face.render(text, True, ink_for(style, colour))
+            image = code_image(text, size - 1) if style.code else face.render(
+                text, True, ink_for(style, colour))
             top = y + (line_height - 4 - face.get_linesize()) // 2 + 2
             left = px + (CODE_PAD if style.code else 0)
             self.add(Item(image.get_rect(topleft=(left, top)), "image", image))
@@ -743,6 +761,12 @@ def lay_out(blocks: list[Block], width: int) -> Laid:
 # --- the overlay ---------------------------------------------------------------------------
 
 
+def button_rect(felt: pygame.Rect) -> pygame.Rect:
+    """Where the Rules button is: the table's top-left corner (anything else drawn in that
+    corner, such as a banner, goes right of it)."""
+    return pygame.Rect(felt.x + 12, felt.y + 12, fonts.font(14).size(BUTTON_LABEL)[0] + 24, 30)
+
+
 class RulesOverlay:
     """The rules page of one game over a table, and the button that opens it."""
 
@@ -878,8 +902,7 @@ class RulesOverlay:
              hotspots: Hotspots) -> None:
         """The Rules button in the table's top-left corner, or the open page over ``area``."""
         if not self.open:
-            width = fonts.font(14).size(BUTTON_LABEL)[0] + 24
-            rect = pygame.Rect(felt.x + 12, felt.y + 12, width, 30)
+            rect = button_rect(felt)
             button(surface, hotspots, rect, BUTTON_LABEL, "rules", "open",
                    hovered=rect.collidepoint(self.mouse), size=14)
             return
@@ -894,7 +917,7 @@ class RulesOverlay:
         self._draw_title(surface, sheet, bar_height, hotspots)
         body = pygame.Rect(sheet.x + 6, sheet.y + bar_height, sheet.w - 12,
                            sheet.h - bar_height - 6)
-        contents_width = 240 if body.w >= 1000 else 0
+        contents_width = CONTENTS_WIDTH if body.w >= 1000 else 0
         paper = pygame.Rect(body.x + contents_width, body.y, body.w - contents_width, body.h)
         self._place(paper)
         if contents_width:
@@ -906,14 +929,9 @@ class RulesOverlay:
                     hotspots: Hotspots) -> None:
         close = pygame.Rect(0, 0, fonts.font(15).size("Close  [Esc]")[0] + 28, 32)
         close.midright = (sheet.right - 12, sheet.y + height // 2)
-        title = f"Rules: {game_title(self.game)}"
-        title_room = close.x - sheet.x - 40
-        blit_text(surface, title, 22, theme.GOLD, "midleft",
-                  (sheet.x + 18, sheet.y + height // 2), max_width=title_room)
-        hint = "Wheel, Up/Down, PgUp/PgDn to scroll · Esc or F1 closes"
-        if title_room - fonts.font(22).size(title)[0] > fonts.font(13).size(hint)[0] + 24:
-            blit_text(surface, hint, 13, theme.TEXT_DIM, "midright",
-                      (close.x - 16, sheet.y + height // 2))
+        # The middle of the bar stays empty: a live table's bug report button is drawn there.
+        blit_text(surface, f"Rules: {game_title(self.game)}", 22, theme.GOLD, "midleft",
+                  (sheet.x + 18, sheet.y + height // 2), max_width=close.x - sheet.x - 40)
         button(surface, hotspots, close, "Close  [Esc]", "rules", "close",
                hovered=close.collidepoint(self.mouse), size=15)
 
@@ -925,8 +943,12 @@ class RulesOverlay:
         x, y = area.x + 12, area.y + 10
         blit_text(surface, "Contents", 15, theme.TEXT_DIM, "topleft", (x, y))
         y += 26
+        bottom = area.bottom - 20 * len(HINTS) - 14
+        for number, hint in enumerate(HINTS):
+            blit_text(surface, hint, 13, theme.TEXT_DIM, "topleft",
+                      (x, bottom + 8 + 20 * number), max_width=area.w - 24)
         entries = [h for h in laid.headings if h[0] in (2, 3)]
-        if len(entries) * 22 > area.h - 40:
+        if len(entries) * 22 > bottom - y:
             entries = [h for h in entries if h[0] == 2]
         current = None
         for level, _, slug, top in laid.headings:
@@ -946,7 +968,7 @@ class RulesOverlay:
                       (x + indent, y + 1))
             hotspots.add(rect, "rules", "jump", slug)
             y += 22
-            if y > area.bottom - 22:
+            if y > bottom - 22:
                 break
 
     def _place(self, paper: pygame.Rect) -> Laid:
