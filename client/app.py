@@ -7,12 +7,15 @@ and advance its animations, draw, flip. Every function returns the command's exi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import sys
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 import pygame
 
-from client.net import ServerLink, player_name
+from client.net import ServerLink, checked_address, player_name
 
 DEFAULT_SIZE = (1280, 720)
 FPS = 60
@@ -29,11 +32,63 @@ class Screen(Protocol):
     def close(self) -> None: ...
 
 
+INVISIBLE_DRIVERS = ("dummy", "offscreen")
+"""SDL's video drivers that draw into memory only: tests, screenshots and benchmarks ask for
+them by name (``SDL_VIDEODRIVER``); SDL also falls back to them when there is no display."""
+
+
+class NoDisplay(OSError):
+    """There is nothing to open a window on."""
+
+
+def require_display(instead: str) -> None:
+    """Refuse at once, before anything starts, when a window could not be seen: without a
+    display SDL quietly draws off screen, and the program would wait for input that never
+    comes. ``instead`` says what to do without a window."""
+    asked = os.environ.get("SDL_VIDEODRIVER", "").lower()
+    if any(driver.strip() in INVISIBLE_DRIVERS for driver in asked.split(",")):
+        return
+    message = f"no display to open a window on: {instead}"
+    desktop = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    if not asked and not desktop and sys.platform not in ("win32", "darwin"):
+        raise NoDisplay(message)
+    try:
+        with _c_stderr_silenced():  # the drivers SDL tries print their own complaints
+            pygame.display.init()
+    except pygame.error:
+        raise NoDisplay(message) from None
+    if pygame.display.get_driver() in INVISIBLE_DRIVERS:
+        pygame.display.quit()
+        raise NoDisplay(message)
+
+
+@contextlib.contextmanager
+def _c_stderr_silenced() -> Iterator[None]:
+    """Standard error at the file-descriptor level (where C libraries write) goes nowhere."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no standard error at all: nothing to silence
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def open_window(size: tuple[int, int] = DEFAULT_SIZE, title: str = "Starhall") -> pygame.Surface:
-    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-    pygame.init()
-    pygame.display.set_caption(title)
-    return pygame.display.set_mode(size, pygame.RESIZABLE)
+    """The window, resizable. Only the display is started (``pygame.init`` would also open the
+    audio device, which the client never uses, and ALSA complains when there is none)."""
+    try:
+        pygame.display.init()
+        pygame.display.set_caption(title)
+        return pygame.display.set_mode(size, pygame.RESIZABLE)
+    except pygame.error as error:
+        raise NoDisplay(f"cannot open a window: {error}") from None
 
 
 def run(screen: Screen, frames: int | None = None) -> int:
@@ -82,6 +137,7 @@ def play(args: argparse.Namespace) -> int:
     players = args.players or min(game.max_players, max(game.min_players, 4))
     options: dict[str, Any] = dict(getattr(args, "options", None) or {})
     game.make_options(players, options)  # a bad option is reported before a window opens
+    require_display(f"try `starhall play {game.id} --terminal`")
     surface = open_window(title=f"Starhall — {game.title}")
     with EmbeddedServer(getattr(args, "data", None) or "replays") as server:
         link = ServerLink(server.address, name=player_name())
@@ -170,13 +226,13 @@ def start_fork(path: str, at: int | None, seat: int, data: str, size: tuple[int,
 def fork(args: argparse.Namespace) -> int:
     """``starhall replay fork``: a live table in the state after one event of a recorded game,
     the user in one seat and bots in the others."""
-    import sys
-
     from client.embedded import DEFAULT_DATA
     from server.fork import plan_fork, write_fork
 
     data = str(getattr(args, "data", None) or DEFAULT_DATA)
     plan = plan_fork(args.path, args.at, args.seat)  # refused before a window opens
+    require_display(f"a fork is played in a window (`starhall replay show {args.path} --at "
+                    f"{plan.seq}` prints the state it starts from)")
     if args.at is not None and plan.seq != args.at:
         print(f"starhall: event {args.at} is not the last of its move; forking after event "
               f"{plan.seq}", file=sys.stderr)
@@ -191,14 +247,22 @@ def join(args: argparse.Namespace) -> int:
     """The lobby of a LAN server: given, or picked from those heard by discovery."""
     from client.lobby import Lobby
 
+    address = getattr(args, "address", None)
+    if address:
+        checked_address(address)
+    require_display("the lobby is a window (for a game in the terminal, try "
+                    "`starhall play GAME --terminal`)")
     surface = open_window(title="Starhall — lobby")
-    return run(Lobby(surface.get_size(), getattr(args, "address", None), player_name()))
+    return run(Lobby(surface.get_size(), address, player_name()))
 
 
 def watch(args: argparse.Namespace) -> int:
     """Spectate a table live (the first table playing when none is named)."""
     from client.lobby import Lobby
 
+    checked_address(args.address)
+    require_display("watching is done in a window (for a game in the terminal, try "
+                    "`starhall play GAME --terminal`)")
     surface = open_window(title="Starhall — watching")
     lobby = Lobby(surface.get_size(), args.address, player_name(),
                   watch_table=getattr(args, "table", None) or "")
@@ -212,5 +276,6 @@ def view(args: argparse.Namespace) -> int:
 
     recording = load(args.path)
     recording.state_at()  # an illegal or damaged log is refused before a window opens
+    require_display(f"try `starhall replay show {args.path}` for the state in words")
     surface = open_window(title=f"Starhall — replay of {os.path.basename(args.path)}")
     return run(ReplayScreen(recording, surface.get_size()))

@@ -28,12 +28,32 @@ RECORD_MESSAGES = 5000
 
 
 def normalise_address(address: str) -> str:
-    """``host``, ``host:port`` or a full ``tcp://host:port`` into a ZeroMQ endpoint."""
-    if "://" in address:
-        return address
-    if ":" not in address:
-        address = f"{address}:{protocol.DEFAULT_PORT}"
-    return f"tcp://{address}"
+    """``host``, ``host:port`` or a full ``tcp://host:port`` into a ZeroMQ endpoint; anything
+    else is refused with a ``ValueError`` that says how an address is written."""
+    scheme, sep, rest = address.partition("://")
+    if sep and scheme != "tcp":
+        return address  # another ZeroMQ transport (ipc://, inproc://): ZeroMQ checks it
+    host, sep, port = (rest if sep else address).strip().rpartition(":")
+    if not sep:
+        host, port = port, str(protocol.DEFAULT_PORT)
+    if not host or any(char.isspace() for char in host) or not (
+            port.isdigit() and 1 <= int(port) <= 65535):
+        raise ValueError(f"{address!r} is not a server address: write HOST or HOST:PORT, "
+                         f"such as 192.168.1.20:{protocol.DEFAULT_PORT} (the port is 1 to 65535)")
+    return f"tcp://{host}:{port}"
+
+
+def checked_address(address: str) -> str:
+    """An address typed on the command line, as a ZeroMQ endpoint, once its host is known to
+    exist (a ``ValueError`` otherwise): ZeroMQ would keep trying an unknown host in silence."""
+    endpoint = normalise_address(address)
+    if endpoint.startswith("tcp://"):
+        host = endpoint[len("tcp://"):].rpartition(":")[0]
+        try:
+            socket.getaddrinfo(host.strip("[]"), None)
+        except (OSError, UnicodeError):
+            raise ValueError(f"cannot find a host named {host!r}") from None
+    return endpoint
 
 
 class ServerLink:

@@ -95,7 +95,10 @@ class ReplayScreen:
         """A fresh table at the current position: no animation."""
         model = TableModel(self.game.id, self.seat, self.recording.players,
                            header_names(self.recording), table=self.recording.path)
+        old = getattr(self, "table", None)
         self.table = TableScreen(model, None, self.view, self.size, FOOTER)
+        if old is not None:
+            self.table.rules = old.rules  # the rules page stays open, and where it was read
         seq = self.states[self.position][0]
         self.table.receive(Batch([], self.view_at(self.position), seq, True))
 
@@ -191,7 +194,7 @@ class ReplayScreen:
         if self.forked is not None:
             self.forked.handle(event)
             return
-        if event.type == pygame.KEYDOWN:
+        if event.type == pygame.KEYDOWN and not self.table.rules.open:
             self.key(event.key, event.mod)
             return
         if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and self.hotspots:

@@ -16,6 +16,7 @@ from client.animation import Animator
 from client.game_views import hooks_for, view_for
 from client.layout import Layout
 from client.model import TableModel, Update
+from client.rules_screen import RulesOverlay
 from client.session import Batch
 from client.table_view import TableView
 from client.ui import TableUi
@@ -42,6 +43,8 @@ class TableScreen:
         self.next_table: dict[str, Any] | None = None
         """Set by a game's table to ask for a new table of the same game with these options
         (a patience's New deal or Restart); ``LiveTable`` opens it."""
+        self.rules = RulesOverlay(model.game)
+        """The game's rules page (F1 or the Rules button): while open it takes every input."""
 
     @property
     def interactive(self) -> bool:
@@ -106,6 +109,8 @@ class TableScreen:
             self.send(kind, data)
 
     def handle(self, event: pygame.event.Event, hotspots: Any) -> None:
+        if self.rules.handle(event, hotspots):
+            return
         if self.hooks.handle(self, event, hotspots):
             return
         if event.type == pygame.MOUSEMOTION:
@@ -160,6 +165,8 @@ class TableScreen:
             self.command("play", {"card": code})
 
     def key(self, key: int) -> None:
+        if self.rules.key(key):
+            return
         hand = self.model.hand
         if key == pygame.K_s:
             self.button("sheet")
@@ -199,5 +206,9 @@ class TableScreen:
         self.hooks.update(self, dt)
 
     def draw(self, surface: pygame.Surface) -> Any:
-        return self.view.draw(surface, self.layout, self.model, self.animator, self.ui,
-                              self.interactive)
+        hotspots = self.view.draw(surface, self.layout, self.model, self.animator, self.ui,
+                                  self.interactive)
+        layout = self.layout
+        self.rules.draw(surface, pygame.Rect(0, 0, layout.width, layout.height - layout.footer),
+                        layout.table, hotspots)
+        return hotspots

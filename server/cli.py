@@ -1,49 +1,143 @@
-"""The ``starhall`` command."""
+"""Starhall: card games of stars. Play at a table against bots, run a game
+server for your LAN and join or watch its tables, and check, show, replay or
+play on from the log that every game writes."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from shared.engine import OptionError
-from shared.games import GAMES, UnknownGame
+from shared.games import GAMES, UnknownGame, get_game
 from shared.logfile import LogError
 from shared.options import parse_assignments
 
+EXAMPLES = """\
+examples:
+  starhall play stars                    Stars against three bots, in a window
+  starhall play hearts --players 5 --option mode=blind_trick
+  starhall games                         every game: players, options and bots
+  starhall play stars --terminal         a game of bots in the terminal, no window needed
+  starhall serve                         tables for your LAN; others run `starhall join`
+  starhall replay view replays/tables/T.starhall
+                                         step through a recorded game
+
+`starhall COMMAND --help` says more about each command."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Mistakes on the command line in one line (not the whole usage), exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from shared import build
+
+    try:
+        number = version("starhall")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        number = "(not installed)"
+    return f"starhall {number} ({build()} engines)"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, worked out only when asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> NoReturn:
+        print(_version())
+        parser.exit()
+
+
+def player_number(text: str) -> int:
+    """``--players``: a whole number from 1 (each game's own range is checked by the game)."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"takes a number of players such as 4, not {text!r}")
+    return int(text)
+
 
 def _game_arguments(parser: argparse.ArgumentParser, default: str | None) -> None:
+    games = ", ".join(sorted(GAMES))
     parser.add_argument("game", nargs="?" if default else None, default=default,
-                        choices=sorted(GAMES), help=f"game id (default: {default})")
-    parser.add_argument("--players", type=int, default=None, help="number of players")
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="a table option; repeat for more")
+                        choices=sorted(GAMES), metavar="GAME",
+                        help=f"the game: {games}" + (f" (default: {default})" if default else "")
+                             + "; `starhall games` describes them")
+    parser.add_argument("--players", type=player_number, default=None, metavar="N",
+                        help="how many players (default: 4 if the game allows, else the "
+                             "nearest it allows; `starhall games` says how many each takes)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a table option, such as target=50; repeat for more "
+                             "(`starhall games` lists each game's options and defaults)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="starhall", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser = _Parser(prog="starhall", description=__doc__, epilog=EXAMPLES,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action=_VersionAction,
+                        help="print the version and whether the engines run compiled or as "
+                             "pure Python, and exit")
+    parser.set_defaults(print_help=parser.print_help)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    sim = commands.add_parser("sim", help="play games of bots and write their logs")
+    play = commands.add_parser("play", help="play at a table against bots, in a window",
+                               description="Sit at a new table against bots, in a window, on a "
+                                           "server of your own that stops when you leave.")
+    _game_arguments(play, "stars")
+    play.add_argument("--terminal", action="store_true",
+                      help="no window: watch one game of bots in the terminal")
+    play.add_argument("--slow", action="store_true", help="with --terminal: pause after tricks")
+    play.add_argument("--deal", type=int, default=None, metavar="N",
+                      help="a patience's deal number (the same as --option deal=N)")
+
+    games = commands.add_parser(
+        "games", help="list the games: players, table options and bots",
+        description="Every game Starhall offers: how many players it takes, its table options "
+                    "(with their defaults and the values they take) and its bots.")
+    games.add_argument("game", nargs="?", default=None, choices=sorted(GAMES), metavar="GAME",
+                       help="only this game (default: all of them)")
+    games.add_argument("--json", action="store_true", help="machine-readable output")
+
+    sim = commands.add_parser("sim", help="play games of bots and write their logs",
+                              description="Games of bots, each written to its own log, with a "
+                                          "summary of wins and scores. The same command gives "
+                                          "the same games.")
     _game_arguments(sim, None)
-    sim.add_argument("--games", type=int, default=1, help="how many games (default 1)")
-    sim.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
-    sim.add_argument("--bots", default=None,
+    sim.add_argument("--games", type=int, default=1, metavar="K",
+                     help="how many games (default 1)")
+    sim.add_argument("--seed", type=int, default=0, metavar="S",
+                     help="the run's seed (default 0)")
+    sim.add_argument("--bots", default=None, metavar="KIND[,KIND…]",
                      help="bot kind for every seat, or one per seat separated by commas "
-                          "(default: the game's best bot)")
-    sim.add_argument("--out", default="replays/sim", help="folder for the logs")
+                          "(default: the game's best bot; `starhall games` lists them)")
+    sim.add_argument("--out", default="replays/sim", metavar="DIR",
+                     help="folder for the logs (default: replays/sim)")
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    replay = commands.add_parser("replay", help="check, show or view recorded games")
-    replay_commands = replay.add_subparsers(dest="replay_command", required=True,
-                                            metavar="ACTION")
+    replay = commands.add_parser("replay", help="check, show, view, fork or compare recorded games",
+                                 description="Read the logs games write (and bug reports): "
+                                             "every reader re-checks each move against the "
+                                             "rules.")
+    replay.set_defaults(print_help=replay.print_help)
+    replay_commands = replay.add_subparsers(dest="replay_command", metavar="ACTION")
     verify = replay_commands.add_parser(
         "verify", help="rebuild games, re-checking every move against the rules and checkpoints")
     verify.add_argument("paths", nargs="+", metavar="PATH",
                         help="log files, bug reports or folders of logs")
     verify.add_argument("--json", action="store_true", help="machine-readable output")
     show = replay_commands.add_parser("show", help="print a game's state after an event")
-    show.add_argument("path", metavar="PATH")
+    show.add_argument("path", metavar="PATH", help="a log file or a bug report")
     show.add_argument("--at", type=int, default=None, metavar="SEQ",
                       help="after this event (default: the last)")
     show.add_argument("--seat", default=None, metavar="N|all",
@@ -67,72 +161,123 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("second", metavar="B", help="another log of the same table")
     diff.add_argument("--json", action="store_true", help="machine-readable output")
 
-    serve = commands.add_parser("serve", help="run the game server")
+    serve = commands.add_parser("serve", help="run the game server for your LAN",
+                                description="The game server: tables for everyone on the LAN "
+                                            "(they run `starhall join`), one log per table, "
+                                            "rebuilt from the logs when it starts again.")
     from server.serve import add_arguments
 
     add_arguments(serve)
-
-    play = commands.add_parser("play", help="play at a table against bots (the main job)")
-    _game_arguments(play, "stars")
-    play.add_argument("--terminal", action="store_true",
-                      help="no window: watch one game of bots in the terminal")
-    play.add_argument("--slow", action="store_true", help="with --terminal: pause after tricks")
-    play.add_argument("--deal", type=int, default=None, metavar="N",
-                      help="a patience's deal number (the same as --option deal=N)")
+    join = commands.add_parser("join", help="the lobby of a server on your LAN, in a window",
+                               description="Open the lobby of a Starhall server: its tables to "
+                                           "join or watch, and new tables to start.")
+    join.add_argument("address", nargs="?", default=None, metavar="ADDR",
+                      help="the server, HOST or HOST:PORT (default: pick one of the servers "
+                           "heard on the LAN)")
+    watch = commands.add_parser("watch", help="spectate a table live, in a window",
+                                description="Watch a table of a Starhall server as a "
+                                            "spectator, live, in a window: you see what every "
+                                            "spectator may see, never a hidden hand.")
+    watch.add_argument("address", metavar="ADDR", help="the server, HOST or HOST:PORT")
+    watch.add_argument("table", nargs="?", default=None, metavar="TABLE",
+                       help="the table's id (default: the first table playing)")
     solve = commands.add_parser("solve", help="a patience's deals: winnable? the hints' win rate")
     from server.solve import add_arguments as add_solve_arguments
 
     add_solve_arguments(solve)
-    join = commands.add_parser("join", help="connect to a server on the LAN")
-    join.add_argument("address", nargs="?", default=None, metavar="ADDR")
-    watch = commands.add_parser("watch", help="spectate a table live")
-    watch.add_argument("address", metavar="ADDR")
-    watch.add_argument("table", nargs="?", default=None, metavar="TABLE")
     return parser
 
 
+def _oserror_text(error: OSError) -> str:
+    """``missing.starhall: No such file or directory`` rather than ``[Errno 2] …``."""
+    if error.filename is not None and error.strerror:
+        return f"{error.filename}: {error.strerror}"
+    return str(error)
+
+
+def _silence_stdout() -> None:
+    """The reader of our output has gone (``| head``): whatever is left goes nowhere, so the
+    flush at exit does not complain either."""
+    with contextlib.suppress(OSError, ValueError):  # stdout may be no file at all
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
-        if hasattr(args, "option"):
-            args.options = parse_assignments(args.option)
-        if getattr(args, "deal", None) is not None and args.command == "play":
-            args.options["deal"] = str(args.deal)
-        if args.command == "solve":
-            from server.solve import run_solve
+        try:
+            code = _main(argv)
+        except SystemExit as leaving:  # --help, --version or a mistake on the command line
+            code = leaving.code if isinstance(leaving.code, int) else int(bool(leaving.code))
+        sys.stdout.flush()  # a closed pipe is noticed here, not in the flush at exit
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141  # as if ended by SIGPIPE, like other tools in a pipeline
 
-            return run_solve(args)
-        if args.command == "sim":
-            from server.sim import run_sim
 
-            return run_sim(args)
-        if args.command == "replay" and args.replay_command in ("verify", "show", "diff"):
-            from server import replay_cli
-
-            return replay_cli.run(args)
-        if args.command == "serve":
-            from server.serve import run
-
-            return run(args)
-        if args.command == "play" and args.terminal:
-            from server.terminal import run_terminal
-
-            return run_terminal(args)
-        import os
-
-        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # one line per error
-        from client import app
-
-        return int(getattr(app, args.command if args.command != "replay"
-                           else args.replay_command)(args))
+def _main(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None or getattr(args, "replay_command", "") is None:
+        args.print_help()  # `starhall` or `starhall replay` alone: what is there to do
+        return 0
+    try:
+        return _dispatch(args)
     except LogError as error:  # a log that cannot be read or breaks the rules: check failed
         print(f"starhall: {error}", file=sys.stderr)
         return 1
-    except (OptionError, UnknownGame, ValueError, OSError) as error:
+    except (OptionError, UnknownGame, ValueError) as error:
         print(f"starhall: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        print(f"starhall: {_oserror_text(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if hasattr(args, "option"):
+        args.options = parse_assignments(args.option)
+        if getattr(args, "deal", None) is not None:
+            args.options["deal"] = str(args.deal)
+        from server.sim import default_players
+
+        game = get_game(args.game)  # the table is refused before any work starts
+        game.make_options(args.players or default_players(game), args.options)
+    if args.command == "games":
+        from server.games_cli import run as run_games
+
+        return run_games(args)
+    if args.command == "solve":
+        from server.solve import run_solve
+
+        return run_solve(args)
+    if args.command == "sim":
+        from server.sim import run_sim
+
+        return run_sim(args)
+    if args.command == "replay" and args.replay_command in ("verify", "show", "diff"):
+        from server import replay_cli
+
+        return replay_cli.run(args)
+    if args.command == "serve":
+        from server.serve import run
+
+        return run(args)
+    if args.command == "play" and args.terminal:
+        from server.terminal import run_terminal
+
+        return run_terminal(args)
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # before pygame is first imported
+    from client import app
+
+    return int(getattr(app, args.command if args.command != "replay"
+                       else args.replay_command)(args))
 
 
 if __name__ == "__main__":

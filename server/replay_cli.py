@@ -120,7 +120,7 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(report)
         return 0
-    who = {None: "a spectator", "all": "everyone"}.get(viewer, f"seat {viewer}")  # type: ignore[call-overload]
+    who = "a spectator" if viewer is None else "everyone" if viewer == "all" else f"seat {viewer}"
     print(f"{args.path}: {game.title}, after event {seq} of {last}, as {who}")
     if seq:
         print(f"last event: {game.describe_event(recording.events[seq - 1][1])}")

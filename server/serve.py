@@ -7,10 +7,14 @@ Listens on TCP port 47474 of every interface by default, keeps one log per table
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import signal
 import socket
 import threading
 from pathlib import Path
+
+import zmq
 
 from server.beacon import BeaconSender
 from server.service import TABLES_FOLDER, ServerConfig, Service
@@ -24,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", default="replays", metavar="DIR",
                         help=f"data folder; table logs go in DIR/{TABLES_FOLDER} "
                              "(default: replays)")
-    parser.add_argument("--name", default=None, help="the name clients see (default: hostname)")
+    parser.add_argument("--name", default=None,
+                        help="the server's name in the clients' lobby (default: the hostname)")
     parser.add_argument("--think", type=float, default=0.4, metavar="SECONDS",
                         help="how long bots wait before they move (default 0.4)")
     parser.add_argument("--flood-rate", type=float, default=200.0, metavar="PER_SECOND",
@@ -41,9 +46,22 @@ def endpoint(bind: str) -> str:
     host, sep, port = bind.rpartition(":")
     if not sep:
         host, port = bind, str(protocol.DEFAULT_PORT)
-    if not port.isdigit() and port != "*":
-        raise ValueError(f"--bind: {port!r} is not a port")
+    if port != "*" and not (port.isdigit() and 0 <= int(port) <= 65535):
+        raise ValueError(f"--bind: {port!r} is not a port (0 to 65535, or * for any free one)")
     return f"tcp://{host or '0.0.0.0'}:{port}"
+
+
+def bind_problem(bind: str, error: zmq.ZMQError) -> str:
+    """Why the service could not listen where ``--bind`` said, in words."""
+    if error.errno == errno.EADDRINUSE:
+        return (f"--bind {bind}: that port is already in use (another `starhall serve`?); "
+                "choose another with --bind HOST:PORT")
+    if error.errno in (errno.ENODEV, errno.EADDRNOTAVAIL):
+        return f"--bind {bind}: this machine has no network interface with that address"
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return f"--bind {bind}: not allowed to listen there (ports below 1024 need privileges)"
+    reason = os.strerror(error.errno) if error.errno else str(error)
+    return f"--bind {bind}: cannot listen there ({reason})"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,7 +70,10 @@ def run(args: argparse.Namespace) -> int:
     config = ServerConfig(data=Path(args.data), bind=endpoint(args.bind),
                           name=args.name or socket.gethostname(), think=args.think,
                           flood_rate=args.flood_rate, flood_burst=2 * args.flood_rate)
-    service = Service(config)
+    try:
+        service = Service(config)
+    except zmq.ZMQError as error:
+        raise OSError(bind_problem(args.bind, error)) from None
     stop = threading.Event()
 
     def request_stop(signum: int, frame: object) -> None:

@@ -100,6 +100,14 @@ class Outcome:
     """The winning seats once the game is over, else ``None``."""
 
 
+def player_count(least: int, most: int) -> str:
+    """How many players a game takes, for people: ``1 player``, ``4 players``,
+    ``3 to 6 players``."""
+    if least == most:
+        return f"{least} player{'s' if least != 1 else ''}"
+    return f"{least} to {most} players"
+
+
 S = TypeVar("S")
 
 
@@ -121,7 +129,7 @@ class Game(ABC, Generic[S]):
         """Validate a player count and options (strings from a command line are converted)."""
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
             raise OptionError(
-                f"{self.id} is for {self.min_players} to {self.max_players} players, "
+                f"{self.id} is for {player_count(self.min_players, self.max_players)}, "
                 f"not {players!r}"
             )
         try:

@@ -475,7 +475,7 @@ def stars_damage(corpus: Corpus, src: Source) -> tuple[Case, Case]:
                "unknown game: no game 'chess'", b"".join(chess), 0, 0, None)
     five = records_of(src, {**src.header, "players": 5})
     corpus.add("header-five-players", "stars", "a Stars header for 5 players", LOG,
-               "bad header: stars is for 4 to 4 players, not 5", b"".join(five), 0, 0, None)
+               "bad header: stars is for 4 players, not 5", b"".join(five), 0, 0, None)
     options = records_of(src, {**src.header, "options": {**src.header["options"],
                                                          "min_bid": 0}})
     corpus.add("header-bad-option", "stars", "a header with min_bid 0", LOG,
