@@ -166,10 +166,10 @@ def render_face(code: str, width: int, height: int) -> pygame.Surface:
     elif colours:
         big = fonts.font(int(w * 0.36)).render(str(number), True, theme.INK)
         surface.blit(big, big.get_rect(center=(round(cx + w * 0.04), round(h * 0.43))))
-        radius = w * 0.2
+        size = w * 0.2
         for i, key in enumerate(colours):
-            offset = (i - (len(colours) - 1) / 2) * radius * 1.6
-            draw_star(surface, key, (cx + offset, h * 0.75), radius)
+            offset = (i - (len(colours) - 1) / 2) * size * 1.6
+            draw_star(surface, key, (cx + offset, h * 0.75), size)
     else:
         big = fonts.font(int(w * 0.46)).render(str(number), True, theme.INK)
         surface.blit(big, big.get_rect(center=(round(cx + w * 0.03), round(h * 0.56))))

@@ -17,8 +17,10 @@ Nothing here knows a rule: it compares the views before and after, and reads the
 from __future__ import annotations
 
 import copy
+import itertools
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -74,6 +76,26 @@ def token_key(seat: int) -> str:
 
 DISCARD = "discard"
 """Counted: the discard pile's newest cards not yet landed."""
+STEP = "_step"
+"""Set in each step's scene: the number that scopes the keys its flights hide. The animator
+hides a key for every step still queued, so a later step's draws would otherwise take backs
+off an earlier scene; scoped, a key hides only in the scene of its own step."""
+
+
+def scoped(step: object, key: str) -> str:
+    return f"{step}|{key}"
+
+
+class Hidden:
+    """What the scene being drawn leaves out: the keys of its own step's flights not yet
+    landed (``animator.hidden()`` read through the scene's ``STEP``)."""
+
+    def __init__(self, counts: Counter[str], scene: View) -> None:
+        self.counts = counts
+        self.step = scene.get(STEP)
+
+    def __getitem__(self, key: str) -> int:
+        return 0 if self.step is None else self.counts[scoped(self.step, key)]
 
 
 @dataclass(frozen=True)
@@ -164,7 +186,7 @@ class WhatElseGeometry:
             return []
         width, height = self.card_size
         area = self.hand_area
-        step = min(width + 10, (area.w - width) / max(1, count - 1)) if count > 1 else 0
+        step = min(width + 18, (area.w - width) / max(1, count - 1)) if count > 1 else 0
         left = area.centerx - (step * (count - 1) + width) / 2
         rects = []
         for i in range(count):
@@ -243,12 +265,15 @@ class WhatElseGeometry:
         block = self.seat_block(seat)
         return pygame.Rect(block.x, block.y, block.w, self.small_size[1])
 
-    def small_rects(self, seat: int, count: int) -> list[pygame.Rect]:
+    def small_rects(self, seat: int, count: int, spread: bool = False) -> list[pygame.Rect]:
+        """A seat's cards in its row: backs close together, faces (``spread``) side by side
+        so that their numbers can be read."""
         area = self.seat_cards(seat)
         width, height = self.small_size
         if count <= 0:
             return []
-        step = min(width * 0.62, (area.w - width) / max(1, count - 1)) if count > 1 else 0
+        close = width + 2 if spread else width * 0.62
+        step = min(close, (area.w - width) / max(1, count - 1)) if count > 1 else 0
         left = area.centerx - (step * (count - 1) + width) / 2
         return [pygame.Rect(round(left + i * step), area.y, width, height) for i in range(count)]
 
@@ -380,8 +405,23 @@ class WhatElseChoreographer:
     def __init__(self, layout: Layout, names: Names | None = None) -> None:
         self.geometry = WhatElseGeometry.of(layout)
         self.name = names or (lambda seat: f"Seat {seat}")
+        self._ids = itertools.count(1)
 
     def steps(self, before: View, event: Event | None, after: View) -> list[Step]:
+        return [self._scoped(step) for step in self._steps(before, event, after)]
+
+    def _scoped(self, step: Step) -> Step:
+        """The step with its own scene (a copy marked with its number) and its flights'
+        hidden keys scoped to it."""
+        if step.payload is None:
+            return step
+        number = next(self._ids)
+        items: list[Flight | Banner] = [
+            replace(item, hides=scoped(number, item.hides))
+            if isinstance(item, Flight) and item.hides else item for item in step.items]
+        return Step(items, {**step.payload, STEP: number}, step.pause)
+
+    def _steps(self, before: View, event: Event | None, after: View) -> list[Step]:
         if event is None or not before:
             return [Step([], after)]
         kind = event.get("type")
@@ -571,7 +611,9 @@ class WhatElseChoreographer:
             items.append(Flight(TOKEN, start, end, 0.25, TOKEN_FLY, ease_in_out_cubic,
                                 hides=token_key(winner), flash=True))
             cx, cy = self.geometry.top_rect.midtop
-            items.append(Banner(f"{self.name(winner)} takes a star", Pose(cx, cy - 16, 1.0),
+            who = self.name(winner)
+            verb = "take" if who == "You" else "takes"
+            items.append(Banner(f"{who} {verb} a star", Pose(cx, cy - 16, 1.0),
                                 0.0, 1.6))
             items += self._draws(winner, scene, after, [], 0.45 + 0.04 * len(pile))
         return Step(items, after)

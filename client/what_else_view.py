@@ -28,6 +28,7 @@ from client.ui import TableUi
 from client.what_else_cards import ORDER, WhatElseArt, card_words, draw_star, draw_token
 from client.what_else_choreography import (
     DISCARD,
+    Hidden,
     WhatElseChoreographer,
     WhatElseGeometry,
     back_key,
@@ -78,11 +79,13 @@ class WhatElseView(GameTable):
 
     # --- words -----------------------------------------------------------------------
 
-    def name(self, seat: int | None) -> str:
+    def name(self, seat: int | None, start: bool = True) -> str:
+        """A seat as a sentence names it: its player's name, or "You" ("you" inside a
+        sentence, ``start=False``) for the user's own seat."""
         if seat is None:
             return "?"
         if seat == self.me:
-            return "You"
+            return "You" if start else "you"
         if 0 <= seat < len(self.names) and self.names[seat]:
             return self.names[seat]
         return f"Seat {seat}"
@@ -337,7 +340,7 @@ class WhatElseView(GameTable):
         self._know(model, interactive)
         geometry = WhatElseGeometry.of(layout)
         shown: View = animator.payload or model.view
-        hidden = animator.hidden()
+        hidden = Hidden(animator.hidden(), shown)
         settled = not animator.busy
         playing = interactive and model.seat is not None
         surface.blit(self._felt.surface(layout), (0, 0))
@@ -355,7 +358,7 @@ class WhatElseView(GameTable):
             self._draw_buttons(surface, geometry, model, ui, hotspots, settled)
         draw_flights(surface, self.art, geometry.card_size, animator)
         self._draw_status(surface, geometry, model, ui, playing, settled)
-        self._draw_panel(surface, layout, model, shown, ui, hotspots)
+        self._draw_panel(surface, layout, model, shown, ui, hotspots, hidden)
         if ui.overlay == HELP:
             self._draw_help(surface, geometry, shown, hotspots, ui)
         elif model.over and not ui.dismissed_game_over and settled:
@@ -386,7 +389,7 @@ class WhatElseView(GameTable):
         self._label(surface, f"Draw pile: {count}", rect)
 
     def _draw_discard_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry,
-                           shown: View, hidden: Any) -> None:
+                           shown: View, hidden: Hidden) -> None:
         rect = geometry.discard_pile
         cards = list(shown.get("discard_pile") or [])
         landed = cards[: max(0, len(cards) - hidden[DISCARD])]
@@ -402,7 +405,7 @@ class WhatElseView(GameTable):
         self._label(surface, f"Discard pile: {len(landed)}", rect)
 
     def _draw_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: View,
-                   hidden: Any) -> None:
+                   hidden: Hidden) -> None:
         pile = [(int(seat), str(code)) for seat, code in shown.get("pile") or []]
         if not pile:
             self._draw_empty_pile(surface, geometry, shown)
@@ -418,12 +421,16 @@ class WhatElseView(GameTable):
         if not hidden[pile_key(last)]:
             pygame.draw.rect(surface, theme.GOLD, top.inflate(6, 6), 2,
                              border_radius=top.w // 9)
-            blit_text(surface, f"laid by {self.name(seat)}", 14, theme.TEXT, "midtop",
+            blit_text(surface, f"laid by {self.name(seat, start=False)}", 14, theme.TEXT,
+                      "midtop",
                       (top.centerx, top.bottom + 6), max_width=top.w + 60)
         if len(pile) > 1:
-            first = rects[0]
-            blit_text(surface, f"this round: {plural(len(pile), 'card')}", 12, theme.TEXT_DIM,
-                      "bottomleft", (first.x, first.y - 4))
+            # Under the fan, ending short of the top card, where the felt is free.
+            label = f"this round: {plural(len(pile), 'card')}"
+            right = top.left - 6
+            if right - fonts.font(12).size(label)[0] >= geometry.draw_pile.right + 6:
+                blit_text(surface, label, 12, theme.TEXT_DIM, "topright",
+                          (right, rects[0].bottom + 4))
 
     def _draw_empty_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry,
                          shown: View) -> None:
@@ -473,14 +480,14 @@ class WhatElseView(GameTable):
     # --- the seats -------------------------------------------------------------------
 
     def _draw_seat(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: View,
-                   seat: int, hidden: Any) -> None:
+                   seat: int, hidden: Hidden) -> None:
         counts = list(shown.get("hand_counts") or [])
         count = max(0, (counts[seat] if seat < len(counts) else 0) - hidden[back_key(seat)])
         hands = shown.get("hands")
         faces = list(hands[seat]) if isinstance(hands, list) and seat < len(hands) else None
         if faces is not None:
             count = len(faces)
-        rects = geometry.small_rects(seat, count)
+        rects = geometry.small_rects(seat, count, spread=faces is not None)
         width, height = geometry.small_size
         status = self._status(shown, seat)
         for i, rect in enumerate(rects):
@@ -521,7 +528,7 @@ class WhatElseView(GameTable):
         return words, theme.ALERT if status == "passed" else theme.TEXT_DIM
 
     def _plate(self, surface: pygame.Surface, rect: pygame.Rect, shown: View, seat: int,
-               hidden: Any) -> None:
+               hidden: Hidden) -> None:
         waiting = seat in (shown.get("to_act") or []) and shown.get("phase") != "over"
         status = self._status(shown, seat)
         out = shown.get("phase") == "play" and status in ("passed", "out")
@@ -560,7 +567,7 @@ class WhatElseView(GameTable):
     # --- the user's hand and buttons -------------------------------------------------
 
     def _draw_hand(self, surface: pygame.Surface, geometry: WhatElseGeometry,
-                   model: TableModel, shown: View, ui: TableUi, hidden: Any,
+                   model: TableModel, shown: View, ui: TableUi, hidden: Hidden,
                    hotspots: Hotspots, playing: bool, settled: bool) -> None:
         width, height = geometry.card_size
         bottom = geometry.layout.bottom_seat
@@ -673,7 +680,7 @@ class WhatElseView(GameTable):
     # --- the side panel --------------------------------------------------------------
 
     def _draw_panel(self, surface: pygame.Surface, layout: Layout, model: TableModel,
-                    shown: View, ui: TableUi, hotspots: Hotspots) -> None:
+                    shown: View, ui: TableUi, hotspots: Hotspots, hidden: Hidden) -> None:
         area = layout.panel
         pygame.draw.rect(surface, theme.PANEL, area)
         pygame.draw.line(surface, theme.PANEL_EDGE, area.topleft, area.bottomleft, 2)
@@ -702,7 +709,7 @@ class WhatElseView(GameTable):
             name = self.names[seat] if seat < len(self.names) else f"Seat {seat}"
             blit_text(surface, name, 15, theme.TEXT, "topleft", (x + 18, y),
                       max_width=inner - 18 - target * 16 - 6)
-            have = tokens[seat] if seat < len(tokens) else 0
+            have = max(0, (tokens[seat] if seat < len(tokens) else 0) - hidden[token_key(seat)])
             for i in range(max(target, have)):
                 draw_token(surface, (area.right - 22 - (max(target, have) - 1 - i) * 16, y + 9),
                            6, filled=i < have)
@@ -770,12 +777,7 @@ class WhatElseView(GameTable):
                    hotspots: Hotspots, ui: TableUi) -> None:
         table = geometry.table
         area = table.inflate(-min(120, table.w // 8), -min(80, table.h // 8))
-        panel(surface, area, 248)
-        hotspots.add(area, "we_button", HELP)
-        x, y = area.x + 24, area.y + 16
         inner = area.w - 48
-        blit_text(surface, "How to play", 24, theme.GOLD, "topleft", (x, y))
-        y += 36
         options = shown.get("options") or {}
         target = int(shown.get("target") or 3)
         lines = [
@@ -791,8 +793,17 @@ class WhatElseView(GameTable):
             "any cards first, then draws back to 5. The winner opens the next round.",
         ]
         size = 15 if area.h > 380 else 13
-        for line in lines:
-            for part in _wrap(line, size, inner):
+        wrapped = [_wrap(line, size, inner) for line in lines]
+        height = 36 + sum(len(w) * (size + 5) + 6 for w in wrapped) + 2 * size + 90
+        area.h = min(area.h, height)
+        area.centery = table.centery
+        panel(surface, area, 248)
+        hotspots.add(area, "we_button", HELP)
+        x, y = area.x + 24, area.y + 16
+        blit_text(surface, "How to play", 24, theme.GOLD, "topleft", (x, y))
+        y += 36
+        for parts in wrapped:
+            for part in parts:
                 blit_text(surface, part, size, theme.TEXT, "topleft", (x, y))
                 y += size + 5
             y += 6

@@ -19,6 +19,7 @@ import pygame
 import pytest
 
 from client import fonts
+from client.animation import Flight
 from client.app import _wait_for_welcome, open_window
 from client.bug_report import BUTTON_LABEL
 from client.embedded import EmbeddedServer
@@ -31,6 +32,7 @@ from client.session import Batch
 from client.table_screen import TableScreen
 from client.what_else_cards import TOKEN, WhatElseArt, card_words
 from client.what_else_choreography import (
+    STEP,
     WhatElseChoreographer,
     WhatElseGeometry,
     between,
@@ -202,7 +204,7 @@ def test_a_fitting_card_sends_play_and_a_greyed_card_sends_nothing(
     greyed = next(code for code in view["hand"] if code not in view["legal"]["play"])
     assert click(screen, canvas, "we_card", greyed)
     assert sent == []  # nothing sent: the card is greyed
-    hint = screen.view.note  # type: ignore[attr-defined]
+    hint = screen.view.note
     assert hint == f"{card_words(greyed)[:1].upper()}{card_words(greyed)[1:]} does not fit " \
                    f"on {card_words(view['top'])}."
     screen.draw(canvas)
@@ -210,7 +212,7 @@ def test_a_fitting_card_sends_play_and_a_greyed_card_sends_nothing(
     assert click(screen, canvas, "we_card", fitting)
     assert sent == [("play", {"card": fitting})]
     assert screen.model.view == view  # nothing changes until the server answers
-    prompt = screen.view.prompt(screen.model, True, [])  # type: ignore[attr-defined]
+    prompt = screen.view.prompt(screen.model, True, [])
     assert prompt.startswith("Your turn: play a card that fits on " + card_words(view["top"]))
     # The keyboard: the focus on a card and Enter sends it the same way.
     sent.clear()
@@ -226,7 +228,7 @@ def test_pass_is_sent_only_when_the_view_allows_it(surface: pygame.Surface) -> N
     canvas = pygame.Surface(SIZE)
     table = table_where(3, must_pass)
     screen, sent = screen_at(table)
-    prompt = screen.view.prompt(screen.model, True, [])  # type: ignore[attr-defined]
+    prompt = screen.view.prompt(screen.model, True, [])
     assert prompt.startswith("Nothing in your hand fits on") and prompt.endswith(": pass.")
     hand = screen.model.hand
     if hand:  # every card greyed: a click says so and sends nothing
@@ -251,7 +253,7 @@ def test_the_refill_selects_cards_then_draw_sends_them(surface: pygame.Surface) 
     assert click(screen, canvas, "we_card", hand[1])
     assert click(screen, canvas, "we_card", hand[0])  # a second click keeps it
     assert sent == [] and screen.ui.selected == [hand[1]]
-    prompt = screen.view.prompt(screen.model, True, screen.ui.selected)  # type: ignore
+    prompt = screen.view.prompt(screen.model, True, screen.ui.selected)
     assert prompt.startswith("Discarding 1 card")
     assert click(screen, canvas, "we_button", "refill")
     assert sent == [("refill", {"discard": [hand[1]]})]
@@ -268,7 +270,7 @@ def test_a_spectator_sees_backs_and_no_controls(surface: pygame.Surface) -> None
     kinds = {spot.action[0] for spot in hotspots.spots}
     assert "we_card" not in kinds
     assert not any(spot.action == ("we_button", "pass") for spot in hotspots.spots)
-    prompt = screen.view.prompt(screen.model, False, [])  # type: ignore[attr-defined]
+    prompt = screen.view.prompt(screen.model, False, [])
     assert prompt.startswith("Waiting for Sam to play on")
 
 
@@ -315,7 +317,8 @@ def test_a_round_end_sweeps_the_pile_and_flies_a_token_to_the_winner(
     for _ in range(60):
         screen.update(0.05)
         screen.draw(canvas)
-    assert not screen.animator.busy and screen.animator.payload == after
+    assert not screen.animator.busy
+    assert {k: v for k, v in screen.animator.payload.items() if k != STEP} == after
     assert any("takes a star" in line or "take a star" in line for line in screen.ui.log)
     assert after["tokens"][winner] >= 1
 
@@ -331,7 +334,8 @@ def test_between_patches_a_view_with_what_each_event_shows() -> None:
     assert passed["status"][1] == "passed" and passed["legal"] == {}
     steps = WhatElseChoreographer(screen_at(table)[0].layout).steps(
         view, {"type": "played", "seat": 0, "data": {"card": card}}, played)
-    assert len(steps) == 1 and steps[0].items[0].sprite == card  # type: ignore[union-attr]
+    flight = steps[0].items[0]
+    assert len(steps) == 1 and isinstance(flight, Flight) and flight.sprite == card
 
 
 # --- the replay viewer --------------------------------------------------------------------
@@ -340,7 +344,8 @@ def _sim_log(tmp_path: Path, players: int = 4) -> str:
     path = str(tmp_path / "what_else.starhall")
     table = Table.new(GAME, players, {}, path=path)
     play_randomly(table, random.Random(11))
-    table.log.close()  # type: ignore[union-attr]
+    assert table.log is not None
+    table.log.close()
     return path
 
 
@@ -389,6 +394,16 @@ def _hotspot(live: LiveTable, *action: Any) -> pygame.Rect | None:
     return None
 
 
+def screen_of(live: LiveTable) -> TableScreen:
+    assert live.table is not None
+    return live.table
+
+
+def past(live: LiveTable, seq: int) -> Callable[[], bool]:
+    """Whether the server's answer to a move made at ``seq`` has arrived."""
+    return lambda: screen_of(live).model.seq > seq
+
+
 def _click(live: LiveTable, rect: pygame.Rect) -> None:
     pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=rect.center, button=1))
     for event in pygame.event.get():
@@ -418,7 +433,11 @@ def test_a_whole_game_against_bots_by_clicks_watched_and_reported(
         watcher = LiveTable(watcher_link, (1024, 640))
         _wait_for_welcome(watcher_link)
         watcher.watch(live.table.model.table)
-        step_until(lambda: (watcher.frame(0.2), watcher.draw(surface)),
+        def watch(dt: float) -> None:
+            watcher.frame(dt)
+            watcher.draw(surface)
+
+        step_until(lambda: watch(0.2),
                    lambda: watcher.table is not None and bool(watcher.table.model.view))
         assert watcher.table is not None and watcher.table.model.seat is None
         clicks = {"play": 0, "pass": 0, "refill": 0}
@@ -446,15 +465,15 @@ def test_a_whole_game_against_bots_by_clicks_watched_and_reported(
             _click(live, target)
             clicks[kind] += 1
             assert model.seq == seq  # nothing moves until the server answers
-            _run(live, surface, lambda seq=seq: live.table.model.seq > seq)  # type: ignore
+            _run(live, surface, past(live, seq))
             assert live.table.model.refusal is None, live.table.model.refusal
         model = live.table.model
         assert model.over and model.view["winners"], model.view
         assert clicks["play"] > 0, clicks
-        _run(live, surface, lambda: not live.table.animator.busy)  # type: ignore[union-attr]
+        _run(live, surface, lambda: not screen_of(live).animator.busy)
         assert _hotspot(live, "button", "dismiss") is not None  # the game-over box
         # The watcher followed the whole game.
-        step_until(lambda: (watcher.frame(0.5), watcher.draw(surface)),
+        step_until(lambda: watch(0.5),
                    lambda: watcher.table is not None and watcher.table.model.over)
         watcher.close()
         # F9, a line and Enter: a bug report of this table.
