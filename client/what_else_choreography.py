@@ -38,6 +38,7 @@ from client.animation import (
 from client.layout import Layout
 from client.theme import CARD_RATIO
 from client.what_else_cards import TOKEN
+from shared.games.what_else import HAND_SIZE
 
 View = dict[str, Any]
 Event = dict[str, Any]
@@ -47,6 +48,8 @@ MARGIN = 10
 TOP_ROW = 48
 """The other seats' row starts below the bug-report button in the table's top-right."""
 GAP = 12
+HAND_GAP = 18
+"""Between two cards of the user's hand: room for the rings of cards that fit."""
 
 DEAL_GAP = 0.05
 FLY = 0.38
@@ -120,8 +123,11 @@ class WhatElseGeometry:
 
     @cached_property
     def card_size(self) -> tuple[int, int]:
-        """A card in the user's hand."""
-        height = int(max(70, min(self.table.h * 0.21, self.table.w * 0.17 * CARD_RATIO)))
+        """A card in the user's hand: a full hand fits side by side between the user's plate
+        and the buttons."""
+        room = self.buttons.left - self.own_plate.right - 2 * GAP
+        by_width = (room - (HAND_SIZE - 1) * HAND_GAP) / HAND_SIZE * CARD_RATIO
+        height = int(max(70, min(self.table.h * 0.21, by_width)))
         return round(height / CARD_RATIO), height
 
     @cached_property
@@ -132,7 +138,7 @@ class WhatElseGeometry:
 
     @cached_property
     def plate_size(self) -> tuple[int, int]:
-        width = int(max(150, min(200, self.table.w * 0.19)))
+        width = int(max(165, min(200, self.table.w * 0.19)))
         return width, 58
 
     @cached_property
@@ -142,15 +148,24 @@ class WhatElseGeometry:
 
     @cached_property
     def top_size(self) -> tuple[int, int]:
-        """The card to beat, larger than the hand's."""
+        """The card to beat, larger than the hand's, leaving room across for both piles and
+        a few strips of the round's earlier cards."""
         room = self.centre_area.h - 76
-        height = int(max(60, min(self.card_size[1] * 1.3, room)))
+        # Across: two piles (0.66), the top card (1) and four strips (0.8 × 0.45), and gaps.
+        across = (self.centre_area.w - 5 * GAP) / (2 * 0.66 + 1 + 4 * 0.36) * CARD_RATIO
+        height = int(max(60, min(self.card_size[1] * 1.3, room, across)))
         return round(height / CARD_RATIO), height
 
     @cached_property
     def fan_size(self) -> tuple[int, int]:
-        """The round's earlier plays behind the top card, and the two piles."""
+        """The round's earlier plays behind the top card."""
         height = round(self.top_size[1] * 0.8)
+        return round(height / CARD_RATIO), height
+
+    @cached_property
+    def pile_size(self) -> tuple[int, int]:
+        """The draw and the discard pile, smaller: the round's cards need the room."""
+        height = round(self.top_size[1] * 0.66)
         return round(height / CARD_RATIO), height
 
     # --- the bottom: the user's plate, hand and buttons ------------------------------
@@ -186,7 +201,7 @@ class WhatElseGeometry:
             return []
         width, height = self.card_size
         area = self.hand_area
-        step = min(width + 18, (area.w - width) / max(1, count - 1)) if count > 1 else 0
+        step = min(width + HAND_GAP, (area.w - width) / max(1, count - 1)) if count > 1 else 0
         left = area.centerx - (step * (count - 1) + width) / 2
         rects = []
         for i in range(count):
@@ -277,30 +292,30 @@ class WhatElseGeometry:
         left = area.centerx - (step * (count - 1) + width) / 2
         return [pygame.Rect(round(left + i * step), area.y, width, height) for i in range(count)]
 
-    def token_point(self, seat: int, index: int) -> tuple[float, float]:
-        """The ``index``-th token slot on a seat's plate (right end of its first line)."""
+    def token_point(self, seat: int, index: int, slots: int = 3) -> tuple[float, float]:
+        """The ``index``-th of a seat's ``slots`` token places, at the right end of its
+        plate's first line."""
         plate = self.seat_plate(seat)
         radius = self.token_radius
-        slots = 3
-        x = plate.right - 12 - radius - (slots - 1 - min(index, slots - 1)) * (2 * radius + 4)
+        x = plate.right - 10 - radius - (slots - 1 - min(index, slots - 1)) * (2 * radius + 3)
         return x, plate.y + 17
 
     @property
     def token_radius(self) -> int:
-        return 8
+        return 7
 
     # --- the middle -------------------------------------------------------------------
 
     @cached_property
     def draw_pile(self) -> pygame.Rect:
-        width, height = self.fan_size
+        width, height = self.pile_size
         rect = pygame.Rect(0, 0, width, height)
         rect.midleft = (self.centre_area.x + 4, self.row_y)
         return rect
 
     @cached_property
     def discard_pile(self) -> pygame.Rect:
-        width, height = self.fan_size
+        width, height = self.pile_size
         rect = pygame.Rect(0, 0, width, height)
         rect.midright = (self.centre_area.right - 4, self.row_y)
         return rect
@@ -319,18 +334,27 @@ class WhatElseGeometry:
 
     def pile_rects(self, count: int) -> list[pygame.Rect]:
         """The round's pile, oldest first: the last is the top card, the others fanned to its
-        left, each showing the strip with its number (closer when the pile grows)."""
+        left, each showing the strip with its number. When the room runs short the newest
+        keep their full strip and the oldest close up."""
         if count <= 0:
             return []
         width, height = self.fan_size
         top = self.top_rect
-        room = top.left - self.fan_left
-        step = min(width * 0.45, room / max(1, count - 1)) if count > 1 else 0
+        room = max(0, top.left - self.fan_left)
+        strip = width * 0.45
+        under = count - 1
+        if under * strip <= room:
+            offsets = [strip * back for back in range(1, under + 1)]
+        else:
+            full = min(under, max(2, int(room * 0.6 / strip)))
+            rest = under - full
+            squeezed = (room - full * strip) / rest if rest else 0.0
+            offsets = [strip * back if back <= full else full * strip + squeezed * (back - full)
+                       for back in range(1, under + 1)]
         rects = []
-        for i in range(count - 1):
-            back = count - 1 - i  # how many cards lie over this one
+        for i in range(under):
             rect = pygame.Rect(0, 0, width, height)
-            rect.midleft = (round(top.left - back * step), top.centery)
+            rect.midleft = (round(top.left - offsets[under - 1 - i]), top.centery)
             rects.append(rect)
         rects.append(pygame.Rect(top))
         return rects
@@ -476,10 +500,10 @@ class WhatElseChoreographer:
         return Pose(*rect.center, self._scale(size))
 
     def _draw_pose(self) -> Pose:
-        return Pose(*self.geometry.draw_pile.center, self._scale(self.geometry.fan_size))
+        return Pose(*self.geometry.draw_pile.center, self._scale(self.geometry.pile_size))
 
     def _discard_pose(self) -> Pose:
-        return Pose(*self.geometry.discard_pile.center, self._scale(self.geometry.fan_size))
+        return Pose(*self.geometry.discard_pile.center, self._scale(self.geometry.pile_size))
 
     def _word(self, seat: int, text: str, delay: float = 0.0, duration: float = 1.0) -> Banner:
         """A word said at a seat, between its cards and the middle."""

@@ -352,7 +352,7 @@ class WhatElseView(GameTable):
             if layout.relative(seat) != 0:
                 self._draw_seat(surface, geometry, shown, seat, hidden)
         bottom = layout.bottom_seat
-        self._plate(surface, geometry.own_plate, shown, bottom, hidden)
+        self._plate(surface, geometry, shown, bottom, hidden)
         self._draw_hand(surface, geometry, model, shown, ui, hidden, hotspots, playing, settled)
         if playing:
             self._draw_buttons(surface, geometry, model, ui, hotspots, settled)
@@ -497,7 +497,7 @@ class WhatElseView(GameTable):
                 surface.blit(self.art.back(width, height), rect)
             if status == "passed":
                 surface.blit(self.art.shade(width, height, 120), rect)
-        self._plate(surface, geometry.seat_plate(seat), shown, seat, hidden)
+        self._plate(surface, geometry, shown, seat, hidden)
 
     @staticmethod
     def _status(shown: View, seat: int) -> str:
@@ -527,8 +527,9 @@ class WhatElseView(GameTable):
             words = "laid last" if status == "in" else f"{words} · laid last"
         return words, theme.ALERT if status == "passed" else theme.TEXT_DIM
 
-    def _plate(self, surface: pygame.Surface, rect: pygame.Rect, shown: View, seat: int,
-               hidden: Hidden) -> None:
+    def _plate(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: View,
+               seat: int, hidden: Hidden) -> None:
+        rect = geometry.seat_plate(seat)
         waiting = seat in (shown.get("to_act") or []) and shown.get("phase") != "over"
         status = self._status(shown, seat)
         out = shown.get("phase") == "play" and status in ("passed", "out")
@@ -543,17 +544,16 @@ class WhatElseView(GameTable):
         have = max(0, (tokens[seat] if seat < len(tokens) else 0) - hidden[token_key(seat)])
         target = int(shown.get("target") or 3)
         slots = max(target, have)
-        radius = 8
-        right = rect.right - 12
-        room = rect.w - 34 - slots * (2 * radius + 4)
+        radius = geometry.token_radius
+        right = rect.right - 10
+        room = round(geometry.token_point(seat, 0, slots)[0]) - radius - 6 - (rect.x + 25)
         name = self.names[seat] if seat < len(self.names) else f"Seat {seat}"
         if seat == self.me:
             name += " (you)"
         blit_text(surface, name, 16, theme.TEXT if not out else theme.TEXT_DIM, "midleft",
                   (rect.x + 25, rect.y + 17), max_width=max(30, room))
         for i in range(slots):
-            x = right - radius - (slots - 1 - i) * (2 * radius + 4)
-            draw_token(surface, (x, rect.y + 17), radius, filled=i < have)
+            draw_token(surface, geometry.token_point(seat, i, slots), radius, filled=i < have)
         words, colour = self._seat_words(shown, seat)
         counts = list(shown.get("hand_counts") or [])
         count = counts[seat] if seat < len(counts) else 0
