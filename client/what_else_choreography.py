@@ -79,6 +79,9 @@ def token_key(seat: int) -> str:
 
 DISCARD = "discard"
 """Counted: the discard pile's newest cards not yet landed."""
+SWEPT = "swept"
+"""Counted like ``DISCARD``, for the round's pile on its way there (the round's summary
+waits for it)."""
 STEP = "_step"
 """Set in each step's scene: the number that scopes the keys its flights hide. The animator
 hides a key for every step still queued, so a later step's draws would otherwise take backs
@@ -540,7 +543,7 @@ class WhatElseChoreographer:
                                 0.06 * i, FLY, ease_in_out_cubic, hides=DISCARD))
         if not discard:
             items.append(self._word(seat, "Keeps all", 0.0, 0.9))
-        delay = 0.1 + 0.06 * len(discard) + (FLY if discard else 0.0)
+        delay = 0.06 * len(discard) + (FLY * 0.6 if discard else 0.1)
         items += self._draws(seat, before, after, discard, delay)
         return Step(items, after)
 
@@ -623,7 +626,7 @@ class WhatElseChoreographer:
         for i, code in enumerate(pile):
             items.append(Flight(code, self._pile_pose(i, len(pile)), self._discard_pose(),
                                 0.04 * (len(pile) - 1 - i), SWEEP, ease_in_out_cubic,
-                                hides=DISCARD, hold=True))
+                                hides=SWEPT, hold=True))
         winner = result.get("winner")
         if isinstance(winner, int):
             tokens = list(after.get("tokens") or [])
@@ -633,7 +636,7 @@ class WhatElseChoreographer:
                          self._token_scale())
             end = Pose(*self.geometry.token_point(winner, index), self._token_scale())
             items.append(Flight(TOKEN, start, end, 0.25, TOKEN_FLY, ease_in_out_cubic,
-                                hides=token_key(winner), flash=True))
+                                hides=token_key(winner)))
             cx, cy = self.geometry.top_rect.midtop
             who = self.name(winner)
             verb = "take" if who == "You" else "takes"

@@ -28,6 +28,7 @@ from client.ui import TableUi
 from client.what_else_cards import ORDER, WhatElseArt, card_words, draw_star, draw_token
 from client.what_else_choreography import (
     DISCARD,
+    SWEPT,
     Hidden,
     WhatElseChoreographer,
     WhatElseGeometry,
@@ -392,7 +393,7 @@ class WhatElseView(GameTable):
                            shown: View, hidden: Hidden) -> None:
         rect = geometry.discard_pile
         cards = list(shown.get("discard_pile") or [])
-        landed = cards[: max(0, len(cards) - hidden[DISCARD])]
+        landed = cards[: max(0, len(cards) - hidden[DISCARD] - hidden[SWEPT])]
         if landed:
             layers = min(len(landed), 4)
             for i in range(layers - 1):
@@ -408,7 +409,8 @@ class WhatElseView(GameTable):
                    hidden: Hidden) -> None:
         pile = [(int(seat), str(code)) for seat, code in shown.get("pile") or []]
         if not pile:
-            self._draw_empty_pile(surface, geometry, shown)
+            if not hidden[SWEPT]:  # the summary once the round's cards have gone
+                self._draw_empty_pile(surface, geometry, shown)
             return
         rects = geometry.pile_rects(len(pile))
         last = len(pile) - 1
@@ -556,7 +558,7 @@ class WhatElseView(GameTable):
             draw_token(surface, geometry.token_point(seat, i, slots), radius, filled=i < have)
         words, colour = self._seat_words(shown, seat)
         counts = list(shown.get("hand_counts") or [])
-        count = counts[seat] if seat < len(counts) else 0
+        count = max(0, (counts[seat] if seat < len(counts) else 0) - hidden[back_key(seat)])
         cards = plural(count, "card")
         blit_text(surface, cards, 13, theme.TEXT_DIM, "midright", (right, rect.y + 41))
         width = fonts.font(13).size(cards)[0]
