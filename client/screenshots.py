@@ -292,7 +292,8 @@ def what_else_screens(surface: pygame.Surface, folder: Path) -> None:
     screen.receive(Batch([(2, {"seq": 2, **_event_dict(shown)})], seat_view(after), 2, False))
     screen.update(0.6)
     save(surface, screen, folder, "what_else_4_round_won")
-    screen.update(1.1)
+    screen.update(1.6)  # the full pile stays a moment
+    screen.update(0.45)
     save(surface, screen, folder, "what_else_5_pile_swept_token_flies")
     screen.update(4.0)
     save(surface, screen, folder, "what_else_6_round_summary")

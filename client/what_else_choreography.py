@@ -633,7 +633,7 @@ class WhatElseChoreographer:
             index = max(0, (tokens[winner] if winner < len(tokens) else 1) - 1)
             supply = int(after.get("supply") or 0)
             start = Pose(*self.geometry.supply_point(supply, supply + 1),
-                         self._token_scale())
+                         self._token_scale() * 2.2)  # large leaving the supply, to be seen
             end = Pose(*self.geometry.token_point(winner, index), self._token_scale())
             items.append(Flight(TOKEN, start, end, 0.25, TOKEN_FLY, ease_in_out_cubic,
                                 hides=token_key(winner)))
