@@ -53,7 +53,7 @@ MIN_PLAYERS: Final = 3
 MAX_PLAYERS: Final = 6
 STARS_PER_COLOUR: Final = 6
 
-RULINGS_TABLE: Final[dict[str, tuple[int, ...]]] = {
+DEFAULT_STAR_TABLE: Final[dict[str, tuple[int, ...]]] = {
     "r": (1, 14, 25, 33, 44, 46),
     "y": (3, 7, 21, 24, 34, 45),
     "g": (6, 11, 22, 23, 48, 50),
@@ -72,7 +72,7 @@ def _spread_table() -> dict[str, tuple[int, ...]]:
 
 
 STAR_TABLES: Final[dict[str, dict[str, tuple[int, ...]]]] = {
-    "rulings": RULINGS_TABLE,
+    "rulings": DEFAULT_STAR_TABLE,
     "spread": _spread_table(),
 }
 
