@@ -237,6 +237,87 @@ def star_screens(surface: pygame.Surface, folder: Path) -> None:
             os.environ[DATA_ENV] = saved
 
 
+def what_else_screens(surface: pygame.Surface, folder: Path) -> None:
+    """A card game – what else?: the user's turn at 3 players, a table of 6 (and in a smaller
+    window), a round's end in flight and its summary, the refill, the rules card, the end of
+    the game, a spectator and the replay viewer."""
+    from client.replay_screen import ReplayScreen
+    from shared.replay import load
+
+    game = get_game("what_else")
+
+    def seat_view(state: Any, seat: int = 0) -> dict[str, Any]:
+        return game.view(state, seat)
+
+    def choosing(state: Any) -> bool:
+        view = seat_view(state)
+        fits = view["legal"]["play"]
+        return (len(view["pile"]) >= 3 and bool(fits)
+                and any(code not in fits for code in view["hand"]))
+
+    def replay(play: Scripted, seat: int | None, size: tuple[int, int] = SIZE) -> TableScreen:
+        """A screen that has seen the game's events (its log lines too)."""
+        model = TableModel("what_else", seat, play.table.players, NAMES[: play.table.players])
+        screen = TableScreen(model, (lambda kind, data: None) if seat is not None else None,
+                             size=size)
+        first, _, _ = play.history[0]
+        screen.receive(Batch([], game.view(first, seat), 0, True))
+        for seq, (before, event, after) in enumerate(play.history, start=1):
+            shown = game.event_view(before, event, seat)
+            if shown is not None:
+                screen.receive(Batch([(seq, {"seq": seq, **_event_dict(shown)})],
+                                     game.view(after, seat), seq, False))
+            screen.animator.skip_all()
+        screen.update(0.3)
+        return screen
+
+    three = Scripted("what_else", players=3, seed=21)
+    three.run_until(choosing)
+    save(surface, replay(three, 0), folder, "what_else_1_your_turn_3p")
+    six = Scripted("what_else", players=6, seed=5)
+    six.run_until(lambda s: seat_view(s)["round"] >= 2 and len(seat_view(s)["pile"]) >= 4)
+    save(surface, replay(six, 0), folder, "what_else_2_six_players")
+    small = pygame.Surface((1024, 640))
+    save(small, replay(six, 0, (1024, 640)), folder, "what_else_3_six_players_1024x640")
+    # A round's end: the last play, then the pile sweeping and the token in flight.
+    four = Scripted("what_else", players=4, seed=8)
+    four.run_until(lambda s: seat_view(s)["round"] >= 2 and seat_view(s)["phase"] == "play")
+    four.run_until(lambda s: seat_view(s)["phase"] == "refill")
+    before, event, after = four.history[-1]
+    model = TableModel("what_else", 0, 4, NAMES[:4])
+    screen = TableScreen(model, lambda kind, data: None, size=SIZE)
+    screen.receive(Batch([], seat_view(before), 1, True))
+    shown = game.event_view(before, event, 0)
+    assert shown is not None
+    screen.receive(Batch([(2, {"seq": 2, **_event_dict(shown)})], seat_view(after), 2, False))
+    screen.update(0.6)
+    save(surface, screen, folder, "what_else_4_round_won")
+    screen.update(1.6)  # the full pile stays a moment
+    screen.update(0.45)
+    save(surface, screen, folder, "what_else_5_pile_swept_token_flies")
+    screen.update(4.0)
+    save(surface, screen, folder, "what_else_6_round_summary")
+    four.run_until(lambda s: seat_view(s)["legal"]["refill"])
+    screen = replay(four, 0)
+    screen.ui.selected = screen.model.hand[:2]
+    save(surface, screen, folder, "what_else_7_refill_selection")
+    screen.ui.selected = []
+    screen.ui.overlay = "help"
+    save(surface, screen, folder, "what_else_8_how_to_play")
+    four.run_until(lambda s: seat_view(s)["phase"] == "over", limit=20000)
+    save(surface, replay(four, 0), folder, "what_else_9_game_over")
+    five = Scripted("what_else", players=5, seed=2)
+    five.run_until(lambda s: len(seat_view(s, None)["pile"]) >= 3)
+    save(surface, replay(five, None), folder, "what_else_10_spectator")
+    path = Path(tempfile.mkdtemp()) / "what_else.starhall"
+    logged = Scripted("what_else", players=4, seed=9, path=str(path))
+    logged.run_until(lambda s: seat_view(s)["phase"] == "over", limit=20000)
+    logged.table.log.close()  # type: ignore[union-attr]
+    viewer = ReplayScreen(load(path), SIZE)
+    viewer.seek(viewer.trick_ends[len(viewer.trick_ends) // 2])
+    save(surface, viewer, folder, "what_else_11_replay_everything")
+
+
 def replay_screens(surface: pygame.Surface, folder: Path) -> None:
     from client.replay_screen import ReplayScreen
     from shared.replay import load
@@ -303,6 +384,7 @@ def main(argv: list[str]) -> int:
     stars_screens(surface, folder)
     hearts_screens(surface, folder)
     star_screens(surface, folder)
+    what_else_screens(surface, folder)
     replay_screens(surface, folder)
     lobby_screen(surface, folder)
     return 0

@@ -34,6 +34,10 @@ GOLDENS: list[tuple[Any, ...]] = [
     ("star_patience", 1, {"deal": 113}, "hint"),  # stuck, then given up
     ("star_patience", 1, {"deal": 113, "undo": False}, "hint"),  # lost
     ("star_patience", 1, {"deal": 2, "undo": True}, "fickle"),  # won, with undos and redos
+    *[("what_else", players, {}, "heuristic") for players in (3, 4, 5, 6)],
+    ("what_else", 4, {"voluntary_pass": True}, "heuristic,random,heuristic,random"),
+    ("what_else", 5, {"star_table": "spread", "opener": 2}, "heuristic,random,heuristic,random,"
+                                                            "random"),
 ]
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from shared.engine import Game
 
-_MODULES = ("hearts", "stars", "star_patience")
+_MODULES = ("hearts", "stars", "star_patience", "what_else")
 
 
 def _load() -> dict[str, Game[Any]]:

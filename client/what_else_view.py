@@ -1,0 +1,851 @@
+"""The table of "A card game – what else?" (``what_else``): the card to beat large in the
+middle with the round's earlier plays behind it, the draw and discard piles, the star-token
+supply, every seat's name plate (cards in hand, tokens, in the round / passed / out), the
+user's hand with the cards that fit outlined, Pass and Draw buttons, and a line saying what
+to do.
+
+Like every table it only reads the server's view and sends commands. Which cards fit is
+``view["legal"]["play"]``: those are outlined and a click on one sends ``play``; a click on
+any other card sends nothing and says, from the view, why it is greyed ("7 does not fit on
+12 red"). At the refill, clicks select cards to discard and the Draw button sends ``refill``
+with them. A refusal from the server is shown as it comes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import pygame
+
+from client import fonts, theme
+from client.animation import Animator
+from client.game_views import GameTable
+from client.layout import Layout
+from client.model import TableModel
+from client.table_view import Felt, draw_flights
+from client.ui import TableUi
+from client.what_else_cards import ORDER, WhatElseArt, card_words, draw_star, draw_token
+from client.what_else_choreography import (
+    DISCARD,
+    SWEPT,
+    Hidden,
+    WhatElseChoreographer,
+    WhatElseGeometry,
+    back_key,
+    between,
+    hand_key,
+    pile_key,
+    token_key,
+)
+from client.widgets import Hotspots, blit_text, button, panel
+from shared.games.what_else import COLOUR_NAMES
+
+if TYPE_CHECKING:
+    from client.session import Batch
+    from client.table_screen import TableScreen
+
+View = dict[str, Any]
+
+TITLE = "what else?"
+NOTE_SECONDS = 3.5
+HELP = "help"
+"""``ui.overlay`` while the rules card is open."""
+PHASES = {"deal": "Dealing", "play": "Playing", "refill": "Refill", "over": "Game over"}
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def joined(names: list[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+class WhatElseView(GameTable):
+    def __init__(self, art: WhatElseArt | None = None) -> None:
+        self.art = art or WhatElseArt()
+        self._felt = Felt()
+        self.clock = 0.0
+        self.names: list[str] = []
+        self.me: int | None = None
+        """The seat being played (``None`` when watching): "you" in words."""
+        self.note: str | None = None
+        """A short local hint after a click that was not sent (a greyed card)."""
+        self.note_left = 0.0
+        self._said: tuple[str, int] = ("", 0)
+        """The table and round whose summary went into the log."""
+
+    # --- words -----------------------------------------------------------------------
+
+    def name(self, seat: int | None, start: bool = True) -> str:
+        """A seat as a sentence names it: its player's name, or "You" ("you" inside a
+        sentence, ``start=False``) for the user's own seat."""
+        if seat is None:
+            return "?"
+        if seat == self.me:
+            return "You" if start else "you"
+        if 0 <= seat < len(self.names) and self.names[seat]:
+            return self.names[seat]
+        return f"Seat {seat}"
+
+    def _know(self, model: TableModel, interactive: bool) -> None:
+        self.names = list(model.names)
+        self.me = model.seat if interactive else None
+
+    def round_summary(self, view: View) -> list[str]:
+        """The last round in two lines: who took the star and why."""
+        result = view.get("last_round") or {}
+        winner = result.get("winner")
+        if not isinstance(winner, int):
+            return []
+        tokens = list(view.get("tokens") or [])
+        have = tokens[winner] if winner < len(tokens) else 0
+        target = int(view.get("target") or 3)
+        who = self.name(winner)
+        take = "take" if winner == self.me else "takes"
+        ended = str(result.get("ended") or "")
+        lines = [f"{who} laid last and {take} a star — {have} of {target}."]
+        if ended == "all passed":
+            lines.append("No one else could lay a card after that.")
+        elif ended == "last card":
+            lines.append("It was your last card." if winner == self.me
+                         else f"It was {who}'s last card.")
+        elif ended:
+            lines.append(ended[:1].upper() + ended[1:] + ".")
+        return lines
+
+    def winners_line(self, view: View) -> str:
+        winners = [int(s) for s in view.get("winners") or []]
+        if not winners:
+            return "The game is over."
+        if winners == [self.me]:
+            return "You win the game!"
+        names = [self.name(s) for s in winners]
+        return f"{joined(names)} {'wins' if len(names) == 1 else 'win'} the game!"
+
+    def prompt(self, model: TableModel, interactive: bool, selected: list[str]) -> str:
+        """What the user should do now, or what the table waits for."""
+        view = model.view
+        if not view:
+            return "Waiting for the table…"
+        phase = view.get("phase")
+        if phase == "over":
+            return self.winners_line(view)
+        if phase == "deal":
+            return "Dealing…"
+        legal = model.legal if interactive else {}
+        top = view.get("top")
+        if legal.get("refill"):
+            if selected:
+                return (f"Discarding {plural(len(selected), 'card')}: click Draw, or click a "
+                        "card again to keep it.")
+            return "Your refill: click the cards you want to discard (or none), then Draw."
+        fits = list(legal.get("play") or [])
+        if fits or legal.get("pass"):
+            if top is None:
+                return "Your turn: open the round with any card."
+            target = card_words(top)
+            if fits and legal.get("pass"):
+                return f"Your turn: play a card that fits on {target}, or pass."
+            if fits:
+                return f"Your turn: play a card that fits on {target}."
+            return f"Nothing in your hand fits on {target}: pass."
+        waiting = [int(s) for s in view.get("to_act") or []]
+        names = joined([self.name(s) for s in waiting])
+        if phase == "refill":
+            if not waiting:
+                return ""
+            verb = "are" if len(waiting) > 1 or waiting == [self.me] else "is"
+            return f"{names} {verb} discarding and drawing…"
+        status = list(view.get("status") or [])
+        mine = status[self.me] if self.me is not None and self.me < len(status) else "in"
+        lead = {"passed": "You passed this round. ",
+                "out": "You have no cards left this round. "}.get(mine, "")
+        if not waiting:
+            return lead.strip()
+        if top is None:
+            return f"{lead}{names} opens the round with any card…"
+        return f"{lead}Waiting for {names} to play on {card_words(top)}…"
+
+    def why_not(self, model: TableModel, code: str) -> str:
+        """Why a click on ``code`` sent nothing, in the view's own terms."""
+        reason = self._why_not(model, code)
+        return reason[:1].upper() + reason[1:]
+
+    def _why_not(self, model: TableModel, code: str) -> str:
+        view = model.view
+        legal = model.legal
+        top = view.get("top")
+        if view.get("phase") == "over":
+            return "The game is over."
+        if legal.get("play") and top:
+            return f"{card_words(code)} does not fit on {card_words(top)}."
+        if legal.get("pass") and top:
+            return f"Nothing in your hand fits on {card_words(top)}: pass."
+        waiting = [int(s) for s in view.get("to_act") or []]
+        status = list(view.get("status") or [])
+        mine = status[self.me] if self.me is not None and self.me < len(status) else "in"
+        if view.get("phase") == "play" and mine == "passed":
+            return "You passed: you are out of this round."
+        if waiting:
+            return f"Not your turn: waiting for {joined([self.name(s) for s in waiting])}."
+        return "Not your turn."
+
+    # --- hooks: from the server ------------------------------------------------------
+
+    def choreographer(self, layout: Layout) -> WhatElseChoreographer:
+        return WhatElseChoreographer(layout, self.name)
+
+    def between(self, before: View, event: View) -> View:
+        return between(before, event)
+
+    def choosing(self, model: TableModel) -> tuple[str, int] | None:
+        """At the refill the user picks any number of cards: keep the selection."""
+        return ("refill", 0) if model.legal.get("refill") else None
+
+    def describe(self, model: TableModel, event: View) -> str | None:
+        kind = event.get("type")
+        seat = event.get("seat")
+        data = event.get("data") or {}
+        who = self.name(seat) if isinstance(seat, int) else ""
+        if kind == "played":
+            return f"{who} played {card_words(str(data.get('card')))}"
+        if kind == "passed":
+            return f"{who} passed"
+        if kind == "refilled":
+            discard = [card_words(str(c)) for c in data.get("discard") or []]
+            return (f"{who} discarded {', '.join(discard)} and drew" if discard
+                    else f"{who} kept all and drew")
+        if kind == "shuffled":
+            return ("Shuffled and dealt" if model.view.get("round", 1) <= 1
+                    and not model.view.get("discard_pile") else "Discard pile reshuffled")
+        return None
+
+    def received(self, screen: TableScreen, batch: Batch) -> None:
+        model = screen.model
+        self._know(model, screen.interactive)
+        view = model.view
+        result = view.get("last_round") or {}
+        number = result.get("round")
+        if isinstance(number, int) and self._said != (model.table, number):
+            self._said = (model.table, number)
+            for line in self.round_summary(view)[:1]:
+                screen.ui.say(f"Round {number}: {line}")
+        if view.get("phase") == "over" and batch.events:
+            screen.ui.say(self.winners_line(view))
+
+    # --- hooks: from the user --------------------------------------------------------
+
+    def handle(self, screen: TableScreen, event: pygame.event.Event, hotspots: Any) -> bool:
+        if event.type != pygame.KEYDOWN:
+            return False
+        ui = screen.ui
+        key = event.key
+        if ui.overlay == HELP and key in (pygame.K_ESCAPE, pygame.K_h):
+            ui.overlay = None
+            return True
+        if key == pygame.K_h:
+            ui.overlay = HELP
+            return True
+        if key in (pygame.K_s, pygame.K_l):
+            return True  # no score sheet or last trick here
+        if key == pygame.K_p:
+            return self.act(screen, ("we_button", "pass"))
+        if key == pygame.K_d:
+            return self.act(screen, ("we_button", "refill"))
+        if key in (pygame.K_RETURN, pygame.K_SPACE, pygame.K_KP_ENTER):
+            hand = screen.model.hand
+            if ui.focus is not None and 0 <= ui.focus < len(hand):
+                return self.act(screen, ("we_card", hand[ui.focus]))
+            if screen.model.legal.get("refill"):
+                return self.act(screen, ("we_button", "refill"))
+            return True
+        return False
+
+    def act(self, screen: TableScreen, action: tuple[Any, ...]) -> bool:
+        kind = action[0]
+        if kind == "we_card":
+            self._card(screen, str(action[1]))
+            return True
+        if kind != "we_button":
+            return False
+        name = action[1]
+        model, ui = screen.model, screen.ui
+        if name == HELP:
+            ui.overlay = None if ui.overlay == HELP else HELP
+        elif not screen.interactive or ui.overlay:
+            return True
+        elif name == "pass" and model.legal.get("pass"):
+            self.note = None
+            screen.command("pass", {})
+        elif name == "refill" and model.legal.get("refill"):
+            self.note = None
+            hand = model.hand
+            screen.command("refill", {"discard": [c for c in hand if c in ui.selected]})
+        return True
+
+    def _card(self, screen: TableScreen, code: str) -> None:
+        model, ui = screen.model, screen.ui
+        if not screen.interactive or ui.overlay:
+            return
+        legal = model.legal
+        if legal.get("refill"):
+            ui.toggle(code)
+            return
+        if code in (legal.get("play") or []):
+            self.note = None
+            screen.command("play", {"card": code})
+            return
+        self.note = self.why_not(model, code)
+        self.note_left = NOTE_SECONDS
+
+    # --- hooks: every frame ----------------------------------------------------------
+
+    def update(self, screen: TableScreen, dt: float) -> None:
+        self.clock += dt
+        if self.note is not None:
+            self.note_left -= dt
+            if self.note_left <= 0:
+                self.note = None
+
+    # --- the replay viewer -----------------------------------------------------------
+
+    def replay_marks(self, game: Any, states: list[tuple[int, Any]]
+                     ) -> tuple[tuple[str, list[int]], tuple[str, list[int]]]:
+        """Small jumps: each play or pass. Big jumps: each round's end."""
+        turns: list[int] = []
+        rounds: list[int] = []
+        previous: tuple[int, int, Any] = (0, 0, None)
+        for position, (_, state) in enumerate(states):
+            view = game.view(state, None)
+            result = view.get("last_round") or {}
+            now = (len(view.get("pile") or []),
+                   sum(1 for s in view.get("status") or [] if s == "passed"),
+                   result.get("round"))
+            if now[2] != previous[2]:
+                rounds.append(position)
+                turns.append(position)
+            elif now[0] > previous[0] or now[1] > previous[1]:
+                turns.append(position)
+            previous = now
+        return ("turn", turns), ("round", rounds)
+
+    # --- drawing ---------------------------------------------------------------------
+
+    def draw(self, surface: pygame.Surface, layout: Layout, model: TableModel,
+             animator: Animator, ui: TableUi, interactive: bool = True) -> Hotspots:
+        hotspots = Hotspots()
+        self._know(model, interactive)
+        geometry = WhatElseGeometry.of(layout)
+        shown: View = animator.payload or model.view
+        hidden = Hidden(animator.hidden(), shown)
+        settled = not animator.busy
+        playing = interactive and model.seat is not None
+        surface.blit(self._felt.surface(layout), (0, 0))
+        self._draw_draw_pile(surface, geometry, shown)
+        self._draw_discard_pile(surface, geometry, shown, hidden)
+        self._draw_pile(surface, geometry, shown, hidden)
+        self._draw_supply(surface, geometry, shown)
+        for seat in range(layout.players):
+            if layout.relative(seat) != 0:
+                self._draw_seat(surface, geometry, shown, seat, hidden)
+        bottom = layout.bottom_seat
+        self._plate(surface, geometry, shown, bottom, hidden)
+        self._draw_hand(surface, geometry, model, shown, ui, hidden, hotspots, playing, settled)
+        if playing:
+            self._draw_buttons(surface, geometry, model, ui, hotspots, settled)
+        draw_flights(surface, self.art, geometry.card_size, animator)
+        self._draw_status(surface, geometry, model, ui, playing, settled)
+        self._draw_panel(surface, layout, model, shown, ui, hotspots, hidden)
+        if ui.overlay == HELP:
+            self._draw_help(surface, geometry, shown, hotspots, ui)
+        elif model.over and not ui.dismissed_game_over and settled:
+            self._draw_game_over(surface, geometry, model, hotspots, ui)
+        if model.connection != "connected":
+            self._draw_connection(surface, layout, model)
+        return hotspots
+
+    # --- the middle ------------------------------------------------------------------
+
+    def _label(self, surface: pygame.Surface, text: str, rect: pygame.Rect, size: int = 13
+               ) -> None:
+        blit_text(surface, text, size, theme.TEXT_DIM, "midtop", (rect.centerx, rect.bottom + 5),
+                  max_width=max(40, rect.w + 40))
+
+    def _draw_draw_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry,
+                        shown: View) -> None:
+        rect = geometry.draw_pile
+        count = int(shown.get("draw_count") or 0)
+        if count:
+            back = self.art.back(rect.w, rect.h)
+            layers = min(count, 5)
+            for i in range(layers):
+                offset = (layers - 1 - i) * 2
+                surface.blit(back, rect.move(-offset, -offset))
+        else:
+            pygame.draw.rect(surface, theme.PANEL_EDGE, rect, 2, border_radius=rect.w // 10)
+        self._label(surface, f"Draw pile: {count}", rect)
+
+    def _draw_discard_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry,
+                           shown: View, hidden: Hidden) -> None:
+        rect = geometry.discard_pile
+        cards = list(shown.get("discard_pile") or [])
+        landed = cards[: max(0, len(cards) - hidden[DISCARD] - hidden[SWEPT])]
+        if landed:
+            layers = min(len(landed), 4)
+            for i in range(layers - 1):
+                offset = (layers - 1 - i) * 2
+                pygame.draw.rect(surface, theme.CARD_EDGE, rect.move(-offset, -offset),
+                                 border_radius=rect.w // 10)
+            surface.blit(self.art.face(landed[-1], rect.w, rect.h), rect)
+        else:
+            pygame.draw.rect(surface, theme.PANEL_EDGE, rect, 2, border_radius=rect.w // 10)
+        self._label(surface, f"Discard pile: {len(landed)}", rect)
+
+    def _draw_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: View,
+                   hidden: Hidden) -> None:
+        pile = [(int(seat), str(code)) for seat, code in shown.get("pile") or []]
+        if not pile:
+            if not hidden[SWEPT]:  # the summary once the round's cards have gone
+                self._draw_empty_pile(surface, geometry, shown)
+            return
+        rects = geometry.pile_rects(len(pile))
+        last = len(pile) - 1
+        for index, ((_, code), rect) in enumerate(zip(pile, rects, strict=True)):
+            if hidden[pile_key(index)]:
+                continue
+            surface.blit(self.art.face(code, rect.w, rect.h), rect)
+        seat = pile[last][0]
+        top = rects[last]
+        if not hidden[pile_key(last)]:
+            pygame.draw.rect(surface, theme.GOLD, top.inflate(6, 6), 2,
+                             border_radius=top.w // 9)
+            blit_text(surface, f"laid by {self.name(seat, start=False)}", 14, theme.TEXT,
+                      "midtop",
+                      (top.centerx, top.bottom + 6), max_width=top.w + 60)
+        if len(pile) > 1:
+            # Under the fan, ending short of the top card, where the felt is free.
+            label = f"this round: {plural(len(pile), 'card')}"
+            right = top.left - 6
+            if right - fonts.font(12).size(label)[0] >= geometry.draw_pile.right + 6:
+                blit_text(surface, label, 12, theme.TEXT_DIM, "topright",
+                          (right, rects[0].bottom + 4))
+
+    def _draw_empty_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry,
+                         shown: View) -> None:
+        phase = shown.get("phase")
+        lines = self.round_summary(shown) if shown.get("last_round") else []
+        if lines and phase in ("play", "refill"):
+            area = geometry.summary_rect
+            panel(surface, area, 220)
+            result = shown.get("last_round") or {}
+            x = area.x + 14
+            y = area.y + 10
+            blit_text(surface, f"Round {result.get('round')} is over", 17, theme.GOLD,
+                      "topleft", (x, y), max_width=area.w - 28)
+            y += 26
+            for i, line in enumerate(lines):
+                blit_text(surface, line, 15 if i == 0 else 13,
+                          theme.TEXT if i == 0 else theme.TEXT_DIM, "topleft", (x, y),
+                          max_width=area.w - 28)
+                y += 22 if i == 0 else 18
+            if phase == "play" and shown.get("opener") is not None and area.bottom - y > 16:
+                opener = self.name(int(shown["opener"]))
+                blit_text(surface, f"{opener} {'open' if opener == 'You' else 'opens'} round "
+                                   f"{shown.get('round')}.", 13, theme.TEXT_DIM, "topleft",
+                          (x, y), max_width=area.w - 28)
+            return
+        if phase == "play":
+            rect = geometry.top_rect
+            layer = pygame.Surface(rect.size, pygame.SRCALPHA)
+            pygame.draw.rect(layer, (*theme.FELT_DARK, 150), layer.get_rect(),
+                             border_radius=rect.w // 9)
+            surface.blit(layer, rect)
+            pygame.draw.rect(surface, theme.PANEL_EDGE, rect, 2, border_radius=rect.w // 9)
+            blit_text(surface, "any card", 14, theme.TEXT_DIM, "center", rect.center,
+                      max_width=rect.w - 8)
+
+    def _draw_supply(self, surface: pygame.Surface, geometry: WhatElseGeometry,
+                     shown: View) -> None:
+        count = int(shown.get("supply") or 0)
+        cx, cy = geometry.supply_centre
+        radius = geometry.token_radius
+        first = geometry.supply_point(0, max(1, count))
+        for index in range(count):
+            draw_token(surface, geometry.supply_point(index, count), radius)
+        blit_text(surface, f"Star supply: {count}", 13, theme.TEXT_DIM, "midright",
+                  (first[0] - radius - 8, cy))
+
+    # --- the seats -------------------------------------------------------------------
+
+    def _draw_seat(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: View,
+                   seat: int, hidden: Hidden) -> None:
+        counts = list(shown.get("hand_counts") or [])
+        count = max(0, (counts[seat] if seat < len(counts) else 0) - hidden[back_key(seat)])
+        hands = shown.get("hands")
+        faces = list(hands[seat]) if isinstance(hands, list) and seat < len(hands) else None
+        if faces is not None:
+            count = len(faces)
+        rects = geometry.small_rects(seat, count, spread=faces is not None)
+        width, height = geometry.small_size
+        status = self._status(shown, seat)
+        for i, rect in enumerate(rects):
+            if faces is not None:
+                surface.blit(self.art.face(faces[i], width, height), rect)
+            else:
+                surface.blit(self.art.back(width, height), rect)
+            if status == "passed":
+                surface.blit(self.art.shade(width, height, 120), rect)
+        self._plate(surface, geometry, shown, seat, hidden)
+
+    @staticmethod
+    def _status(shown: View, seat: int) -> str:
+        status = list(shown.get("status") or [])
+        return str(status[seat]) if seat < len(status) else "in"
+
+    def _seat_words(self, shown: View, seat: int) -> tuple[str, theme.Colour]:
+        """The plate's second line: where the seat stands in the round."""
+        phase = shown.get("phase")
+        waiting = seat in (shown.get("to_act") or [])
+        if phase == "over":
+            won = seat in (shown.get("winners") or [])
+            return ("winner!" if won else "", theme.GOLD)
+        if phase == "refill":
+            if waiting:
+                return "discarding…", theme.HIGHLIGHT
+            if seat in (shown.get("refill_order") or []):
+                return "to refill", theme.TEXT_DIM
+            return "ready", theme.TEXT_DIM
+        if phase == "deal":
+            return "", theme.TEXT_DIM
+        if waiting:
+            return ("to open" if shown.get("top") is None else "to play"), theme.HIGHLIGHT
+        status = self._status(shown, seat)
+        words = {"passed": "passed", "out": "out of cards"}.get(status, "in the round")
+        if shown.get("pile") and shown.get("last_player") == seat:
+            words = "laid last" if status == "in" else f"{words} · laid last"
+        return words, theme.ALERT if status == "passed" else theme.TEXT_DIM
+
+    def _plate(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: View,
+               seat: int, hidden: Hidden) -> None:
+        rect = geometry.seat_plate(seat)
+        waiting = seat in (shown.get("to_act") or []) and shown.get("phase") != "over"
+        status = self._status(shown, seat)
+        out = shown.get("phase") == "play" and status in ("passed", "out")
+        panel(surface, rect, 150 if out else 215, radius=10)
+        if waiting:
+            glow = 0.5 + 0.5 * math.sin(self.clock * 4)
+            pygame.draw.rect(surface, theme.HIGHLIGHT, rect.inflate(6, 6), 2 + round(2 * glow),
+                             border_radius=13)
+        dot = theme.SEAT_COLOURS[seat % len(theme.SEAT_COLOURS)]
+        pygame.draw.circle(surface, dot, (rect.x + 13, rect.y + 17), 6)
+        tokens = list(shown.get("tokens") or [])
+        have = max(0, (tokens[seat] if seat < len(tokens) else 0) - hidden[token_key(seat)])
+        target = int(shown.get("target") or 3)
+        slots = max(target, have)
+        radius = geometry.token_radius
+        right = rect.right - 10
+        room = round(geometry.token_point(seat, 0, slots)[0]) - radius - 6 - (rect.x + 25)
+        name = self.names[seat] if seat < len(self.names) else f"Seat {seat}"
+        if seat == self.me:
+            name += " (you)"
+        blit_text(surface, name, 16, theme.TEXT if not out else theme.TEXT_DIM, "midleft",
+                  (rect.x + 25, rect.y + 17), max_width=max(30, room))
+        for i in range(slots):
+            draw_token(surface, geometry.token_point(seat, i, slots), radius, filled=i < have)
+        words, colour = self._seat_words(shown, seat)
+        counts = list(shown.get("hand_counts") or [])
+        count = max(0, (counts[seat] if seat < len(counts) else 0) - hidden[back_key(seat)])
+        cards = plural(count, "card")
+        blit_text(surface, cards, 13, theme.TEXT_DIM, "midright", (right, rect.y + 41))
+        width = fonts.font(13).size(cards)[0]
+        if words:
+            blit_text(surface, words, 13, colour, "midleft", (rect.x + 12, rect.y + 41),
+                      max_width=max(30, rect.w - width - 34))
+
+    # --- the user's hand and buttons -------------------------------------------------
+
+    def _draw_hand(self, surface: pygame.Surface, geometry: WhatElseGeometry,
+                   model: TableModel, shown: View, ui: TableUi, hidden: Hidden,
+                   hotspots: Hotspots, playing: bool, settled: bool) -> None:
+        width, height = geometry.card_size
+        bottom = geometry.layout.bottom_seat
+        hands = shown.get("hands")
+        if model.seat is None:
+            # Watching: seat 0's cards, face up when everything is seen (a replay).
+            if isinstance(hands, list) and bottom < len(hands):
+                for code, rect in zip(hands[bottom], geometry.hand_rects(len(hands[bottom])),
+                                      strict=True):
+                    surface.blit(self.art.face(code, width, height), rect)
+                return
+            counts = list(shown.get("hand_counts") or [])
+            count = max(0, (counts[bottom] if bottom < len(counts) else 0)
+                        - hidden[back_key(bottom)])
+            for rect in geometry.hand_rects(count):
+                surface.blit(self.art.back(width, height), rect)
+            return
+        hand = [str(code) for code in shown.get("hand") or []]
+        legal = model.legal if playing else {}
+        fits = set(legal.get("play") or []) if settled else set()
+        choosing = bool(legal.get("refill"))
+        my_turn = bool(fits or legal.get("pass")) and settled
+        flat = geometry.hand_rects(len(hand))
+        hover = None
+        if playing and ui.overlay is None:
+            for i in range(len(flat) - 1, -1, -1):
+                if flat[i].collidepoint(ui.mouse):
+                    hover = i
+                    break
+        if ui.focus is not None and 0 <= ui.focus < len(hand):
+            hover = ui.focus
+        raised = {i for i, code in enumerate(hand) if code in ui.selected and choosing}
+        if hover is not None and (hand[hover] in fits or choosing):
+            raised.add(hover)
+        rects = geometry.hand_rects(len(hand), raised)
+        lift = geometry.raise_by // 3
+        for i, code in enumerate(hand):
+            if code in fits and i not in raised:  # cards that fit stand up a little
+                rects[i] = rects[i].move(0, -lift)
+        glow = 0.5 + 0.5 * math.sin(self.clock * 5)
+        for i, (code, rect) in enumerate(zip(hand, rects, strict=True)):
+            if playing and ui.overlay is None:
+                hotspots.add(rect.union(rect.move(0, geometry.raise_by)), "we_card", code)
+            if hidden[hand_key(code)]:
+                continue
+            surface.blit(self.art.face(code, width, height), rect)
+            if code in ui.selected and choosing:
+                pygame.draw.rect(surface, theme.SELECTED, rect.inflate(6, 6), 4,
+                                 border_radius=width // 9)
+                surface.blit(self.art.shade(width, height, 60), rect)
+                tag = pygame.Rect(rect.x, rect.bottom - 26, rect.w, 22)
+                pygame.draw.rect(surface, theme.SELECTED, tag)
+                blit_text(surface, "discard", 14, theme.INK, "center", tag.center,
+                          max_width=rect.w - 6)
+            elif code in fits:
+                # Outside the card, clear of the coloured band inside its edge.
+                ring = rect.inflate(12, 12)
+                pygame.draw.rect(surface, theme.INK, ring.inflate(2, 2), 2,
+                                 border_radius=width // 7)
+                pygame.draw.rect(surface, theme.HIGHLIGHT, ring, 3 + round(2 * glow),
+                                 border_radius=width // 7)
+            elif my_turn:
+                surface.blit(self.art.shade(width, height, 120), rect)
+            if i == ui.focus:
+                pygame.draw.rect(surface, theme.TEXT, rect.inflate(10, 10), 1,
+                                 border_radius=width // 8)
+        if not hand and shown.get("phase") == "play":
+            area = geometry.hand_area
+            blit_text(surface, "no cards left this round", 15, theme.TEXT_DIM, "center",
+                      area.center)
+
+    def _draw_buttons(self, surface: pygame.Surface, geometry: WhatElseGeometry,
+                      model: TableModel, ui: TableUi, hotspots: Hotspots, settled: bool) -> None:
+        legal = model.legal
+        area = geometry.buttons
+        rect = pygame.Rect(area.x, area.centery - 22, area.w, 44)
+        phase = model.view.get("phase")
+        if legal.get("refill"):
+            count = len(ui.selected)
+            label = f"Discard {count} and draw  D" if count else "Keep all and draw  D"
+            button(surface, hotspots, rect, label, "we_button", "refill",
+                   hovered=rect.collidepoint(ui.mouse), size=15)
+        elif phase == "play":
+            enabled = bool(legal.get("pass"))
+            button(surface, hotspots, rect, "Pass  P", "we_button", "pass", enabled=enabled,
+                   hovered=enabled and rect.collidepoint(ui.mouse), size=17)
+
+    def _draw_status(self, surface: pygame.Surface, geometry: WhatElseGeometry,
+                     model: TableModel, ui: TableUi, playing: bool, settled: bool) -> None:
+        centre = geometry.status_centre
+        table = geometry.table
+        if model.refusal:
+            message, fill, size = "Refused: " + model.refusal, theme.ALERT, 17
+        elif self.note:
+            message, fill, size = self.note, (150, 96, 20), 17
+        else:
+            message = self.prompt(model, playing, ui.selected) if settled else ""
+            fill, size = theme.PANEL, 18
+        if not message:
+            return
+        image = fonts.text(message, size, theme.TEXT)
+        box = image.get_rect(center=centre).inflate(28, 10)
+        box.w = min(box.w, table.w - 24)
+        box.centerx = centre[0]
+        layer = pygame.Surface(box.size, pygame.SRCALPHA)
+        pygame.draw.rect(layer, (*fill, 225), layer.get_rect(), border_radius=box.h // 2)
+        surface.blit(layer, box)
+        blit_text(surface, message, size, theme.TEXT, "center", box.center, max_width=box.w - 20)
+
+    # --- the side panel --------------------------------------------------------------
+
+    def _draw_panel(self, surface: pygame.Surface, layout: Layout, model: TableModel,
+                    shown: View, ui: TableUi, hotspots: Hotspots, hidden: Hidden) -> None:
+        area = layout.panel
+        pygame.draw.rect(surface, theme.PANEL, area)
+        pygame.draw.line(surface, theme.PANEL_EDGE, area.topleft, area.bottomleft, 2)
+        x, y = area.x + 16, area.y + 10
+        inner = area.w - 32
+        blit_text(surface, "A card game –", 14, theme.TEXT_DIM, "topleft", (x, y))
+        y += 18
+        blit_text(surface, TITLE, 24, theme.GOLD, "topleft", (x, y), max_width=inner)
+        y += 32
+        phase = str(shown.get("phase") or "")
+        blit_text(surface, f"Round {shown.get('round', 1)} · {PHASES.get(phase, phase)}", 15,
+                  theme.TEXT, "topleft", (x, y), max_width=inner)
+        y += 20
+        target = int(shown.get("target") or 3)
+        blit_text(surface, f"First to {target} stars wins", 13, theme.TEXT_DIM, "topleft",
+                  (x, y), max_width=inner)
+        y += 24
+        tokens = list(shown.get("tokens") or [])
+        waiting = shown.get("to_act") or []
+        for seat in range(layout.players):
+            colour = theme.SEAT_COLOURS[seat % len(theme.SEAT_COLOURS)]
+            pygame.draw.circle(surface, colour, (x + 6, y + 9), 5)
+            if seat in waiting and phase != "over":
+                pygame.draw.polygon(surface, theme.HIGHLIGHT,
+                                    [(x - 12, y + 3), (x - 4, y + 9), (x - 12, y + 15)])
+            name = self.names[seat] if seat < len(self.names) else f"Seat {seat}"
+            blit_text(surface, name, 15, theme.TEXT, "topleft", (x + 18, y),
+                      max_width=inner - 18 - target * 16 - 6)
+            have = max(0, (tokens[seat] if seat < len(tokens) else 0) - hidden[token_key(seat)])
+            for i in range(max(target, have)):
+                draw_token(surface, (area.right - 22 - (max(target, have) - 1 - i) * 16, y + 9),
+                           6, filled=i < have)
+            y += 22
+        y += 8
+        for label, action in (("How to play  H", ("we_button", HELP)),
+                              ("Leave  Esc", ("button", "leave"))):
+            rect = pygame.Rect(x, y, inner, 32)
+            button(surface, hotspots, rect, label, *action, hovered=rect.collidepoint(ui.mouse),
+                   size=15)
+            y += 40
+        y += 4
+        room = max(0, (area.bottom - y - 8) // 17)
+        lines: list[str] = []
+        for entry in reversed(ui.log):
+            if len(lines) >= room:
+                break
+            lines[:0] = _wrap(entry, 13, inner)
+        for line in lines[-room:] if room else []:
+            blit_text(surface, line, 13, theme.TEXT_DIM, "topleft", (x, y), max_width=inner)
+            y += 17
+
+    # --- boxes over the table --------------------------------------------------------
+
+    def _draw_game_over(self, surface: pygame.Surface, geometry: WhatElseGeometry,
+                        model: TableModel, hotspots: Hotspots, ui: TableUi) -> None:
+        view = model.view
+        table = geometry.table
+        players = model.players
+        area = pygame.Rect(0, 0, min(520, table.w - 40), min(150 + 26 * players, table.h - 40))
+        area.center = (table.centerx, geometry.row_y)
+        area.clamp_ip(table)
+        panel(surface, area, 242)
+        pygame.draw.rect(surface, theme.GOLD, area, 3, border_radius=12)
+        hotspots.add(area, "we_button", "none")
+        x, y = area.centerx, area.y + 14
+        blit_text(surface, self.winners_line(view), 28, theme.GOLD, "midtop", (x, y),
+                  max_width=area.w - 30)
+        y += 40
+        blit_text(surface, f"after {plural(int(view.get('round') or 1), 'round')}", 15,
+                  theme.TEXT_DIM, "midtop", (x, y))
+        y += 26
+        tokens = list(view.get("tokens") or [])
+        order = sorted(range(players), key=lambda s: (-(tokens[s] if s < len(tokens) else 0), s))
+        for seat in order:
+            have = tokens[seat] if seat < len(tokens) else 0
+            blit_text(surface, self.name(seat), 16, theme.TEXT, "midright", (x - 10, y + 9),
+                      max_width=area.w // 2 - 30)
+            for i in range(have):
+                draw_token(surface, (x + 12 + i * 20, y + 9), 8)
+            if not have:
+                blit_text(surface, "no stars", 13, theme.TEXT_DIM, "midleft", (x + 4, y + 9))
+            y += 26
+        labels = [("Close  Esc", ("button", "dismiss")), ("Leave", ("button", "leave"))]
+        gap = 12
+        width = (area.w - 40 - gap) // 2
+        bx = area.x + 20
+        for label, action in labels:
+            rect = pygame.Rect(bx, area.bottom - 52, width, 38)
+            button(surface, hotspots, rect, label, *action, hovered=rect.collidepoint(ui.mouse),
+                   size=15)
+            bx += width + gap
+
+    def _draw_help(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: View,
+                   hotspots: Hotspots, ui: TableUi) -> None:
+        table = geometry.table
+        area = table.inflate(-min(120, table.w // 8), -min(80, table.h // 8))
+        inner = area.w - 48
+        options = shown.get("options") or {}
+        target = int(shown.get("target") or 3)
+        lines = [
+            "Lay a card that fits on the top card of the pile: a higher number, or a star of a "
+            "colour the top card shows (or both).",
+            "A star joker has no number and all five colours: it fits only on a card with a "
+            "star, and only a card with a star fits on it.",
+            "Nothing fits? Pass: you are out of this round."
+            + (" (At this table you may pass anyway.)" if options.get("voluntary_pass") else ""),
+            "The last player to lay a card wins the round and takes a star. "
+            f"First to {target} stars wins the game.",
+            "After a round the winner draws back to 5 cards; every other player may discard "
+            "any cards first, then draws back to 5. The winner opens the next round.",
+        ]
+        size = 15 if area.h > 380 else 13
+        wrapped = [_wrap(line, size, inner) for line in lines]
+        height = 36 + sum(len(w) * (size + 5) + 6 for w in wrapped) + 2 * size + 90
+        area.h = min(area.h, height)
+        area.centery = table.centery
+        panel(surface, area, 248)
+        hotspots.add(area, "we_button", HELP)
+        x, y = area.x + 24, area.y + 16
+        blit_text(surface, "How to play", 24, theme.GOLD, "topleft", (x, y))
+        y += 36
+        for parts in wrapped:
+            for part in parts:
+                blit_text(surface, part, size, theme.TEXT, "topleft", (x, y))
+                y += size + 5
+            y += 6
+        y += 4
+        blit_text(surface, "The star colours, each with its own shape and letter:", size,
+                  theme.TEXT_DIM, "topleft", (x, y))
+        y += size + 22
+        step = inner / len(ORDER)
+        for i, key in enumerate(ORDER):
+            cx = x + step * (i + 0.5)
+            draw_star(surface, key, (cx - 30, y), 13)
+            blit_text(surface, COLOUR_NAMES.get(key, key), 15, theme.TEXT, "midleft",
+                      (cx - 12, y))
+        y += 30
+        if area.bottom - y > 20:
+            blit_text(surface, "Click or press H to close.", 13, theme.TEXT_DIM, "topleft",
+                      (x, y))
+
+    @staticmethod
+    def _draw_connection(surface: pygame.Surface, layout: Layout, model: TableModel) -> None:
+        message = {"lost": "Connection lost, re-joining…", "closed": "Disconnected"}.get(
+            model.connection, model.connection)
+        rect = pygame.Rect(0, 0, 420, 44)
+        rect.midtop = (layout.table.centerx, 12)
+        pygame.draw.rect(surface, theme.ALERT, rect, border_radius=10)
+        blit_text(surface, message, 18, theme.TEXT, "center", rect.center)
+
+
+def _wrap(text: str, size: int, width: int) -> list[str]:
+    """``text`` in lines no wider than ``width`` at ``size``."""
+    font = fonts.font(size)
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        trial = f"{line} {word}".strip()
+        if line and font.size(trial)[0] > width:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    if line:
+        lines.append(line)
+    return lines
