@@ -35,16 +35,16 @@ from shared.games.what_else_bots import HeuristicBot, miss_chance
 from shared.replay import Verified, load, verify
 from shared.table import Table
 
-DECK = cards_for("rulings").deck
+DECK = cards_for("standard").deck
 ALL = DECK.code_of
 
-# The default (rulings) table, for reading the tests: red 1 14 25 33 44 46, yellow 3 7 21 24
+# The default (standard) table, for reading the tests: red 1 14 25 33 44 46, yellow 3 7 21 24
 # 34 45, green 6 11 22 23 48 50, blue 9 15 18 31 38 43, violet 4 16 27 30 41 49; the other
 # twenty numbers (2 5 8 10 12 13 17 19 20 26 28 29 32 35 36 37 39 40 42 47) show no star.
 
 
 def deal_order(hands: Sequence[Sequence[str]], draw: Sequence[str] = (), opener: int = 0,
-               table: str = "rulings") -> list[str]:
+               table: str = "standard") -> list[str]:
     """The shuffled order that deals exactly these hands (one card at a time clockwise from
     the opener) and puts ``draw`` on top of the draw pile; the other cards follow in deck
     order."""
@@ -129,9 +129,9 @@ def test_55_cards_30_with_one_star_six_of_each_colour_and_5_jokers(table: str) -
             number for number, colours in faces if colours == colour)
 
 
-def test_the_rulings_table_and_the_spread_table() -> None:
-    assert STAR_TABLES["rulings"]["r"] == (1, 14, 25, 33, 44, 46)
-    assert STAR_TABLES["rulings"]["v"] == (4, 16, 27, 30, 41, 49)
+def test_the_standard_table_and_the_spread_table() -> None:
+    assert STAR_TABLES["standard"]["r"] == (1, 14, 25, 33, 44, 46)
+    assert STAR_TABLES["standard"]["v"] == (4, 16, 27, 30, 41, 49)
     spread = cards_for("spread").deck.code_of
     assert spread[:10] == ("1r", "2y", "3g", "4", "5", "6b", "7v", "8r", "9", "10")
     assert spread[45:50] == ("46g", "47b", "48v", "49", "50")
@@ -151,7 +151,7 @@ def test_card_faces_and_names() -> None:
 
 def test_options_players_and_registry() -> None:
     assert get_game("what_else") is GAME
-    assert GAME.make_options(3, {}) == {"star_table": "rulings", "voluntary_pass": False,
+    assert GAME.make_options(3, {}) == {"star_table": "standard", "voluntary_pass": False,
                                         "opener": 0}
     for players in (2, 7):
         with pytest.raises(ValueError):
@@ -572,7 +572,7 @@ def test_view_keys_for_the_client() -> None:
     shown = view(table, 0)
     assert set(shown) == CONTRACT_KEYS | {"turn", "reshuffles", "seat"}
     assert shown["game"] == "what_else" and shown["players"] == 3 and shown["target"] == 3
-    assert shown["options"] == {"star_table": "rulings", "voluntary_pass": False, "opener": 0}
+    assert shown["options"] == {"star_table": "standard", "voluntary_pass": False, "opener": 0}
     assert shown["hand"] == ["28", "29", "47", "49v", "50g"] and shown["seat"] == 0
     assert shown["last_round"] is None and shown["winners"] == [] and shown["last_player"] is None
     play(table, 0, "50g")

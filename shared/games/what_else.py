@@ -72,7 +72,7 @@ def _spread_table() -> dict[str, tuple[int, ...]]:
 
 
 STAR_TABLES: Final[dict[str, dict[str, tuple[int, ...]]]] = {
-    "rulings": DEFAULT_STAR_TABLE,
+    "standard": DEFAULT_STAR_TABLE,
     "spread": _spread_table(),
 }
 
@@ -355,7 +355,7 @@ class WhatElse(Game[WhatElseState]):
     event_commands = {"shuffled": "shuffle", "played": "play", "passed": "pass",
                       "refilled": "refill"}
     option_specs = (
-        OptionSpec("star_table", str, "rulings", "which numbers show which star colour",
+        OptionSpec("star_table", str, "standard", "which numbers show which star colour",
                    choices=tuple(STAR_TABLES)),
         OptionSpec("voluntary_pass", bool, False,
                    "a player may pass even when holding a card that fits"),
