@@ -34,6 +34,10 @@ GOLDENS: list[tuple[Any, ...]] = [
     ("star_patience", 1, {"deal": 113}, "hint"),  # stuck, then given up
     ("star_patience", 1, {"deal": 113, "undo": False}, "hint"),  # lost
     ("star_patience", 1, {"deal": 2, "undo": True}, "fickle"),  # won, with undos and redos
+    ("stars_and_bars", 2, {}, "greedy,lookahead", 7, "over_200"),  # over 200, ahead by 15+
+    ("stars_and_bars", 2, {}, "lookahead,greedy", 304, "lead_50"),  # ahead by over 50
+    ("stars_and_bars", 2, {}, "greedy,greedy", 100, "tie"),  # both over 200, under 15 apart
+    ("stars_and_bars", 2, {}, "lookahead,random", 1, "claims"),  # random forgets, it claims
 ]
 
 

@@ -565,9 +565,10 @@ class StarsAndBars(Game[BarsState]):
             require(kind != "turn_over" or not last, "wrong_claim", "turning over the last "
                     "face-up centre stack clears the centre too: claim turn_over_and_clear "
                     f"({CLAIM_POINTS['turn_over_and_clear']} points)")
+            up = len(CENTRE) - 1 - others_down
             require(kind != "turn_over_and_clear" or last, "wrong_claim", "turn_over_and_clear "
-                    f"is for the last face-up centre stack; {len(CENTRE) - 1 - others_down} "
-                    "other centre stacks are still face up (claim turn_over)")
+                    f"is for the last face-up centre stack; {up} other centre "
+                    f"{'stack is' if up == 1 else 'stacks are'} still face up (claim turn_over)")
         return {"kind": kind, "space": space}
 
     @staticmethod
@@ -727,7 +728,8 @@ class StarsAndBars(Game[BarsState]):
         if result is not None:
             return replace(state, phase="over", turn=None, last_turn=turn, result=result,
                            round_ended=True)
-        return replace(state, round=state.round + round_over, turn=_fresh_turn(1 - seat),
+        return replace(state, round=state.round + (1 if round_over else 0),
+                       turn=_fresh_turn(1 - seat),
                        last_turn=turn, round_ended=round_over)
 
     # --- views -------------------------------------------------------------------------
