@@ -29,6 +29,7 @@ COMPILED = [
     "shared/games/hearts.py",
     "shared/games/stars.py",
     "shared/games/star_patience.py",
+    "shared/games/stars_and_bars.py",
 ]
 
 

@@ -65,14 +65,14 @@ def position(board: dict[int, list[str]] | None = None,
         owner_row[space] = owner
     last = None
     if last_passed:
-        last = Turn(1 - seat, (), None, (), 0, True, (), EMPTY)
+        last = Turn(1 - seat, (), None, (), 0, True, (), EMPTY, False)
     return replace(
         GAME.new_state(2, GAME.make_options(2, {})), phase="play", round=1, starter=starter,
         stacks=tuple(stacks), face_down=sum(1 << space for space in down),
         owners=tuple(owner_row), clear_owner=clear_owner,
         hands=(DECK.mask(hands[0]), DECK.mask(hands[1])),
         deck=tuple(DECK.index_of[code] for code in (deck or [])), scores=scores,
-        turn=Turn(seat, (), None, (), 0, False, (), EMPTY), last_turn=last)
+        turn=Turn(seat, (), None, (), 0, False, (), EMPTY, False), last_turn=last)
 
 
 def act(state: BarsState, kind: str, seat: int | None = None, /, **data: Any) -> BarsState:
@@ -227,7 +227,7 @@ def test_take_back_undoes_the_placement_and_its_points() -> None:
     assert placed.scores == (2, 0)
     back = act(placed, "take_back")
     assert back.scores == (0, 0) and back.stacks == state.stacks and back.hands == state.hands
-    assert back.turn == state.turn
+    assert back.turn == replace(state.turn, touched=True)
     again = act(back, "place", card="TBSH", space=9)  # another card instead
     assert DECK.codes(again.hands[0]) == ["SRLF"]
     assert GAME.tally(act(again, "end_turn"))["take backs"] == [1, 0]
@@ -292,6 +292,9 @@ def test_a_forgotten_turn_over_is_claimed_for_two_points() -> None:
     other = act(forgotten, "place", card="TBLH", space=6)
     problem = refused(other, "claim", kind="turn_over", space=5)
     assert problem.reason == "claims come before you place a card"
+    back = act(other, "take_back")  # not even once the card is taken back
+    assert refused(back, "claim", kind="turn_over", space=5).code == "claim_too_late"
+    assert GAME.view(back, 1)["legal"]["claims"] == []
 
 
 def test_a_forgotten_stack_grows_and_the_one_who_grows_it_owes_it() -> None:
@@ -611,7 +614,7 @@ def test_views_follow_the_contract() -> None:
                                   "pass"}
     assert GAME.view(state, 1)["legal"] == {} and GAME.view(state, None)["legal"] == {}
     assert mine["turn"] == {"seat": 0, "claims": [], "placed": None, "duties": [], "points": 0,
-                            "passed": False}
+                            "passed": False, "touched": False}
     assert mine["hands"] == GAME.view(state, 1)["hands"] == GAME.view(state, None)["hands"]
     tops = tops_of(state)
     for code, spaces in mine["legal"]["placements"].items():

@@ -52,8 +52,8 @@ STAR: Final = "S"
 
 def card_name(code: str) -> str:
     """``SRLF`` → "large solid red star"."""
-    shape, colour, size, fill = (ATTRIBUTE_VALUES[name][letter]
-                                 for name, letter in zip(ATTRIBUTES, code, strict=True))
+    shape, colour, size, fill = [ATTRIBUTE_VALUES[name][letter]
+                                 for name, letter in zip(ATTRIBUTES, code, strict=True)]
     return f"{size} {fill} {colour} {shape}"
 
 
@@ -250,10 +250,12 @@ class Turn:
     """Duties the player left undone when the turn ended."""
     drew: int
     """The card drawn at the end of the turn, or ``EMPTY``."""
+    touched: bool
+    """A card was placed this turn (and perhaps taken back): claims are over."""
 
 
 def _fresh_turn(seat: Seat) -> Turn:
-    return Turn(seat, (), None, (), 0, False, (), EMPTY)
+    return Turn(seat, (), None, (), 0, False, (), EMPTY, False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,7 +323,7 @@ def centre_face_down(state: BarsState) -> bool:
 def available_claims(state: BarsState) -> list[tuple[str, int, int]]:
     """The claims the player to act may make now: (kind, space or -1, points)."""
     turn = state.turn
-    if state.phase != "play" or turn is None or turn.placed is not None or turn.passed:
+    if state.phase != "play" or turn is None or turn.touched or turn.passed:
         return []
     other = 1 - turn.seat
     claims = []
@@ -528,7 +530,7 @@ class StarsAndBars(Game[BarsState]):
 
     @staticmethod
     def _decide_claim(state: BarsState, turn: Turn, data: Any) -> dict[str, Any]:
-        require(turn.placed is None, "claim_too_late", "claims come before you place a card")
+        require(not turn.touched, "claim_too_late", "claims come before you place a card")
         kind = data.get("kind")
         if kind not in CLAIM_POINTS:
             raise IllegalCommand("bad_claim", f"a claim is turn_over, clear, "
@@ -619,7 +621,8 @@ class StarsAndBars(Game[BarsState]):
             return replace(state, stacks=tuple(stacks), owners=tuple(owners),
                            hands=_with_hand(state.hands, seat, state.hands[seat] & ~(1 << card)),
                            scores=_bump(state.scores, seat, points),
-                           turn=replace(turn, placed=placement, points=turn.points + points))
+                           turn=replace(turn, placed=placement, points=turn.points + points,
+                                        touched=True))
         if kind == "taken_back":
             placed = turn.placed
             assert placed is not None
@@ -750,6 +753,7 @@ class StarsAndBars(Game[BarsState]):
             "duties": [_duty_view(kind, space) for kind, space in turn.duties],
             "points": turn.points,
             "passed": turn.passed,
+            "touched": turn.touched,
         }
         if done:
             shown["forgotten"] = [_duty_view(kind, space) for kind, space in turn.forgotten]
