@@ -375,12 +375,6 @@ def legal_placements(state: BarsState, seat: Seat) -> list[tuple[int, int, int]]
     return found
 
 
-def can_place(state: BarsState, seat: Seat) -> bool:
-    tops = tops_of(state)
-    return any(placement_points(tops, card, space) >= 0
-               for card in bits(state.hands[seat]) for space in range(SPACES))
-
-
 def round_result(scores: tuple[int, int]) -> Result | None:
     """The result at the end of a round, if the game is decided there."""
     high, low = max(scores), min(scores)
