@@ -18,13 +18,14 @@ cover, beside what each way of touching asks for; the counts use the engine's ex
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pygame
 
 from client import fonts, theme
-from client.animation import Animator
-from client.bars_cards import BarsArt, a_card, card_words
+from client.animation import Animator, Banner
+from client.bars_cards import LABEL, BarsArt, a_card, card_words
 from client.bars_choreography import (
     COLUMNS,
     BarsChoreographer,
@@ -72,6 +73,13 @@ WINNING = ("To win: over 200 points and 15 ahead, or over 50 ahead, at the end o
 LEGEND_TITLE = "Differences to score (= points)"
 LEGEND_LINES = ("Middle: the card it lies on. Sides 2, above and below 4, corners 3.",
                 "Outer spaces must score with every card they touch; centre spaces need not.")
+
+
+def settled(animator: Animator) -> bool:
+    """Whether every card has landed: what is left to play, if anything, is words (the
+    points rising from a placed card, a banner), which need not hold the player up."""
+    return all(isinstance(item, Banner) or item.sprite.startswith(LABEL)
+               for step in animator.queue for item in step.items)
 
 
 def wrap(text: str, size: int, width: int) -> list[str]:
@@ -157,7 +165,7 @@ class BarsView(GameTable):
         if kind in ("end_turn", "pass"):
             verb = "ends the turn" if kind == "end_turn" else "passes (no card fits)"
             points = data.get("points")
-            line = f"{who} {verb}" + (f", +{points} this turn" if points is not None else "")
+            line = f"{who} {verb}" + (f" (+{points})" if points is not None else "")
             forgotten = [duty_words(duty) for duty in data.get("forgotten") or []]
             if forgotten:
                 line += "; forgot to " + " and ".join(forgotten)
@@ -324,9 +332,8 @@ class BarsView(GameTable):
             scored = f"You scored +{points}. " if points is not None else ""
             duties = legal.get("duties") or []
             if duties:
-                label = duty_label(duties[0])[0].split("  [")[0]
-                return (f"{scored}Your duty: {label.lower()} before ending your turn "
-                        "(or the other player may claim it).")
+                return (f"{scored}Your duty: {duty_words(duties[0])} (forget it and it can "
+                        "be claimed).")
             return f"{scored}End turn (Enter), or Take back to choose again."
         if self.selected is not None:
             lit = self._lit(model)
@@ -349,13 +356,18 @@ class BarsView(GameTable):
         shown: View = animator.payload or model.view
         hidden = animator.hidden()
         playing = interactive and model.seat is not None
+        if not settled(animator):
+            # Cards still on their way: what the table offers waits for the scene to catch
+            # up with the server's view (the words and buttons follow the scene shown).
+            model = replace(model, view={**shown, "legal": {}})
         surface.blit(self._felt.surface(layout), (0, 0))
         hover = geometry.space_at(ui.mouse) if ui.mouse != (-1, -1) else None
         lit = dict(self._lit(model)) if playing else {}
         self._draw_board(surface, geometry, shown, hidden, lit, hover, hotspots, playing)
-        if playing and not animator.busy:
+        if playing:
             self._draw_offers(surface, geometry, model)
-        if self.teacher and hover is not None:
+        end_open = model.over and not ui.dismissed_game_over
+        if self.teacher and hover is not None and not end_open:
             self._draw_teacher(surface, geometry, shown, hover)
         self._draw_piles(surface, geometry, shown)
         self._draw_legend(surface, geometry)
@@ -414,7 +426,7 @@ class BarsView(GameTable):
                         ghost = self.art.face(self.selected, width, height)
                         ghost.set_alpha(150)
                         surface.blit(ghost, rect)
-                        ghost.set_alpha(None)
+                        ghost.set_alpha(255)  # not None: that would drop its transparency
                     self._points_badge(surface, rect, lit[space])
                 else:
                     surface.blit(self.art.shade(width, height, 120), rect)
@@ -743,7 +755,7 @@ class BarsView(GameTable):
                 texts.append("no face-up card touches it")
         for text in texts:
             for line in wrap(text, 12, column.w):
-                if y > geometry.table.bottom - 20:
+                if y + 14 > geometry.status_centre[1] - 18:
                     return
                 blit_text(surface, line, 12, theme.TEXT, "topleft", (x, y), max_width=column.w)
                 y += 15
@@ -839,7 +851,7 @@ class BarsView(GameTable):
         result = view.get("result") or {}
         winners = list(result.get("winners") or [])
         board = geometry.board
-        area = pygame.Rect(0, 0, min(560, geometry.table.w - 40), 230)
+        area = pygame.Rect(0, 0, min(560, geometry.table.w - 40), 244)
         area.center = board.center
         panel(surface, area, 245)
         won = playing and winners == [model.seat]
@@ -852,10 +864,13 @@ class BarsView(GameTable):
             title = "A tie"
         blit_text(surface, title, 34, colour, "midtop", (area.centerx, area.y + 14),
                   max_width=area.w - 30)
-        y = area.y + 58
-        blit_text(surface, result_line(model), 17, theme.TEXT, "midtop", (area.centerx, y),
-                  max_width=area.w - 30)
-        y += 28
+        y = area.y + 56
+        reason = result_line(model).partition(": ")[2]
+        for line in wrap(reason[:1].upper() + reason[1:] + ".", 16, area.w - 40)[:2]:
+            blit_text(surface, line, 16, theme.TEXT, "midtop", (area.centerx, y),
+                      max_width=area.w - 30)
+            y += 21
+        y += 8
         scores = view.get("scores") or []
         final = " · ".join(f"{model.name(seat)} {points}" for seat, points in enumerate(scores))
         blit_text(surface, f"Final score: {final}", 16, theme.TEXT, "midtop",

@@ -173,6 +173,10 @@ def test_choosing_a_card_lights_exactly_its_legal_spaces_and_clicks_place(
     click(screen, surface, geometry.space_rect(unlit))
     assert sent == [] and view.note is not None and "not open" in view.note[0]
     target = max(lit, key=lambda space: lit[space])
+    screen.ui.mouse = geometry.space_rect(target).center  # the card's ghost on the space
+    screen.draw(surface)
+    width, height = geometry.card_size
+    assert view.art.face(card, width, height).get_flags() & pygame.SRCALPHA  # still clear
     click(screen, surface, geometry.space_rect(target))
     assert sent == [("place", {"card": card, "space": target})]
     assert view.selected is None
