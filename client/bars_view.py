@@ -629,9 +629,10 @@ class BarsView(GameTable):
                           "center", cell.center)
         y = grid.bottom + 6
         for text in LEGEND_LINES:
-            for line in wrap(text, 12, column.w):
-                if y + 14 > bottom:
-                    return
+            lines = wrap(text, 12, column.w)
+            if y + 15 * len(lines) > bottom:
+                return  # a sentence whole or not at all
+            for line in lines:
                 blit_text(surface, line, 12, theme.TEXT_DIM, "topleft", (column.x, y),
                           max_width=column.w)
                 y += 15

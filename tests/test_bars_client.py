@@ -422,16 +422,24 @@ def over(live: LiveTable) -> bool:
 
 
 def play_out(lives: list[LiveTable], surface: pygame.Surface, watching: tuple[LiveTable, ...]
-             = (), moves: int = 800) -> list[str]:
-    """Every seat at these tables plays by clicks until the game is over; the ``watching``
-    tables are kept up to date (each frame polls them) meanwhile."""
+             = (), rounds: int | None = None, moves: int = 800) -> list[str]:
+    """Every seat at these tables plays by clicks until the game is over (or that many
+    ``rounds`` are played); the ``watching`` tables are kept up to date (each frame polls
+    them) meanwhile."""
     every = [*lives, *watching]
     done: list[str] = []
     took_back = False
+
+    def finished() -> bool:
+        if rounds is not None and all(live.table is not None and live.table.model.view.get(
+                "round", 0) > rounds for live in lives):
+            return True
+        return all(over(live) for live in lives)
+
     for _ in range(moves):
         run_until(every, surface, lambda _: any(my_move(live) for live in lives)
-                  or all(over(live) for live in lives))
-        if all(over(live) for live in lives):
+                  or finished())
+        if finished():
             return done
         live = next(live for live in lives if my_move(live))
         assert live.table is not None
@@ -494,17 +502,22 @@ def test_two_people_at_one_table_and_a_spectator(surface: pygame.Surface,
         ann.sit(created["id"], 0, "Ann")
         ben.sit(created["id"], 1, "Ben")
         cy.watch(created["id"])
-        run_until(lives, surface, lambda _: all(settled(live) for live in lives)
-                  and all(live.table.model.view.get("phase") == "play" for live in lives))
+        run_until(lives, surface, lambda _: all(settled(live) and live.table is not None
+                                                and live.table.model.view.get("phase")
+                                                == "play" for live in lives))
         watcher = cy.table
         assert watcher is not None and not watcher.interactive
-        play_out([ann, ben], surface, watching=(cy,))
-        run_until(lives, surface, lambda _: over(cy))
+        done = play_out([ann, ben], surface, watching=(cy,), rounds=4)
+        assert done.count("place") >= 8
+        assert ann.table is not None and ben.table is not None
+        run_until(lives, surface, lambda _: watcher.model.seq == ann.table.model.seq ==
+                  ben.table.model.seq and all(settled(live) for live in lives))
         cy.draw(surface)
         assert spot_of(cy.hotspots, "bars_command") is None
-        assert ann.table is not None and ben.table is not None
+        assert spot_of(cy.hotspots, "bars_space") is None
         assert ann.table.model.view["scores"] == ben.table.model.view["scores"] == \
             watcher.model.view["scores"]
+        assert ann.table.model.view["board"] == watcher.model.view["board"]
         for live in lives:
             live.close()
 
@@ -546,6 +559,14 @@ def test_replay_viewer_on_stars_and_bars_logs(surface: pygame.Surface,
             viewer.states) - 1
         view = viewer.table.model.view
         assert view["round"] >= 2 or view["phase"] == "over"
+        claimed = [position for position, (_, event) in enumerate(viewer.recording.events)
+                   if event.type == "claimed"]
+        if claimed:  # stepping onto a claim announces it
+            viewer.seek(claimed[0])
+            viewer.control("step")
+            viewer.frame(0.1)
+            assert any(caption.text.startswith("Claim:")
+                       for caption in viewer.table.animator.captions())
         viewer.control("end")
         viewer.draw(surface)
         assert viewer.table.model.over
