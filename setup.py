@@ -30,6 +30,7 @@ COMPILED = [
     "shared/games/stars.py",
     "shared/games/star_patience.py",
     "shared/games/what_else.py",
+    "shared/games/stars_and_bars.py",
 ]
 
 

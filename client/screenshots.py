@@ -316,6 +316,123 @@ def what_else_screens(surface: pygame.Surface, folder: Path) -> None:
     viewer = ReplayScreen(load(path), SIZE)
     viewer.seek(viewer.trick_ends[len(viewer.trick_ends) // 2])
     save(surface, viewer, folder, "what_else_11_replay_everything")
+class BarsPlay:
+    """A Stars and Bars game on a table screen seen by seat 0 ("Sam"), against "Ada": seat 0
+    plays as the default bot would, seat 1 too, except that Ada forgets her duties when
+    ``forgetful`` (so Sam has something to claim). Each move reaches the screen as the
+    server would send it: the event as seat 0 sees it, and the view after it."""
+
+    def __init__(self, seed: int, forgetful: bool = False, path: str | None = None) -> None:
+        from shared.bots import default_bot
+
+        self.game: Game[Any] = get_game("stars_and_bars")
+        self.table = Table.new(self.game, 2, {}, path=path)
+        kind = default_bot(self.game)
+        self.bots = [make_bot(self.game, kind, random.Random(seed + s)) for s in range(2)]
+        self.forgetful = forgetful
+        model = TableModel("stars_and_bars", 0, 2, ["Sam", "Ada"], table=f"bars-{seed}")
+        self.screen = TableScreen(model, lambda kind, data: None, size=SIZE)
+        self.screen.receive(Batch([], self.view(), 0, True))
+        self.submit(None, seed)
+
+    def view(self) -> dict[str, Any]:
+        return self.game.view(self.table.state, 0)
+
+    def submit(self, command: Command | None, seed: int = 0, settle: bool = True) -> None:
+        before = self.table.state
+        for seq, event in (self.table.shuffle(seed) if command is None
+                           else self.table.submit(command)):
+            shown = self.game.event_view(before, event, 0)
+            assert shown is not None
+            self.screen.receive(Batch([(seq, _event_dict(shown))], self.view(), seq, False))
+            before = self.table.state
+        if settle:
+            self.screen.animator.skip_all()
+
+    def choose(self) -> Command:
+        state = self.table.state
+        seat = self.game.to_act(state)[0]
+        legal = self.game.view(state, seat)["legal"]
+        if seat == 1 and self.forgetful and legal.get("duties"):
+            return Command("end_turn", 1, {})
+        return self.bots[seat].choose(self.game, state, seat)
+
+    def run_until(self, until: Callable[[dict[str, Any]], bool], limit: int = 2000) -> None:
+        for _ in range(limit):
+            if until(self.view()):
+                return
+            if self.game.outcome(self.table.state).over:
+                break
+            self.submit(self.choose())
+        raise RuntimeError("the scripted game never reached the wanted moment")
+
+
+def _my_turn_to_place(view: dict[str, Any]) -> bool:
+    return view["to_act"] == [0] and (view["turn"] or {}).get("placed") is None
+
+
+def bars_screens(surface: pygame.Surface, folder: Path) -> None:
+    """Stars and Bars: the first turn, a card chosen with teacher mode on, the points rising
+    after a placing, a claim offered and announced, face-down stacks, the end of a game, a
+    spectator, a small window and the replay viewer."""
+    from client.bars_choreography import BarsGeometry
+    from client.bars_view import BarsView
+    from client.replay_screen import ReplayScreen
+    from shared.replay import load
+
+    play = BarsPlay(seed=5)
+    play.run_until(_my_turn_to_place)
+    screen = play.screen
+    save(surface, screen, folder, "bars_1_first_turn")
+    view = screen.view
+    assert isinstance(view, BarsView)
+    placements = play.view()["legal"]["placements"]
+    card, (space, _) = max(((code, max(options, key=lambda o: o[1]))
+                            for code, options in placements.items()), key=lambda c: c[1][1])
+    screen.act(("bars_card", card))
+    view.teacher = True
+    screen.ui.mouse = BarsGeometry.of(screen.layout).space_rect(space).center
+    save(surface, screen, folder, "bars_2_card_chosen_teacher_on")
+    view.teacher = False
+    screen.ui.mouse = (-1, -1)
+    play.submit(Command("place", 0, {"card": card, "space": space}), settle=False)
+    screen.update(FLY_AND_A_BIT)
+    save(surface, screen, folder, "bars_3_points_rising")
+    screen.animator.skip_all()
+    save(surface, screen, folder, "bars_4_placed_end_turn")
+    play = BarsPlay(seed=11, forgetful=True)
+    play.run_until(lambda v: _my_turn_to_place(v) and bool(v["legal"].get("claims")))
+    save(surface, play.screen, folder, "bars_5_claim_offered")
+    claim = dict(play.view()["legal"]["claims"][0])
+    claim.pop("points", None)
+    play.submit(Command("claim", 0, claim), settle=False)
+    play.screen.update(0.3)
+    save(surface, play.screen, folder, "bars_6_claim_announced")
+    play.screen.animator.skip_all()
+    play.run_until(lambda v: any(entry["face_down"] for entry in v["board"])
+                   and _my_turn_to_place(v))
+    save(surface, play.screen, folder, "bars_7_face_down_stacks")
+    path = Path(tempfile.mkdtemp()) / "bars.starhall"
+    play = BarsPlay(seed=8, path=str(path))
+    play.run_until(lambda v: v["phase"] == "over", limit=5000)
+    save(surface, play.screen, folder, "bars_8_game_over")
+    play.screen.ui.dismissed_game_over = True
+    small = pygame.Surface((900, 560))
+    play.screen.resize(small.get_size())
+    save(small, play.screen, folder, "bars_9_small_window")
+    play.table.log.close()  # type: ignore[union-attr]
+    watcher = TableScreen(TableModel("stars_and_bars", None, 2, ["Sam", "Ada"]), None,
+                          size=SIZE)
+    viewer = ReplayScreen(load(path), SIZE)
+    viewer.seek(len(viewer.states) // 2)
+    seq, state = viewer.states[viewer.position]
+    watcher.receive(Batch([], play.game.view(state, None), seq, True))
+    save(surface, watcher, folder, "bars_10_spectator")
+    save(surface, viewer, folder, "bars_11_replay")
+
+
+FLY_AND_A_BIT = 0.75
+"""Seconds into a placing's animation: the card has landed and its points are rising."""
 
 
 def replay_screens(surface: pygame.Surface, folder: Path) -> None:
@@ -385,6 +502,7 @@ def main(argv: list[str]) -> int:
     hearts_screens(surface, folder)
     star_screens(surface, folder)
     what_else_screens(surface, folder)
+    bars_screens(surface, folder)
     replay_screens(surface, folder)
     lobby_screen(surface, folder)
     return 0

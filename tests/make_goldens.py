@@ -38,6 +38,10 @@ GOLDENS: list[tuple[Any, ...]] = [
     ("what_else", 4, {"voluntary_pass": True}, "heuristic,random,heuristic,random"),
     ("what_else", 5, {"star_table": "spread", "opener": 2}, "heuristic,random,heuristic,random,"
                                                             "random"),
+    ("stars_and_bars", 2, {}, "greedy,lookahead", 7, "over_200"),  # over 200, ahead by 15+
+    ("stars_and_bars", 2, {}, "lookahead,greedy", 304, "lead_50"),  # ahead by over 50
+    ("stars_and_bars", 2, {}, "greedy,greedy", 100, "tie"),  # both over 200, under 15 apart
+    ("stars_and_bars", 2, {}, "lookahead,random", 1, "claims"),  # random forgets, it claims
 ]
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from shared.engine import Game
 
-_MODULES = ("hearts", "stars", "star_patience", "what_else")
+_MODULES = ("hearts", "stars", "star_patience", "what_else", "stars_and_bars")
 
 
 def _load() -> dict[str, Game[Any]]:

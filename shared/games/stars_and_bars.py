@@ -1,0 +1,986 @@
+"""Stars and Bars (game id ``stars_and_bars``), a classroom game of geometric attribute cards
+on a 4 × 4 board, for two players, as described in docs/games/stars_and_bars.md.
+
+48 cards, one for each shape, colour, size and fill. A turn: claims on what the opponent
+forgot, one placement (points for exact differences with the neighbours: 1 under it, 2 along
+a row, 3 diagonally, 4 along a column), the placer's own duties (turn over a full centre
+stack, clear a face-down centre, remove a full outer stack), then the end of the turn and a
+draw. Rounds, the three ways to win and the two ways to tie follow in ``evolve``.
+
+Events: ``shuffled`` (the order), ``claimed``, ``placed``, ``taken_back``, ``turned_over``,
+``centre_cleared``, ``removed``, ``turn_ended``, ``passed``, each with its command's seat and
+data. The set-up, points, draws, rounds and the result follow from those in ``evolve``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from shared.cards import CardSet, Deck, bits
+from shared.commands import held_card, seat_of
+from shared.engine import (
+    CARD_GAME_PHASES,
+    ChanceRequest,
+    Command,
+    Event,
+    Game,
+    IllegalCommand,
+    OptionError,
+    Outcome,
+    Seat,
+    Viewer,
+    require,
+    shuffle_event,
+)
+from shared.options import Options
+
+# --- cards -------------------------------------------------------------------------------
+
+ATTRIBUTES: Final = ("shape", "colour", "size", "fill")
+"""The four attributes, in the order of a card code's letters."""
+ATTRIBUTE_VALUES: Final[dict[str, dict[str, str]]] = {
+    "shape": {"S": "star", "B": "bar", "C": "circle", "T": "triangle"},
+    "colour": {"R": "red", "Y": "yellow", "B": "blue"},
+    "size": {"L": "large", "S": "small"},
+    "fill": {"F": "solid", "H": "hollow"},
+}
+"""Each attribute's letters and names, in deck order."""
+STAR: Final = "S"
+
+
+def card_name(code: str) -> str:
+    """``SRLF`` → "large solid red star"."""
+    shape, colour, size, fill = [ATTRIBUTE_VALUES[name][letter]
+                                 for name, letter in zip(ATTRIBUTES, code, strict=True)]
+    return f"{size} {fill} {colour} {shape}"
+
+
+def _make_deck() -> Deck:
+    cards = []
+    rank = 0
+    for shape in ATTRIBUTE_VALUES["shape"]:
+        for colour in ATTRIBUTE_VALUES["colour"]:
+            for size in ATTRIBUTE_VALUES["size"]:
+                for fill in ATTRIBUTE_VALUES["fill"]:
+                    code = shape + colour + size + fill
+                    cards.append((code, shape, rank, card_name(code)))
+                    rank += 1
+    return Deck("Stars and Bars", cards)
+
+
+DECK: Final = _make_deck()
+"""48 cards in deck order: shape (S B C T), then colour (R Y B), size (L S), fill (F H)."""
+CARDS: Final = len(DECK)
+
+
+def attributes(code: str) -> dict[str, str]:
+    """A card's attributes by name: ``SRLF`` → shape star, colour red, size large, fill
+    solid. Refuses a code that is not a card."""
+    DECK.card(code)
+    return {name: ATTRIBUTE_VALUES[name][letter]
+            for name, letter in zip(ATTRIBUTES, code, strict=True)}
+
+
+def differences(a: str, b: str) -> int:
+    """How many of the four attributes differ between two cards (0 to 4)."""
+    DECK.card(a)
+    DECK.card(b)
+    return sum(1 for x, y in zip(a, b, strict=True) if x != y)
+
+
+DIFF: Final[tuple[int, ...]] = tuple(
+    differences(a.code, b.code) for a in DECK.cards for b in DECK.cards)
+"""``DIFF[a * 48 + b]``: the differences between cards ``a`` and ``b`` (deck indices)."""
+STARRED: Final[CardSet] = DECK.suit_mask[STAR]
+
+# --- the board ---------------------------------------------------------------------------
+
+SIDE: Final = 4
+SPACES: Final = SIDE * SIDE
+CENTRE: Final = (5, 6, 9, 10)
+"""The centre spaces b2, c2, b3, c3; the set-up fills them in this order."""
+CENTRE_MASK: Final = sum(1 << space for space in CENTRE)
+STACK_FULL: Final = 4
+"""A stack of this many cards (or more) is turned over (centre) or removed (outer)."""
+HAND_SIZE: Final = 4
+PLAYERS: Final = 2
+WIN_OVER: Final = 200
+WIN_MARGIN: Final = 15
+WIN_LEAD: Final = 50
+
+EMPTY: Final = -1
+"""In a row of tops: an empty space."""
+FACE_DOWN: Final = -2
+"""In a row of tops: a face-down stack (not a neighbour; nothing may be placed on it)."""
+NOBODY: Final = -1
+
+UNDER: Final = "under"
+NEIGHBOUR_POINTS: Final = {UNDER: 1, "left": 2, "right": 2, "diagonal": 3, "up": 4, "down": 4}
+"""The points a neighbour of each kind gives, which is also the exact number of differences
+it takes: a horizontal neighbour touches a short end, a vertical one a long edge."""
+
+CLAIM_POINTS: Final = {"turn_over": 2, "clear": 4, "turn_over_and_clear": 6, "remove": 2}
+DUTIES: Final = ("turn_over", "clear_centre", "remove")
+
+
+def space_name(space: int) -> str:
+    """Columns a–d, rows 1–4: space 0 is a1, 5 is b2, 15 is d4."""
+    return "abcd"[space % SIDE] + str(space // SIDE + 1)
+
+
+def is_centre(space: int) -> bool:
+    return bool(CENTRE_MASK >> space & 1)
+
+
+def _neighbours(space: int) -> tuple[tuple[int, str, int], ...]:
+    row, column = divmod(space, SIDE)
+    found = []
+    for d_row, d_column, kind in ((0, -1, "left"), (0, 1, "right"), (-1, 0, "up"),
+                                  (1, 0, "down"), (-1, -1, "diagonal"), (-1, 1, "diagonal"),
+                                  (1, -1, "diagonal"), (1, 1, "diagonal")):
+        r, c = row + d_row, column + d_column
+        if 0 <= r < SIDE and 0 <= c < SIDE:
+            found.append((r * SIDE + c, kind, NEIGHBOUR_POINTS[kind]))
+    return tuple(found)
+
+
+NEIGHBOURS: Final = tuple(_neighbours(space) for space in range(SPACES))
+"""Each space's neighbours: (space, kind, the differences that score = the points)."""
+
+_WHERE: Final = {"left": "to its left", "right": "to its right", "up": "above it",
+                 "down": "below it", "diagonal": "diagonal to it"}
+
+
+def placement_points(tops: Sequence[int], card: int, space: int) -> int:
+    """The points for placing ``card`` on ``space``, or -1 when the rules forbid it. ``tops``
+    holds each space's face-up top card (deck index), ``EMPTY`` or ``FACE_DOWN``. The fast
+    path that legal moves, views and bots use; ``placement_problem`` says why in words."""
+    under = tops[space]
+    if under == FACE_DOWN:
+        return -1
+    row = card * CARDS
+    centre = CENTRE_MASK >> space & 1
+    points = 0
+    met = 0
+    if under >= 0:
+        met = 1
+        if DIFF[row + under] == 1:
+            points = 1
+        elif not centre:
+            return -1
+    for other, _, wanted in NEIGHBOURS[space]:
+        top = tops[other]
+        if top < 0:
+            continue
+        met += 1
+        if DIFF[row + top] == wanted:
+            points += wanted
+        elif not centre:
+            return -1
+    if not centre and not met:
+        return -1
+    return points
+
+
+def scoring(tops: Sequence[int], card: int, space: int) -> list[tuple[str, int, int, int]]:
+    """Every face-up card the placement meets, the card under it first: (kind, space,
+    differences, points) — points 0 where the differences are not exactly the kind's."""
+    found = []
+    row = card * CARDS
+    if tops[space] >= 0:
+        d = DIFF[row + tops[space]]
+        found.append((UNDER, space, d, 1 if d == 1 else 0))
+    for other, kind, wanted in NEIGHBOURS[space]:
+        if tops[other] >= 0:
+            d = DIFF[row + tops[other]]
+            found.append((kind, other, d, wanted if d == wanted else 0))
+    return found
+
+
+def placement_problem(tops: Sequence[int], card: int, space: int) -> str | None:
+    """Why placing ``card`` on ``space`` is against the rules, or ``None`` when it is not."""
+    name = space_name(space)
+    if tops[space] == FACE_DOWN:
+        return f"the stack on {name} is face down: nothing can be placed on it"
+    if is_centre(space):
+        return None
+    met = scoring(tops, card, space)
+    if not met:
+        return (f"an outer card needs a neighbour or a stack under it: {name} has neither "
+                "(only face-up cards count)")
+    for kind, other, d, points in met:
+        if points:
+            continue
+        wanted = NEIGHBOUR_POINTS[kind]
+        where = "the card under it" if kind == UNDER else (
+            f"the card {_WHERE[kind]} on {space_name(other)}")
+        return (f"an outer card must score with every neighbour: {where} differs by {d}, "
+                f"not {wanted}")
+    return None
+
+
+# --- state -------------------------------------------------------------------------------
+
+Duty = tuple[str, int]
+"""A duty or a claim as (kind, space); the space is -1 for a duty or claim without one."""
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    card: int
+    space: int
+    points: int
+    scoring: tuple[tuple[str, int, int, int], ...]
+    previous_owner: int
+    """Who owed the stack before this card (restored by a take-back)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    seat: Seat
+    claims: tuple[tuple[str, int, int], ...]
+    """(kind, space or -1, points), in order."""
+    placed: Placement | None
+    duties: tuple[Duty, ...]
+    points: int
+    passed: bool
+    forgotten: tuple[Duty, ...]
+    """Duties the player left undone when the turn ended."""
+    drew: int
+    """The card drawn at the end of the turn, or ``EMPTY``."""
+    touched: bool
+    """A card was placed this turn (and perhaps taken back): claims are over."""
+
+
+def _fresh_turn(seat: Seat) -> Turn:
+    return Turn(seat, (), None, (), 0, False, (), EMPTY, False)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    winners: tuple[Seat, ...]
+    """Both seats for a tie."""
+    kind: str
+    """``over_200``, ``lead_50``, ``end``, ``tie_over_200`` or ``tie_end``."""
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    claims: tuple[int, int]
+    claim_points: tuple[int, int]
+    forgotten: tuple[int, int]
+    passes: tuple[int, int]
+    take_backs: tuple[int, int]
+
+
+def _bump(pair: tuple[int, int], seat: Seat, by: int = 1) -> tuple[int, int]:
+    return (pair[0] + by, pair[1]) if seat == 0 else (pair[0], pair[1] + by)
+
+
+@dataclass(frozen=True, slots=True)
+class BarsState:
+    phase: str
+    """``deal`` (waiting for the shuffle), ``play`` or ``over``."""
+    round: int
+    """The round being played (the last one once the game is over); the first is 1."""
+    starter: Seat
+    stacks: tuple[tuple[int, ...], ...]
+    """Each space's stack, bottom card first."""
+    face_down: int
+    """Bit ``space`` set for each face-down stack (only centre stacks turn over)."""
+    owners: tuple[int, ...]
+    """Per space: the seat that left a full stack there (the one that placed on it when it
+    had four cards or more), or ``NOBODY``. Only that seat's opponent may claim it."""
+    clear_owner: int
+    """The seat that turned over the last centre stack and owes the clearing, or ``NOBODY``."""
+    hands: tuple[CardSet, CardSet]
+    deck: tuple[int, ...]
+    """The cards still to draw, the next first."""
+    discards: CardSet
+    scores: tuple[int, int]
+    turn: Turn | None
+    last_turn: Turn | None
+    result: Result | None
+    round_ended: bool
+    """The last event ended a round (a checkpoint)."""
+    tally: Tally
+
+
+def tops_of(state: BarsState) -> tuple[int, ...]:
+    """Each space's face-up top card, ``EMPTY`` or ``FACE_DOWN``."""
+    down = state.face_down
+    return tuple(FACE_DOWN if down >> space & 1 else (stack[-1] if stack else EMPTY)
+                 for space, stack in enumerate(state.stacks))
+
+
+def centre_face_down(state: BarsState) -> bool:
+    return state.face_down & CENTRE_MASK == CENTRE_MASK
+
+
+def available_claims(state: BarsState) -> list[tuple[str, int, int]]:
+    """The claims the player to act may make now: (kind, space or -1, points)."""
+    turn = state.turn
+    if state.phase != "play" or turn is None or turn.touched or turn.passed:
+        return []
+    other = 1 - turn.seat
+    claims = []
+    down = state.face_down
+    centre_down = [space for space in CENTRE if down >> space & 1]
+    if len(centre_down) == len(CENTRE) and state.clear_owner == other:
+        claims.append(("clear", EMPTY, CLAIM_POINTS["clear"]))
+    for space in range(SPACES):  # a face-down stack has no owner: its duty is done
+        if state.owners[space] != other or len(state.stacks[space]) < STACK_FULL:
+            continue
+        if not is_centre(space):
+            claims.append(("remove", space, CLAIM_POINTS["remove"]))
+        elif len(centre_down) == len(CENTRE) - 1:
+            claims.append(("turn_over_and_clear", space, CLAIM_POINTS["turn_over_and_clear"]))
+        else:
+            claims.append(("turn_over", space, CLAIM_POINTS["turn_over"]))
+    return claims
+
+
+def owed_duties(state: BarsState) -> list[Duty]:
+    """What the player to act still owes for the card placed this turn."""
+    turn = state.turn
+    if state.phase != "play" or turn is None or turn.placed is None:
+        return []
+    space = turn.placed.space
+    height = len(state.stacks[space])
+    if not is_centre(space):
+        return [("remove", space)] if height >= STACK_FULL else []
+    if not state.face_down >> space & 1:
+        return [("turn_over", space)] if height >= STACK_FULL else []
+    if centre_face_down(state) and state.clear_owner == turn.seat:
+        return [("clear_centre", EMPTY)]
+    return []
+
+
+def legal_placements(state: BarsState, seat: Seat) -> list[tuple[int, int, int]]:
+    """(card, space, points) for every placement ``seat`` may make now, cards in deck order."""
+    turn = state.turn
+    if state.phase != "play" or turn is None or turn.seat != seat or turn.placed is not None \
+            or turn.passed:
+        return []
+    tops = tops_of(state)
+    found = []
+    for card in bits(state.hands[seat]):
+        for space in range(SPACES):
+            points = placement_points(tops, card, space)
+            if points >= 0:
+                found.append((card, space, points))
+    return found
+
+
+def round_result(scores: tuple[int, int]) -> Result | None:
+    """The result at the end of a round, if the game is decided there."""
+    high, low = max(scores), min(scores)
+    lead = high - low
+    leader = scores.index(high)
+    if high > WIN_OVER and lead >= WIN_MARGIN:
+        return Result((leader,), "over_200", f"seat {leader} has over {WIN_OVER} points and "
+                      f"is ahead by {lead} (at least {WIN_MARGIN})")
+    if lead > WIN_LEAD:
+        return Result((leader,), "lead_50", f"seat {leader} is ahead by {lead} "
+                      f"(over {WIN_LEAD}) at the end of a round")
+    if low > WIN_OVER:
+        return Result((0, 1), "tie_over_200", f"both have over {WIN_OVER} points, "
+                      f"{lead} apart (less than {WIN_MARGIN}): a tie")
+    return None
+
+
+def end_result(scores: tuple[int, int]) -> Result:
+    """The result when no more cards can be placed."""
+    high, low = max(scores), min(scores)
+    lead = high - low
+    leader = scores.index(high)
+    if lead >= WIN_MARGIN:
+        return Result((leader,), "end", f"the game is over and seat {leader} is ahead by "
+                      f"{lead} (at least {WIN_MARGIN})")
+    return Result((0, 1), "tie_end", f"the game is over with the scores {lead} apart "
+                  f"(less than {WIN_MARGIN}): a tie")
+
+
+_PHASES: Final = {**CARD_GAME_PHASES, "deal": "the cards are not shuffled yet"}
+_COMMANDS: Final = ("claim", "place", "take_back", "turn_over", "clear_centre", "remove",
+                    "end_turn", "pass")
+_DUTY_EVENTS: Final = {"turn_over": "turned_over", "clear_centre": "centre_cleared",
+                       "remove": "removed"}
+_PAIR0: Final = (0, 0)
+
+
+def _space_of(data: Any) -> int:
+    space = data.get("space")
+    if type(space) is not int or not 0 <= space < SPACES:
+        raise IllegalCommand("bad_space", f"{space!r} is not a space of the board "
+                                          f"(0 to {SPACES - 1}, a1 to d4)")
+    return space
+
+
+def _duty_text(kind: str, space: int) -> str:
+    if kind == "turn_over":
+        return f"turn over the stack on {space_name(space)}"
+    if kind == "remove":
+        return f"remove the stack on {space_name(space)}"
+    return "clear the centre"
+
+
+class StarsAndBars(Game[BarsState]):
+    id = "stars_and_bars"
+    title = "Stars and Bars"
+    rules_version = 1
+    min_players = PLAYERS
+    max_players = PLAYERS
+    event_commands = {"shuffled": "shuffle", "claimed": "claim", "placed": "place",
+                      "taken_back": "take_back", "turned_over": "turn_over",
+                      "centre_cleared": "clear_centre", "removed": "remove",
+                      "turn_ended": "end_turn", "passed": "pass"}
+
+    def new_state(self, players: int, options: Options) -> BarsState:
+        if players != PLAYERS:
+            raise OptionError(f"stars_and_bars is for exactly {PLAYERS} players, not {players}")
+        return BarsState(
+            phase="deal", round=0, starter=0, stacks=((),) * SPACES, face_down=0,
+            owners=(NOBODY,) * SPACES, clear_owner=NOBODY, hands=_PAIR0, deck=(), discards=0,
+            scores=_PAIR0, turn=None, last_turn=None, result=None, round_ended=False,
+            tally=Tally(_PAIR0, _PAIR0, _PAIR0, _PAIR0, _PAIR0),
+        )
+
+    # --- who may do what ---------------------------------------------------------------
+
+    def chance(self, state: BarsState) -> ChanceRequest | None:
+        return ChanceRequest(DECK.code_of) if state.phase == "deal" else None
+
+    def to_act(self, state: BarsState) -> tuple[Seat, ...]:
+        if state.phase == "play" and state.turn is not None:
+            return (state.turn.seat,)
+        return ()
+
+    def legal_actions(self, state: BarsState, seat: Seat) -> list[Command]:
+        turn = state.turn
+        if state.phase != "play" or turn is None or turn.seat != seat:
+            return []
+        if turn.placed is None:
+            actions = [Command("claim", seat, _claim_data(kind, space))
+                       for kind, space, _ in available_claims(state)]
+            placements = [Command("place", seat, {"card": DECK.code_of[card], "space": space})
+                          for card, space, _ in legal_placements(state, seat)]
+            actions += placements
+            if not placements:
+                actions.append(Command("pass", seat, {}))
+            return actions
+        actions = [Command(kind, seat, {} if space < 0 else {"space": space})
+                   for kind, space in owed_duties(state)]
+        if not turn.duties:
+            actions.append(Command("take_back", seat, {}))
+        actions.append(Command("end_turn", seat, {}))
+        return actions
+
+    # --- decide ------------------------------------------------------------------------
+
+    def decide(self, state: BarsState, command: Command) -> list[Event]:
+        kind = command.type
+        if kind == "shuffle":
+            return [shuffle_event(self.chance(state), command, "shuffled")]
+        if kind not in _COMMANDS:
+            raise IllegalCommand("unknown_command", f"stars_and_bars has no command {kind!r}")
+        seat = seat_of(command, PLAYERS)
+        turn = state.turn
+        require(state.phase == "play" and turn is not None, "wrong_phase",
+                f"no {kind.replace('_', ' ')} now: {_PHASES[state.phase]}")
+        assert turn is not None
+        require(seat == turn.seat, "not_your_turn", f"it is seat {turn.seat}'s turn")
+        data = command.data
+        if kind == "claim":
+            return [Event("claimed", seat, self._decide_claim(state, turn, data))]
+        if kind == "place":
+            return [Event("placed", seat, self._decide_place(state, turn, data))]
+        if kind == "pass":
+            require(turn.placed is None, "already_placed",
+                    "you placed a card this turn: end your turn instead of passing")
+            placements = legal_placements(state, seat)
+            if placements:
+                card, space, _ = placements[0]
+                raise IllegalCommand("can_place", f"you can place a card (for example "
+                                     f"{DECK.code_of[card]} on {space_name(space)}), and a "
+                                     "player who can place must")
+            return [Event("passed", seat, {})]
+        require(turn.placed is not None, "not_placed",
+                "place a card first (or pass, if you cannot place any)" if kind == "end_turn"
+                else ("you have not placed a card this turn" if kind == "take_back"
+                      else "duties come after you place a card"))
+        if kind == "end_turn":
+            return [Event("turn_ended", seat, {})]
+        if kind == "take_back":
+            if turn.duties:
+                done = _duty_text(*turn.duties[0])
+                raise IllegalCommand("duty_done", f"you already did a duty this turn ({done}): "
+                                     "the card can no longer be taken back")
+            return [Event("taken_back", seat, {})]
+        return [Event(_DUTY_EVENTS[kind], seat, self._decide_duty(state, kind, data))]
+
+    @staticmethod
+    def _decide_claim(state: BarsState, turn: Turn, data: Any) -> dict[str, Any]:
+        require(not turn.touched, "claim_too_late", "claims come before you place a card")
+        kind = data.get("kind")
+        if kind not in CLAIM_POINTS:
+            raise IllegalCommand("bad_claim", f"a claim is turn_over, clear, "
+                                 f"turn_over_and_clear or remove, not {kind!r}")
+        other = 1 - turn.seat
+        if kind == "clear":
+            face_up = [space_name(s) for s in CENTRE if not state.face_down >> s & 1]
+            require(not face_up, "not_claimable", "the centre can be claimed only when all "
+                    f"four stacks are face down; {', '.join(face_up)} "
+                    f"{'is' if len(face_up) == 1 else 'are'} not")
+            require(state.clear_owner == other, "own_forgetting", "you turned over the last "
+                    "centre stack yourself: only your opponent may claim the clearing")
+            return {"kind": kind}
+        space = _space_of(data)
+        name = space_name(space)
+        stack = state.stacks[space]
+        centre = is_centre(space)
+        if kind == "remove":
+            require(not centre, "wrong_claim", f"{name} is a centre space: a full centre "
+                    "stack is turned over (turn_over), not removed")
+        else:
+            require(centre, "wrong_claim", f"{name} is an outer space: a full outer stack "
+                    "is removed (remove), not turned over")
+            require(not state.face_down >> space & 1, "not_claimable",
+                    f"the stack on {name} is already face down")
+        require(len(stack) >= STACK_FULL, "not_claimable", f"the stack on {name} has "
+                f"{len(stack)} card{'' if len(stack) == 1 else 's'}: only a stack of "
+                f"{STACK_FULL} or more can be claimed")
+        require(state.owners[space] == other, "own_forgetting", f"you left the stack on "
+                f"{name} yourself: only your opponent may claim it")
+        if centre:
+            others_down = sum(1 for s in CENTRE if s != space and state.face_down >> s & 1)
+            last = others_down == len(CENTRE) - 1
+            require(kind != "turn_over" or not last, "wrong_claim", "turning over the last "
+                    "face-up centre stack clears the centre too: claim turn_over_and_clear "
+                    f"({CLAIM_POINTS['turn_over_and_clear']} points)")
+            up = len(CENTRE) - 1 - others_down
+            require(kind != "turn_over_and_clear" or last, "wrong_claim", "turn_over_and_clear "
+                    f"is for the last face-up centre stack; {up} other centre "
+                    f"{'stack is' if up == 1 else 'stacks are'} still face up (claim turn_over)")
+        return {"kind": kind, "space": space}
+
+    @staticmethod
+    def _decide_place(state: BarsState, turn: Turn, data: Any) -> dict[str, Any]:
+        require(turn.placed is None, "already_placed",
+                "you already placed a card this turn: take it back first")
+        card = held_card(DECK, data.get("card"), state.hands[turn.seat], turn.seat)
+        space = _space_of(data)
+        problem = placement_problem(tops_of(state), card, space)
+        if problem is not None:
+            raise IllegalCommand("illegal_placement", problem)
+        return {"card": DECK.code_of[card], "space": space}
+
+    @staticmethod
+    def _decide_duty(state: BarsState, kind: str, data: Any) -> dict[str, Any]:
+        owed = owed_duties(state)
+        space = EMPTY if kind == "clear_centre" else _space_of(data)
+        if (kind, space) in owed:
+            return {} if space < 0 else {"space": space}
+        if not owed:
+            raise IllegalCommand("no_duty", "you owe no duty for the card you placed this "
+                                 "turn (a stack you did not complete is not yours to turn "
+                                 "over, clear or remove)")
+        raise IllegalCommand("no_duty", f"that is not your duty now: {_duty_text(*owed[0])}")
+
+    # --- evolve ------------------------------------------------------------------------
+
+    def evolve(self, state: BarsState, event: Event) -> BarsState:
+        kind = event.type
+        data = event.data
+        if kind == "shuffled":
+            return self._set_up(state, data["order"])
+        turn = state.turn
+        assert turn is not None
+        seat = turn.seat
+        state = replace(state, round_ended=False)
+        if kind == "placed":
+            card, space = DECK.index_of[data["card"]], data["space"]
+            tops = tops_of(state)
+            met = tuple(scoring(tops, card, space))
+            points = sum(p for _, _, _, p in met)
+            stacks = list(state.stacks)
+            stacks[space] = (*stacks[space], card)
+            owners = list(state.owners)
+            placement = Placement(card, space, points, met, owners[space])
+            if len(stacks[space]) >= STACK_FULL:
+                owners[space] = seat
+            return replace(state, stacks=tuple(stacks), owners=tuple(owners),
+                           hands=_with_hand(state.hands, seat, state.hands[seat] & ~(1 << card)),
+                           scores=_bump(state.scores, seat, points),
+                           turn=replace(turn, placed=placement, points=turn.points + points,
+                                        touched=True))
+        if kind == "taken_back":
+            placed = turn.placed
+            assert placed is not None
+            stacks = list(state.stacks)
+            stacks[placed.space] = stacks[placed.space][:-1]
+            owners = list(state.owners)
+            owners[placed.space] = placed.previous_owner
+            hand = state.hands[seat] | 1 << placed.card
+            return replace(state, stacks=tuple(stacks), owners=tuple(owners),
+                           hands=_with_hand(state.hands, seat, hand),
+                           scores=_bump(state.scores, seat, -placed.points),
+                           turn=replace(turn, placed=None, points=turn.points - placed.points),
+                           tally=replace(state.tally,
+                                         take_backs=_bump(state.tally.take_backs, seat)))
+        if kind == "claimed":
+            return self._evolve_claim(state, turn, data)
+        if kind in ("turned_over", "centre_cleared", "removed"):
+            return self._evolve_duty(state, turn, kind, data)
+        if kind == "turn_ended":
+            forgotten = tuple(owed_duties(state))
+            hands = state.hands
+            deck = state.deck
+            drew = EMPTY
+            if deck:
+                drew = deck[0]
+                hands = _with_hand(hands, seat, hands[seat] | 1 << drew)
+                deck = deck[1:]
+            tally = replace(state.tally,
+                            forgotten=_bump(state.tally.forgotten, seat, len(forgotten)))
+            return self._end_turn(replace(state, hands=hands, deck=deck, tally=tally),
+                                  replace(turn, forgotten=forgotten, drew=drew))
+        if kind == "passed":
+            tally = replace(state.tally, passes=_bump(state.tally.passes, seat))
+            return self._end_turn(replace(state, tally=tally), replace(turn, passed=True))
+        raise ValueError(f"stars_and_bars has no event {kind!r}")
+
+    @staticmethod
+    def _set_up(state: BarsState, order: list[str]) -> BarsState:
+        """Players alternate drawing, seat 0 first: four cards to the centre, then to hands of
+        four; the first to draw a starred card begins (seat 0 when nobody does)."""
+        cards = [DECK.index_of[code] for code in order]
+        stacks: list[tuple[int, ...]] = [()] * SPACES
+        hands = [0, 0]
+        starter = NOBODY
+        for draw, card in enumerate(cards[:len(CENTRE) + PLAYERS * HAND_SIZE]):
+            seat = draw % PLAYERS
+            if starter == NOBODY and STARRED >> card & 1:
+                starter = seat
+            if draw < len(CENTRE):
+                stacks[CENTRE[draw]] = (card,)
+            else:
+                hands[seat] |= 1 << card
+        starter = 0 if starter == NOBODY else starter
+        return replace(state, phase="play", round=1, starter=starter, stacks=tuple(stacks),
+                       hands=(hands[0], hands[1]),
+                       deck=tuple(cards[len(CENTRE) + PLAYERS * HAND_SIZE:]),
+                       turn=_fresh_turn(starter))
+
+    @staticmethod
+    def _evolve_claim(state: BarsState, turn: Turn, data: Any) -> BarsState:
+        kind = data["kind"]
+        space = data.get("space", EMPTY)
+        points = CLAIM_POINTS[kind]
+        seat = turn.seat
+        if kind == "turn_over":
+            state = replace(state, face_down=state.face_down | 1 << space,
+                            owners=_with_owner(state.owners, space, NOBODY))
+        elif kind == "remove":
+            state = _discard(state, (space,))
+        else:
+            state = _discard(state, CENTRE)
+        tally = state.tally
+        tally = replace(tally, claims=_bump(tally.claims, seat),
+                        claim_points=_bump(tally.claim_points, seat, points))
+        return replace(state, scores=_bump(state.scores, seat, points), tally=tally,
+                       turn=replace(turn, claims=(*turn.claims, (kind, space, points)),
+                                    points=turn.points + points))
+
+    @staticmethod
+    def _evolve_duty(state: BarsState, turn: Turn, kind: str, data: Any) -> BarsState:
+        space = data.get("space", EMPTY)
+        if kind == "turned_over":
+            state = replace(state, face_down=state.face_down | 1 << space,
+                            owners=_with_owner(state.owners, space, NOBODY))
+            if centre_face_down(state):
+                state = replace(state, clear_owner=turn.seat)
+            duty: Duty = ("turn_over", space)
+        elif kind == "removed":
+            state = _discard(state, (space,))
+            duty = ("remove", space)
+        else:
+            state = _discard(state, CENTRE)
+            duty = ("clear_centre", EMPTY)
+        return replace(state, turn=replace(turn, duties=(*turn.duties, duty)))
+
+    @staticmethod
+    def _end_turn(state: BarsState, turn: Turn) -> BarsState:
+        """Close a turn: the round's end and its checks, the game's end, or the next turn."""
+        seat = turn.seat
+        round_over = seat != state.starter
+        result = round_result(state.scores) if round_over else None
+        ended = not state.hands[0] and not state.hands[1]
+        both_passed = turn.passed and state.last_turn is not None and state.last_turn.passed
+        if result is None and (ended or both_passed):
+            result = end_result(state.scores)
+        if result is not None:
+            return replace(state, phase="over", turn=None, last_turn=turn, result=result,
+                           round_ended=True)
+        return replace(state, round=state.round + (1 if round_over else 0),
+                       turn=_fresh_turn(1 - seat),
+                       last_turn=turn, round_ended=round_over)
+
+    # --- views -------------------------------------------------------------------------
+
+    @staticmethod
+    def _turn_view(turn: Turn | None, done: bool) -> dict[str, Any] | None:
+        if turn is None:
+            return None
+        code_of = DECK.code_of
+        placed = turn.placed
+        shown: dict[str, Any] = {
+            "seat": turn.seat,
+            "claims": [_claim_view(kind, space, points) for kind, space, points in turn.claims],
+            "placed": None if placed is None else {
+                "card": code_of[placed.card], "space": placed.space, "points": placed.points,
+                "scoring": [{"with": kind, "space": space, "differences": d, "points": p}
+                            for kind, space, d, p in placed.scoring]},
+            "duties": [_duty_view(kind, space) for kind, space in turn.duties],
+            "points": turn.points,
+            "passed": turn.passed,
+            "touched": turn.touched,
+        }
+        if done:
+            shown["forgotten"] = [_duty_view(kind, space) for kind, space in turn.forgotten]
+            shown["drew"] = None if turn.drew == EMPTY else code_of[turn.drew]
+        return shown
+
+    def _public(self, state: BarsState) -> dict[str, Any]:
+        code_of = DECK.code_of
+        down = state.face_down
+        board = []
+        for space, stack in enumerate(state.stacks):
+            face_down = bool(down >> space & 1)
+            board.append({
+                "height": len(stack),
+                "top": None if face_down or not stack else code_of[stack[-1]],
+                "face_down": face_down,
+                "cards": [] if face_down else [code_of[card] for card in stack],
+                "owner": None if state.owners[space] == NOBODY else state.owners[space],
+            })
+        turn = state.turn
+        result = state.result
+        return {
+            "game": self.id,
+            "players": PLAYERS,
+            "phase": state.phase,
+            "round": state.round,
+            "to_act": list(self.to_act(state)),
+            "starter": state.starter,
+            "board": board,
+            "centre": list(CENTRE),
+            "hands": [DECK.codes(hand) for hand in state.hands],
+            "deck": len(state.deck),
+            "discards": state.discards.bit_count(),
+            "scores": list(state.scores),
+            "turn": self._turn_view(turn, False),
+            "owed": [] if turn is None else [_duty_view(k, s) for k, s in owed_duties(state)],
+            "last_turn": self._turn_view(state.last_turn, True),
+            "clear_owner": None if state.clear_owner == NOBODY else state.clear_owner,
+            "result": None if result is None else {
+                "winners": list(result.winners), "reason": result.reason, "kind": result.kind},
+        }
+
+    def _legal_view(self, state: BarsState, seat: Seat) -> dict[str, Any]:
+        turn = state.turn
+        if state.phase != "play" or turn is None or turn.seat != seat:
+            return {}
+        placements: dict[str, list[list[int]]] = {}
+        for card, space, points in legal_placements(state, seat):
+            placements.setdefault(DECK.code_of[card], []).append([space, points])
+        placed = turn.placed is not None
+        return {
+            "placements": placements,
+            "claims": [_claim_view(kind, space, points)
+                       for kind, space, points in available_claims(state)],
+            "duties": [_duty_view(kind, space) for kind, space in owed_duties(state)],
+            "take_back": placed and not turn.duties,
+            "end_turn": placed,
+            "pass": not placed and not placements,
+        }
+
+    def view(self, state: BarsState, viewer: Viewer) -> dict[str, Any]:
+        view = self._public(state)
+        view["seat"] = viewer
+        seated = viewer is not None and 0 <= viewer < PLAYERS
+        view["legal"] = self._legal_view(state, viewer) if seated and viewer is not None else {}
+        return view
+
+    def snapshot(self, state: BarsState) -> dict[str, Any]:
+        code_of = DECK.code_of
+        full = self._public(state)
+        full["stacks"] = [[code_of[card] for card in stack] for stack in state.stacks]
+        full["face_down"] = [bool(state.face_down >> space & 1) for space in range(SPACES)]
+        full["owners"] = list(state.owners)
+        full["deck_order"] = [code_of[card] for card in state.deck]
+        full["discard_pile"] = DECK.codes(state.discards)
+        full["round_ended"] = state.round_ended
+        full["tally"] = self.tally(state)
+        return full
+
+    def event_view(self, before: BarsState, event: Event, viewer: Viewer) -> Event | None:
+        kind = event.type
+        if kind == "shuffled":
+            after = self.evolve(before, event)
+            code_of = DECK.code_of
+            return Event(kind, None, {
+                "centre": [code_of[after.stacks[space][0]] for space in CENTRE],
+                "hands": [DECK.codes(hand) for hand in after.hands],
+                "draws": event.data["order"][:len(CENTRE) + PLAYERS * HAND_SIZE],
+                "starter": after.starter,
+                "deck": len(after.deck),
+            })
+        after = self.evolve(before, event)
+        data = dict(event.data)
+        if kind == "placed" and after.turn is not None and after.turn.placed is not None:
+            placed = after.turn.placed
+            data["points"] = placed.points
+            data["scoring"] = [{"with": k, "space": s, "differences": d, "points": p}
+                               for k, s, d, p in placed.scoring]
+        elif kind == "claimed":
+            data["points"] = CLAIM_POINTS[data["kind"]]
+        elif kind == "taken_back":
+            undone = before.turn.placed if before.turn is not None else None
+            if undone is not None:
+                data["card"] = DECK.code_of[undone.card]
+                data["space"] = undone.space
+                data["points"] = undone.points
+        elif kind in ("turn_ended", "passed"):
+            last = after.last_turn
+            assert last is not None
+            data["points"] = last.points
+            data["forgotten"] = [_duty_view(k, s) for k, s in last.forgotten]
+            data["drew"] = None if last.drew == EMPTY else DECK.code_of[last.drew]
+            data["round_ended"] = after.round_ended
+            data["result"] = None if after.result is None else {
+                "winners": list(after.result.winners), "reason": after.result.reason,
+                "kind": after.result.kind}
+        data["scores"] = list(after.scores)
+        return Event(kind, event.seat, data)
+
+    def outcome(self, state: BarsState) -> Outcome:
+        over = state.phase == "over"
+        winners = state.result.winners if over and state.result is not None else None
+        return Outcome(over, state.scores, winners)
+
+    def is_checkpoint(self, state: BarsState) -> bool:
+        return state.phase == "over" or state.round_ended
+
+    def tally(self, state: BarsState) -> dict[str, list[int]]:
+        counts = state.tally
+        result = state.result
+        tie = result is not None and len(result.winners) == PLAYERS
+        return {
+            "claims made": list(counts.claims),
+            "claim points": list(counts.claim_points),
+            "duties forgotten": list(counts.forgotten),
+            "passes": list(counts.passes),
+            "take backs": list(counts.take_backs),
+            "ties": [int(tie)] * PLAYERS,
+            "rounds": [state.round] * PLAYERS if result is not None else [0, 0],
+        }
+
+    def describe_event(self, event: Event) -> str:
+        data = event.data
+        who = f"seat {event.seat}"
+        kind = event.type
+        if kind == "shuffled":
+            if "starter" in data:
+                return f"the cards are shuffled and drawn; seat {data['starter']} begins"
+            return f"the cards are shuffled (deal number {data.get('seed', '-')})"
+        if kind == "placed":
+            line = f"{who} places a {card_name(data['card'])} on {space_name(data['space'])}"
+            if "points" not in data:
+                return line
+            parts = [str(item["points"]) for item in data.get("scoring", []) if item["points"]]
+            if len(parts) > 1:
+                return f"{line}: {' + '.join(parts)} = {data['points']} points"
+            points = data["points"]
+            return f"{line}: {points} point{'' if points == 1 else 's'}"
+        if kind == "claimed":
+            points = CLAIM_POINTS.get(data.get("kind", ""), 0)
+            where = f" on {space_name(data['space'])}" if "space" in data else ""
+            what = {"turn_over": "turns over the forgotten stack",
+                    "clear": "clears the forgotten centre",
+                    "turn_over_and_clear": "turns over the forgotten stack",
+                    "remove": "removes the forgotten stack"}.get(data.get("kind", ""), "claims")
+            if data.get("kind") == "turn_over_and_clear":
+                return f"{who} {what}{where} and clears the centre: {points} points"
+            return f"{who} {what}{where}: {points} points"
+        if kind == "taken_back":
+            if "card" in data:
+                return (f"{who} takes back the {card_name(data['card'])} from "
+                        f"{space_name(data['space'])}")
+            return f"{who} takes back the card placed"
+        if kind == "turned_over":
+            return f"{who} turns over the full stack on {space_name(data['space'])}"
+        if kind == "centre_cleared":
+            return f"{who} clears the face-down centre"
+        if kind == "removed":
+            return f"{who} removes the full stack on {space_name(data['space'])}"
+        if kind in ("turn_ended", "passed"):
+            line = f"{who} {'passes' if kind == 'passed' else 'ends the turn'}"
+            if "points" in data:
+                line += f" ({data['points']} points this turn"
+                forgotten = data.get("forgotten") or []
+                if forgotten:
+                    line += ", forgot to " + " and ".join(
+                        _duty_text(item["kind"], item.get("space", EMPTY)) for item in forgotten)
+                line += ")"
+                result = data.get("result")
+                if result:
+                    line += f"; game over: {result['reason']}"
+            return line
+        return super().describe_event(event)
+
+
+def _claim_data(kind: str, space: int) -> dict[str, Any]:
+    return {"kind": kind} if space < 0 else {"kind": kind, "space": space}
+
+
+def _claim_view(kind: str, space: int, points: int) -> dict[str, Any]:
+    shown = _claim_data(kind, space)
+    shown["points"] = points
+    return shown
+
+
+def _duty_view(kind: str, space: int) -> dict[str, Any]:
+    return {"kind": kind} if space < 0 else {"kind": kind, "space": space}
+
+
+def _with_hand(hands: tuple[CardSet, CardSet], seat: Seat, hand: CardSet
+               ) -> tuple[CardSet, CardSet]:
+    return (hand, hands[1]) if seat == 0 else (hands[0], hand)
+
+
+def _with_owner(owners: tuple[int, ...], space: int, owner: int) -> tuple[int, ...]:
+    return (*owners[:space], owner, *owners[space + 1:])
+
+
+def _discard(state: BarsState, spaces: tuple[int, ...]) -> BarsState:
+    """The stacks on ``spaces`` go to the discards; ``spaces`` being the centre clears it."""
+    stacks = list(state.stacks)
+    owners = list(state.owners)
+    discards = state.discards
+    face_down = state.face_down
+    for space in spaces:
+        for card in stacks[space]:
+            discards |= 1 << card
+        stacks[space] = ()
+        owners[space] = NOBODY
+        face_down &= ~(1 << space)
+    clear_owner = NOBODY if spaces == CENTRE else state.clear_owner
+    return replace(state, stacks=tuple(stacks), owners=tuple(owners), discards=discards,
+                   face_down=face_down, clear_owner=clear_owner)
+
+
+GAME = StarsAndBars()

@@ -1,0 +1,579 @@
+"""Stars and Bars' table in the window client: real pygame surfaces (SDL's dummy driver), views
+from the real engine, clicks through pygame's event queue, and whole games against a real
+embedded server on 127.0.0.1 (one player against the default bot; two people at one table)."""
+
+from __future__ import annotations
+
+import glob
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pygame
+import pytest
+
+from client.app import _wait_for_welcome, open_window
+from client.bars_choreography import BarsGeometry, between, touch
+from client.bars_view import BarsView, result_line
+from client.embedded import EmbeddedServer
+from client.game_views import view_for
+from client.live import LiveTable
+from client.model import TableModel
+from client.net import ServerLink
+from client.replay_screen import ReplayScreen
+from client.screenshots import BarsPlay
+from client.session import Batch
+from client.table_screen import TableScreen
+from shared import protocol
+from shared.engine import Command
+from shared.games.stars_and_bars import (
+    DECK,
+    NEIGHBOUR_POINTS,
+    differences,
+    scoring,
+    tops_of,
+)
+from shared.replay import load
+from tests.support import step_until
+
+SIZE = (1280, 720)
+ROOT = Path(__file__).parent.parent
+GOLDEN = sorted(glob.glob(str(ROOT / "replays" / "golden" / "stars_and_bars_*.starhall")))
+
+Sent = list[tuple[str, dict[str, Any]]]
+
+
+@pytest.fixture(scope="module")
+def surface() -> pygame.Surface:
+    return open_window(SIZE)
+
+
+# --- tables built from the engine's own views ---------------------------------------------
+
+def recording(play: BarsPlay) -> Sent:
+    """Commands the table sends, kept instead of going to a server."""
+    sent: Sent = []
+    play.screen.send = lambda kind, data: sent.append((kind, data))
+    return sent
+
+
+def my_turn(view: dict[str, Any]) -> bool:
+    return view["to_act"] == [0] and (view["turn"] or {}).get("placed") is None
+
+
+def draw(screen: TableScreen, surface: pygame.Surface) -> Any:
+    return screen.draw(surface)
+
+
+def click(screen: TableScreen, surface: pygame.Surface, rect: pygame.Rect) -> None:
+    hotspots = draw(screen, surface)
+    screen.handle(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=rect.center, button=1),
+                  hotspots)
+
+
+def key(screen: TableScreen, surface: pygame.Surface, code: int) -> None:
+    hotspots = draw(screen, surface)
+    screen.handle(pygame.event.Event(pygame.KEYDOWN, key=code, mod=0, unicode=""), hotspots)
+
+
+def spot_of(hotspots: Any, *action: Any) -> pygame.Rect | None:
+    for found in reversed(hotspots.spots):
+        if found.action[: len(action)] == action and found.enabled:
+            return pygame.Rect(found.rect)
+    return None
+
+
+def test_registry_gives_stars_and_bars_its_table() -> None:
+    assert isinstance(view_for("stars_and_bars"), BarsView)
+    model = TableModel("stars_and_bars", None, 2, ["Ada", "Bruno"])
+    assert isinstance(TableScreen(model, None).view, BarsView)
+
+
+MOMENTS = {
+    "set_up": lambda v: v["phase"] == "play",
+    "mid_game": lambda v: v["round"] >= 6 and my_turn(v),
+    "face_down": lambda v: any(entry["face_down"] for entry in v["board"]) and my_turn(v),
+    "game_over": lambda v: v["phase"] == "over",
+}
+
+
+@pytest.mark.parametrize("moment", list(MOMENTS))
+@pytest.mark.parametrize("size", [SIZE, (860, 540)])
+def test_drawing_real_views(surface: pygame.Surface, moment: str,
+                            size: tuple[int, int]) -> None:
+    play = BarsPlay(seed=3)
+    play.run_until(MOMENTS[moment], limit=5000)
+    screen = play.screen
+    canvas = pygame.Surface(size)
+    screen.resize(size)
+    screen.ui.dismissed_game_over = True  # the board first, then the end's box over it
+    hotspots = screen.draw(canvas)
+    view = play.view()
+    geometry = BarsGeometry.of(screen.layout)
+    assert screen.layout.table.contains(geometry.board)
+    for seat in (0, 1):
+        for rect in geometry.hand_rects(seat, 4):
+            assert screen.layout.table.contains(rect), (seat, rect)
+    for space, entry in enumerate(view["board"]):
+        rect = geometry.space_rect(space)
+        colour = canvas.get_at((rect.x + 6, rect.centery))[:3]
+        if entry["face_down"]:
+            assert colour[2] > colour[0] + 40, (space, colour)  # a navy card back
+        elif entry["top"]:
+            assert sum(colour) > 600, (space, colour)  # card stock
+        else:
+            assert sum(colour) < 400, (space, colour)  # an empty space on the felt
+    if moment == "game_over":
+        screen.ui.dismissed_game_over = False
+        hotspots = screen.draw(canvas)
+        assert spot_of(hotspots, "button", "leave") is not None
+        assert spot_of(hotspots, "button", "dismiss") is not None
+        line = result_line(screen.model)
+        assert line.startswith(("Sam wins", "Ada wins", "A tie")), line
+    if moment == "mid_game":
+        assert spot_of(hotspots, "bars_card") is not None
+        assert spot_of(hotspots, "bars_space", 0) is not None
+
+
+def test_choosing_a_card_lights_exactly_its_legal_spaces_and_clicks_place(
+        surface: pygame.Surface) -> None:
+    play = BarsPlay(seed=4)
+    play.run_until(lambda v: my_turn(v) and len(v["legal"]["placements"]) >= 2)
+    screen = play.screen
+    sent = recording(play)
+    view = screen.view
+    assert isinstance(view, BarsView)
+    geometry = BarsGeometry.of(screen.layout)
+    placements = play.view()["legal"]["placements"]
+    card = max(placements, key=lambda code: len(placements[code]))
+    lit = {space: points for space, points in placements[card]}
+    screen.draw(surface)
+    plain = [surface.get_at((geometry.space_rect(s).x + 8, geometry.space_rect(s).centery))
+             for s in range(16)]
+    hand = draw(screen, surface)
+    click(screen, surface, spot_of(hand, "bars_card", card) or pygame.Rect(0, 0, 0, 0))
+    assert view.selected == card and sent == []
+    assert dict(view._lit(screen.model)) == lit
+    screen.draw(surface)
+    for space in range(16):
+        rect = geometry.space_rect(space)
+        now = surface.get_at((rect.x + 8, rect.centery))
+        if space in lit:
+            assert now == plain[space], space  # lit: left as it is, ringed
+        else:
+            assert sum(now[:3]) < sum(plain[space][:3]), space  # not lit: shaded
+    assert str(max(lit.values())) in screen.view.status(screen.model, True)
+    # An unlit space sends nothing and says why; a lit one sends the placing.
+    unlit = next(space for space in range(16) if space not in lit)
+    click(screen, surface, geometry.space_rect(unlit))
+    assert sent == [] and view.note is not None and "not open" in view.note[0]
+    target = max(lit, key=lambda space: lit[space])
+    screen.ui.mouse = geometry.space_rect(target).center  # the card's ghost on the space
+    screen.draw(surface)
+    width, height = geometry.card_size
+    assert view.art.face(card, width, height).get_flags() & pygame.SRCALPHA  # still clear
+    click(screen, surface, geometry.space_rect(target))
+    assert sent == [("place", {"card": card, "space": target})]
+    assert view.selected is None
+    # Nothing on the board changed: the server has not answered yet.
+    assert screen.model.view["board"][target] == play.view()["board"][target]
+
+
+def test_keys_choose_cards_and_escape_lets_go(surface: pygame.Surface) -> None:
+    play = BarsPlay(seed=4)
+    play.run_until(my_turn)
+    screen = play.screen
+    view = screen.view
+    assert isinstance(view, BarsView)
+    key(screen, surface, pygame.K_2)
+    assert view.selected == play.view()["hands"][0][1]
+    key(screen, surface, pygame.K_ESCAPE)
+    assert view.selected is None and not screen.leaving
+
+
+def test_take_back_and_end_turn_buttons_and_their_keys(surface: pygame.Surface) -> None:
+    play = BarsPlay(seed=6)
+    play.run_until(lambda v: my_turn(v) and not v["legal"]["claims"])
+    card, options = next(iter(play.view()["legal"]["placements"].items()))
+    play.submit(Command("place", 0, {"card": card, "space": options[0][0]}))
+    screen = play.screen
+    sent = recording(play)
+    view = play.view()
+    assert view["legal"]["take_back"] and view["legal"]["end_turn"]
+    hotspots = draw(screen, surface)
+    back = spot_of(hotspots, "bars_command", "take_back")
+    end = spot_of(hotspots, "bars_command", "end_turn")
+    assert back is not None and end is not None
+    assert spot_of(hotspots, "bars_command", "pass") is None
+    assert "Take back" in screen.view.status(screen.model, True) or view["legal"]["duties"]
+    click(screen, surface, back)
+    click(screen, surface, end)
+    key(screen, surface, pygame.K_BACKSPACE)
+    key(screen, surface, pygame.K_RETURN)
+    assert sent == [("take_back", {}), ("end_turn", {}), ("take_back", {}), ("end_turn", {})]
+
+
+def test_a_duty_button_sends_the_duty(surface: pygame.Surface) -> None:
+    play = BarsPlay(seed=2)
+    play.run_until(lambda v: v["to_act"] == [0] and bool(v["legal"].get("duties")),
+                   limit=5000)
+    screen = play.screen
+    sent = recording(play)
+    duty = play.view()["legal"]["duties"][0]
+    hotspots = draw(screen, surface)
+    button = spot_of(hotspots, "bars_command", duty["kind"])
+    assert button is not None
+    assert "duty" in screen.view.status(screen.model, True).lower()
+    click(screen, surface, button)
+    expected = {k: v for k, v in duty.items() if k != "kind"}
+    assert sent == [(duty["kind"], expected)]
+
+
+def test_a_claim_is_offered_sent_and_announced(surface: pygame.Surface) -> None:
+    play = BarsPlay(seed=11, forgetful=True)
+    play.run_until(lambda v: my_turn(v) and bool(v["legal"]["claims"]), limit=5000)
+    screen = play.screen
+    sent = recording(play)
+    claim = play.view()["legal"]["claims"][0]
+    hotspots = draw(screen, surface)
+    button = spot_of(hotspots, "bars_command", "claim")
+    assert button is not None
+    assert "claim" in screen.view.status(screen.model, True).lower()
+    click(screen, surface, button)
+    data = {k: v for k, v in claim.items() if k != "points"}
+    assert sent == [("claim", data)]
+    # The server's answer: the claim is announced with its points, then the table settles.
+    play.submit(Command("claim", 0, data), settle=False)
+    captions = [caption.text for caption in _captions_over(screen, 0.2)]
+    assert any(text.startswith("Claim:") and f"+{claim['points']}" in text
+               for text in captions), captions
+    assert any("claims" in line for line in screen.ui.log)
+
+
+def _captions_over(screen: TableScreen, seconds: float) -> list[Any]:
+    screen.update(seconds)
+    return screen.animator.captions()
+
+
+def test_points_rise_from_a_placed_card_with_their_breakdown(surface: pygame.Surface) -> None:
+    play = BarsPlay(seed=4)
+    play.run_until(lambda v: my_turn(v) and any(points for options in v["legal"]
+                                                ["placements"].values()
+                                                for _, points in options))
+    card, space, points = max(((code, space, points) for code, options in
+                               play.view()["legal"]["placements"].items()
+                               for space, points in options), key=lambda c: c[2])
+    play.submit(Command("place", 0, {"card": card, "space": space}), settle=False)
+    screen = play.screen
+    screen.update(0.5)
+    labels = [sprite.sprite for sprite in screen.animator.sprites()
+              if sprite.sprite.startswith("label:")]
+    assert labels and labels[0].startswith(f"label:+{points}|"), labels
+    words = labels[0].split("|")[1]
+    assert any(way in words for way in ("horizontal", "vertical", "diagonal", "stack"))
+    screen.draw(surface)  # the label is drawn as a sprite
+    for _ in range(40):
+        screen.update(0.1)
+    assert not screen.animator.busy
+    placed = play.view()["turn"]["placed"]
+    assert placed["points"] == points
+    assert f"You scored +{points}" in screen.view.status(screen.model, True)
+
+
+def test_teacher_mode_counts_the_differences_the_engine_would(surface: pygame.Surface) -> None:
+    play = BarsPlay(seed=5)
+    play.run_until(lambda v: v["round"] >= 3 and my_turn(v))
+    screen = play.screen
+    view = screen.view
+    assert isinstance(view, BarsView)
+    key(screen, surface, pygame.K_t)
+    assert view.teacher
+    geometry = BarsGeometry.of(screen.layout)
+    placements = play.view()["legal"]["placements"]
+    card = next(iter(placements))
+    view.selected = card
+    tops = tops_of(play.table.state)
+    checked = 0
+    for space in range(16):
+        screen.ui.mouse = geometry.space_rect(space).center
+        screen.draw(surface)
+        expected = sorted((other, touch(kind), d, NEIGHBOUR_POINTS[kind])
+                          for kind, other, d, _ in scoring(tops, DECK.index_of[card], space))
+        assert sorted(view.teacher_counts(play.view(), space)) == expected, space
+        checked += len(expected)
+    assert checked
+    # Without a chosen card: the card lying there, with the card under it when it has one.
+    view.selected = None
+    board = play.view()["board"]
+    stacked = next((s for s, entry in enumerate(board) if len(entry["cards"]) >= 2), None)
+    if stacked is not None:
+        counts = view.teacher_counts(play.view(), stacked)
+        cards = board[stacked]["cards"]
+        assert (stacked, "under", differences(cards[-1], cards[-2]), 1) in counts
+    key(screen, surface, pygame.K_t)
+    assert not view.teacher
+
+
+def test_between_moves_the_cards_an_event_names() -> None:
+    play = BarsPlay(seed=4)
+    play.run_until(my_turn)
+    before = play.view()
+    card, options = next(iter(before["legal"]["placements"].items()))
+    space = options[0][0]
+    event = {"type": "placed", "seat": 0, "data": {"card": card, "space": space}}
+    after = between(before, event)
+    assert card not in after["hands"][0] and after["board"][space]["top"] == card
+    assert after["legal"] == {} and before["board"][space]["top"] != card
+
+
+def test_spectator_sees_both_hands_and_cannot_act(surface: pygame.Surface) -> None:
+    play = BarsPlay(seed=4)
+    play.run_until(lambda v: v["round"] >= 2)
+    model = TableModel("stars_and_bars", None, 2, ["Sam", "Ada"])
+    screen = TableScreen(model, None, size=SIZE)
+    view = play.game.view(play.table.state, None)
+    assert view["legal"] == {}
+    screen.receive(Batch([], view, play.table.seq, True))
+    hotspots = screen.draw(surface)
+    assert spot_of(hotspots, "bars_space") is None and spot_of(hotspots, "bars_card") is None
+    geometry = BarsGeometry.of(screen.layout)
+    for seat in (0, 1):
+        rect = geometry.hand_rects(seat, len(view["hands"][seat]))[0]
+        assert sum(surface.get_at(rect.center)[:3]) > 300  # face up, on card stock
+    assert "'s turn" in screen.view.status(model, False)
+
+
+# --- against the real server ------------------------------------------------------------------
+
+def settled(live: LiveTable) -> bool:
+    table = live.table
+    return table is not None and not table.animator.busy and bool(table.model.view)
+
+
+def run_until(live: LiveTable | list[LiveTable], surface: pygame.Surface, until: Any,
+              frames: int = 4000) -> None:
+    """Frames of every table in ``live`` (each drawn, so its hotspots are current) until
+    ``until(live)`` holds."""
+    lives = live if isinstance(live, list) else [live]
+
+    def frame() -> None:
+        for each in lives:
+            each.frame(0.05)
+            each.draw(surface)
+
+    step_until(frame, lambda: until(live), frames)
+
+
+def click_live(live: LiveTable, rect: pygame.Rect) -> None:
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=rect.center, button=1))
+    for event in pygame.event.get():
+        live.handle(event)
+
+
+def take_my_turn(live: LiveTable, surface: pygame.Surface, take_back: bool = False) -> str:
+    """One click (or two: a card, then a space) of the player whose table this is, chosen
+    from what the view offers: a claim, a duty, the end of the turn, a pass or a placing."""
+    table = live.table
+    assert table is not None
+    live.draw(surface)
+    hotspots = live.hotspots
+    legal = table.model.legal
+    for name in ("claim", "turn_over", "clear_centre", "remove"):
+        rect = spot_of(hotspots, "bars_command", name)
+        if rect is not None:
+            click_live(live, rect)
+            return name
+    if take_back and legal.get("take_back"):
+        rect = spot_of(hotspots, "bars_command", "take_back")
+        assert rect is not None
+        click_live(live, rect)
+        return "take_back"
+    for name in ("end_turn", "pass"):
+        if legal.get(name):
+            rect = spot_of(hotspots, "bars_command", name)
+            assert rect is not None
+            click_live(live, rect)
+            return name
+    placements = legal["placements"]
+    card, space, _ = max(((code, space, points) for code, options in placements.items()
+                          for space, points in options), key=lambda c: c[2])
+    rect = spot_of(hotspots, "bars_card", card)
+    assert rect is not None
+    click_live(live, rect)
+    live.draw(surface)
+    geometry = BarsGeometry.of(table.layout)
+    click_live(live, geometry.space_rect(space))
+    return "place"
+
+
+def my_move(live: LiveTable) -> bool:
+    table = live.table
+    return table is not None and settled(live) and not table.model.over and bool(
+        table.model.legal)
+
+
+def over(live: LiveTable) -> bool:
+    return live.table is not None and live.table.model.over
+
+
+def play_out(lives: list[LiveTable], surface: pygame.Surface, watching: tuple[LiveTable, ...]
+             = (), rounds: int | None = None, moves: int = 800) -> list[str]:
+    """Every seat at these tables plays by clicks until the game is over (or that many
+    ``rounds`` are played); the ``watching`` tables are kept up to date (each frame polls
+    them) meanwhile."""
+    every = [*lives, *watching]
+    done: list[str] = []
+    took_back = False
+
+    def finished() -> bool:
+        if rounds is not None and all(live.table is not None and live.table.model.view.get(
+                "round", 0) > rounds for live in lives):
+            return True
+        return all(over(live) for live in lives)
+
+    for _ in range(moves):
+        run_until(every, surface, lambda _: any(my_move(live) for live in lives)
+                  or finished())
+        if finished():
+            return done
+        live = next(live for live in lives if my_move(live))
+        assert live.table is not None
+        seq = live.table.model.seq
+        done.append(take_my_turn(live, surface, take_back=not took_back))
+        took_back = took_back or done[-1] == "take_back"
+        run_until(every, surface, lambda _, live=live, seq=seq: live.table.model.seq > seq
+                  or live.table.model.refusal is not None)
+        assert live.table.model.refusal is None, live.table.model.refusal
+    raise AssertionError("the game did not end")
+
+
+def test_a_whole_game_against_the_default_bot(surface: pygame.Surface, tmp_path: Path) -> None:
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        link = ServerLink(server.address, name="Tester")
+        live = LiveTable(link, SIZE)
+        _wait_for_welcome(link)
+        live.start_game("stars_and_bars", 2, {}, "lookahead", "Tester")
+        run_until(live, surface, lambda live: settled(live)
+                  and live.table.model.view.get("phase") in ("play", "over"))
+        done = play_out([live], surface)
+        table = live.table
+        assert table is not None and table.model.over
+        assert "place" in done and "take_back" in done and "end_turn" in done
+        run_until(live, surface, settled)
+        live.draw(surface)
+        assert spot_of(live.hotspots, "button", "dismiss") is not None
+        bot = table.model.name(1)
+        assert any(line.startswith(f"{bot} places") for line in table.ui.log)  # by name
+        result = table.model.view["result"]
+        assert result and result["winners"]
+        # F9: a bug report of this table, with its log (the server is this process's).
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_F9, mod=0,
+                                             unicode=""))
+        for event in pygame.event.get():
+            live.handle(event)
+        assert live.bug_report.open
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN, mod=0,
+                                             unicode="\r"))
+        for event in pygame.event.get():
+            live.handle(event)
+        reports = list((tmp_path / "bug-reports").glob("*.starhall-bug"))
+        assert len(reports) == 1
+        live.close()
+
+
+def test_two_people_at_one_table_and_a_spectator(surface: pygame.Surface,
+                                                 tmp_path: Path) -> None:
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        lives = []
+        for name in ("Ann", "Ben", "Cy"):
+            link = ServerLink(server.address, name=name)
+            lives.append(LiveTable(link, SIZE))
+            _wait_for_welcome(link)
+        ann, ben, cy = lives
+        created: dict[str, Any] = {}
+        ann.request({"type": protocol.CREATE, "game": "stars_and_bars", "players": 2,
+                     "options": {}}, lambda reply: created.update(reply["table"]))
+        run_until(ann, surface, lambda _: bool(created))
+        ann.sit(created["id"], 0, "Ann")
+        ben.sit(created["id"], 1, "Ben")
+        cy.watch(created["id"])
+        run_until(lives, surface, lambda _: all(settled(live) and live.table is not None
+                                                and live.table.model.view.get("phase")
+                                                == "play" for live in lives))
+        watcher = cy.table
+        assert watcher is not None and not watcher.interactive
+        done = play_out([ann, ben], surface, watching=(cy,), rounds=4)
+        assert done.count("place") >= 8
+        assert ann.table is not None and ben.table is not None
+        run_until(lives, surface, lambda _: watcher.model.seq == ann.table.model.seq ==
+                  ben.table.model.seq and all(settled(live) for live in lives))
+        cy.draw(surface)
+        assert spot_of(cy.hotspots, "bars_command") is None
+        assert spot_of(cy.hotspots, "bars_space") is None
+        assert ann.table.model.view["scores"] == ben.table.model.view["scores"] == \
+            watcher.model.view["scores"]
+        assert ann.table.model.view["board"] == watcher.model.view["board"]
+        for live in lives:
+            live.close()
+
+
+# --- the replay viewer ---------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def replay_logs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The goldens once they exist, else a log of a game of bots from ``starhall sim``."""
+    if GOLDEN:
+        return GOLDEN
+    out = tmp_path_factory.mktemp("sim")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "STARHALL_PURE_PYTHON": "1"}
+    subprocess.run([sys.executable, "-m", "server.cli", "sim", "stars_and_bars", "--games",
+                    "1", "--out", str(out), "--quiet"], check=True, env=env, cwd=ROOT,
+                   capture_output=True)
+    logs = sorted(str(path) for path in out.rglob("*.starhall"))
+    assert logs
+    return logs
+
+
+def test_replay_viewer_on_stars_and_bars_logs(surface: pygame.Surface,
+                                              replay_logs: list[str]) -> None:
+    for path in replay_logs:
+        viewer = ReplayScreen(load(path), SIZE)
+        assert isinstance(viewer.table.view, BarsView)
+        assert viewer.jump_words == ("turn", "round")
+        assert viewer.trick_ends and viewer.hand_starts
+        viewer.seek(0)
+        for _ in range(min(8, len(viewer.states) - 1)):
+            viewer.control("step")
+            for _ in range(30):
+                viewer.frame(0.05)
+                viewer.draw(surface)
+        viewer.control("next_trick")
+        assert viewer.position in viewer.trick_ends
+        viewer.control("next_hand")
+        assert viewer.position in viewer.hand_starts or viewer.position == len(
+            viewer.states) - 1
+        view = viewer.table.model.view
+        assert view["round"] >= 2 or view["phase"] == "over"
+        claimed = [position for position, (_, event) in enumerate(viewer.recording.events)
+                   if event.type == "claimed"]
+        if claimed:  # stepping onto a claim announces it
+            viewer.seek(claimed[0])
+            viewer.control("step")
+            viewer.frame(0.1)
+            assert any(caption.text.startswith("Claim:")
+                       for caption in viewer.table.animator.captions())
+        viewer.control("end")
+        viewer.draw(surface)
+        assert viewer.table.model.over
+        viewer.control("viewer")  # a spectator
+        viewer.draw(surface)
+        assert viewer.table.model.seat is None
+        viewer.control("viewer")  # seat 0
+        viewer.draw(surface)
+        assert viewer.table.model.seat == 0
+
