@@ -140,10 +140,12 @@ class Summary:
 
 
 def _table(title: str, heads: list[str], tallies: list[Tally]) -> list[str]:
+    names = dict.fromkeys(name for tally in tallies for name in tally.counters)
     width = max(9, *(len(head) + 2 for head in heads))
+    label_width = max(16, *(len(name) + 2 for name in names))
 
     def row(label: str, cells: list[str]) -> str:
-        return f"{label:<16}" + "".join(f"{cell:>{width}}" for cell in cells)
+        return f"{label:<{label_width}}" + "".join(f"{cell:>{width}}" for cell in cells)
 
     def rate(count: int, tally: Tally) -> str:
         return f"{count / max(tally.places, 1):.1%}"
@@ -154,8 +156,7 @@ def _table(title: str, heads: list[str], tallies: list[Tally]) -> list[str]:
     if any(t.ties for t in tallies):
         rows.append(row("tie rate", [rate(t.ties, t) for t in tallies]))
     rows.append(row("average total", [f"{t.total / max(t.places, 1):.1f}" for t in tallies]))
-    names = dict.fromkeys(name for tally in tallies for name in tally.counters)
-    rows += [row(name[:15], [f"{t.counters.get(name, 0) / max(t.places, 1):.2f}"
+    rows += [row(name, [f"{t.counters.get(name, 0) / max(t.places, 1):.2f}"
                              for t in tallies]) for name in names]
     return rows
 
