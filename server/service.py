@@ -417,18 +417,30 @@ class Service:
         session.seats.add((table.id, number))
 
     def _leave(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        """Before the game starts (or with ``give_up``) the seat becomes free and its token
+        void; once it has started the seat stays its person's, who comes back with ``resume``,
+        and the others see it empty-handed (``connected: false``) until then."""
         table = self._table(message)
+        give_up = message.get("give_up", False)
+        if not isinstance(give_up, bool):
+            raise RequestError(protocol.BAD_FIELD, "'give_up' must be true or false",
+                               field="give_up")
         number = self._owned_seat(table, message)
         seat = table.seats[number]
         if seat.session is not None:
             holder = self.sessions.get(seat.session)
             if holder is not None:
                 holder.seats.discard((table.id, number))
-        seat.free()
-        table.remove_bot(number)
-        table.save_seating()
+        kept = not give_up and table.status != protocol.WAITING
+        if kept:
+            seat.session = None
+        else:
+            seat.free()
+            table.remove_bot(number)
+            table.save_seating()
         self.changed_rosters[table.id] = table
-        self._reply(session, rid, {"type": protocol.LEFT, "table": table.id, "seat": number})
+        self._reply(session, rid, {"type": protocol.LEFT, "table": table.id, "seat": number,
+                                   "kept": kept})
 
     def _watch(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         table = self._table(message)
@@ -698,12 +710,23 @@ class Service:
             self._disconnect(session)
 
     def _disconnect(self, session: Session) -> None:
-        """Forget a session: its seats stay its person's but show disconnected."""
+        """Forget a session: the seats it held at tables that have not started become free;
+        elsewhere they stay its person's (the token resumes them) but show disconnected."""
         for table_id, number in session.seats:
             table = self.tables.get(table_id)
-            if table is not None and table.seats[number].session == session.identity:
+            if table is None or table.seats[number].session != session.identity:
+                continue
+            if table.status == protocol.WAITING:
+                # Nobody waits for a person who has gone before the game began.
+                table.seats[number].free()
+                try:
+                    table.save_seating()
+                except OSError as error:  # the seat is free in memory; the file catches up later
+                    print(f"starhall serve: table {table.id}: saving its seats: {error}",
+                          file=sys.stderr)
+            else:
                 table.seats[number].session = None
-                self.changed_rosters[table.id] = table
+            self.changed_rosters[table.id] = table
         for table_id in session.watching:
             table = self.tables.get(table_id)
             if table is not None:

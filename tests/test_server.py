@@ -264,7 +264,8 @@ def test_unbot_and_leave(server: EmbeddedServer) -> None:
         protocol.BAD_SEAT
     ada = Person(address(server), table, 1)
     left = ada.request({"type": "leave", "table": table, "token": ada.token})
-    assert left == {"type": "left", "table": table, "seat": 1, "rid": left["rid"]}
+    assert left == {"type": "left", "table": table, "seat": 1, "kept": False,
+                    "rid": left["rid"]}
     assert ada.request({"type": "leave", "table": table, "token": ada.token})["code"] == \
         protocol.BAD_TOKEN
     seats = lobby.request({"type": "list"})["tables"][0]["seats"]
