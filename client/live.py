@@ -135,8 +135,9 @@ class LiveTable:
         table.next_table = None
         table.send = None
         if session is not None and session.token is not None:
+            # give_up: the old deal is abandoned, not kept for a later resume
             self.request({"type": protocol.LEAVE, "table": session.table,
-                          "token": session.token})
+                          "token": session.token, "give_up": True})
         model = table.model
         self.start_game(model.game, model.players, options, self._bot, self._name or "You")
 
