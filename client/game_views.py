@@ -159,6 +159,20 @@ class GameTable:
     def update(self, screen: TableScreen, dt: float) -> None:
         """Time passes (after the animator has advanced)."""
 
+    def redraw_after(self, screen: TableScreen) -> float | None:
+        """Seconds after the last drawing when this table looks different by itself (a
+        pulsing glow, a blinking caret), or ``None``; the screen is drawn anyway after input,
+        a batch from the server or while an animation runs."""
+        return None
+
+    # --- the shared game-over panel ----------------------------------------------------
+
+    def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
+        """Where the screen draws the shared ``GameOverPanel`` (Play again, Watch the replay,
+        where the log is) while the game is over, or ``None`` for not now. A game opts in by
+        returning the strip its own end box leaves free for it."""
+        return None
+
 
 @dataclass(frozen=True, slots=True)
 class Swatch:
@@ -221,7 +235,18 @@ def seat_group(players: int) -> ColourGroup:
                             "score chart.")
 
 
-TRICKS = GameTable()
+class TrickHooks(GameTable):
+    """The trick games' hooks: the defaults, and the game-over panel in their end box."""
+
+    def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
+        from client.scores import game_over_panel_rect
+
+        if screen.ui.overlay or screen.ui.dismissed_game_over:
+            return None
+        return game_over_panel_rect(screen.layout)
+
+
+TRICKS = TrickHooks()
 """The hooks of the trick games, drawn by ``TableView``."""
 
 

@@ -77,10 +77,26 @@ def _sheet_table(surface: pygame.Surface, area: pygame.Rect, model: TableModel,
                   (area.centerx, area.y + 60))
 
 
+GAME_OVER_PANEL_HEIGHT = 84
+"""The box's bottom strip, left free for the table screen's shared game-over panel."""
+
+
+def game_over_box(layout: Layout) -> pygame.Rect:
+    return layout.table.inflate(-50, -40)
+
+
+def game_over_panel_rect(layout: Layout) -> pygame.Rect:
+    """Where the shared game-over panel (Play again, Watch the replay, the log) goes."""
+    area = game_over_box(layout)
+    return pygame.Rect(area.x + 16, area.bottom - GAME_OVER_PANEL_HEIGHT, area.w - 32,
+                       GAME_OVER_PANEL_HEIGHT - 12)
+
+
 def draw_game_over(surface: pygame.Surface, layout: Layout, model: TableModel,
                    hotspots: Hotspots, mouse: tuple[int, int]) -> None:
     view = model.view
-    area = layout.table.inflate(-50, -40)
+    area = game_over_box(layout)
+    room = GAME_OVER_PANEL_HEIGHT
     panel(surface, area, 252)
     hotspots.add(area, "button", "none")
     totals = view.get("totals") or []
@@ -90,7 +106,7 @@ def draw_game_over(surface: pygame.Surface, layout: Layout, model: TableModel,
              else f"{' and '.join(winners)} win{'s' if len(winners) == 1 else ''}")
     blit_text(surface, "Game over", 18, theme.TEXT_DIM, "midtop", (area.centerx, area.y + 12))
     blit_text(surface, title, 30, theme.GOLD, "midtop", (area.centerx, area.y + 34))
-    chart = pygame.Rect(area.x + 30, area.y + 84, area.w - 60, int(area.h * 0.55))
+    chart = pygame.Rect(area.x + 30, area.y + 84, area.w - 60, int((area.h - room) * 0.55))
     draw_totals_chart(surface, chart, model, view.get("score_sheet") or [])
     y = chart.bottom + 16
     order = sorted(range(len(totals)), key=lambda s: totals[s],
@@ -104,7 +120,7 @@ def draw_game_over(surface: pygame.Surface, layout: Layout, model: TableModel,
     buttons = [("Score sheet", "sheet"), ("Close", "dismiss")]
     x = area.centerx - 150
     for label, action in buttons:
-        rect = pygame.Rect(x, area.bottom - 52, 140, 38)
+        rect = pygame.Rect(x, area.bottom - room - 50, 140, 38)
         button(surface, hotspots, rect, label, "button", action, hovered=rect.collidepoint(mouse))
         x += 160
 
