@@ -28,10 +28,13 @@ def held_card(deck: Deck, code: object, hand: CardSet, seat: Seat) -> int:
 
 def held_cards(deck: Deck, codes: object, count: int, hand: CardSet, seat: Seat) -> CardSet:
     """Exactly ``count`` different cards, all held by ``seat``, from a list of codes."""
+    cards_word = "card" if count == 1 else "cards"
     if not isinstance(codes, list | tuple):
-        raise IllegalCommand("bad_command", f"choose exactly {count} cards as 'cards', a list")
+        raise IllegalCommand("bad_command",
+                             f"choose exactly {count} {cards_word} as 'cards', a list")
     if len(codes) != count:
-        raise IllegalCommand("bad_command", f"choose exactly {count} cards, not {len(codes)}")
+        raise IllegalCommand("bad_command",
+                             f"choose exactly {count} {cards_word}, not {len(codes)}")
     cards = 0
     for code in codes:
         index = held_card(deck, code, hand, seat)

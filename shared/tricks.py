@@ -79,7 +79,7 @@ def not_following(deck: Deck, trick: Trick, hand: CardSet, card: int,
     name = suit_names[suit]
     held = hand & deck.suit_mask[suit]
     led = (f"{name} were led" if deck.suit_of[trick[0][1]] == suit
-           else f"the Joker was led and {name} set the suit")
+           else f"{name} set the suit after the Joker was led,")
     holding = the_card(deck, lowest(held)) if held.bit_count() == 1 else \
         f"{held.bit_count()} {name}"
     return (f"you must follow suit: {led} and you hold {holding}, so {the_card(deck, card)} "

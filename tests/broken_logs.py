@@ -587,7 +587,7 @@ def hearts_cases(corpus: Corpus) -> None:
     draft(src, lead).bad("played", leader, {"card": wrong}).write(
         "first-lead-not-lowest-club", f"the first trick led with {wrong}, not {club}",
         f"you must lead the {deck.card(club).name}: the first trick is led with the lowest "
-        "club in play")
+        "Club in play")
     follower = (leader + 1) % 4
     draft(src, lead).bad("played", follower, {"card": codes(state.hands[follower])[0]}).write(
         "play-out-of-turn", "the seat after the leader plays first",

@@ -272,7 +272,7 @@ def _legal_cards(state: HeartsState, seat: Seat) -> CardSet:
     trick = state.trick
     if state.tricks_played == 0 and not trick:
         clubs = hand & rules.deck.suit_mask[CLUBS]
-        return clubs & -clubs  # the leader holds the lowest club in play and must lead it
+        return clubs & -clubs  # the leader holds the lowest Club in play and must lead it
     suit = led_suit(trick, rules.deck) if trick else None
     allowed = follow_options(hand, suit, rules.deck) if suit else _lead_options(state, hand)
     if state.tricks_played == 0:
@@ -486,7 +486,7 @@ class Hearts(Game[HeartsState]):
         if state.tricks_played == 0 and not state.trick:
             first = the_card(deck, lowest(hand & deck.suit_mask[CLUBS] & rules.cards))
             return ("must_lead_lowest_club",
-                    f"you must lead {first}: the first trick is led with the lowest club in play")
+                    f"you must lead {first}: the first trick is led with the lowest Club in play")
         suit = led_suit(state.trick, deck) if state.trick else None
         if suit and hand & deck.suit_mask[suit]:
             return "must_follow_suit", not_following(deck, state.trick, hand, card, SUIT_NAMES)
