@@ -12,12 +12,14 @@ from typing import Any
 
 import pygame
 
+from client import sound
 from client.animation import Animator
 from client.game_views import hooks_for, view_for
 from client.layout import Layout
 from client.model import TableModel, Update
 from client.rules_screen import RulesOverlay
 from client.session import Batch
+from client.settings_screen import SettingsOverlay, table_button_rect
 from client.table_view import TableView
 from client.ui import TableUi
 
@@ -45,6 +47,10 @@ class TableScreen:
         (a patience's New deal or Restart); ``LiveTable`` opens it."""
         self.rules = RulesOverlay(model.game)
         """The game's rules page (F1 or the Rules button): while open it takes every input."""
+        self.settings = SettingsOverlay(model.game, on_save=lambda _: self.resize(
+            (self.layout.width, self.layout.height)))
+        """The settings (F2 or the Settings button): while open it takes every input."""
+        sound.prepare()
 
     @property
     def interactive(self) -> bool:
@@ -74,11 +80,15 @@ class TableScreen:
             for index, (_seq, event) in enumerate(batch.events):
                 last = index == len(batch.events) - 1
                 after = batch.view if last else self.hooks.between(shown, event)
-                for step in self.choreographer.steps(shown, event, after):
+                steps = self.choreographer.steps(shown, event, after)
+                sound.attach(steps, self.hooks.sound_cues(event, shown, after))
+                for step in steps:
                     self.animator.add(step)
                 shown = after
             if not batch.events:
                 self.animator.add_settled(batch.view)
+            if self.interactive:
+                sound.cue_turn(self.animator, before, batch.view)
             model.apply(Update(batch.seq, None, batch.view))
             model.events += batch.events
         for _, event in batch.events:
@@ -109,7 +119,7 @@ class TableScreen:
             self.send(kind, data)
 
     def handle(self, event: pygame.event.Event, hotspots: Any) -> None:
-        if self.rules.handle(event, hotspots):
+        if self.settings.handle(event, hotspots) or self.rules.handle(event, hotspots):
             return
         if self.hooks.handle(self, event, hotspots):
             return
@@ -202,6 +212,7 @@ class TableScreen:
 
     def update(self, dt: float) -> None:
         self.animator.advance(dt)
+        sound.play_all(self.animator.take_cues())
         self.model.tick(dt)
         self.hooks.update(self, dt)
 
@@ -211,4 +222,6 @@ class TableScreen:
         layout = self.layout
         self.rules.draw(surface, pygame.Rect(0, 0, layout.width, layout.height - layout.footer),
                         layout.table, hotspots)
+        self.settings.draw(surface, pygame.Rect(0, 0, layout.width, layout.height - layout.footer),
+                           hotspots, None if self.rules.open else table_button_rect(layout.table))
         return hotspots
