@@ -292,6 +292,17 @@ def turn_began(before: dict[str, Any], after: dict[str, Any]) -> bool:
     return bool(after.get("legal")) and not before.get("legal")
 
 
+def cue_turn(animator: Any, before: dict[str, Any], after: dict[str, Any]) -> None:
+    """"your_turn" when the seat has just been given something to do: with the last step
+    queued (when the table shows it), or now when nothing is queued."""
+    if not turn_began(before, after):
+        return
+    if animator.queue:
+        attach(animator.queue[-1:], ["your_turn"])
+    else:
+        play("your_turn")
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python -m client.sound FOLDER   (writes each cue as a WAV file)",
