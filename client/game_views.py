@@ -176,14 +176,16 @@ class GameTable:
 
 @dataclass(frozen=True, slots=True)
 class Swatch:
-    """One colour-coded thing: its name, colour, and the mark that tells it apart without
-    colour (a ``client.symbols`` shape drawn in the colour, and/or a letter or word shown on
-    it when the colour_blind setting asks for extra marks)."""
+    """One colour-coded thing: its name, its colour, and what tells it apart without colour:
+    a ``client.symbols`` shape drawn in the colour, a ``mark`` (a letter or number standing
+    for a name or label the table always shows), and an ``extra`` mark the table adds only
+    when the colour_blind setting is on."""
 
     name: str
     colour: tuple[int, int, int]
     shape: str | None = None
     mark: str = ""
+    extra: str = ""
 
 
 @dataclass(frozen=True, slots=True)
