@@ -147,6 +147,17 @@ class StarView(GameTable):
             return "Given up"
         return None
 
+    def sound_cues(self, event: dict[str, Any], before: dict[str, Any],
+                   after: dict[str, Any]) -> tuple[str, ...]:
+        # A pair removed, a card placed, an undo: a card laid down; a game won: a Star.
+        kind = event.get("type")
+        cues = ["deal"] if kind == "deal" else []
+        if kind in ("paired", "placed", "undone", "redone"):
+            cues.append("play")
+        if after.get("phase") == "over" and before.get("phase") != "over":
+            cues.append("star" if after.get("result") == "won" else "hand_end")
+        return tuple(cues)
+
     def received(self, screen: TableScreen, batch: Batch) -> None:
         model = screen.model
         view = model.view
