@@ -15,7 +15,8 @@ from typing import Any, Protocol
 
 import pygame
 
-from client.net import ServerLink, checked_address, player_name
+from client.net import ServerLink, checked_address
+from client.settings import player_name
 
 DEFAULT_SIZE = (1280, 720)
 FPS = 60
