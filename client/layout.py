@@ -8,10 +8,13 @@ from functools import cached_property
 
 import pygame
 
+from client import settings
 from client.theme import CARD_RATIO
 
 PANEL_WIDTH_SHARE = 0.2
 """The score panel's share of the window width."""
+CARD_SCALES = {"small": 0.8, "normal": 1.0, "large": 1.25}
+"""The settings' card sizes: a share of the window's, never more than fits."""
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,8 @@ class Layout:
 
     @cached_property
     def card_size(self) -> tuple[int, int]:
-        height = max(56, min(int(self.table.h * 0.2), int(self.table.w * 0.16)))
+        scale = CARD_SCALES.get(settings.current().card_size, 1.0)
+        height = max(56, min(int(self.table.h * 0.2 * scale), int(self.table.w * 0.16 * scale)))
         return round(height / CARD_RATIO), height
 
     @cached_property
