@@ -25,6 +25,8 @@ from client.live import LiveTable
 from client.net import LOST, REJOINED, ServerLink
 from client.new_table import NewTableForm, ellipsized, wrap_words
 from client.session import TableSession
+from client.settings import player_name
+from client.settings_screen import SettingsOverlay
 from client.table_view import TITLES, TableView
 from client.waiting_room import WaitingRoom, absent_people, draw_absent, host_port
 from client.widgets import Hotspots, blit_text, button, panel, row_of_buttons
@@ -108,6 +110,8 @@ class Lobby:
         """The user's unfinished games on this computer (``client.embedded``)."""
         self.view = TableView()
         self.hotspots = Hotspots()
+        self.settings = SettingsOverlay(on_save=lambda _: setattr(self, "name", player_name()))
+        """The settings sheet (F2 or the Settings button); a table has its own."""
         self.mouse = (-1, -1)
         self.last_list = -LIST_EVERY
         self.message = ""
@@ -377,6 +381,8 @@ class Lobby:
     def handle(self, event: pygame.event.Event) -> None:
         if event.type == pygame.MOUSEMOTION:
             self.mouse = event.pos
+        if self.live is None and self.settings.handle(event, self.hotspots):
+            return
         spot = None
         if event.type == pygame.MOUSEBUTTONDOWN and event.button in (1, 3):
             spot = self.hotspots.at(event.pos)
@@ -477,6 +483,8 @@ class Lobby:
                       max_width=form.w - 32)
         if self.link is not None and self.link.state == "lost":
             self._lost_panel(surface, table=False)
+        corner = pygame.Rect(width - 174, 26, 150, 34)
+        self.settings.draw(surface, surface.get_rect(), self.hotspots, corner)
 
     def _servers(self, surface: pygame.Surface, area: pygame.Rect) -> None:
         mine = self._my_games()
