@@ -167,6 +167,15 @@ class SeatBook:
     def remember(self, seat: Seat) -> None:
         seats = self.seats()
         seats[seat.table] = seat
+        self._write(seats)
+
+    def forget(self, table: str) -> None:
+        """Strike ``table`` out: its seat was given up, or its game is over or gone."""
+        seats = self.seats()
+        if seats.pop(table, None) is not None:
+            self._write(seats)
+
+    def _write(self, seats: dict[str, Seat]) -> None:
         body = {"version": 1, "tables": {
             table: {"seat": s.seat, "token": s.token, "game": s.game, "players": s.players,
                     "options": s.options, "bot": s.bot, "name": s.name}
