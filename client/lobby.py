@@ -316,8 +316,7 @@ class Lobby:
         self.resuming = None
         self.last_list = -LIST_EVERY
         self._find_local_games()
-        if self.watch_table is not None:
-            self.done = True
+        self.watch_table = None  # `starhall watch`: back to that server's lobby, not out
 
     def _room_request(self, message: dict[str, Any]) -> None:
         live = self.live
