@@ -13,18 +13,18 @@ under way — the lobby then lists that game under "Your games" with Resume.
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import time
 from typing import Any
 
 import pygame
 
-from client import held_seats, theme
-from client.held_seats import HeldSeat
+from client import theme
+from client.embedded import Seat, SeatBook, user_data
 from client.live import LiveTable
 from client.net import LOST, REJOINED, ServerLink
 from client.new_table import NewTableForm, ellipsized, wrap_words
-from client.session import TableSession
 from client.settings import player_name
 from client.settings_screen import SettingsOverlay
 from client.table_view import TITLES, TableView
@@ -35,6 +35,18 @@ from shared import protocol
 LIST_EVERY = 2.0
 FORGET_AFTER = 5.0
 OPEN = (protocol.WAITING, protocol.PLAYING)
+SERVERS_FOLDER = "servers"
+
+
+def seat_book(address: str) -> SeatBook:
+    """The user's seats and tokens at the tables of the server at ``address``: a
+    ``SeatBook`` (``client.embedded``, the same file ``starhall play`` keeps for its own
+    games) in ``servers/HOST_PORT/`` of the user's data folder."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", host_port(address))
+    folder = user_data() / SERVERS_FOLDER / safe
+    with contextlib.suppress(OSError):  # without it the lobby still works, it forgets
+        folder.mkdir(parents=True, exist_ok=True)
+    return SeatBook(folder)
 
 
 class Discovery:
@@ -104,8 +116,9 @@ class Lobby:
         self.live: LiveTable | None = None
         self.room: WaitingRoom | None = None
         self.resuming: tuple[str, int] | None = None
-        self.held: list[HeldSeat] = []
-        """The user's seats at the current server's tables (``client.held_seats``)."""
+        self.book: SeatBook | None = None
+        self.held: dict[str, Seat] = {}
+        """The user's seats at the current server's tables, by table (``seat_book``)."""
         self.local_games: list[Any] = []
         """The user's unfinished games on this computer (``client.embedded``)."""
         self.view = TableView()
@@ -116,6 +129,9 @@ class Lobby:
         self.last_list = -LIST_EVERY
         self.message = ""
         self.done = False
+        self._changed = True
+        """Something to show that was not drawn yet (the window loop asks ``redraw_after``)."""
+        self._seen: tuple[Any, ...] = ()
         self._find_local_games()
         if address:
             self.connect(address)
@@ -127,7 +143,8 @@ class Lobby:
         self.tables, self.tables_complete = [], False
         self.server_name = ""
         self.ever_connected = False
-        self.held = held_seats.at(self.link.address)
+        self.book = seat_book(self.link.address)
+        self.held = self.book.seats()
         self.last_list = -LIST_EVERY
         self.message = f"Connecting to {host_port(self.link.address)}…"
 
@@ -136,7 +153,7 @@ class Lobby:
         if self.link is not None:
             self.link.close()
         self.link = None
-        self.tables, self.held = [], []
+        self.tables, self.held, self.book = [], {}, None
         self.message = ""
 
     def _find_local_games(self) -> None:
@@ -154,10 +171,12 @@ class Lobby:
         if self.live is not None:
             self._table_frame(dt)
             return
-        self.discovery.poll()
+        if self.discovery.poll():
+            self._changed = True
         if self.link is None:
             return
         for message in self.link.poll():
+            self._changed = True
             self._receive(message)
         now = time.monotonic()
         if self.link.state == "connected" and now - self.last_list >= LIST_EVERY:
@@ -203,18 +222,18 @@ class Lobby:
         if self.link is None:
             return
         status = {str(t.get("id")): t.get("status") for t in self.tables}
-        for held in list(self.held):
+        for held in list(self.held.values()):
             known = status.get(held.table)
             if (known is None and self.tables_complete) or (known is not None
                                                              and known not in OPEN):
                 self._forget(held.table, held.seat)
 
-    def _forget(self, table: str, seat: Any) -> None:
-        if self.link is None:
+    def _forget(self, table: str, seat: Any = None) -> None:
+        if self.book is None or table not in self.held:
             return
-        number = seat if isinstance(seat, int) else None
-        held_seats.forget(self.link.address, table, number)
-        self.held = held_seats.at(self.link.address)
+        with contextlib.suppress(OSError):
+            self.book.forget(table)
+        self.held = self.book.seats()
 
     def _maybe_watch(self) -> None:
         if self.watch_table is None or self.link is None:
@@ -233,29 +252,27 @@ class Lobby:
         assert live is not None and self.link is not None
         live.frame(dt)
         session = live.session
-        if session is not None and session.token is not None and session.seat is not None:
-            self._hold(session.table, session.seat, session.token, session.info)
+        seen = (id(session.info) if session else None, self.waiting_info() is None,
+                self.link.state, self.room.error if self.room else "")
+        if seen != self._seen:
+            self._seen, self._changed = seen, True
+        if session is not None and session.token is not None and (
+                session.table not in self.held and self.book is not None):
+            self.held = self.book.seats()  # the table wrote the seat down when it opened
         if live.problem and self.resuming is not None:  # the token opens no seat any more
             self._forget(*self.resuming)
             self.resuming = None
         if live.done:
             self.close_table()
-
-    def _hold(self, table: str, seat: int, token: str, info: dict[str, Any]) -> None:
-        assert self.link is not None
-        if any((h.table, h.seat, h.token) == (table, seat, token) for h in self.held):
-            return
-        title = str(info.get("title") or "")
-        if not title:
-            return  # wait for the table's description
-        held_seats.remember(HeldSeat(self.link.address, table, seat, token, title))
-        self.held = held_seats.at(self.link.address)
+            if getattr(live, "quitting", False):
+                self.done = True  # the window was closed, not only the table left
 
     def _new_live(self) -> LiveTable:
         assert self.link is not None
         self.room = None
         self.resuming = None
         self.live = LiveTable(self.link, self.size, self.view, own_link=False)
+        self.live.seat_book = self.book
         return self.live
 
     def open_table(self, how: str, table: str, seat: int | None = None) -> None:
@@ -265,11 +282,9 @@ class Lobby:
         else:
             live.sit(table, seat, self.name)
 
-    def resume(self, held: HeldSeat) -> None:
+    def resume(self, held: Seat) -> None:
         live = self._new_live()
-        assert self.link is not None
-        live.session = TableSession(self.link, held.table, held.seat, held.token)
-        live.session.resume()
+        live.resume_table(held.table, held.seat, held.token, self.name, held.bot, held.options)
         self.resuming = (held.table, held.seat)
 
     def create(self, with_bots: bool) -> None:
@@ -449,9 +464,39 @@ class Lobby:
         if self.live is not None:
             self.live.resize(size)
 
+    # --- when to draw ------------------------------------------------------------------
+
+    def redraw_after(self) -> float | None:
+        """0 when something changed since the last drawing, ``None`` while the lobby looks
+        the same (input redraws anyway); a running table says for itself."""
+        if self.live is not None and self.waiting_info() is None and not self._changed:
+            due: float | None = self.live.redraw_after()
+            return due
+        if self._changed:
+            return 0.0
+        return 0.25 if self.settings_open() else None
+
+    def settings_open(self) -> bool:
+        return bool(getattr(self.settings, "open", False))
+
+    def wait(self, timeout: float) -> None:
+        """Sleep until the server says something (beacons are read at least every
+        ``timeout``)."""
+        if self.link is not None:
+            self.link.wait(timeout)
+        elif timeout > 0:
+            time.sleep(timeout)
+
+    def quit_requested(self) -> bool:
+        """Closing the window at a game under way asks first, as leaving it does."""
+        if self.live is not None and self.waiting_info() is None:
+            return bool(self.live.quit_requested())
+        return True
+
     # --- drawing -----------------------------------------------------------------------
 
     def draw(self, surface: pygame.Surface) -> None:
+        self._changed = False
         self.hotspots.clear()
         if self.live is not None:
             self._draw_table(surface, self.live)
@@ -514,13 +559,13 @@ class Lobby:
             self._your_games(surface, pygame.Rect(area.x, servers.bottom + 10, area.w,
                                                   area.bottom - servers.bottom - 10), mine)
 
-    def _resumable(self) -> dict[str, HeldSeat]:
+    def _resumable(self) -> dict[str, Seat]:
         """The user's seats, by table, that nobody plays now: a seat connected to a session
         is in use (in another window of this user, say), and resuming it would take it away
         from there."""
-        found: dict[str, HeldSeat] = {}
+        found: dict[str, Seat] = {}
         tables = {str(t.get("id")): t for t in self.tables}
-        for held in self.held:
+        for held in self.held.values():
             table = tables.get(held.table)
             if table is None or table.get("status") not in OPEN:
                 continue
@@ -536,8 +581,11 @@ class Lobby:
         found: list[tuple[str, str, tuple[Any, ...]]] = []
         tables = {str(t.get("id")): t for t in self.tables}
         for held in self._resumable().values():
-            status = tables[held.table].get("status")
-            found.append((f"{held.title} · table {held.table}",
+            table = tables[held.table]
+            status = table.get("status")
+            title = str(table.get("title") or self._game_info(held.game).get("title")
+                        or held.game)
+            found.append((f"{title} · table {held.table}",
                           f"seat {held.seat + 1} · {status}", ("resume", held)))
         for entry in self.local_games:
             if getattr(entry, "busy", False):
@@ -642,13 +690,18 @@ class Lobby:
         if self.link.state == "lost":
             self._lost_panel(surface, table=info is None)
 
+    def lost_title(self) -> str:
+        """What the lost-server panel says: the server's address, always."""
+        where = host_port(self.link.address) if self.link is not None else "?"
+        if self.ever_connected:
+            return f"Lost the server at {where}"
+        return f"Cannot reach a server at {where}"
+
     def _lost_panel(self, surface: pygame.Surface, table: bool) -> None:
         """The server stopped answering: where it was, and what can be done (the link keeps
         trying on its own meanwhile)."""
         assert self.link is not None
-        where = host_port(self.link.address)
-        title = f"Lost the server at {where}" if self.ever_connected or table else (
-            f"Cannot reach a server at {where}")
+        title = self.lost_title()
         width, height = surface.get_size()
         area = pygame.Rect(0, 0, min(620, width - 40), 170)
         area.center = (width // 2, height // 2)
