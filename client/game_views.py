@@ -25,6 +25,7 @@ from client.table_view import TableView, describe
 if TYPE_CHECKING:
     from client.animation import Animator
     from client.session import Batch
+    from client.summary import Summary
     from client.table_screen import TableScreen
     from client.ui import TableUi
     from client.widgets import Hotspots
@@ -92,6 +93,12 @@ class GameTable:
 
     def received(self, screen: TableScreen, batch: Batch) -> None:
         """After the screen took a batch from the server."""
+
+    def summary(self, model: TableModel, before: View, after: View) -> Summary | None:
+        """The summary to show once the animation from ``before`` to ``after`` has played,
+        when those events ended a hand or a round (``client.summary``); ``None`` otherwise.
+        The screen holds later batches until the player has read it."""
+        return None
 
     def sound_cues(self, event: Event, before: View, after: View) -> tuple[str, ...]:
         """The sounds ``event`` makes (``client.sound.CUES``), in the order of the animation
@@ -238,7 +245,13 @@ def seat_group(players: int) -> ColourGroup:
 
 
 class TrickHooks(GameTable):
-    """The trick games' hooks: the defaults, and the game-over panel in their end box."""
+    """The trick games' hooks: the defaults, the hand summary, and the game-over panel in
+    their end box."""
+
+    def summary(self, model: TableModel, before: View, after: View) -> Summary | None:
+        from client.scores import hand_ended, hand_summary
+
+        return hand_summary(model.name, after) if hand_ended(before, after) else None
 
     def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
         from client.scores import game_over_panel_rect

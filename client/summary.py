@@ -250,6 +250,13 @@ class SummaryGate:
         if self.shown is not None:
             self.shown.draw(surface, area, hotspots)
 
+    def looks(self) -> tuple[Any, ...]:
+        """What changes the picture by itself: which summary is up and its seconds left."""
+        shown = self.shown
+        if shown is None:
+            return (None,)
+        return (id(shown), None if shown.left is None else int(shown.left + 0.999))
+
     def clear(self) -> None:
         """Forget the summary and what it held (a fresh view replaces everything)."""
         self.pending = self.shown = None

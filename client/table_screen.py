@@ -1,8 +1,8 @@
 """A table screen: takes batches from the server, turns clicks and keys into commands.
 
 The user's input goes to the server as commands and nothing else changes until the server
-answers: a card clicked is sent even when it looks unplayable, so the server's reason for
-refusing it is what the user reads.
+answers; a greyed-out card (not in the view's playable cards) is not sent: a short note of
+the client's own says so, and only the server's refusals give reasons.
 
 Esc closes what is on top (a question, the rules page, an overlay, the game-over box) and only
 then offers to leave; leaving a game that is not over asks first (``Question``), and so does
@@ -29,7 +29,8 @@ from client.model import TableModel, Update
 from client.rules_screen import RulesOverlay
 from client.session import Batch
 from client.settings_screen import SettingsOverlay, table_button_rect
-from client.table_view import TableView
+from client.summary import SummaryGate
+from client.table_view import UNPLAYABLE_NOTE, TableView
 from client.ui import TableUi
 from client.widgets import Hotspots, blit_text, button, panel
 
@@ -192,6 +193,9 @@ class TableScreen:
         """The shared game-over panel, when the owner offers one."""
         self.wants: str | None = None
         """What the user asked the owner for: ``"play_again"`` or ``"watch_replay"``."""
+        self.summaries = SummaryGate()
+        """A hand's summary: shown once the hand's last trick has played, it holds the
+        batches after it (the next deal) until the player dismisses it."""
         self._game_over_shown = False
         self._changed = True
         self._looks: tuple[Any, ...] = ()
@@ -228,11 +232,13 @@ class TableScreen:
     def _appearance(self) -> tuple[Any, ...]:
         """What can change on screen with time alone: compared before and after each frame."""
         model = self.model
-        return (model.refusal, model.connection)
+        return (model.refusal, model.connection, self.summaries.looks())
 
     # --- from the server ---------------------------------------------------------------
 
     def receive(self, batch: Batch) -> None:
+        if self.summaries.hold(batch):
+            return
         model = self.model
         before = model.view
         if batch.fresh or not before:
@@ -261,6 +267,8 @@ class TableScreen:
             if line:
                 self.ui.say(line)
         self._tidy_ui()
+        if not batch.fresh and before:
+            self.summaries.offer(self.hooks.summary(model, before, batch.view))
         self.hooks.received(self, batch)
         self._changed = True
 
@@ -300,6 +308,8 @@ class TableScreen:
                     return
         if self.settings.handle(event, hotspots) or self.rules.handle(event, hotspots):
             return
+        if self.summaries.handle(event):
+            return
         if self.hooks.handle(self, event, hotspots):
             return
         if event.type == pygame.MOUSEMOTION:
@@ -336,7 +346,7 @@ class TableScreen:
             self.button(action[1])
 
     def button(self, name: str) -> None:
-        if name in ("sheet", "last"):
+        if name in ("sheet", "last", "buried"):
             self.ui.overlay = None if self.ui.overlay == name else name
         elif name == "close":
             self.ui.overlay = None
@@ -388,6 +398,11 @@ class TableScreen:
             return
         if self.hooks.choosing(self.model) is not None:
             self.ui.toggle(code)
+            return
+        playable = self.model.legal.get("play")
+        if isinstance(playable, list) and code not in playable:
+            # Greyed out: nothing to ask the server; a note of our own says so.
+            self.model.notice(UNPLAYABLE_NOTE)
         else:
             self.command("play", {"card": code})
 
@@ -405,6 +420,8 @@ class TableScreen:
             self.button("sheet")
         elif key == pygame.K_l:
             self.button("last")
+        elif key == pygame.K_b and self.model.view.get("buried"):
+            self.button("buried")
         elif key == pygame.K_ESCAPE:
             self.escape()
         elif key in (pygame.K_LEFT, pygame.K_RIGHT) and hand:
@@ -430,6 +447,8 @@ class TableScreen:
 
     def update(self, dt: float) -> None:
         self.animator.advance(dt)
+        for batch in self.summaries.update(dt, self.animator.busy):
+            self.receive(batch)
         sound.play_all(self.animator.take_cues())
         self.model.tick(dt)
         self.hooks.update(self, dt)
@@ -446,11 +465,13 @@ class TableScreen:
                                   self.interactive)
         layout = self.layout
         place = None
-        if self.game_over is not None and self.model.over and not self.animator.busy:
+        if (self.game_over is not None and self.model.over and not self.animator.busy
+                and not self.summaries.active):
             place = self.hooks.game_over_panel(self)
         self._game_over_shown = place is not None
         if place is not None and self.game_over is not None:
             self.game_over.draw(surface, place, hotspots)
+        self.summaries.draw(surface, layout.table, hotspots)
         whole = pygame.Rect(0, 0, layout.width, layout.height - layout.footer)
         self.rules.draw(surface, whole, layout.table, hotspots)
         self.settings.draw(surface, whole, hotspots,

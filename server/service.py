@@ -627,6 +627,7 @@ class Service:
             request = game.chance(table.table.state)
             if request is None:
                 return
+            self.outbox.seal(table.id)  # the hand's end keeps its own view
             try:
                 self._submit(table, shuffle_command(request, new_seed()))
             except (IllegalCommand, RequestError) as error:
