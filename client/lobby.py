@@ -121,6 +121,9 @@ class Lobby:
         """The user's seats at the current server's tables, by table (``seat_book``)."""
         self.local_games: list[Any] = []
         """The user's unfinished games on this computer (``client.embedded``)."""
+        self.hosted: Any = None
+        """One of those, resumed on its own server in this window (``client.app.HostedTable``);
+        leaving it comes back here."""
         self.view = TableView()
         self.hotspots = Hotspots()
         self.settings = SettingsOverlay(on_save=lambda _: setattr(self, "name", player_name()))
@@ -168,6 +171,9 @@ class Lobby:
     # --- every frame -------------------------------------------------------------------
 
     def frame(self, dt: float) -> None:
+        if self.hosted is not None:
+            self._hosted_frame(dt)
+            return
         if self.live is not None:
             self._table_frame(dt)
             return
@@ -266,6 +272,28 @@ class Lobby:
             self.close_table()
             if getattr(live, "quitting", False):
                 self.done = True  # the window was closed, not only the table left
+
+    def open_local(self, entry: Any) -> None:
+        """Sit back at one of the user's own unfinished games, on a server of its own."""
+        from client.app import HostedTable
+
+        try:
+            self.hosted = HostedTable.resume(entry, self.size)
+        except OSError as error:  # FolderBusy: open in another window
+            self.message = str(error)
+            self._find_local_games()
+
+    def _hosted_frame(self, dt: float) -> None:
+        hosted = self.hosted
+        hosted.frame(dt)
+        if hosted.done:
+            quitting = bool(getattr(hosted.live, "quitting", False))
+            self.hosted = None
+            hosted.close()
+            self._find_local_games()
+            self._changed = True
+            if quitting:
+                self.done = True
 
     def _new_live(self) -> LiveTable:
         assert self.link is not None
@@ -393,6 +421,9 @@ class Lobby:
     # --- input -------------------------------------------------------------------------
 
     def handle(self, event: pygame.event.Event) -> None:
+        if self.hosted is not None:
+            self.hosted.handle(event)
+            return
         if event.type == pygame.MOUSEMOTION:
             self.mouse = event.pos
         if self.live is None and self.settings.handle(event, self.hotspots):
@@ -437,8 +468,7 @@ class Lobby:
         elif kind == "resume":
             self.resume(action[1])
         elif kind == "local":
-            self.message = ("Resume this game on its own with `starhall play --resume "
-                            f"{action[1].key}`.")
+            self.open_local(action[1])
         elif kind == "create":
             self.create(bool(action[1]))
         elif kind == "room":
@@ -461,6 +491,8 @@ class Lobby:
 
     def resize(self, size: tuple[int, int]) -> None:
         self.size = size
+        if self.hosted is not None:
+            self.hosted.resize(size)
         if self.live is not None:
             self.live.resize(size)
 
@@ -469,6 +501,9 @@ class Lobby:
     def redraw_after(self) -> float | None:
         """0 when something changed since the last drawing, ``None`` while the lobby looks
         the same (input redraws anyway); a running table says for itself."""
+        if self.hosted is not None:
+            hosted_due: float | None = self.hosted.redraw_after()
+            return hosted_due
         if self.live is not None and self.waiting_info() is None and not self._changed:
             due: float | None = self.live.redraw_after()
             return due
@@ -482,13 +517,17 @@ class Lobby:
     def wait(self, timeout: float) -> None:
         """Sleep until the server says something (beacons are read at least every
         ``timeout``)."""
-        if self.link is not None:
+        if self.hosted is not None:
+            self.hosted.wait(timeout)
+        elif self.link is not None:
             self.link.wait(timeout)
         elif timeout > 0:
             time.sleep(timeout)
 
     def quit_requested(self) -> bool:
         """Closing the window at a game under way asks first, as leaving it does."""
+        if self.hosted is not None:
+            return bool(self.hosted.quit_requested())
         if self.live is not None and self.waiting_info() is None:
             return bool(self.live.quit_requested())
         return True
@@ -498,6 +537,9 @@ class Lobby:
     def draw(self, surface: pygame.Surface) -> None:
         self._changed = False
         self.hotspots.clear()
+        if self.hosted is not None:
+            self.hosted.draw(surface)
+            return
         if self.live is not None:
             self._draw_table(surface, self.live)
             return
@@ -590,8 +632,8 @@ class Lobby:
         for entry in self.local_games:
             if getattr(entry, "busy", False):
                 continue
-            found.append((f"{entry.title} · on this computer",
-                          f"{entry.events} moves", ("local", entry)))
+            found.append((str(entry.title), f"on this computer · {entry.events} moves",
+                          ("local", entry)))
         return found
 
     def _your_games(self, surface: pygame.Surface, area: pygame.Rect,
@@ -720,6 +762,9 @@ class Lobby:
                        self.mouse, size=16)
 
     def close(self) -> None:
+        if self.hosted is not None:
+            self.hosted.close()
+            self.hosted = None
         if self.live is not None:
             self.close_table()
         if self.link is not None:

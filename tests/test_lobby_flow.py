@@ -333,3 +333,23 @@ def test_a_lost_server_says_where_and_offers_reconnect_and_back(
     ada.click("lost", "back")
     assert ada.lobby.link is None
     ada.close()
+
+
+def test_the_lobby_resumes_a_game_of_this_computer(tmp_path: Path, own_folders: None) -> None:
+    from client.app import HostedTable
+    from client.embedded import unfinished_tables
+
+    hosted = HostedTable.new("hearts", 4, {"target": 1000}, SIZE)
+    wait_for(lambda: (hosted.frame(0.5), hosted.live.table is not None)[1])
+    hosted.close()
+    (entry,) = unfinished_tables()
+    with EmbeddedServer(tmp_path / "lan", think=0.0) as lan:
+        ada = Window(address(lan), "Ada")
+        ada.click("local", entry)
+        assert ada.lobby.hosted is not None
+        table = ada.until(lambda: ada.lobby.hosted.live.table)
+        assert table.model.seat == entry.seat.seat and table.model.game == "hearts"
+        ada.lobby.hosted.live.leave()
+        ada.until(lambda: ada.lobby.hosted is None)
+        assert ada.spot("local") is not None  # still unfinished, still listed
+        ada.close()
