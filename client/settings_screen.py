@@ -48,7 +48,8 @@ CHOICES: dict[str, tuple[tuple[Any, str], ...]] = {
                       (10.0, "10 seconds")),
 }
 HINTS = {
-    "name": "Shown to the others when you sit at a table. Empty: your login name, {login}.",
+    "name": "Shown to the others at the tables you sit at from now on. Empty: your login "
+            "name, {login}.",
     "animation_speed": "How fast cards fly and tricks are gathered.",
     "card_size": "The size of the cards at trick tables (The Star's fill the table).",
     "sound": "Short sounds for the deal, plays, tricks, Stars, a hand's end and your turn.",
@@ -474,8 +475,8 @@ class SettingsOverlay:
             caret_x = drawn.right + 2
         else:
             blit_text(surface, f"{settings.login_name()} (your login name)", 16,
-                      theme.CARD_EDGE, "midleft", (inner.x, inner.centery),
-                      max_width=inner.w - 4)
+                      theme.CARD_EDGE, "midleft", (inner.x + 8, inner.centery),
+                      max_width=inner.w - 12)
             caret_x = inner.x
         if focused:
             pygame.draw.line(surface, theme.INK, (caret_x, field.y + 7),
@@ -492,10 +493,12 @@ class SettingsOverlay:
         back.topright = (sheet.right - 16, sheet.y + 12)
         button(surface, hotspots, back, "Back  [Esc]", "settings", "back",
                hovered=back.collidepoint(self.mouse), size=15)
+        # The middle of the title bar stays free: a live table's bug report button is there.
         marks = "on" if self.draft.colour_blind else "off"
-        blit_text(surface, f"Colour-blind marks: {marks}. Left/Right: another game.", 13,
-                  theme.TEXT_DIM, "topright", (back.x - 16, sheet.y + 22),
-                  max_width=back.x - sheet.x - 240)
+        blit_text(surface, f"Colour-blind marks: {marks} (a setting). Left/Right or a tab: "
+                  "another game. Simulated with Machado et al. (2009); a close pair is fine "
+                  "when a shape or mark tells it apart.", 13, theme.TEXT_DIM, "bottomleft",
+                  (sheet.x + 22, sheet.bottom - 10), max_width=sheet.w - 44)
         games = self.games()
         x, y = sheet.x + 22, sheet.y + 56
         for index, game_id in enumerate(games):
@@ -512,7 +515,7 @@ class SettingsOverlay:
         if not games:
             return
         game = games[self.check_game % len(games)]
-        body = pygame.Rect(sheet.x + 22, y + 46, sheet.w - 44, sheet.bottom - y - 60)
+        body = pygame.Rect(sheet.x + 22, y + 46, sheet.w - 44, sheet.bottom - y - 80)
         self._draw_check(surface, body, colour_groups(game))
 
     def _draw_check(self, surface: pygame.Surface, body: pygame.Rect,

@@ -1,12 +1,12 @@
 """Short sounds for what happens at a table: ``play(cue)`` with a cue of ``CUES``.
 
-The sounds are made here, in code, the first time one is wanted: a few tones and filtered
+The sounds are made here, in code, when a table opens (``prepare``): a few tones and filtered
 noise bursts written as 16-bit WAV data with the standard library (``wave``, ``math``,
 ``array``), so no sound file has to be shipped or licensed (client/assets/sounds/README.md
 says so; ``python -m client.sound FOLDER`` writes them out as WAV files to listen to).
 
 Sound is a nicety: ``play`` does nothing when the settings turn it off or there is no audio
-device, and it never prints. The audio device is opened only when a first sound is wanted;
+device, and it never prints. The audio device is opened only when a table opens with sound on;
 SDL's audio drivers (ALSA above all) complain on standard error from C when there is no
 device, so standard error is silenced at the file-descriptor level while the mixer starts,
 and a mixer that will not start just means silence.
