@@ -180,6 +180,10 @@ class GameTable:
         returning the strip its own end box leaves free for it."""
         return None
 
+    plays_again = False
+    """Whether the game's own end box already starts a new game (a patience's New deal and
+    Restart): the shared panel then leaves its Play again out."""
+
 
 @dataclass(frozen=True, slots=True)
 class Swatch:

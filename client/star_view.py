@@ -339,6 +339,8 @@ class StarView(GameTable):
         legal = screen.model.legal
         return 1 / 12 if legal.get("pair") or legal.get("place") else None
 
+    plays_again = True  # New deal and Restart in the end box
+
     def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
         """The shared game-over panel, just under the end box while it is open."""
         if self.entry is not None or not self._banner_open(screen):
