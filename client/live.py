@@ -53,6 +53,7 @@ class LiveTable:
         """Left by closing the window: the program ends, not only the table."""
         self._changed = True
         self._caption = "Starhall"
+        self._resumed = False
         self.size = size
         self.view: Any = view or TableView()
         """The last table's view, handed to the next (a game's own view keeps its settings);
@@ -117,6 +118,7 @@ class LiveTable:
         """Sit back in ``seat`` of ``table`` with the token that opens it (a game left
         earlier, maybe by another process); ``bot`` and ``options`` are for a Play again."""
         self._name, self._bot, self._options = name, bot, dict(options or {})
+        self._resumed = True
         self.session = TableSession(self.link, table, seat, token)
         self.session.resume()
 
@@ -154,6 +156,8 @@ class LiveTable:
                                              self.size)
                     self.view = self.table.view
                     self._keep_seat()
+                    if self._resumed:
+                        self.table.ui.say("Back at your seat: the game goes on.")
                 if self.table is not None:
                     self.table.receive(batch)
         shown = self.bug_report.message
@@ -246,7 +250,8 @@ class LiveTable:
 
         try:
             recording = load(table.game_over.log)
-            self.replay = ReplayScreen(recording, self.size, back=True)
+            self.replay = ReplayScreen(recording, self.size, back=True,
+                                       names=list(table.model.names))
             self.replay.seek(0)  # watched from the start
         except (LogError, OSError) as error:
             table.model.refuse(f"cannot open the replay: {error}")

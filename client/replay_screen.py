@@ -45,8 +45,10 @@ def header_names(recording: Recording) -> list[str]:
 class ReplayScreen:
     def __init__(self, recording: Recording, size: tuple[int, int],
                  view: TableView | None = None, data: str = DEFAULT_DATA,
-                 back: bool = False) -> None:
+                 back: bool = False, names: list[str] | None = None) -> None:
         self.recording = recording
+        self.names = names or header_names(recording)
+        """The seats' names: the log's, or those the table showed (a game just played)."""
         self.back = back
         """Opened from another screen, which Esc goes back to; else Esc asks first."""
         self.quitting = False
@@ -101,7 +103,7 @@ class ReplayScreen:
     def _rebuild(self) -> None:
         """A fresh table at the current position: no animation."""
         model = TableModel(self.game.id, self.seat, self.recording.players,
-                           header_names(self.recording), table=self.recording.path)
+                           list(self.names), table=self.recording.path)
         old = getattr(self, "table", None)
         self.table = TableScreen(model, None, self.view, self.size, FOOTER)
         if not self.back:

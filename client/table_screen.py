@@ -138,12 +138,14 @@ class GameOverPanel:
     """Whether a new table can be opened from here."""
     mouse: tuple[int, int] = (-1, -1)
 
-    def draw(self, surface: pygame.Surface, rect: pygame.Rect, hotspots: Hotspots) -> None:
+    def draw(self, surface: pygame.Surface, rect: pygame.Rect, hotspots: Hotspots,
+             again: bool = True) -> None:
+        """In ``rect``; ``again=False`` leaves Play again out (the game's box has its own)."""
         pygame.draw.rect(surface, theme.FELT_DARK, rect, border_radius=10)
         pygame.draw.rect(surface, theme.PANEL_EDGE, rect, 1, border_radius=10)
         inner = rect.inflate(-24, -16)
-        labels = [("Play again  N", "play_again", self.play_again),
-                  ("Watch the replay  W", "watch_replay", self.log is not None)]
+        labels = [("Play again  N", "play_again", self.play_again)] if again else []
+        labels.append(("Watch the replay  W", "watch_replay", self.log is not None))
         width = min(200, (inner.w - 12) // 2)
         x = inner.x
         for label, name, enabled in labels:
@@ -410,11 +412,14 @@ class TableScreen:
         if self.rules.key(key):
             return
         hand = self.model.hand
-        if self._game_over_shown and self.game_over is not None and key in (
-                pygame.K_n, pygame.K_w):
-            wanted = "play_again" if key == pygame.K_n else "watch_replay"
-            if self.game_over.play_again if key == pygame.K_n else self.game_over.log:
-                self.wants = wanted
+        panel = self.game_over if self._game_over_shown else None
+        if panel is not None and key == pygame.K_w:
+            if panel.log is not None:
+                self.wants = "watch_replay"
+            return
+        if panel is not None and key == pygame.K_n and not self.hooks.plays_again:
+            if panel.play_again:
+                self.wants = "play_again"
             return
         if key == pygame.K_s:
             self.button("sheet")
@@ -470,7 +475,7 @@ class TableScreen:
             place = self.hooks.game_over_panel(self)
         self._game_over_shown = place is not None
         if place is not None and self.game_over is not None:
-            self.game_over.draw(surface, place, hotspots)
+            self.game_over.draw(surface, place, hotspots, again=not self.hooks.plays_again)
         self.summaries.draw(surface, layout.table, hotspots)
         whole = pygame.Rect(0, 0, layout.width, layout.height - layout.footer)
         self.rules.draw(surface, whole, layout.table, hotspots)

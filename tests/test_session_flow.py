@@ -271,9 +271,12 @@ def test_the_game_over_panel_plays_again_and_opens_the_replay(
         live = table.live
         play_on(live, surface, lambda: live.table is not None and live.table.model.over
                 and not live.table.animator.busy)
-        live.draw(surface)
         screen = live.table
-        assert screen is not None and screen.game_over is not None
+        assert screen is not None
+        if screen.summaries.active:  # the last hand's summary is read first
+            key(live, pygame.K_RETURN)
+        frames(live, surface, lambda: screen._game_over_shown, dt=0.05, limit=20)
+        assert screen.game_over is not None
         log = screen.game_over.log
         assert log is not None and Path(log).exists() and Path(log).is_absolute()
         assert screen.ask_before_leaving is None, "a finished game is left without a question"
@@ -295,6 +298,24 @@ def test_the_game_over_panel_plays_again_and_opens_the_replay(
         assert info["game"] == "stars" and info["players"] == 4
         assert info["options"]["target"] == 1
         assert live.table.model.seat == 0 and not live.table.model.over
+    finally:
+        table.close()
+
+
+def test_a_game_with_its_own_new_game_buttons_gets_the_panel_without_play_again(
+        data: Path, surface: pygame.Surface) -> None:
+    table = hosted("star_patience", 1, {"deal": 5})
+    try:
+        live = table.live
+        frames(live, surface, lambda: my_turn(live))
+        live.table.command("give_up", {})
+        frames(live, surface, lambda: live.table.model.over and live.table._game_over_shown,
+               dt=0.05)
+        live.draw(surface)
+        actions = [found.action for found in live.hotspots.spots]
+        assert ("game_over", "watch_replay") in actions
+        assert ("game_over", "play_again") not in actions  # its box has New deal and Restart
+        assert ("star_button", "new") in actions
     finally:
         table.close()
 
