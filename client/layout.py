@@ -101,9 +101,11 @@ class Layout:
         # trick still fit one above the other.
         fits = (table.h - 2 * MARGIN - STATUS_HEIGHT - PLATE_SIZE[1] - 8 * GAP) / (
             1.32 + 0.5 + 2 * TRICK_STEP[1] + 1.0)
+        # And the widest with which a side column's plate still fits beside the trick.
+        across = (table.w / 2 - MARGIN - PLATE_SIZE[0] - GAP) / (TRICK_STEP[0] + 0.5)
         scale = CARD_SCALES.get(settings.current().card_size, 1.0)
         height = max(56, min(int(table.h * 0.2 * scale), int(table.w * 0.16 * scale),
-                             int(fits)))
+                             int(fits), int(across * CARD_RATIO)))
         return round(height / CARD_RATIO), height
 
     @cached_property
@@ -194,19 +196,26 @@ class Layout:
                            round(room.y + fy * (room.h - height)), width, height)
 
     def seat_anchor(self, seat: int) -> tuple[float, float]:
-        """The middle of a seat's cards: its backs for another seat, the hand for the
-        bottom one."""
+        """The middle of a seat's cards: its backs, over its plate, for another seat; the
+        hand for the bottom one."""
         if self.relative(seat) == 0:
             return self.hand_centre
-        box = self.seat_box(seat)
-        return box.centerx, box.y + self.small_card_size[1] / 2
+        return self.plate_rect(seat).centerx, self.seat_box(seat).y + self.small_card_size[1] / 2
 
     def plate_rect(self, seat: int) -> pygame.Rect:
+        """A seat's name plate: at the bottom of its box, against the felt's edge for a seat
+        in a side column (as the user's is), in the middle for one in the top row."""
         if self.relative(seat) == 0:
             return pygame.Rect(self.my_plate)
         box = self.seat_box(seat)
         rect = pygame.Rect(0, 0, *PLATE_SIZE)
-        rect.midbottom = box.midbottom
+        room = self.seat_room
+        if box.x <= room.x:
+            rect.bottomleft = box.bottomleft
+        elif box.right >= room.right:
+            rect.bottomright = box.bottomright
+        else:
+            rect.midbottom = box.midbottom
         return rect
 
     def bubble_point(self, seat: int) -> tuple[float, float]:

@@ -158,7 +158,7 @@ class Summary:
             return [(0, inner, "topleft")]
         sizes = [max(fonts.font(ROW_SIZE).size(row[i])[0] if i < len(row) else 0
                      for row in [self.header, *self.rows]) for i in range(cells)]
-        name_width = min(sizes[0] + 22, inner // 3)
+        name_width = min(sizes[0] + 34, inner // 3)
         rest = [max(50, size + 18) for size in sizes[1:]]
         spare = max(0, inner - name_width - sum(rest))
         columns = [(0, name_width, "topleft")]

@@ -140,6 +140,9 @@ class TableView:
             cards = hands[seat]
             step = min(sw * 0.55, (room - sw) / max(1, len(cards) - 1))
             left = x - (step * (len(cards) - 1) + sw) / 2
+            if layout.relative(seat):  # kept inside the seat's box
+                box = layout.seat_box(seat)
+                left = max(box.x, min(left, box.right - step * (len(cards) - 1) - sw))
             for i, code in enumerate(cards):
                 surface.blit(self.art.face(code, sw, sh), (round(left + i * step),
                                                            round(y - sh / 2)))
@@ -298,6 +301,9 @@ class TableView:
         blit_text(surface, title, fit_size(title, 24, inner), theme.GOLD, "topleft", (x, y))
         y += 32
         phase = PHASE_WORDS.get(str(shown.get("phase")), str(shown.get("phase") or ""))
+        if shown.get("phase") == "deal" and len(shown.get("score_sheet") or []) >= int(
+                shown.get("hand_number") or 0) > 0:
+            phase = "Scored"  # the hand is over; the next one is not dealt yet
         blit_text(surface, f"Hand {shown.get('hand_number', 0)} · {phase}", 15, theme.TEXT_DIM,
                   "topleft", (x, y))
         y += 22
