@@ -17,6 +17,7 @@ from client import theme
 from client.game_views import hooks_for, view_for
 from client.model import TableModel
 from client.session import Batch
+from client.settings_screen import KEY as SETTINGS_KEY
 from client.table_screen import Question, TableScreen
 from client.table_view import TableView
 from client.widgets import Hotspots, blit_text, button
@@ -112,6 +113,8 @@ class ReplayScreen:
                 yes_key=pygame.K_c)
         if old is not None:
             self.table.rules = old.rules  # the rules page stays open, and where it was read
+            old.settings.on_save = self.table.settings.on_save  # saving lays out this table
+            self.table.settings = old.settings  # and so does the settings sheet
             self.table.question = old.question
         seq = self.states[self.position][0]
         self.table.receive(Batch([], self.view_at(self.position), seq, True))
@@ -245,6 +248,10 @@ class ReplayScreen:
             self.table.handle(event, self.hotspots)
             self.done = self.table.leaving
             self.quitting = self.table.quitting
+            return
+        if self.table.settings.open or (event.type == pygame.KEYDOWN
+                                        and event.key == SETTINGS_KEY):
+            self.table.handle(event, self.hotspots)  # the sheet takes every input
             return
         if event.type == pygame.KEYDOWN and not self.table.rules.open:
             self.key(event.key, event.mod)
