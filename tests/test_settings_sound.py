@@ -517,3 +517,29 @@ def test_every_game_tells_its_colours_apart_in_every_vision(game_id: str) -> Non
         for vision in VISIONS:
             words, good = verdict(group.swatches, vision, extra_marks=False)
             assert good, f"{game_id} {group.title} ({vision}): {words}"
+
+
+def test_the_replay_viewer_gives_the_sheet_its_keys(surface: pygame.Surface,
+                                                    tmp_path: Path) -> None:
+    from client.replay_screen import ReplayScreen
+    from shared.replay import load
+
+    path = tmp_path / "stars.starhall"
+    game = get_game("stars")
+    table = Table.new(game, 4, {"target": 40}, path=str(path))
+    table.shuffle(7)
+    table.log.close()  # type: ignore[union-attr]
+    viewer = ReplayScreen(load(path), SIZE)
+    pygame.event.clear()
+    for event in (pygame.event.Event(pygame.KEYDOWN, key=pygame.K_F2, mod=0, unicode=""),
+                  pygame.event.Event(pygame.TEXTINPUT, text="V"),
+                  pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RIGHT, mod=0, unicode="")):
+        viewer.handle(event)
+        viewer.draw(surface)
+    sheet = viewer.table.settings
+    assert sheet.open and sheet.draft.name == "V"
+    viewer.seek(0)  # a rebuilt table keeps the sheet open
+    assert viewer.table.settings is sheet and sheet.open
+    viewer.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE, mod=0, unicode=""))
+    assert not sheet.open and not viewer.done
+    viewer.close()
