@@ -285,7 +285,8 @@ class _Leaving:
         self.live.close()
 
 
-KEPT_FOR_RESUME = "The game is kept: resume it with `starhall play --resume`."
+KEPT_FOR_RESUME = ("The game is kept: resume it with `starhall play --resume` or from the "
+                   "lobby (`starhall join`).")
 
 
 class HostedTable(_Leaving):

@@ -7,6 +7,7 @@ viewer go back rather than end the program; an idle table is not redrawn."""
 from __future__ import annotations
 
 import os
+import time
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -321,6 +322,43 @@ def test_a_game_with_its_own_new_game_buttons_gets_the_panel_without_play_again(
 
 
 # --- spectators and the replay viewer go back ------------------------------------------------
+
+
+def test_watching_esc_goes_back_to_the_lobby(tmp_path: Path, data: Path,
+                                            surface: pygame.Surface) -> None:
+    """`starhall watch ADDR`: Esc leaves the table for that server's lobby, not the program."""
+    from client.embedded import EmbeddedServer
+    from client.lobby import Lobby
+    from client.net import ServerLink
+    from shared import protocol
+
+    with EmbeddedServer(tmp_path / "server", think=0.2) as server:
+        link = ServerLink(server.address, name="Host")
+        app._wait_for_welcome(link)
+        link.send({"type": protocol.CREATE, "game": "hearts", "players": 3, "options": {}})
+        table = ""
+        for _ in range(500):
+            for message in link.poll():
+                if message.get("type") == protocol.CREATED:
+                    table = message["table"]["id"]
+            if table:
+                break
+            time.sleep(0.01)
+        for seat in range(3):
+            link.send({"type": protocol.BOT, "table": table, "seat": seat, "kind": "random"})
+        lobby = Lobby(SIZE, server.address, "Watcher", watch_table=table)
+        try:
+            frames(lobby, surface, lambda: lobby.live is not None and lobby.live.table is not None,
+                   dt=0.05)
+            assert lobby.live is not None and lobby.live.table is not None
+            assert lobby.live.table.model.seat is None  # a spectator
+            key(lobby, pygame.K_ESCAPE)
+            frames(lobby, surface, lambda: lobby.live is None, dt=0.05, limit=50)
+            assert not lobby.done, "Esc while watching ended the program"
+            lobby.draw(surface)
+        finally:
+            lobby.close()
+            link.close()
 
 
 def test_the_replay_viewer_on_its_own_asks_before_closing(surface: pygame.Surface) -> None:
