@@ -42,6 +42,9 @@ little more than a card's size from its neighbours, so none hides another."""
 CORNER = (160, 84)
 """The felt's top-left corner, kept for the buttons every table has there (Rules and
 Settings: ``client.rules_screen.button_rect``, ``client.settings_screen.table_button_rect``)."""
+CORNER_RIGHT = (214, 48)
+"""The top-right corner, kept for a live table's "Save a bug report" button
+(``client.bug_report``)."""
 
 # Where each other seat's box goes, by player count, in order of play after the user's:
 # (fx, fy) in 0..1. A box with fx 0 or 1 stands in the left or right column, fy down the
@@ -165,6 +168,11 @@ class Layout:
         return pygame.Rect(self.table.x, self.table.y, *CORNER)
 
     @cached_property
+    def corner_right(self) -> pygame.Rect:
+        """Kept free for the bug report button."""
+        return pygame.Rect(self.table.right - CORNER_RIGHT[0], self.table.y, *CORNER_RIGHT)
+
+    @cached_property
     def seat_room(self) -> pygame.Rect:
         """Where the other seats' boxes may go: above the status band."""
         top = self.table.y + MARGIN
@@ -280,7 +288,8 @@ class Layout:
         box = self.seat_box(seat)
         if box.right <= self.trick_area.x or box.x >= self.trick_area.right:
             return pygame.Rect(box.x, box.bottom + GAP, box.w, height)  # a side column's
-        return pygame.Rect(box.right + GAP, box.y, box.w, height)  # the top row's
+        top = max(box.y, self.corner_right.bottom + GAP)
+        return pygame.Rect(box.right + GAP, top, box.w, height)  # the top row's
 
     def pile_slot(self, seat: int) -> tuple[float, float]:
         """The middle of the cards of a seat's Star pile."""
@@ -318,7 +327,7 @@ class Layout:
         """Everything that is drawn at the same time during the play of a trick, by name: no
         two may overlap."""
         found = {"panel": self.panel, "hand": self.hand_area, "prompt": self.prompt_area,
-                 "corner": self.corner}
+                 "corner": self.corner, "corner right": self.corner_right}
         for seat in range(self.players):
             name = f"seat {self.relative(seat)}"
             found[name] = self.seat_box(seat)

@@ -22,8 +22,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from client import settings, theme
+from client import fonts, settings, theme
 from client.app import open_window
+from client.bug_report import BUTTON_LABEL as REPORT_LABEL
 from client.layout import Layout
 from client.model import TableModel
 from client.rules_screen import button_rect
@@ -487,6 +488,9 @@ def test_nothing_overlaps_at_any_player_count_and_window_size(card_size: str) ->
             assert all(window.contains(rect) for rect in regions.values())
             assert layout.corner.contains(button_rect(layout.table))
             assert layout.corner.contains(table_button_rect(layout.table))
+            report = pygame.Rect(0, 0, fonts.font(14).size(REPORT_LABEL)[0] + 24, 30)
+            report.topright = (layout.table.right - 12, layout.table.y + 12)
+            assert layout.corner_right.contains(report)
             for seat in range(players):  # what a seat says covers no one else's plate
                 bubble = pygame.Rect(0, 0, 70, 34)
                 bubble.center = tuple(map(round, layout.bubble_point(seat)))
