@@ -279,6 +279,37 @@ def lobby_screen(surface: pygame.Surface, folder: Path) -> None:
         lobby.close()
 
 
+def settings_screens(surface: pygame.Surface, folder: Path) -> None:
+    """The settings sheet over a table, its colour check for each game, in a scratch config
+    folder (never the user's settings)."""
+    from client import settings
+    from shared.games import GAMES
+
+    saved = os.environ.get(settings.CONFIG_ENV)
+    os.environ[settings.CONFIG_ENV] = tempfile.mkdtemp()
+    settings.forget()
+    try:
+        play = Scripted("hearts", players=6, seed=4)
+        play.run_until(lambda s: s.phase == "play" and s.turn == 0)
+        screen = play.screen()
+        save(surface, screen, folder, "settings_0_button_at_a_table")
+        sheet = screen.settings
+        sheet.show()
+        sheet.type_text("Sam")
+        sheet.focus = 2
+        save(surface, screen, folder, "settings_1_sheet")
+        sheet.page = "colours"
+        for index, game in enumerate(GAMES):
+            sheet.check_game = index
+            save(surface, screen, folder, f"settings_2_colour_check_{game}")
+    finally:
+        if saved is None:
+            os.environ.pop(settings.CONFIG_ENV, None)
+        else:
+            os.environ[settings.CONFIG_ENV] = saved
+        settings.forget()
+
+
 def card_gallery(surface: pygame.Surface, folder: Path) -> None:
     from client.cardart import CardArt
     from client.theme import FELT
@@ -305,6 +336,7 @@ def main(argv: list[str]) -> int:
     star_screens(surface, folder)
     replay_screens(surface, folder)
     lobby_screen(surface, folder)
+    settings_screens(surface, folder)
     return 0
 
 
