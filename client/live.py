@@ -230,6 +230,9 @@ class LiveTable:
                      f"(table {session.table}).")
         table.game_over = GameOverPanel(log, where, play_again=self._seated())
         table.changed()
+        if self.seat_book is not None:  # nothing to come back to: no log to read at each listing
+            with contextlib.suppress(OSError):
+                self.seat_book.forget(session.table)
 
     def play_again(self) -> None:
         """A new table of the same game, players and options, with bots in the other seats."""

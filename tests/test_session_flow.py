@@ -281,6 +281,8 @@ def test_the_game_over_panel_plays_again_and_opens_the_replay(
         log = screen.game_over.log
         assert log is not None and Path(log).exists() and Path(log).is_absolute()
         assert screen.ask_before_leaving is None, "a finished game is left without a question"
+        assert live.session.table not in table.server.seats.seats(), "a game over is forgotten"
+        assert unfinished_tables(busy=True) == []
         # Watch the replay: the viewer on this game's log; Esc comes back to the table.
         click(live, spot(live, "game_over", "watch_replay"))
         live.frame(0.01)
