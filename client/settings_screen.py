@@ -561,8 +561,9 @@ class SettingsOverlay:
                                  (round(sx), sy))
                 words, good = verdict(swatches, vision, self.draft.colour_blind)
                 below = rect.y + 16 + lines * (size + 6)
-                for line in words:
-                    below = _wrapped(surface, line, 12, theme.TEXT_DIM if good else theme.ALERT,
+                ink = theme.TEXT_DIM if good else theme.ALERT
+                for said in words:
+                    below = _wrapped(surface, said, 12, ink,
                                      pygame.Rect(left + 4, below, column - 8, rect.bottom - below),
                                      centred=True)
             y += per_group
