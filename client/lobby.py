@@ -627,8 +627,8 @@ class Lobby:
             status = table.get("status")
             title = str(table.get("title") or self._game_info(held.game).get("title")
                         or held.game)
-            found.append((f"{title} · table {held.table}",
-                          f"seat {held.seat + 1} · {status}", ("resume", held)))
+            found.append((title, f"{held.table} · seat {held.seat + 1} · {status}",
+                          ("resume", held)))
         for entry in self.local_games:
             if getattr(entry, "busy", False):
                 continue
@@ -686,7 +686,7 @@ class Lobby:
         if status == protocol.WAITING:
             status = f"waiting: {len(seats) - free} of {len(seats)} seated"
         title = TITLES.get(str(table.get("game")), str(table.get("title")))
-        sit = pygame.Rect(rect.right - 206, rect.y + 9, 96, 32)
+        sit = pygame.Rect(rect.right - 226, rect.y + 9, 116, 32)
         watch = pygame.Rect(rect.right - 104, rect.y + 9, 96, 32)
         blit_text(surface, f"{table.get('id')}  {title}", 16, theme.TEXT, "topleft",
                   (rect.x + 12, rect.y + 7), max_width=sit.x - rect.x - 20)
@@ -699,7 +699,7 @@ class Lobby:
                    hovered=sit.collidepoint(self.mouse), size=15)
         else:
             open_seat = free > 0 and table.get("status") in OPEN
-            button(surface, self.hotspots, sit, f"Join ({free})" if free else "Full", "sit",
+            button(surface, self.hotspots, sit, f"Join · {free} free" if free else "Full", "sit",
                    table["id"], enabled=open_seat, hovered=sit.collidepoint(self.mouse),
                    size=15)
         button(surface, self.hotspots, watch, "Watch", "watch", table["id"],

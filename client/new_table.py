@@ -239,8 +239,8 @@ class NewTableForm:
         self.hovered_help = ""
         for spec in specs:
             height = self._option(surface, hotspots, mouse, spec, y, x, right, enabled, full)
-            if pygame.Rect(x, y, right - x, height).collidepoint(mouse):
-                self.hovered_help = str(spec.get("help") or "")
+            if pygame.Rect(x, y, right - x, height).collidepoint(mouse) and spec.get("help"):
+                self.hovered_help = f"{humanise(spec['name'])}: {spec['help']}"
             y += height
         if not specs:
             blit_text(surface, "This game has no options.", HELP_SIZE, theme.TEXT_DIM,

@@ -193,6 +193,13 @@ class WaitingRoom:
             button(surface, hotspots, start, "Start now with bots in the empty seats", "room",
                    "start", enabled=free > 0, hovered=start.collidepoint(mouse), size=15)
             y += 58
+        else:
+            for line in wrap_words("Anyone at the table may add bots; the one who opened it "
+                                   "can also start at once with bots in every empty seat.",
+                                   14, right - x):
+                blit_text(surface, line, 14, theme.TEXT_DIM, "topleft", (x, y))
+                y += 18
+            y += 12
         pygame.draw.line(surface, theme.PANEL_EDGE, (x, y), (right, y))
         y += 14
         blit_text(surface, "Invite", 19, theme.TEXT, "topleft", (x, y))
