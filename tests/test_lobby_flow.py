@@ -353,3 +353,20 @@ def test_the_lobby_resumes_a_game_of_this_computer(tmp_path: Path, own_folders: 
         ada.until(lambda: ada.lobby.hosted is None)
         assert ada.spot("local") is not None  # still unfinished, still listed
         ada.close()
+
+
+def test_a_spectator_of_a_waiting_table_can_take_a_seat(server: EmbeddedServer,
+                                                       own_folders: None) -> None:
+    lobby = Participant(address(server))
+    table = create(lobby)
+    eve = Window(address(server), "Eve")
+    eve.click("watch", table)
+    eve.until(lambda: eve.lobby.waiting_info())
+    assert eve.spot("room", "start") is None and eve.spot("room", "sit", 2) is not None
+    eve.click("room", "sit", 2)
+    eve.until(lambda: eve.lobby.waiting_info() and eve.seats()[2]["name"] == "Eve")
+    assert eve.lobby.live is not None and eve.lobby.live.session is not None
+    assert eve.lobby.live.session.seat == 2
+    assert table_info(lobby, table)["spectators"] == 0  # she stopped watching to sit
+    eve.close()
+    lobby.close()
