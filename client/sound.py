@@ -32,8 +32,10 @@ from typing import Any
 
 CUES = ("deal", "play", "trick", "star", "hand_end", "your_turn")
 RATE = 22050
-VOLUME = 0.55
-"""The mixer channel's volume for every cue (the sounds themselves peak near full scale)."""
+VOLUMES = {"deal": 0.4, "play": 0.35, "trick": 0.45, "star": 0.6, "hand_end": 0.55,
+           "your_turn": 0.6}
+"""How loud each cue plays (the sounds themselves peak near full scale): the frequent ones
+softer, the ones that ask for attention louder."""
 REPEAT_GAP = 0.04
 """Seconds within which the same cue is not started again (a burst of steps in one frame)."""
 
@@ -214,8 +216,8 @@ class _Player:
 
             sounds = {cue: pygame.mixer.Sound(file=io.BytesIO(data))
                       for cue, data in self.made.items()}
-            for sound in sounds.values():
-                sound.set_volume(VOLUME)
+            for cue, sound in sounds.items():
+                sound.set_volume(VOLUMES[cue])
         except Exception:
             self.failed = True
             return False
