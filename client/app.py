@@ -225,6 +225,7 @@ def resume(args: argparse.Namespace) -> int:
     if not free:
         raise ValueError(f"{chosen[0].describe()}: leave it in that window first")
     entry = free[0]
+    require_display("a game is resumed in a window")
     print(f"Resuming {entry.describe()}")
     others = [other for other in found if other is not entry]
     if others:
@@ -232,7 +233,6 @@ def resume(args: argparse.Namespace) -> int:
         for other in others:
             print(f"  {other.describe()}")
     sys.stdout.flush()
-    require_display("a game is resumed in a window")
     surface = open_window(title=f"Starhall — {entry.title}")
     return run(HostedTable.resume(entry, surface.get_size()))
 
