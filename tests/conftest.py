@@ -4,8 +4,6 @@ sees, and no test writes into the developer's folders."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 
