@@ -159,9 +159,7 @@ class Service:
 
     def _commit_and_send(self) -> None:
         for table in self.changed_rosters.values():
-            message = {"type": protocol.TABLE, "table": table.info()}
-            for identity in table.participants():
-                self.outbox.send(identity, message)
+            self._send_roster(table)
         self.changed_rosters.clear()
         withheld: dict[str, BaseException] = {}
         if self.dirty:
@@ -175,6 +173,12 @@ class Service:
             self.dirty.clear()
         if self.outbox:
             self._send(self.outbox.drain(), withheld)
+
+    def _send_roster(self, table: LiveTable) -> None:
+        """A ``table`` message to everyone following the table (it goes out with the batch)."""
+        message = {"type": protocol.TABLE, "table": table.info()}
+        for identity in table.participants():
+            self.outbox.send(identity, message)
 
     def _send(self, messages: list[Outgoing], withheld: dict[str, BaseException]) -> None:
         """Build and send each frame in turn, but none about a table whose sync failed or
@@ -579,14 +583,19 @@ class Service:
             return
         self.moves += len(numbered)
         self.dirty[table.id] = table
+        self._publish(table, before_state, numbered, command.seat)
         if table.over:
             self.changed_rosters[table.id] = table
-        self._publish(table, before_state, numbered, command.seat)
 
     def _publish(self, table: LiveTable, before: Any, numbered: list[tuple[int, Event]],
                  actor: Viewer) -> None:
         """Queue events for every participant, each cut by the game to what it may see; the
         view each update carries is built when the update is sent."""
+        roster = self.changed_rosters.pop(table.id, None)
+        if roster is not None:
+            # Who sits where changed before these events (the bots that filled the table,
+            # say): that goes first, so the events are told with the right names.
+            self._send_roster(roster)
         viewers: list[tuple[bytes, Viewer]] = [
             (seat.session, number) for number, seat in enumerate(table.seats)
             if seat.session is not None

@@ -370,3 +370,24 @@ def test_a_spectator_of_a_waiting_table_can_take_a_seat(server: EmbeddedServer,
     assert table_info(lobby, table)["spectators"] == 0  # she stopped watching to sit
     eve.close()
     lobby.close()
+
+
+def test_who_sits_where_arrives_before_the_events_it_names(server: EmbeddedServer) -> None:
+    """The bots that fill a table are announced before the deal and their first moves, so a
+    client tells those moves with the bots' names, not "free seat"."""
+    lobby = Participant(address(server))
+    table = create(lobby, mode="no_exchange")
+    ada = Person(address(server), table, 0, "Ada")
+    ada.drain(0.05)
+    ada.received.clear()
+    for seat in (1, 2, 3):  # one batch, as a "Start now" sends them
+        lobby.connection.send({"type": "bot", "table": table, "seat": seat})
+    wait_for(lambda: ada.drain(0.01) and any(m["type"] == protocol.UPDATE
+                                             for m in ada.received))
+    ada.drain(0.1)
+    first_update = next(i for i, m in enumerate(ada.received) if m["type"] == protocol.UPDATE)
+    rosters = [i for i, m in enumerate(ada.received) if m["type"] == protocol.TABLE
+               and all(s["state"] != protocol.FREE for s in m["table"]["seats"])]
+    assert rosters and rosters[0] < first_update, [m["type"] for m in ada.received]
+    for participant in (lobby, ada):
+        participant.close()
