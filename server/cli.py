@@ -245,7 +245,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    if hasattr(args, "option"):
+    if hasattr(args, "option") and getattr(args, "resume", None) is None:
         args.options = parse_assignments(args.option)
         if getattr(args, "deal", None) is not None:
             args.options["deal"] = str(args.deal)
