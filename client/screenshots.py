@@ -254,29 +254,69 @@ def replay_screens(surface: pygame.Surface, folder: Path) -> None:
 
 
 def lobby_screen(surface: pygame.Surface, folder: Path) -> None:
+    """The lobby, its new-table form, a table waiting for players seen by the one who opened
+    it, and a player who left a game under way (seat tokens go to a scratch data folder)."""
     from client.embedded import EmbeddedServer
     from client.lobby import Lobby
 
-    with EmbeddedServer(tempfile.mkdtemp(), think=0.0) as server:
-        lobby = Lobby(SIZE, server.address, "You")
-        for _ in range(300):
-            lobby.frame(0.02)
-            if lobby.games:
-                break
+    saved = os.environ.get("STARHALL_DATA_DIR")
+    os.environ["STARHALL_DATA_DIR"] = tempfile.mkdtemp()
+
+    def pump(lobbies: list[Lobby], condition: Any) -> None:
+        for _ in range(500):
+            for each in lobbies:
+                each.frame(0.5)
+                each.draw(surface)
+            if condition():
+                return
             time.sleep(0.01)
-        assert lobby.link is not None
-        lobby.link.send({"type": "create", "game": "hearts", "players": 4})
-        lobby.link.send({"type": "create", "game": "stars", "players": 4})
-        lobby.last_list = -100
-        for _ in range(300):
-            lobby.frame(0.02)
-            if len(lobby.tables) >= 2:
-                break
-            if lobby.link.state == "connected":
-                lobby.last_list = -100
-            time.sleep(0.01)
-        save(surface, lobby, folder, "lobby")
-        lobby.close()
+
+    try:
+        with EmbeddedServer(tempfile.mkdtemp(), think=0.0) as server:
+            lobby = Lobby(SIZE, server.address, "You")
+            pump([lobby], lambda: lobby.form is not None)
+            assert lobby.link is not None and lobby.form is not None
+            lobby.link.send({"type": "create", "game": "hearts", "players": 4})
+            lobby.link.send({"type": "create", "game": "stars", "players": 4})
+            lobby.last_list = -100
+            pump([lobby], lambda: len(lobby.tables) >= 2)
+            save(surface, lobby, folder, "lobby")
+            while lobby.form.game.get("id") != "hearts":
+                lobby.act(("form", "game", 1))
+            lobby.act(("form", "players", 1))
+            lobby.act(("form", "option", "mode", 1))
+            lobby.act(("form", "fill"))
+            save(surface, lobby, folder, "lobby_new_table")
+            lobby.create(False)
+            pump([lobby], lambda: lobby.waiting_info() is not None)
+            info = lobby.waiting_info()
+            assert info is not None
+            guest = Lobby(SIZE, server.address, "Bruno")
+            pump([guest], lambda: bool(guest.tables))
+            guest.open_table("sit", str(info["id"]))
+            lobby.room_act(("room", "bot", 2))
+            pump([lobby, guest], lambda: sum(
+                s.get("state") != "free" for s in (lobby.waiting_info() or {}).get(
+                    "seats", [])) == 3)
+            save(surface, lobby, folder, "lobby_waiting_for_players")
+            lobby.room_act(("room", "start"))
+            pump([lobby, guest], lambda: lobby.waiting_info() is None
+                 and guest.waiting_info() is None and guest.live is not None
+                 and guest.live.table is not None)
+            guest.close_table()
+            pump([lobby, guest], lambda: any(
+                spot.action[:2] == ("room", "standin") for spot in lobby.hotspots.spots))
+            for _ in range(40):  # the deal's animation ends
+                lobby.frame(0.5)
+                time.sleep(0.01)
+            save(surface, lobby, folder, "lobby_player_left")
+            guest.close()
+            lobby.close()
+    finally:
+        if saved is None:
+            os.environ.pop("STARHALL_DATA_DIR", None)
+        else:
+            os.environ["STARHALL_DATA_DIR"] = saved
 
 
 def settings_screens(surface: pygame.Surface, folder: Path) -> None:
