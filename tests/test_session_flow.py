@@ -213,6 +213,10 @@ def test_resume_with_none_says_so_in_one_line(data: Path,
     assert main(["play", "--resume"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no unfinished game" in err
+    for extra in (["--players", "3"], ["--terminal"], ["--option", "target=5"]):
+        assert main(["play", "--resume", *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--resume" in err and "Traceback" not in err
 
 
 def test_resume_takes_the_latest_and_lists_the_others(
