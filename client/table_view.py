@@ -213,8 +213,10 @@ class TableView:
         for i, code in enumerate(cards):
             surface.blit(self.art.face(code, sw, sh), (round(left + i * step), area.y))
         points = (shown.get("star_pile_points") or [0] * 8)[seat]
-        blit_text(surface, f"Star pile: {points} to each other player", 13, theme.GOLD,
-                  "midtop", (area.centerx, area.y + sh + 2))
+        label = f"Star pile: {points} to each other player"
+        if fonts.font(13).size(label)[0] > area.w:
+            label = f"Star pile: {points} each"
+        blit_text(surface, label, 13, theme.GOLD, "midtop", (area.centerx, area.y + sh + 2))
 
     def _draw_hand(self, surface: pygame.Surface, layout: Layout, model: TableModel,
                    ui: TableUi, hidden: Any, hotspots: Hotspots, interactive: bool) -> None:
@@ -352,20 +354,24 @@ class TableView:
 
     @staticmethod
     def _draw_log(surface: pygame.Surface, area: pygame.Rect, log: list[str]) -> None:
-        """The newest happenings that fit, oldest at the top: one font size, long lines
-        wrapped, each entry's later lines indented."""
+        """The newest happenings that fit whole, oldest at the top, in one font size: long
+        lines wrapped and indented; an entry's later sentences (who took the trick, the
+        hand's result) brighter, so they stand out."""
         room = max(0, area.h // LOG_LINE)
-        lines: list[tuple[str, bool]] = []
+        lines: list[tuple[str, int, theme.Colour]] = []
         for entry in reversed(log):
-            if len(lines) >= room:
+            entry_lines: list[tuple[str, int, theme.Colour]] = []
+            for number, sentence in enumerate(entry.split("\n")):
+                indent = 0 if number == 0 else 10
+                colour = theme.TEXT_DIM if number == 0 else theme.TEXT
+                for part, text in enumerate(wrap_text(sentence, LOG_SIZE, area.w - indent - 10)):
+                    entry_lines.append((text, indent + (10 if part else 0), colour))
+            if len(lines) + len(entry_lines) > room:
                 break
-            wrapped = [(text, index > 0) for index, text in
-                       enumerate(wrap_text(entry, LOG_SIZE, area.w - 12))]
-            lines = wrapped + lines
+            lines = entry_lines + lines
         y = area.y
-        for text, indented in lines[-room:] if room else []:
-            blit_text(surface, text, LOG_SIZE, theme.TEXT_DIM, "topleft",
-                      (area.x + (12 if indented else 0), y))
+        for text, indent, colour in lines:
+            blit_text(surface, text, LOG_SIZE, colour, "topleft", (area.x + indent, y))
             y += LOG_LINE
 
     # --- what the user can do --------------------------------------------------------
@@ -487,13 +493,14 @@ class TableView:
     # --- overlays --------------------------------------------------------------------
 
     def _overlay_box(self, surface: pygame.Surface, layout: Layout, cards: int,
-                     title: str) -> pygame.Rect:
+                     title: str, footer: str = "") -> pygame.Rect:
+        """A box over a shaded table for a row of cards, wide enough for ``footer``."""
         width, height = layout.card_size
         shade = pygame.Surface(layout.table.size, pygame.SRCALPHA)
         shade.fill((0, 0, 0, 110))
         surface.blit(shade, layout.table)
-        area = pygame.Rect(0, 0, min(layout.table.w - 24,
-                                     max(360, (width + 16) * max(1, cards) + 40)), height + 110)
+        wanted = max(360, (width + 16) * max(1, cards) + 40, fonts.font(14).size(footer)[0] + 32)
+        area = pygame.Rect(0, 0, min(layout.table.w - 24, wanted), height + 110)
         area.center = layout.table.center
         panel(surface, area, 250)
         blit_text(surface, title, 22, theme.GOLD, "midtop", (area.centerx, area.y + 12))
@@ -531,12 +538,20 @@ class TableView:
                      hotspots: Hotspots) -> None:
         """The declarer's buried cards, which only the declarer sees."""
         buried = list(model.view.get("buried") or [])
-        area = self._overlay_box(surface, layout, len(buried), "Your buried cards")
+        view = model.view
+        seat = model.seat if model.seat is not None else -1
+        together = view.get("my_hand_points")
+        apart = (view.get("hand_points") or [])[seat] if 0 <= seat < len(
+            view.get("hand_points") or []) else None
+        worth = (f"Worth {together - apart} points, which count for you at the end of the "
+                 f"hand." if isinstance(together, int) and isinstance(apart, int)
+                 else "Their points count for you at the end of the hand.")
+        area = self._overlay_box(surface, layout, len(buried), "Your buried cards", worth)
         if not buried:
             blit_text(surface, "Nothing is buried.", 16, theme.TEXT, "center", area.center)
         self._draw_cards_row(surface, layout, area, buried, [""] * len(buried))
-        blit_text(surface, "Their points count for you at the end of the hand.", 14,
-                  theme.TEXT, "midbottom", (area.centerx, area.bottom - 8))
+        worth = fitted(worth, 14, area.w - 16)
+        blit_text(surface, worth, 14, theme.TEXT, "midbottom", (area.centerx, area.bottom - 8))
         hotspots.add(layout.table, "button", "close")
 
     def _draw_connection(self, surface: pygame.Surface, layout: Layout, model: TableModel) -> None:
