@@ -131,6 +131,8 @@ class ReplayScreen:
         if self.position >= len(self.states) - 1:
             self.playing = False
             return
+        for held in self.table.summaries.skip():  # a step moves on past a hand's summary
+            self.table.receive(held)
         before = self.states[self.position][1]
         self.position += 1
         seq, _ = self.states[self.position]
@@ -201,7 +203,8 @@ class ReplayScreen:
         if self.playing:
             speed = SPEEDS[self.speed_index]
             self.clock += dt * speed
-            if self.clock >= SECONDS_PER_EVENT and not self.table.animator.busy:
+            if (self.clock >= SECONDS_PER_EVENT and not self.table.animator.busy
+                    and not self.table.summaries.active):  # playing waits for a summary
                 self.clock = 0.0
                 self.step()
             # Faster speeds also hurry the animations along.
@@ -270,6 +273,8 @@ class ReplayScreen:
             self.done = True
 
     def key(self, key: int, mod: int = 0) -> None:
+        if self.table.summaries.handle(pygame.event.Event(pygame.KEYDOWN, key=key, mod=mod)):
+            return  # Enter, Space or Esc closes a hand's summary first
         actions = {
             pygame.K_SPACE: "play", pygame.K_RIGHT: "step", pygame.K_LEFT: "back",
             pygame.K_RIGHTBRACKET: "next_trick", pygame.K_LEFTBRACKET: "previous_trick",

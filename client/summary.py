@@ -250,6 +250,13 @@ class SummaryGate:
         if self.shown is not None:
             self.shown.draw(surface, area, hotspots)
 
+    def skip(self) -> list[Any]:
+        """Forget the summary (the player moved on, as a replay's step does) and give back
+        the batches it held, to be taken now."""
+        self.pending = self.shown = None
+        released, self.held = self.held, []
+        return released
+
     def looks(self) -> tuple[Any, ...]:
         """What changes the picture by itself: which summary is up and its seconds left."""
         shown = self.shown

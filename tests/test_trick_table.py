@@ -554,3 +554,32 @@ def test_the_seat_highlight_and_the_prompt_follow_the_same_scene() -> None:
         assert words == "Your turn: play a card."
     else:
         assert words == f"Waiting for {NAMES[waiting[0]]} to play."
+
+
+def test_the_replay_viewer_shows_summaries_and_waits_for_them(surface: pygame.Surface) -> None:
+    from client.replay_screen import ReplayScreen
+    from shared.replay import load
+
+    golden = Path(__file__).parent.parent / "replays" / "golden" / "stars_4p.starhall"
+    viewer = ReplayScreen(load(golden), SIZE)
+    ends = [i for i in range(1, len(viewer.states))
+            if len(viewer.states[i][1].results) > len(viewer.states[i - 1][1].results)]
+    viewer.seek(ends[0] - 1)
+    viewer.control("step")  # the hand's last card
+    for _ in range(40):
+        viewer.frame(0.1)
+    assert viewer.table.summaries.shown is not None
+    viewer.control("play")
+    for _ in range(40):
+        viewer.frame(0.1)
+    assert viewer.position == ends[0], "playing waits while the summary is up"
+    viewer.key(pygame.K_RETURN)
+    assert viewer.table.summaries.shown is None
+    viewer.frame(1.0)
+    assert viewer.position == ends[0] + 1
+    viewer.seek(ends[0] - 1)
+    viewer.control("step")
+    viewer.control("step")  # stepping on moves past the summary, nothing is lost
+    assert not viewer.table.summaries.active
+    assert viewer.table.model.view["hand_number"] == 2
+    viewer.draw(surface)
