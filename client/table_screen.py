@@ -454,6 +454,11 @@ class TableScreen:
         self.animator.advance(dt)
         for batch in self.summaries.update(dt, self.animator.busy):
             self.receive(batch)
+        up = self.summaries.shown is not None  # an overlay: no prompt, no game-over box
+        if up and not self.ui.overlay:
+            self.ui.overlay = "summary"
+        elif not up and self.ui.overlay == "summary":
+            self.ui.overlay = None
         sound.play_all(self.animator.take_cues())
         self.model.tick(dt)
         self.hooks.update(self, dt)

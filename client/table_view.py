@@ -98,7 +98,7 @@ class TableView:
             self._draw_last_trick(surface, layout, model, hotspots)
         elif ui.overlay == "buried":
             self._draw_buried(surface, layout, model, hotspots)
-        elif model.over and not ui.dismissed_game_over and not animator.busy:
+        elif not ui.overlay and model.over and not ui.dismissed_game_over and not animator.busy:
             draw_game_over(surface, layout, model, hotspots, ui.mouse)
         if model.connection != "connected":
             self._draw_connection(surface, layout, model)
