@@ -350,6 +350,83 @@ def settings_screens(surface: pygame.Surface, folder: Path) -> None:
         settings.forget()
 
 
+def _hand_end_screen(play: Scripted, seat: int = 0) -> TableScreen:
+    """A table shown the last card of the latest hand, as the server sends it (the hand's
+    end in an update of its own), with its summary up."""
+    game = play.game
+    last = max(i for i, (_, event, _) in enumerate(play.history) if event.type == "played")
+    before, event, after = play.history[last]
+    players = play.table.players
+    model = TableModel(game.id, seat, players, NAMES[:players])
+    screen = TableScreen(model, lambda kind, data: None, size=SIZE)
+    screen.receive(Batch([], game.view(before, seat), last, True))
+    shown = game.event_view(before, event, seat)
+    assert shown is not None
+    screen.receive(Batch([(last + 1, _event_dict(shown))], game.view(after, seat), last + 1,
+                         False))
+    for _ in range(40):
+        screen.update(0.1)
+    return screen
+
+
+def _moon_shot() -> Scripted:
+    """Classic Hearts without passing, dealt so that Ada (seat 1) wins every trick and is
+    given every point card."""
+    clubs = ["A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3"]
+    low = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    hands = [["2C"] + [f"{r}D" for r in low], [f"{r}C" for r in clubs] + ["AS"],
+             ["AD"] + [f"{r}H" for r in low], ["AH"] + [f"{r}S" for r in low]]
+    order = [hands[(1 + p) % 4][p // 4] for p in range(52)]
+    play = Scripted("hearts", 4, options={"deck": "classic", "pass_cards": 0, "target": 200})
+    before = play.table.state
+    for _, event in play.table.submit(Command("shuffle", None, {"order": order})):
+        play.history.append((before, event, play.table.state))
+    rank = {"J": 11, "Q": 12, "K": 13, "A": 14}
+
+    def value(code: str) -> int:
+        return rank.get(code[:-1], 0) or int(code[:-1])
+
+    def choose(seat: int) -> Command:
+        legal = play.game.view(play.table.state, seat)["legal"]["play"]
+        if seat == 1:
+            return Command("play", seat, {"card": max(legal, key=value)})
+        points = [c for c in legal if c == "QS" or c.endswith("H")]
+        return Command("play", seat, {"card": (points or sorted(legal, key=value))[0]})
+
+    play.choose = choose  # type: ignore[method-assign]
+    play.run_until(lambda s: len(s.score_sheet) >= 1)
+    return play
+
+
+def trick_table_screens(surface: pygame.Surface, folder: Path) -> None:
+    """Trick tables at their smallest and largest player counts in a large and a small
+    window, hand summaries (a Stars contract, a Hearts moon shot), received cards marked
+    new, and the declarer's buried cards."""
+    small = pygame.Surface((800, 600))
+    for players in (3, 6):
+        play = Scripted("hearts", players=players, seed=5)
+        play.run_until(lambda s, n=players: s.phase == "play" and len(s.trick) == n - 1
+                       and s.turn == 0)
+        screen = play.screen()
+        save(surface, screen, folder, f"table_hearts_{players}p")
+        screen.resize(small.get_size())
+        save(small, screen, folder, f"table_hearts_{players}p_800x600")
+    stars = Scripted("stars", seed=3)
+    stars.run_until(lambda s: len(s.results) >= 1)
+    save(surface, _hand_end_screen(stars), folder, "summary_stars_hand")
+    save(surface, _hand_end_screen(_moon_shot()), folder, "summary_hearts_moon_shot")
+    hearts = Scripted("hearts", seed=4)
+    hearts.run_until(lambda s: s.phase == "play" and s.turn == 0 and s.tricks_played == 0)
+    save(surface, hearts.screen(), folder, "table_hearts_received_cards")
+    stars = Scripted("stars", seed=3)
+    stars.run_until(lambda s: s.phase == "bury")
+    save(surface, stars.screen(), folder, "table_stars_widow_received")
+    stars.run_until(lambda s: s.phase == "play" and s.turn == 0 and s.tricks_played >= 1)
+    screen = stars.screen()
+    screen.button("buried")
+    save(surface, screen, folder, "table_stars_buried_cards")
+
+
 def card_gallery(surface: pygame.Surface, folder: Path) -> None:
     from client.cardart import CardArt
     from client.theme import FELT
@@ -373,6 +450,7 @@ def main(argv: list[str]) -> int:
     card_gallery(surface, folder)
     stars_screens(surface, folder)
     hearts_screens(surface, folder)
+    trick_table_screens(surface, folder)
     star_screens(surface, folder)
     replay_screens(surface, folder)
     lobby_screen(surface, folder)
