@@ -38,15 +38,20 @@ OPEN = (protocol.WAITING, protocol.PLAYING)
 SERVERS_FOLDER = "servers"
 
 
+class ServerSeatBook(SeatBook):
+    """A ``SeatBook`` whose folder is made when the first seat is written down."""
+
+    def remember(self, seat: Seat) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        super().remember(seat)
+
+
 def seat_book(address: str) -> SeatBook:
     """The user's seats and tokens at the tables of the server at ``address``: a
     ``SeatBook`` (``client.embedded``, the same file ``starhall play`` keeps for its own
     games) in ``servers/HOST_PORT/`` of the user's data folder."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", host_port(address))
-    folder = user_data() / SERVERS_FOLDER / safe
-    with contextlib.suppress(OSError):  # without it the lobby still works, it forgets
-        folder.mkdir(parents=True, exist_ok=True)
-    return SeatBook(folder)
+    return ServerSeatBook(user_data() / SERVERS_FOLDER / safe)
 
 
 class Discovery:
