@@ -47,8 +47,9 @@ def fitted(text: str, size: int, width: int) -> str:
 
 def received_cards(model: TableModel) -> set[str]:
     """Cards in the user's hand that came from someone else this hand (the Stars widow, the
-    Hearts exchange or pass), until the first trick is over: the view's ``widow`` and
-    ``received``, and the ``taken`` cards of the user's own ``exchange_taken`` event."""
+    Hearts exchange or pass), until the first trick is over: the view's ``received`` (and
+    ``widow``), and the ``taken`` cards of the user's own ``exchange_taken`` event for a
+    server whose views do not list them."""
     view = model.view
     if view.get("tricks_played") or view.get("phase") not in ("bury", "pass", "play"):
         return set()
