@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from client import settings
+
 Easing = Callable[[float], float]
 
 MAX_BACKLOG = 4
@@ -99,6 +101,9 @@ class Step:
     """Carried for the caller: the table view this step leads to."""
     pause: float = 0.0
     """Stillness after the items, e.g. to let people see a full trick."""
+    cues: tuple[str, ...] = ()
+    """Sounds (``client.sound``) for when the step starts to show; a step finished unseen
+    (a backlog, a seek) stays silent."""
 
     @property
     def length(self) -> float:
@@ -126,6 +131,9 @@ class Animator:
         """Time into the first step of the queue."""
         self.settled_payload: Any = None
         """The payload of the last step that finished."""
+        self.started: list[str] = []
+        """Cues of the steps started since ``take_cues`` was last called."""
+        self._cued: Step | None = None
 
     def add(self, step: Step) -> None:
         self.queue.append(step)
@@ -150,6 +158,15 @@ class Animator:
         if step.payload is not None:
             self.settled_payload = step.payload
 
+    def _cue_first(self) -> None:
+        if self.queue and self.queue[0] is not self._cued:
+            self._cued = self.queue[0]
+            self.started += self._cued.cues
+
+    def take_cues(self) -> list[str]:
+        cues, self.started = self.started, []
+        return cues
+
     @property
     def busy(self) -> bool:
         return bool(self.queue)
@@ -159,10 +176,12 @@ class Animator:
         return 1.0 + CATCH_UP * max(0, len(self.queue) - 1)
 
     def advance(self, dt: float) -> None:
-        self.elapsed += max(0.0, dt) * self.speed
+        self._cue_first()
+        self.elapsed += max(0.0, dt) * self.speed * settings.current().animation_speed
         while self.queue and self.elapsed >= self.queue[0].length:
             self.elapsed -= self.queue[0].length
             self._finish_first()
+            self._cue_first()
         if not self.queue:
             self.elapsed = 0.0
 

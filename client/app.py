@@ -1,28 +1,45 @@
 """Entry points of the window client: ``starhall play``, ``join``, ``watch``, ``replay view``.
 
 Each opens a resizable window and runs one loop: read input, let the screen poll the network
-and advance its animations, draw, flip. Every function returns the command's exit code.
+and advance its animations, and draw, but only when something changed or moves: an idle
+window sleeps on the server's socket (or for a moment) instead of redrawing the same picture
+sixty times a second. Every function returns the command's exit code.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Protocol
 
 import pygame
 
-from client.net import ServerLink, checked_address, player_name
+from client.net import ServerLink, checked_address
+from client.settings import player_name
 
 DEFAULT_SIZE = (1280, 720)
 FPS = 60
+IDLE_WAIT = 1 / 30
+"""The longest an idle window sleeps before it looks at its input again (a message from the
+server wakes it at once)."""
 DEFAULT_BOT = "heuristic"  # the fallback when the server names no bots
+BOT_THINK = 0.6
+"""Seconds the bots of ``starhall play`` wait before they move, so the user can follow."""
 
 
 class Screen(Protocol):
+    """What ``run`` drives. A screen may also have ``redraw_after() -> float | None`` (seconds
+    after its last drawing when it must be drawn again though no input came: 0 when it changed
+    or moves, ``None`` when it looks the same until something happens; without it, every
+    frame is drawn), ``wait(timeout)`` (sleep until its server says something) and
+    ``quit_requested() -> bool`` (the window is being closed: ``False`` when it asks first)."""
+
     done: bool
 
     def frame(self, dt: float) -> None: ...
@@ -92,30 +109,67 @@ def open_window(size: tuple[int, int] = DEFAULT_SIZE, title: str = "Starhall") -
 
 
 def run(screen: Screen, frames: int | None = None) -> int:
-    """The loop; ``frames`` stops it after that many frames (for tests and screenshots)."""
+    """The loop; ``frames`` stops it after that many turns (for tests and screenshots). A turn
+    draws only when an input event came or the screen's ``redraw_after`` says so, at most
+    ``FPS`` times a second; otherwise it sleeps up to ``IDLE_WAIT``."""
     surface = pygame.display.get_surface()
     clock = pygame.time.Clock()
     count = 0
+    last = time.monotonic()
+    drawn_at = -math.inf
+    dirty = True
     try:
         while not screen.done:
             for event in pygame.event.get():
+                dirty = True  # input, a resize, the window shown again: draw it
                 if event.type == pygame.QUIT:
-                    return 0
+                    if _quit_now(screen):
+                        return 0
+                    continue
                 if event.type == pygame.VIDEORESIZE:
                     surface = pygame.display.get_surface()
                     screen.resize(surface.get_size())
                     continue
                 screen.handle(event)
-            dt = clock.tick(FPS) / 1000
-            screen.frame(min(dt, 0.1))
-            screen.draw(surface)
-            pygame.display.flip()
+            now = time.monotonic()
+            screen.frame(min(now - last, 0.1))
+            last = now
+            if screen.done:
+                break
+            due = _redraw_after(screen)
+            since = now - drawn_at
+            if dirty or (due is not None and since >= due):
+                screen.draw(surface)
+                pygame.display.flip()
+                drawn_at, dirty = time.monotonic(), False
+                clock.tick(FPS)  # no more than FPS pictures a second
+            else:
+                _sleep(screen, IDLE_WAIT if due is None else min(IDLE_WAIT, due - since))
             count += 1
             if frames is not None and count >= frames:
                 break
         return 0
     finally:
         screen.close()
+
+
+def _redraw_after(screen: Screen) -> float | None:
+    asked = getattr(screen, "redraw_after", None)
+    return 0.0 if asked is None else asked()  # type: ignore[no-any-return]
+
+
+def _sleep(screen: Screen, seconds: float) -> None:
+    wait = getattr(screen, "wait", None)
+    if wait is not None:
+        wait(max(0.0, seconds))
+    elif seconds > 0:
+        time.sleep(seconds)
+
+
+def _quit_now(screen: Screen) -> bool:
+    """The window's close button: ends the program unless the screen asks first."""
+    asked = getattr(screen, "quit_requested", None)
+    return True if asked is None else bool(asked())
 
 
 def _bot_kind(link: ServerLink, game: str) -> str:
@@ -128,23 +182,59 @@ def _bot_kind(link: ServerLink, game: str) -> str:
 
 
 def play(args: argparse.Namespace) -> int:
-    """Start a server on loopback and sit the user at a new table against bots."""
-    from client.embedded import EmbeddedServer
-    from client.live import LiveTable
+    """Start a server on loopback and sit the user at a new table against bots (or, with
+    ``--resume``, back at a game left unfinished)."""
     from shared.games import get_game
 
+    if getattr(args, "resume", None) is not None:
+        return resume(args)
     game = get_game(args.game)
     players = args.players or min(game.max_players, max(game.min_players, 4))
     options: dict[str, Any] = dict(getattr(args, "options", None) or {})
     game.make_options(players, options)  # a bad option is reported before a window opens
     require_display(f"try `starhall play {game.id} --terminal`")
     surface = open_window(title=f"Starhall — {game.title}")
-    with EmbeddedServer(getattr(args, "data", None) or "replays") as server:
-        link = ServerLink(server.address, name=player_name())
-        live = LiveTable(link, surface.get_size())
-        _wait_for_welcome(link)
-        live.start_game(game.id, players, options, _bot_kind(link, game.id), player_name())
-        return run(_Leaving(live))
+    root = getattr(args, "data", None)
+    return run(HostedTable.new(game.id, players, options, surface.get_size(),
+                               Path(root) if root else None))
+
+
+def resume(args: argparse.Namespace) -> int:
+    """``starhall play --resume [NAME]``: sit back at the latest game left unfinished, or the
+    one ``NAME`` picks (a game's id, a table or a FOLDER/TABLE as listed); the others are
+    listed."""
+    from client.embedded import unfinished_tables
+
+    if getattr(args, "terminal", False):
+        raise ValueError("--resume sits you back at a game in a window; leave out --terminal")
+    if args.players or getattr(args, "option", None) or getattr(args, "deal", None) is not None:
+        raise ValueError("--resume goes back to a game as it was left: leave out --players, "
+                         "--option and --deal")
+    root = getattr(args, "data", None)
+    found = unfinished_tables(Path(root) if root else None, busy=True)
+    wanted = str(args.resume or "")
+    chosen = [entry for entry in found if not wanted or wanted in (
+        entry.key, entry.table, entry.seat.game)]
+    free = [entry for entry in chosen if not entry.busy]
+    if not found:
+        raise ValueError("no unfinished game to resume (start one with `starhall play`)")
+    if not chosen:
+        raise ValueError(f"no unfinished game {wanted!r}: "
+                         + "; ".join(entry.key for entry in found)
+                         + " (see them with `starhall play --resume`)")
+    if not free:
+        raise ValueError(f"{chosen[0].describe()}: leave it in that window first")
+    entry = free[0]
+    require_display("a game is resumed in a window")
+    print(f"Resuming {entry.describe()}")
+    others = [other for other in found if other is not entry]
+    if others:
+        print("Also unfinished (`starhall play --resume FOLDER/TABLE` resumes one):")
+        for other in others:
+            print(f"  {other.describe()}")
+    sys.stdout.flush()
+    surface = open_window(title=f"Starhall — {entry.title}")
+    return run(HostedTable.resume(entry, surface.get_size()))
 
 
 def _wait_for_welcome(link: ServerLink, tries: int = 200) -> None:
@@ -169,6 +259,16 @@ class _Leaving:
     def done(self) -> bool:
         return bool(self.live.done)
 
+    def redraw_after(self) -> float | None:
+        due: float | None = self.live.redraw_after()
+        return due
+
+    def wait(self, timeout: float) -> None:
+        self.live.wait(timeout)
+
+    def quit_requested(self) -> bool:
+        return bool(self.live.quit_requested())
+
     def frame(self, dt: float) -> None:
         self.live.frame(dt)
 
@@ -185,6 +285,60 @@ class _Leaving:
         self.live.close()
 
 
+KEPT_FOR_RESUME = ("The game is kept: resume it with `starhall play --resume` or from the "
+                   "lobby (`starhall join`).")
+
+
+class HostedTable(_Leaving):
+    """A table on a server this process runs (``starhall play``), in a games folder of the
+    user's data folder that it keeps locked; the user's seats are written down there, so a
+    game left unfinished can be sat back at later (``HostedTable.resume``, ``starhall play
+    --resume``). ``done`` when the user leaves; closing stops the server."""
+
+    def __init__(self, folder: Path, size: tuple[int, int]) -> None:
+        from client.embedded import EmbeddedServer
+        from client.live import LiveTable
+
+        self.server = EmbeddedServer(folder, think=BOT_THINK, lock=True)
+        try:
+            link = ServerLink(self.server.address, name=player_name())
+            self.live = LiveTable(link, size, kept=KEPT_FOR_RESUME)
+            self.live.seat_book = self.server.seats
+            _wait_for_welcome(link)
+        except BaseException:
+            self.server.stop()
+            raise
+
+    @classmethod
+    def new(cls, game: str, players: int, options: dict[str, Any], size: tuple[int, int],
+            root: Path | None = None) -> HostedTable:
+        """A new table of ``game`` in a new games folder (under ``root``, by default the
+        user's data folder), bots in every other seat."""
+        from client.embedded import new_games_folder
+
+        hosted = cls(new_games_folder(root), size)
+        hosted.live.start_game(game, players, options, _bot_kind(hosted.live.link, game),
+                               player_name())
+        return hosted
+
+    @classmethod
+    def resume(cls, entry: Any, size: tuple[int, int]) -> HostedTable:
+        """Back at an ``UnfinishedTable`` (``client.embedded.unfinished_tables``): its folder's
+        server restores the table from its log, and the kept token opens the seat again
+        (``FolderBusy`` if another window plays in that folder)."""
+        hosted = cls(entry.folder, size)
+        seat = entry.seat
+        hosted.live.resume_table(seat.table, seat.seat, seat.token, seat.name or player_name(),
+                                 seat.bot, seat.options)
+        return hosted
+
+    def close(self) -> None:
+        try:
+            self.live.close()
+        finally:
+            self.server.stop()
+
+
 class ForkedTable(_Leaving):
     """A fork of a recorded game, played in this window: its own embedded server on the data
     folder holding the fork's log, and the user seated with bots around; ``done`` when the
@@ -198,7 +352,8 @@ class ForkedTable(_Leaving):
         self.server = EmbeddedServer(data)
         try:
             link = ServerLink(self.server.address, name=player_name())
-            self.live = LiveTable(link, size, banner=forked.name)
+            kept = f"Leaving ends this fork; its log stays in {forked.path}."
+            self.live = LiveTable(link, size, banner=forked.name, kept=kept)
             _wait_for_welcome(link)
             self.live.join_table(forked.table_id, forked.seat, player_name(),
                                  _bot_kind(link, forked.game), forked.players)

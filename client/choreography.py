@@ -155,9 +155,8 @@ class Choreographer:
         if star and result is not None and result.get("star_pile") is not None:
             target = Pose(*layout.pile_slot(result["star_pile"]), 0.5)
             caption = "White Star!" if result.get("white") else "Star!"
-            cx, cy = layout.centre
-            items.append(Banner(caption, Pose(cx, cy - layout.card_size[1] * 1.2, 1.4),
-                                0.0, 1.3))
+            # On the trick it names, which covers no seat's plate at any table size.
+            items.append(Banner(caption, Pose(*layout.banner_point, 1.4), 0.0, 1.3))
             for index, (seat, code) in enumerate(trick):
                 start = Pose(*layout.trick_slot(seat))
                 items.append(Flight(code, start, target, 0.5 + 0.06 * index, GATHER * 1.4,
@@ -196,12 +195,8 @@ class Choreographer:
         data = event.get("data") or {}
         words = {"bid": f"{data.get('amount')}", "bid_passed": "Pass",
                  "exchange_declined": "No thanks"}.get(str(kind), str(kind))
-        x, y = self.layout.seat_anchor(seat)
-        cx, cy = self.layout.centre
-        # The bottom seat's anchor is its hand, further out: its bubble goes further in.
-        share = 0.55 if self.layout.relative(seat) == 0 else 0.35
-        return Step([Banner(words, Pose(x + (cx - x) * share, y + (cy - y) * share), 0.0, 0.9)],
-                    after)
+        # On the seat's own cards (the user's: its plate), never over the status line.
+        return Step([Banner(words, Pose(*self.layout.bubble_point(seat)), 0.0, 0.9)], after)
 
 
 def _last_result(view: View) -> dict[str, Any] | None:

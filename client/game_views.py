@@ -12,6 +12,7 @@ its tables is opened.
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pygame
@@ -24,6 +25,7 @@ from client.table_view import TableView, describe
 if TYPE_CHECKING:
     from client.animation import Animator
     from client.session import Batch
+    from client.summary import Summary
     from client.table_screen import TableScreen
     from client.ui import TableUi
     from client.widgets import Hotspots
@@ -92,6 +94,44 @@ class GameTable:
     def received(self, screen: TableScreen, batch: Batch) -> None:
         """After the screen took a batch from the server."""
 
+    def summary(self, model: TableModel, before: View, after: View) -> Summary | None:
+        """The summary to show once the animation from ``before`` to ``after`` has played,
+        when those events ended a hand or a round (``client.summary``); ``None`` otherwise.
+        The screen holds later batches until the player has read it."""
+        return None
+
+    def sound_cues(self, event: Event, before: View, after: View) -> tuple[str, ...]:
+        """The sounds ``event`` makes (``client.sound.CUES``), in the order of the animation
+        steps it makes (``client.sound.attach``). The trick games': a deal, a card played, a
+        trick gathered (a Star instead when the trick is one), a hand's end. "your_turn" is
+        the screen's, for every game."""
+        kind = event.get("type")
+        cues: list[str] = []
+        if kind == "deal":
+            cues.append("deal")
+        elif kind == "played":
+            cues.append("play")
+            if after.get("tricks_played", 0) > before.get("tricks_played", 0):
+                tricks = after.get("tricks") or [{}]
+                cues.append("star" if tricks[-1].get("star") else "trick")
+        ends = ("deal", "over")
+        if before.get("phase") and before.get("phase") not in ends and after.get("phase") in ends:
+            cues = [cue for cue in cues if cue != "trick"] + ["hand_end"]
+        return tuple(cues)
+
+    def colour_key(self, game: str) -> list[ColourGroup]:
+        """What ``game`` tells apart by colour, for the settings' colour check: by default
+        the suits of its cards (each has its own shape too). A game with more colour-coded
+        things (star colours, coloured bars) adds its groups."""
+        from shared.games import GAMES
+
+        suits = suit_group(game)
+        found = GAMES.get(game)
+        groups = [suits] if suits.swatches else []
+        if found is not None and found.max_players > 1:
+            groups.append(seat_group(found.max_players))
+        return groups
+
     # --- from the user ---------------------------------------------------------------
 
     def handle(self, screen: TableScreen, event: pygame.event.Event, hotspots: Any) -> bool:
@@ -126,8 +166,106 @@ class GameTable:
     def update(self, screen: TableScreen, dt: float) -> None:
         """Time passes (after the animator has advanced)."""
 
+    def redraw_after(self, screen: TableScreen) -> float | None:
+        """Seconds after the last drawing when this table looks different by itself (a
+        pulsing glow, a blinking caret), or ``None``; the screen is drawn anyway after input,
+        a batch from the server or while an animation runs."""
+        return None
 
-TRICKS = GameTable()
+    # --- the shared game-over panel ----------------------------------------------------
+
+    def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
+        """Where the screen draws the shared ``GameOverPanel`` (Play again, Watch the replay,
+        where the log is) while the game is over, or ``None`` for not now. A game opts in by
+        returning the strip its own end box leaves free for it."""
+        return None
+
+    plays_again = False
+    """Whether the game's own end box already starts a new game (a patience's New deal and
+    Restart): the shared panel then leaves its Play again out."""
+
+
+@dataclass(frozen=True, slots=True)
+class Swatch:
+    """One colour-coded thing: its name, its colour, and what tells it apart without colour:
+    a ``client.symbols`` shape drawn in the colour, a ``mark`` (a letter or number standing
+    for a name or label the table always shows), and an ``extra`` mark the table adds only
+    when the colour_blind setting is on."""
+
+    name: str
+    colour: tuple[int, int, int]
+    shape: str | None = None
+    mark: str = ""
+    extra: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ColourGroup:
+    title: str
+    swatches: tuple[Swatch, ...]
+    cards: tuple[str, ...] = ()
+    """Card codes to show as they are drawn at the table (one of each suit, say)."""
+    note: str = ""
+    """How they are told apart besides colour, in a sentence."""
+
+
+def suit_group(game: str) -> ColourGroup:
+    """The suits of the cards ``game`` deals (read from its first shuffle's cards)."""
+    from client.faces import face
+    from shared.games import GAMES
+
+    found = GAMES.get(game)
+    codes: tuple[str, ...] = ()
+    if found is not None:
+        try:
+            state = found.new_state(found.min_players, found.make_options(found.min_players, {}))
+            request = found.chance(state)
+            codes = request.items if request is not None else ()
+        except Exception:  # a game that cannot start without options: no suits to show
+            codes = ()
+    swatches: dict[str, Swatch] = {}
+    samples: dict[str, str] = {}
+    for code in codes:
+        style = face(code).suit
+        if style.name not in swatches:
+            swatches[style.name] = Swatch(style.name, style.colour, style.shape)
+            samples[style.name] = code
+        elif face(code).pips == 0 and not face(code).is_joker:
+            samples[style.name] = code  # a court card shows the suit's colour best
+    return ColourGroup("Suits", tuple(swatches.values()), tuple(samples.values()),
+                       "Each suit has a shape of its own, on every card and in every index.")
+
+
+def seat_group(players: int) -> ColourGroup:
+    """The seats' colours: name plates, the score sheet, the score chart."""
+    from client import theme
+
+    colours = theme.SEAT_COLOURS
+    return ColourGroup("Seats", tuple(Swatch(f"Seat {seat + 1}", colours[seat % len(colours)],
+                                             None, str(seat + 1)) for seat in range(players)),
+                       note="Every seat's colour comes with its player's name: on the name "
+                            "plates, the score sheet, and at the end of each line of the "
+                            "score chart.")
+
+
+class TrickHooks(GameTable):
+    """The trick games' hooks: the defaults, the hand summary, and the game-over panel in
+    their end box."""
+
+    def summary(self, model: TableModel, before: View, after: View) -> Summary | None:
+        from client.scores import hand_ended, hand_summary
+
+        return hand_summary(model.name, after) if hand_ended(before, after) else None
+
+    def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
+        from client.scores import game_over_panel_rect
+
+        if screen.ui.overlay or screen.ui.dismissed_game_over:
+            return None
+        return game_over_panel_rect(screen.layout)
+
+
+TRICKS = TrickHooks()
 """The hooks of the trick games, drawn by ``TableView``."""
 
 

@@ -134,6 +134,17 @@ class ServerLink:
             self.send({"type": protocol.PING})
         return received
 
+    def wait(self, timeout: float) -> bool:
+        """Sleep until a message is waiting or ``timeout`` seconds pass (an idle window waits
+        here rather than spinning); ``True`` when one is waiting."""
+        if self._socket is None:
+            time.sleep(timeout)
+            return False
+        try:
+            return bool(self._socket.poll(max(0, int(timeout * 1000)), zmq.POLLIN))
+        except zmq.ZMQError:
+            return False
+
     def messages(self) -> list[dict[str, Any]]:
         """What was recorded, oldest first, as ``{"time", "direction", "message"}`` maps (a
         frame that does not decode is kept as ``{"undecodable": bytes}``)."""

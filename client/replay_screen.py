@@ -2,6 +2,8 @@
 
 Stepping forward plays the event's animation; every other move (back, seek, jumps, another
 seat's eyes) rebuilds the state from the log through ``shared.replay`` and shows it at once.
+Opened from somewhere (a finished game's Watch the replay), Esc goes back there; opened on its
+own (``starhall replay view``), Esc asks before the window closes.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from client import theme
 from client.game_views import hooks_for, view_for
 from client.model import TableModel
 from client.session import Batch
-from client.table_screen import TableScreen
+from client.settings_screen import KEY as SETTINGS_KEY
+from client.table_screen import Question, TableScreen
 from client.table_view import TableView
 from client.widgets import Hotspots, blit_text, button
 from shared.logfile import LogError
@@ -42,8 +45,15 @@ def header_names(recording: Recording) -> list[str]:
 
 class ReplayScreen:
     def __init__(self, recording: Recording, size: tuple[int, int],
-                 view: TableView | None = None, data: str = DEFAULT_DATA) -> None:
+                 view: TableView | None = None, data: str = DEFAULT_DATA,
+                 back: bool = False, names: list[str] | None = None) -> None:
         self.recording = recording
+        self.names = names or header_names(recording)
+        """The seats' names: the log's, or those the table showed (a game just played)."""
+        self.back = back
+        """Opened from another screen, which Esc goes back to; else Esc asks first."""
+        self.quitting = False
+        self._changed = True
         self.data = data
         """The data folder a fork's table goes in ("Play from here")."""
         self.forked: Any = None
@@ -94,11 +104,18 @@ class ReplayScreen:
     def _rebuild(self) -> None:
         """A fresh table at the current position: no animation."""
         model = TableModel(self.game.id, self.seat, self.recording.players,
-                           header_names(self.recording), table=self.recording.path)
+                           list(self.names), table=self.recording.path)
         old = getattr(self, "table", None)
         self.table = TableScreen(model, None, self.view, self.size, FOOTER)
+        if not self.back:
+            self.table.ask_before_leaving = Question(
+                "Close the replay?", f"The log stays in {self.recording.path}.", yes="Close",
+                yes_key=pygame.K_c)
         if old is not None:
             self.table.rules = old.rules  # the rules page stays open, and where it was read
+            old.settings.on_save = self.table.settings.on_save  # saving lays out this table
+            self.table.settings = old.settings  # and so does the settings sheet
+            self.table.question = old.question
         seq = self.states[self.position][0]
         self.table.receive(Batch([], self.view_at(self.position), seq, True))
 
@@ -114,6 +131,8 @@ class ReplayScreen:
         if self.position >= len(self.states) - 1:
             self.playing = False
             return
+        for held in self.table.summaries.skip():  # a step moves on past a hand's summary
+            self.table.receive(held)
         before = self.states[self.position][1]
         self.position += 1
         seq, _ = self.states[self.position]
@@ -164,6 +183,8 @@ class ReplayScreen:
     def _back_from_fork(self) -> None:
         forked, self.forked = self.forked, None
         forked.close()
+        if forked.live.quitting:  # the window was closed while the fork was played
+            self.quitting = self.done = True
         pygame.display.set_caption(
             f"Starhall — replay of {os.path.basename(self.recording.path)}")
         self._rebuild()
@@ -173,26 +194,67 @@ class ReplayScreen:
             self.forked.frame(dt)
             if self.forked.done:
                 self._back_from_fork()
+                self._changed = True
             return
         self.table.update(dt)
+        if self.table.leaving:
+            self.done = True
+            self.quitting = self.table.quitting
         if self.playing:
             speed = SPEEDS[self.speed_index]
             self.clock += dt * speed
-            if self.clock >= SECONDS_PER_EVENT and not self.table.animator.busy:
+            if (self.clock >= SECONDS_PER_EVENT and not self.table.animator.busy
+                    and not self.table.summaries.active):  # playing waits for a summary
                 self.clock = 0.0
                 self.step()
             # Faster speeds also hurry the animations along.
             self.table.animator.advance(dt * (speed - 1) if speed > 1 else 0.0)
 
+    # --- when to draw, and closing the window ---------------------------------------
+
+    def redraw_after(self) -> float | None:
+        """0 while playing, dragging or after a change; see ``TableScreen.redraw_after``."""
+        if self.forked is not None:
+            due: float | None = self.forked.redraw_after()
+            return 0.0 if self._changed else due
+        if self._changed or self.playing or self.dragging:
+            return 0.0
+        return self.table.redraw_after()
+
+    def wait(self, timeout: float) -> None:
+        if self.forked is not None:
+            self.forked.wait(timeout)
+        else:
+            import time
+
+            time.sleep(timeout)
+
+    def quit_requested(self) -> bool:
+        self._changed = True
+        if self.forked is not None:
+            return bool(self.forked.quit_requested())
+        return self.table.quit_requested()
+
     def resize(self, size: tuple[int, int]) -> None:
+        self._changed = True
         self.size = size
         self.table.resize(size)
         if self.forked is not None:
             self.forked.resize(size)
 
     def handle(self, event: pygame.event.Event) -> None:
+        self._changed = True
         if self.forked is not None:
             self.forked.handle(event)
+            return
+        if self.table.question is not None:  # it takes every input
+            self.table.handle(event, self.hotspots)
+            self.done = self.table.leaving
+            self.quitting = self.table.quitting
+            return
+        if self.table.settings.open or (event.type == pygame.KEYDOWN
+                                        and event.key == SETTINGS_KEY):
+            self.table.handle(event, self.hotspots)  # the sheet takes every input
             return
         if event.type == pygame.KEYDOWN and not self.table.rules.open:
             self.key(event.key, event.mod)
@@ -211,6 +273,8 @@ class ReplayScreen:
             self.done = True
 
     def key(self, key: int, mod: int = 0) -> None:
+        if self.table.summaries.handle(pygame.event.Event(pygame.KEYDOWN, key=key, mod=mod)):
+            return  # Enter, Space or Esc closes a hand's summary first
         actions = {
             pygame.K_SPACE: "play", pygame.K_RIGHT: "step", pygame.K_LEFT: "back",
             pygame.K_RIGHTBRACKET: "next_trick", pygame.K_LEFTBRACKET: "previous_trick",
@@ -276,10 +340,11 @@ class ReplayScreen:
     # --- drawing -----------------------------------------------------------------------
 
     def draw(self, surface: pygame.Surface) -> None:
+        self._changed = False
         if self.forked is not None:
             self.forked.draw(surface)
             return
-        hotspots = self.table.draw(surface)
+        hotspots = self.table.draw(surface, on_top=False)
         width, height = surface.get_size()
         footer = pygame.Rect(0, height - FOOTER, width, FOOTER)
         pygame.draw.rect(surface, theme.PANEL, footer)
@@ -328,6 +393,7 @@ class ReplayScreen:
             blit_text(surface, self.notice, 15, theme.ALERT, "midbottom",
                       (self.table.layout.table.centerx, footer.y - 8),
                       max_width=self.table.layout.table.w - 32)
+        self.table.draw_on_top(surface, hotspots)
         self.hotspots = hotspots
 
     def close(self) -> None:

@@ -1,15 +1,169 @@
-"""The score sheet (each hand's scores) and the game-over screen with a chart of the totals."""
+"""The score sheet (each hand's scores), the hand summaries of the trick games, and the
+game-over screen with a chart of the totals."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pygame
 
 from client import theme
+from client.faces import card_name
 from client.layout import Layout
 from client.model import TableModel
+from client.summary import Summary
 from client.widgets import Hotspots, blit_text, button, panel
+
+View = dict[str, Any]
+Names = Callable[[int], str]
+MINUS = "\u2212"
+
+
+def signed(value: int) -> str:
+    """``+5``, ``−3`` (a real minus sign), ``0``."""
+    return f"+{value}" if value > 0 else f"{MINUS}{-value}" if value < 0 else "0"
+
+
+def hand_ended(before: View, after: View) -> bool:
+    """Whether the events between two views finished a hand: a row was added to the score
+    sheet (every game with hands keeps one)."""
+    return len(after.get("score_sheet") or []) > len(before.get("score_sheet") or [])
+
+
+def hand_summary(names: Names, after: View) -> Summary | None:
+    """The summary of the hand that ``after`` (the view at its end) has just scored."""
+    sheet = after.get("score_sheet") or []
+    if not sheet:
+        return None
+    if after.get("game") == "stars" and after.get("contracts"):
+        return _stars_summary(names, after)
+    if after.get("game") == "hearts":
+        return _hearts_summary(names, after)
+    return _plain_summary(names, after)
+
+
+def hand_result_line(names: Names, after: View) -> str:
+    """The hand's result in one line, for the side log."""
+    number = len(after.get("score_sheet") or [])
+    contract = (after.get("contracts") or [None])[-1]
+    if after.get("game") == "stars" and contract:
+        return f"Hand {number}: " + _contract_words(names, after, contract)
+    moon = after.get("moon")
+    if moon is not None:
+        return f"Hand {number}: {names(moon)} shot the moon!"
+    row = (after.get("score_sheet") or [[]])[-1]
+    parts = ", ".join(f"{names(seat)} {points}" for seat, points in enumerate(row))
+    return f"Hand {number}: {parts}"
+
+
+def _seat_colour(seat: int) -> theme.Colour:
+    return theme.SEAT_COLOURS[seat % len(theme.SEAT_COLOURS)]
+
+
+def _title(after: View, words: str) -> str:
+    number = len(after.get("score_sheet") or [])
+    last = " (the last)" if after.get("phase") == "over" else ""
+    return f"Hand {number}{last}: {words}"
+
+
+def _contract_words(names: Names, after: View, contract: dict[str, Any]) -> str:
+    declarer = int(contract["declarer"])
+    points = list(contract.get("points") or [])
+    scored = points[declarer] if declarer < len(points) else 0
+    change = (after.get("score_sheet") or [[]])[-1]
+    delta = change[declarer] if declarer < len(change) else 0
+    made = "made" if contract.get("made") else "failed"
+    return (f"{names(declarer)}'s contract {made}: {scored} of {contract['bid']}, "
+            f"{signed(delta)}")
+
+
+def _stars_summary(names: Names, after: View) -> Summary:
+    contract = after["contracts"][-1]
+    players = int(after.get("players") or len(after.get("totals") or []))
+    lines = [_contract_words(names, after, contract) + "."]
+    tricks = after.get("tricks") or []
+    piles = after.get("star_pile_points") or []
+    for seat in range(players):
+        stars = [t for t in tricks if t.get("star") and t.get("star_pile") == seat]
+        if not stars:
+            continue
+        whites = sum(1 for t in stars if t.get("white"))
+        what = f"{len(stars)} Star{'s' if len(stars) != 1 else ''}"
+        if whites:
+            what += f", {whites} of them White"
+        value = piles[seat] if seat < len(piles) else 0
+        lines.append(f"{names(seat)}'s Star pile ({what}) pays {value} to each other player.")
+    for trick in tricks:
+        sharers = trick.get("shared_by") or []
+        if trick.get("star") and sharers:
+            who = _join([names(s) for s in sharers])
+            lines.append(f"A shared White Star scores {trick.get('paid')} for {who}.")
+    if not any(t.get("star") for t in tricks):
+        lines.append("No Star this hand.")
+    points = list(contract.get("points") or [])
+    change = (after.get("score_sheet") or [[]])[-1]
+    totals = after.get("totals") or []
+    rows = []
+    for seat in range(players):
+        name = names(seat) + (" (declarer)" if seat == contract["declarer"] else "")
+        rows.append([name, str(points[seat]) if seat < len(points) else "",
+                     signed(change[seat]) if seat < len(change) else "",
+                     str(totals[seat]) if seat < len(totals) else ""])
+    made = "contract made" if contract.get("made") else "contract failed"
+    return Summary(_title(after, made), lines, ["", "scored", "change", "total"], rows,
+                   [_seat_colour(seat) for seat in range(players)])
+
+
+def _hearts_summary(names: Names, after: View) -> Summary:
+    row = (after.get("score_sheet") or [[]])[-1]
+    players = len(row)
+    totals = after.get("totals") or []
+    taken = after.get("taken") or []
+    moon = after.get("moon")
+    lines = []
+    if moon is not None:
+        others = [p for s, p in enumerate(row) if s != moon]
+        lines.append(f"{names(moon)} took every point card and shot the moon: everyone else "
+                     f"takes {others[0] if others else 0} points.")
+    else:
+        clean = [names(s) for s, points in enumerate(row) if points == 0]
+        if clean:
+            lines.append(f"{_join(clean)} took no points.")
+    rows = []
+    for seat in range(players):
+        cards = taken[seat] if seat < len(taken) else []
+        rows.append([names(seat), _penalty_words(cards), str(row[seat]),
+                     str(totals[seat]) if seat < len(totals) else ""])
+    title = f"{names(moon)} shot the moon!" if moon is not None else "points taken"
+    return Summary(_title(after, title), lines, ["", "point cards", "points", "total"], rows,
+                   [_seat_colour(seat) for seat in range(players)])
+
+
+def _penalty_words(cards: list[str]) -> str:
+    """The point cards among a seat's won cards, in words: "Queen of Spades, 4 Hearts"."""
+    parts = []
+    if "QS" in cards:
+        parts.append(card_name("QS"))
+    hearts = sum(1 for code in cards if code.endswith("H"))
+    if hearts:
+        parts.append(f"{hearts} Heart{'s' if hearts != 1 else ''}")
+    return ", ".join(parts) or "none"
+
+
+def _plain_summary(names: Names, after: View) -> Summary:
+    row = (after.get("score_sheet") or [[]])[-1]
+    totals = after.get("totals") or []
+    rows = [[names(seat), signed(points), str(totals[seat]) if seat < len(totals) else ""]
+            for seat, points in enumerate(row)]
+    return Summary(_title(after, "scores"), [], ["", "this hand", "total"], rows,
+                   [_seat_colour(seat) for seat in range(len(row))])
+
+
+def _join(words: list[str]) -> str:
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def running_totals(score_sheet: list[list[int]], players: int) -> list[list[int]]:
@@ -77,10 +231,26 @@ def _sheet_table(surface: pygame.Surface, area: pygame.Rect, model: TableModel,
                   (area.centerx, area.y + 60))
 
 
+GAME_OVER_PANEL_HEIGHT = 84
+"""The box's bottom strip, left free for the table screen's shared game-over panel."""
+
+
+def game_over_box(layout: Layout) -> pygame.Rect:
+    return layout.table.inflate(-50, -40)
+
+
+def game_over_panel_rect(layout: Layout) -> pygame.Rect:
+    """Where the shared game-over panel (Play again, Watch the replay, the log) goes."""
+    area = game_over_box(layout)
+    return pygame.Rect(area.x + 16, area.bottom - GAME_OVER_PANEL_HEIGHT, area.w - 32,
+                       GAME_OVER_PANEL_HEIGHT - 12)
+
+
 def draw_game_over(surface: pygame.Surface, layout: Layout, model: TableModel,
                    hotspots: Hotspots, mouse: tuple[int, int]) -> None:
     view = model.view
-    area = layout.table.inflate(-50, -40)
+    area = game_over_box(layout)
+    room = GAME_OVER_PANEL_HEIGHT
     panel(surface, area, 252)
     hotspots.add(area, "button", "none")
     totals = view.get("totals") or []
@@ -90,7 +260,7 @@ def draw_game_over(surface: pygame.Surface, layout: Layout, model: TableModel,
              else f"{' and '.join(winners)} win{'s' if len(winners) == 1 else ''}")
     blit_text(surface, "Game over", 18, theme.TEXT_DIM, "midtop", (area.centerx, area.y + 12))
     blit_text(surface, title, 30, theme.GOLD, "midtop", (area.centerx, area.y + 34))
-    chart = pygame.Rect(area.x + 30, area.y + 84, area.w - 60, int(area.h * 0.55))
+    chart = pygame.Rect(area.x + 30, area.y + 84, area.w - 60, int((area.h - room) * 0.55))
     draw_totals_chart(surface, chart, model, view.get("score_sheet") or [])
     y = chart.bottom + 16
     order = sorted(range(len(totals)), key=lambda s: totals[s],
@@ -104,7 +274,7 @@ def draw_game_over(surface: pygame.Surface, layout: Layout, model: TableModel,
     buttons = [("Score sheet", "sheet"), ("Close", "dismiss")]
     x = area.centerx - 150
     for label, action in buttons:
-        rect = pygame.Rect(x, area.bottom - 52, 140, 38)
+        rect = pygame.Rect(x, area.bottom - room - 50, 140, 38)
         button(surface, hotspots, rect, label, "button", action, hovered=rect.collidepoint(mouse))
         x += 160
 

@@ -452,29 +452,177 @@ def replay_screens(surface: pygame.Surface, folder: Path) -> None:
 
 
 def lobby_screen(surface: pygame.Surface, folder: Path) -> None:
+    """The lobby, its new-table form, a table waiting for players seen by the one who opened
+    it, and a player who left a game under way (seat tokens go to a scratch data folder)."""
     from client.embedded import EmbeddedServer
     from client.lobby import Lobby
 
-    with EmbeddedServer(tempfile.mkdtemp(), think=0.0) as server:
-        lobby = Lobby(SIZE, server.address, "You")
-        for _ in range(300):
-            lobby.frame(0.02)
-            if lobby.games:
-                break
+    saved = os.environ.get("STARHALL_DATA_DIR")
+    os.environ["STARHALL_DATA_DIR"] = tempfile.mkdtemp()
+
+    def pump(lobbies: list[Lobby], condition: Any) -> None:
+        for _ in range(500):
+            for each in lobbies:
+                each.frame(0.5)
+                each.draw(surface)
+            if condition():
+                return
             time.sleep(0.01)
-        assert lobby.link is not None
-        lobby.link.send({"type": "create", "game": "hearts", "players": 4})
-        lobby.link.send({"type": "create", "game": "stars", "players": 4})
-        lobby.last_list = -100
-        for _ in range(300):
-            lobby.frame(0.02)
-            if len(lobby.tables) >= 2:
-                break
-            if lobby.link.state == "connected":
-                lobby.last_list = -100
-            time.sleep(0.01)
-        save(surface, lobby, folder, "lobby")
-        lobby.close()
+
+    try:
+        with EmbeddedServer(tempfile.mkdtemp(), think=0.0) as server:
+            lobby = Lobby(SIZE, server.address, "You")
+            pump([lobby], lambda: lobby.form is not None)
+            assert lobby.link is not None and lobby.form is not None
+            lobby.link.send({"type": "create", "game": "hearts", "players": 4})
+            lobby.link.send({"type": "create", "game": "stars", "players": 4})
+            lobby.last_list = -100
+            pump([lobby], lambda: len(lobby.tables) >= 2)
+            save(surface, lobby, folder, "lobby")
+            while lobby.form.game.get("id") != "hearts":
+                lobby.act(("form", "game", 1))
+            lobby.act(("form", "players", 1))
+            lobby.act(("form", "option", "mode", 1))
+            lobby.act(("form", "fill"))
+            save(surface, lobby, folder, "lobby_new_table")
+            lobby.create(False)
+            pump([lobby], lambda: lobby.waiting_info() is not None)
+            info = lobby.waiting_info()
+            assert info is not None
+            guest = Lobby(SIZE, server.address, "Bruno")
+            pump([guest], lambda: bool(guest.tables))
+            guest.open_table("sit", str(info["id"]))
+            lobby.room_act(("room", "bot", 2))
+            pump([lobby, guest], lambda: sum(
+                s.get("state") != "free" for s in (lobby.waiting_info() or {}).get(
+                    "seats", [])) == 3)
+            save(surface, lobby, folder, "lobby_waiting_for_players")
+            lobby.room_act(("room", "start"))
+            pump([lobby, guest], lambda: lobby.waiting_info() is None
+                 and guest.waiting_info() is None and guest.live is not None
+                 and guest.live.table is not None)
+            guest.close_table()
+            pump([lobby, guest], lambda: any(
+                spot.action[:2] == ("room", "standin") for spot in lobby.hotspots.spots))
+            for _ in range(40):  # the deal's animation ends
+                lobby.frame(0.5)
+                time.sleep(0.01)
+            save(surface, lobby, folder, "lobby_player_left")
+            guest.close()
+            lobby.close()
+    finally:
+        if saved is None:
+            os.environ.pop("STARHALL_DATA_DIR", None)
+        else:
+            os.environ["STARHALL_DATA_DIR"] = saved
+
+
+def settings_screens(surface: pygame.Surface, folder: Path) -> None:
+    """The settings sheet over a table, its colour check for each game, in a scratch config
+    folder (never the user's settings)."""
+    from client import settings
+    from shared.games import GAMES
+
+    saved = os.environ.get(settings.CONFIG_ENV)
+    os.environ[settings.CONFIG_ENV] = tempfile.mkdtemp()
+    settings.forget()
+    try:
+        play = Scripted("hearts", players=6, seed=4)
+        play.run_until(lambda s: s.phase == "play" and s.turn == 0)
+        screen = play.screen()
+        save(surface, screen, folder, "settings_0_button_at_a_table")
+        sheet = screen.settings
+        sheet.show()
+        sheet.type_text("Sam")
+        sheet.focus = 2
+        save(surface, screen, folder, "settings_1_sheet")
+        sheet.page = "colours"
+        for index, game in enumerate(GAMES):
+            sheet.check_game = index
+            save(surface, screen, folder, f"settings_2_colour_check_{game}")
+    finally:
+        if saved is None:
+            os.environ.pop(settings.CONFIG_ENV, None)
+        else:
+            os.environ[settings.CONFIG_ENV] = saved
+        settings.forget()
+
+
+def _hand_end_screen(play: Scripted, seat: int = 0) -> TableScreen:
+    """A table shown the last card of the latest hand, as the server sends it (the hand's
+    end in an update of its own), with its summary up."""
+    game = play.game
+    last = max(i for i, (_, event, _) in enumerate(play.history) if event.type == "played")
+    before, event, after = play.history[last]
+    players = play.table.players
+    model = TableModel(game.id, seat, players, NAMES[:players])
+    screen = TableScreen(model, lambda kind, data: None, size=SIZE)
+    screen.receive(Batch([], game.view(before, seat), last, True))
+    shown = game.event_view(before, event, seat)
+    assert shown is not None
+    screen.receive(Batch([(last + 1, _event_dict(shown))], game.view(after, seat), last + 1,
+                         False))
+    for _ in range(40):
+        screen.update(0.1)
+    return screen
+
+
+def _moon_shot() -> Scripted:
+    """Classic Hearts without passing, dealt so that Ada (seat 1) wins every trick and is
+    given every point card."""
+    clubs = ["A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3"]
+    low = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    hands = [["2C"] + [f"{r}D" for r in low], [f"{r}C" for r in clubs] + ["AS"],
+             ["AD"] + [f"{r}H" for r in low], ["AH"] + [f"{r}S" for r in low]]
+    order = [hands[(1 + p) % 4][p // 4] for p in range(52)]
+    play = Scripted("hearts", 4, options={"deck": "classic", "pass_cards": 0, "target": 200})
+    before = play.table.state
+    for _, event in play.table.submit(Command("shuffle", None, {"order": order})):
+        play.history.append((before, event, play.table.state))
+    rank = {"J": 11, "Q": 12, "K": 13, "A": 14}
+
+    def value(code: str) -> int:
+        return rank.get(code[:-1], 0) or int(code[:-1])
+
+    def choose(seat: int) -> Command:
+        legal = play.game.view(play.table.state, seat)["legal"]["play"]
+        if seat == 1:
+            return Command("play", seat, {"card": max(legal, key=value)})
+        points = [c for c in legal if c == "QS" or c.endswith("H")]
+        return Command("play", seat, {"card": (points or sorted(legal, key=value))[0]})
+
+    play.choose = choose  # type: ignore[method-assign]
+    play.run_until(lambda s: len(s.score_sheet) >= 1)
+    return play
+
+
+def trick_table_screens(surface: pygame.Surface, folder: Path) -> None:
+    """Trick tables at their smallest and largest player counts in a large and a small
+    window, hand summaries (a Stars contract, a Hearts moon shot), received cards marked
+    new, and the declarer's buried cards."""
+    small = pygame.Surface((800, 600))
+    for players in (3, 6):
+        play = Scripted("hearts", players=players, seed=5)
+        play.run_until(lambda s, n=players: s.phase == "play" and len(s.trick) == n - 1
+                       and s.turn == 0)
+        screen = play.screen()
+        save(surface, screen, folder, f"table_hearts_{players}p")
+        screen.resize(small.get_size())
+        save(small, screen, folder, f"table_hearts_{players}p_800x600")
+    stars = Scripted("stars", seed=3)
+    stars.run_until(lambda s: len(s.results) >= 1)
+    save(surface, _hand_end_screen(stars), folder, "summary_stars_hand")
+    save(surface, _hand_end_screen(_moon_shot()), folder, "summary_hearts_moon_shot")
+    hearts = Scripted("hearts", seed=4)
+    hearts.run_until(lambda s: s.phase == "play" and s.turn == 0 and s.tricks_played == 0)
+    save(surface, hearts.screen(), folder, "table_hearts_received_cards")
+    stars = Scripted("stars", seed=3)
+    stars.run_until(lambda s: s.phase == "bury")
+    save(surface, stars.screen(), folder, "table_stars_widow_received")
+    stars.run_until(lambda s: s.phase == "play" and s.turn == 0 and s.tricks_played >= 1)
+    screen = stars.screen()
+    screen.button("buried")
+    save(surface, screen, folder, "table_stars_buried_cards")
 
 
 def card_gallery(surface: pygame.Surface, folder: Path) -> None:
@@ -500,11 +648,13 @@ def main(argv: list[str]) -> int:
     card_gallery(surface, folder)
     stars_screens(surface, folder)
     hearts_screens(surface, folder)
+    trick_table_screens(surface, folder)
     star_screens(surface, folder)
     what_else_screens(surface, folder)
     bars_screens(surface, folder)
     replay_screens(surface, folder)
     lobby_screen(surface, folder)
+    settings_screens(surface, folder)
     return 0
 
 

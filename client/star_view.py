@@ -147,6 +147,17 @@ class StarView(GameTable):
             return "Given up"
         return None
 
+    def sound_cues(self, event: dict[str, Any], before: dict[str, Any],
+                   after: dict[str, Any]) -> tuple[str, ...]:
+        # A pair removed, a card placed, an undo: a card laid down; a game won: a Star.
+        kind = event.get("type")
+        cues = ["deal"] if kind == "deal" else []
+        if kind in ("paired", "placed", "undone", "redone"):
+            cues.append("play")
+        if after.get("phase") == "over" and before.get("phase") != "over":
+            cues.append("star" if after.get("result") == "won" else "hand_end")
+        return tuple(cues)
+
     def received(self, screen: TableScreen, batch: Batch) -> None:
         model = screen.model
         view = model.view
@@ -319,6 +330,25 @@ class StarView(GameTable):
             return
         self._auto_sent = (model.seq, model.table)
         screen.command(*move)
+
+    def redraw_after(self, screen: TableScreen) -> float | None:
+        """The playable places and pairs pulse (``glow``) and the deal number's caret blinks:
+        drawn a dozen times a second then; otherwise only when something happens."""
+        if self.entry is not None:
+            return 0.1
+        legal = screen.model.legal
+        return 1 / 12 if legal.get("pair") or legal.get("place") else None
+
+    plays_again = True  # New deal and Restart in the end box
+
+    def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
+        """The shared game-over panel, just under the end box while it is open."""
+        if self.entry is not None or not self._banner_open(screen):
+            return None
+        box = self._end_box(StarGeometry.of(screen.layout), screen.interactive)
+        from client.table_screen import GAME_OVER_PANEL_HEIGHT
+
+        return pygame.Rect(box.x, box.bottom + 8, box.w, GAME_OVER_PANEL_HEIGHT - 12)
 
     # --- the replay viewer -----------------------------------------------------------
 
@@ -709,10 +739,7 @@ class StarView(GameTable):
                   hotspots: Hotspots, ui: TableUi, playing: bool) -> None:
         view = model.view
         won = view.get("result") == "won"
-        table = geometry.table
-        tall = 226 if playing else 170
-        area = pygame.Rect(0, 0, min(540, table.w - 40), min(tall, table.h - 40))
-        area.center = table.center
+        area = self._end_box(geometry, playing)
         panel(surface, area, 240)
         pygame.draw.rect(surface, theme.GOLD if won else theme.ALERT, area, 3, border_radius=12)
         hotspots.add(area, "star_button", "none")
@@ -762,6 +789,14 @@ class StarView(GameTable):
                    enabled=name != "restart" or number is not None,
                    hovered=rect.collidepoint(ui.mouse), size=15)
             bx += width + gap
+
+    @staticmethod
+    def _end_box(geometry: StarGeometry, playing: bool) -> pygame.Rect:
+        table = geometry.table
+        tall = 226 if playing else 170
+        area = pygame.Rect(0, 0, min(540, table.w - 40), min(tall, table.h - 40))
+        area.center = (table.centerx, table.centery - 40)  # the shared panel goes under it
+        return area
 
     def _draw_entry(self, surface: pygame.Surface, layout: Layout, hotspots: Hotspots,
                     ui: TableUi) -> None:

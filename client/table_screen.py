@@ -1,27 +1,162 @@
 """A table screen: takes batches from the server, turns clicks and keys into commands.
 
 The user's input goes to the server as commands and nothing else changes until the server
-answers: a card clicked is sent even when it looks unplayable, so the server's reason for
-refusing it is what the user reads.
+answers; a greyed-out card (not in the view's playable cards) is not sent: a short note of
+the client's own says so, and only the server's refusals give reasons.
+
+Esc closes what is on top (a question, the rules page, an overlay, the game-over box) and only
+then offers to leave; leaving a game that is not over asks first (``Question``), and so does
+closing the window. When a game ends, the game's own end box can make room for the shared
+``GameOverPanel``: Play again, Watch the replay, and where the game's log was saved.
+
+The screen is drawn only when something changed or moves (``redraw_after``): input, a batch
+from the server, an animation, or a timer a game's table asks for.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pygame
 
+from client import sound, theme
 from client.animation import Animator
 from client.game_views import hooks_for, view_for
 from client.layout import Layout
 from client.model import TableModel, Update
 from client.rules_screen import RulesOverlay
 from client.session import Batch
-from client.table_view import TableView
+from client.settings_screen import SettingsOverlay, table_button_rect
+from client.summary import SummaryGate
+from client.table_view import UNPLAYABLE_NOTE, TableView
 from client.ui import TableUi
+from client.widgets import Hotspots, blit_text, button, panel
 
 Send = Callable[[str, dict[str, Any]], None]
+
+GAME_OVER_PANEL_HEIGHT = 84
+"""The room a game's end box leaves for the ``GameOverPanel`` (its bottom strip)."""
+
+
+@dataclass(slots=True)
+class Question:
+    """A yes-or-no question over the table, such as "Leave the table?". The safe answer is
+    the default: Esc, Enter and Space give it; the other needs its button or its key."""
+
+    title: str
+    detail: str
+    yes: str = "Leave"
+    """The label of the answer that does it."""
+    no: str = "Stay"
+    yes_key: int = pygame.K_l
+    quitting: bool = False
+    """Asked because the window is being closed: yes ends the program."""
+    focus: str = "no"
+    mouse: tuple[int, int] = (-1, -1)
+
+    def answer(self, event: pygame.event.Event, hotspots: Hotspots | None) -> str | None:
+        """``"yes"``, ``"no"`` or ``None`` (not answered yet) for an input event; every
+        event stops here while the question is open."""
+        if event.type == pygame.MOUSEMOTION:
+            self.mouse = event.pos
+        elif event.type == pygame.KEYDOWN:
+            if event.key == pygame.K_ESCAPE:
+                return "no"
+            if event.key in (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE):
+                return self.focus
+            if event.key == self.yes_key:
+                return "yes"
+            if event.key in (pygame.K_LEFT, pygame.K_RIGHT, pygame.K_TAB):
+                self.focus = "yes" if self.focus == "no" else "no"
+        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and hotspots:
+            spot = hotspots.at(event.pos)
+            if spot is not None and spot.action[:1] == ("question",) and spot.action[1] in (
+                    "yes", "no"):
+                return str(spot.action[1])
+        return None
+
+    def draw(self, surface: pygame.Surface, area: pygame.Rect, hotspots: Hotspots) -> None:
+        shade = pygame.Surface(area.size, pygame.SRCALPHA)
+        shade.fill((0, 0, 0, 120))
+        surface.blit(shade, area)
+        hotspots.add(area, "question", "shade")  # nothing underneath takes a click
+        box = pygame.Rect(0, 0, min(600, area.w - 32), 196)
+        box.center = area.center
+        panel(surface, box, 250)
+        pygame.draw.rect(surface, theme.GOLD, box, 2, border_radius=12)
+        blit_text(surface, self.title, 26, theme.GOLD, "midtop", (box.centerx, box.y + 20),
+                  max_width=box.w - 32)
+        lines = wrap(self.detail, 17, box.w - 48)
+        for number, line in enumerate(lines[:3]):
+            blit_text(surface, line, 17, theme.TEXT, "midtop",
+                      (box.centerx, box.y + 64 + 22 * number), max_width=box.w - 32)
+        key_name = pygame.key.name(self.yes_key).upper()
+        answers = [(f"{self.no}  Esc", "no"), (f"{self.yes}  {key_name}", "yes")]
+        width = min(200, (box.w - 60) // 2)
+        x = box.centerx - width - 10
+        for label, name in answers:
+            rect = pygame.Rect(x, box.bottom - 58, width, 40)
+            button(surface, hotspots, rect, label, "question", name,
+                   hovered=rect.collidepoint(self.mouse), size=16)
+            if name == self.focus:  # where Enter goes
+                pygame.draw.rect(surface, theme.HIGHLIGHT, rect.inflate(6, 6), 2,
+                                 border_radius=10)
+            x += width + 20
+
+
+def wrap(text: str, size: int, width: int) -> list[str]:
+    """``text`` in lines no wider than ``width`` pixels at ``size`` (a longer word alone)."""
+    from client import fonts
+
+    font = fonts.font(size)
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        candidate = f"{line} {word}" if line else word
+        if line and font.size(candidate)[0] > width:
+            lines.append(line)
+            line = word
+        else:
+            line = candidate
+    return [*lines, line] if line else lines
+
+
+@dataclass(slots=True)
+class GameOverPanel:
+    """What to do once a game is over, for every game: Play again (a new table of the same
+    game, players and options), Watch the replay (the viewer on the game's log), and where
+    the log was saved. A game's end box leaves room for it (``GameTable.game_over_panel``);
+    the screen's owner fills it in and answers the requests."""
+
+    log: str | None = None
+    """The log's path when this process can read it (its own server's table)."""
+    where: str = ""
+    """Where the log is when it is not here (a LAN server keeps it)."""
+    play_again: bool = True
+    """Whether a new table can be opened from here."""
+    mouse: tuple[int, int] = (-1, -1)
+
+    def draw(self, surface: pygame.Surface, rect: pygame.Rect, hotspots: Hotspots,
+             again: bool = True) -> None:
+        """In ``rect``; ``again=False`` leaves Play again out (the game's box has its own)."""
+        pygame.draw.rect(surface, theme.FELT_DARK, rect, border_radius=10)
+        pygame.draw.rect(surface, theme.PANEL_EDGE, rect, 1, border_radius=10)
+        inner = rect.inflate(-24, -16)
+        labels = [("Play again  N", "play_again", self.play_again)] if again else []
+        labels.append(("Watch the replay  W", "watch_replay", self.log is not None))
+        width = min(200, (inner.w - 12) // 2)
+        x = inner.x
+        for label, name, enabled in labels:
+            button_rect = pygame.Rect(x, inner.y, width, 36)
+            button(surface, hotspots, button_rect, label, "game_over", name, enabled=enabled,
+                   hovered=enabled and button_rect.collidepoint(self.mouse), size=15)
+            x += width + 12
+        where = f"Log saved: {self.log}" if self.log else self.where
+        if where:
+            blit_text(surface, where, 14, theme.TEXT_DIM, "topleft",
+                      (inner.x + 2, inner.y + 44), max_width=inner.w - 4)
 
 
 class TableScreen:
@@ -45,6 +180,27 @@ class TableScreen:
         (a patience's New deal or Restart); ``LiveTable`` opens it."""
         self.rules = RulesOverlay(model.game)
         """The game's rules page (F1 or the Rules button): while open it takes every input."""
+        self.settings = SettingsOverlay(model.game, on_save=lambda _: self.resize(
+            (self.layout.width, self.layout.height)))
+        """The settings (F2 or the Settings button): while open it takes every input."""
+        sound.prepare()
+        self.ask_before_leaving: Question | None = None
+        """What to ask before leaving (set by the screen's owner while leaving would cost
+        something, such as a seat at a game not over); ``None``: leave at once."""
+        self.question: Question | None = None
+        """The question open over the table, if any: it takes every input."""
+        self.quitting = False
+        """Left by closing the window: the program ends, not only the table."""
+        self.game_over: GameOverPanel | None = None
+        """The shared game-over panel, when the owner offers one."""
+        self.wants: str | None = None
+        """What the user asked the owner for: ``"play_again"`` or ``"watch_replay"``."""
+        self.summaries = SummaryGate()
+        """A hand's summary: shown once the hand's last trick has played, it holds the
+        batches after it (the next deal) until the player dismisses it."""
+        self._game_over_shown = False
+        self._changed = True
+        self._looks: tuple[Any, ...] = ()
 
     @property
     def interactive(self) -> bool:
@@ -58,10 +214,33 @@ class TableScreen:
         self.layout = self._layout(size)
         self.choreographer = self.hooks.choreographer(self.layout)
         self.animator.skip_all()  # flights were aimed at the old geometry
+        self._changed = True
+
+    # --- when to draw ------------------------------------------------------------------
+
+    def changed(self) -> None:
+        """Something shown changed: draw again at the next frame."""
+        self._changed = True
+
+    def redraw_after(self) -> float | None:
+        """Seconds after the last drawing when the table must be drawn again though nothing
+        happens: 0 while something changed or moves, else what the game's table asks for (a
+        pulsing glow, a blinking caret), ``None`` when it looks the same until something
+        happens."""
+        if self._changed or self.animator.busy:
+            return 0.0
+        return self.hooks.redraw_after(self)
+
+    def _appearance(self) -> tuple[Any, ...]:
+        """What can change on screen with time alone: compared before and after each frame."""
+        model = self.model
+        return (model.refusal, model.connection, self.summaries.looks())
 
     # --- from the server ---------------------------------------------------------------
 
     def receive(self, batch: Batch) -> None:
+        if self.summaries.hold(batch):
+            return
         model = self.model
         before = model.view
         if batch.fresh or not before:
@@ -74,11 +253,15 @@ class TableScreen:
             for index, (_seq, event) in enumerate(batch.events):
                 last = index == len(batch.events) - 1
                 after = batch.view if last else self.hooks.between(shown, event)
-                for step in self.choreographer.steps(shown, event, after):
+                steps = self.choreographer.steps(shown, event, after)
+                sound.attach(steps, self.hooks.sound_cues(event, shown, after))
+                for step in steps:
                     self.animator.add(step)
                 shown = after
             if not batch.events:
                 self.animator.add_settled(batch.view)
+            if self.interactive:
+                sound.cue_turn(self.animator, before, batch.view)
             model.apply(Update(batch.seq, None, batch.view))
             model.events += batch.events
         for _, event in batch.events:
@@ -86,7 +269,10 @@ class TableScreen:
             if line:
                 self.ui.say(line)
         self._tidy_ui()
+        if not batch.fresh and before:
+            self.summaries.offer(self.hooks.summary(model, before, batch.view))
         self.hooks.received(self, batch)
+        self._changed = True
 
     def _tidy_ui(self) -> None:
         """Forget choices that no longer fit what the server says the seat may do."""
@@ -109,7 +295,22 @@ class TableScreen:
             self.send(kind, data)
 
     def handle(self, event: pygame.event.Event, hotspots: Any) -> None:
-        if self.rules.handle(event, hotspots):
+        self._changed = True
+        if self.question is not None:
+            self._answer(self.question.answer(event, hotspots))
+            return
+        if self._game_over_shown and self.game_over is not None:
+            if event.type == pygame.MOUSEMOTION:
+                self.game_over.mouse = event.pos
+            elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and hotspots:
+                spot = hotspots.at(event.pos)
+                if spot is not None and spot.action[:1] == ("game_over",):
+                    if spot.enabled:
+                        self.wants = str(spot.action[1])
+                    return
+        if self.settings.handle(event, hotspots) or self.rules.handle(event, hotspots):
+            return
+        if self.summaries.handle(event):
             return
         if self.hooks.handle(self, event, hotspots):
             return
@@ -147,20 +348,63 @@ class TableScreen:
             self.button(action[1])
 
     def button(self, name: str) -> None:
-        if name in ("sheet", "last"):
+        if name in ("sheet", "last", "buried"):
             self.ui.overlay = None if self.ui.overlay == name else name
         elif name == "close":
             self.ui.overlay = None
         elif name == "dismiss":
             self.ui.dismissed_game_over = True
         elif name == "leave":
-            self.leaving = True
+            self.leave()
+
+    # --- leaving -----------------------------------------------------------------------
+
+    def leave(self, quitting: bool = False) -> None:
+        """Leave the table, asking first when the owner says leaving costs something."""
+        if self.ask_before_leaving is None:
+            self.leaving, self.quitting = True, quitting
+            return
+        template = self.ask_before_leaving
+        self.question = Question(template.title, template.detail, template.yes, template.no,
+                                 template.yes_key, quitting)
+        self._changed = True
+
+    def quit_requested(self) -> bool:
+        """The window is being closed: ``True`` to let it close now, else the question is
+        open (closing it again while it is asked closes the window)."""
+        if self.ask_before_leaving is None or (self.question is not None
+                                               and self.question.quitting):
+            self.leaving = self.quitting = True
+            return True
+        self.leave(quitting=True)
+        return False
+
+    def _answer(self, answer: str | None) -> None:
+        if answer is None or self.question is None:
+            return
+        question, self.question = self.question, None
+        if answer == "yes":
+            self.leaving, self.quitting = True, question.quitting
+
+    def escape(self) -> None:
+        """Esc: close the topmost thing open, and only with nothing open offer to leave."""
+        if self.ui.overlay:
+            self.ui.overlay = None
+        elif self.model.over and not self.ui.dismissed_game_over:
+            self.ui.dismissed_game_over = True
+        else:
+            self.leave()
 
     def card(self, code: str) -> None:
         if not self.interactive or self.ui.overlay:
             return
         if self.hooks.choosing(self.model) is not None:
             self.ui.toggle(code)
+            return
+        playable = self.model.legal.get("play")
+        if isinstance(playable, list) and code not in playable:
+            # Greyed out: nothing to ask the server; a note of our own says so.
+            self.model.notice(UNPLAYABLE_NOTE)
         else:
             self.command("play", {"card": code})
 
@@ -168,17 +412,23 @@ class TableScreen:
         if self.rules.key(key):
             return
         hand = self.model.hand
+        panel = self.game_over if self._game_over_shown else None
+        if panel is not None and key == pygame.K_w:
+            if panel.log is not None:
+                self.wants = "watch_replay"
+            return
+        if panel is not None and key == pygame.K_n and not self.hooks.plays_again:
+            if panel.play_again:
+                self.wants = "play_again"
+            return
         if key == pygame.K_s:
             self.button("sheet")
         elif key == pygame.K_l:
             self.button("last")
+        elif key == pygame.K_b and self.model.view.get("buried"):
+            self.button("buried")
         elif key == pygame.K_ESCAPE:
-            if self.ui.overlay:
-                self.ui.overlay = None
-            elif self.model.over and not self.ui.dismissed_game_over:
-                self.ui.dismissed_game_over = True
-            else:
-                self.leaving = True
+            self.escape()
         elif key in (pygame.K_LEFT, pygame.K_RIGHT) and hand:
             step = -1 if key == pygame.K_LEFT else 1
             start = self.ui.focus if self.ui.focus is not None else (
@@ -202,13 +452,47 @@ class TableScreen:
 
     def update(self, dt: float) -> None:
         self.animator.advance(dt)
+        for batch in self.summaries.update(dt, self.animator.busy):
+            self.receive(batch)
+        up = self.summaries.shown is not None  # an overlay: no prompt, no game-over box
+        if up and not self.ui.overlay:
+            self.ui.overlay = "summary"
+        elif not up and self.ui.overlay == "summary":
+            self.ui.overlay = None
+        sound.play_all(self.animator.take_cues())
         self.model.tick(dt)
         self.hooks.update(self, dt)
+        looks = self._appearance()
+        if looks != self._looks:
+            self._looks = looks
+            self._changed = True
 
-    def draw(self, surface: pygame.Surface) -> Any:
+    def draw(self, surface: pygame.Surface, on_top: bool = True) -> Any:
+        """The table and what is open over it; ``on_top=False`` leaves an open question to
+        ``draw_on_top``, for an owner that draws its own things over the table first."""
+        self._changed = False
         hotspots = self.view.draw(surface, self.layout, self.model, self.animator, self.ui,
                                   self.interactive)
         layout = self.layout
-        self.rules.draw(surface, pygame.Rect(0, 0, layout.width, layout.height - layout.footer),
-                        layout.table, hotspots)
+        place = None
+        if (self.game_over is not None and self.model.over and not self.animator.busy
+                and not self.summaries.active):
+            place = self.hooks.game_over_panel(self)
+        self._game_over_shown = place is not None
+        if place is not None and self.game_over is not None:
+            self.game_over.draw(surface, place, hotspots, again=not self.hooks.plays_again)
+        self.summaries.draw(surface, layout.table, hotspots)
+        whole = pygame.Rect(0, 0, layout.width, layout.height - layout.footer)
+        self.rules.draw(surface, whole, layout.table, hotspots)
+        self.settings.draw(surface, whole, hotspots,
+                           None if self.rules.open else table_button_rect(layout.table))
+        if on_top:
+            self.draw_on_top(surface, hotspots)
         return hotspots
+
+    def draw_on_top(self, surface: pygame.Surface, hotspots: Hotspots) -> None:
+        """The question, if one is open, over everything in the window."""
+        if self.question is not None:
+            layout = self.layout
+            self.question.draw(surface, pygame.Rect(0, 0, layout.width, layout.height),
+                               hotspots)

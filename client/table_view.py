@@ -2,7 +2,8 @@
 
 It reads the model (the server's latest view), the animator (cards in flight and the scene
 they lead to) and the user's own UI state, and returns the hotspots it drew. It changes
-nothing.
+nothing. Where each thing goes is ``client.layout``'s: nothing drawn at the same time
+overlaps, at any player count and window size.
 """
 
 from __future__ import annotations
@@ -16,15 +17,50 @@ from client.animation import Animator
 from client.cardart import CardArt
 from client.choreography import back_key, hand_key, pile_key, trick_key
 from client.faces import card_name
-from client.layout import Layout
+from client.layout import GAP, Layout
 from client.model import TableModel
-from client.scores import draw_game_over, draw_score_sheet
+from client.scores import draw_game_over, draw_score_sheet, hand_result_line
+from client.summary import fit_size, wrap_text
 from client.ui import TableUi
-from client.widgets import Hotspots, blit_text, button, panel, row_of_buttons
+from client.widgets import Hotspots, blit_text, button, panel
 
 TITLES = {"hearts": "Stardeck Hearts", "stars": "Stars"}
 PHASE_WORDS = {"deal": "Dealing", "exchange": "Exchange", "pass": "Passing", "play": "Playing",
                "bidding": "Bidding", "bury": "Burial", "over": "Game over"}
+LOG_SIZE = 13
+LOG_LINE = 17
+PROMPT_SIZE = 19
+NEW_TAG = "new"
+UNPLAYABLE_NOTE = "That card cannot be played now: play one of the outlined cards."
+"""Shown, without asking the server, when a greyed-out card is clicked."""
+
+
+def fitted(text: str, size: int, width: int) -> str:
+    """``text`` cut with an ellipsis to ``width`` pixels at ``size`` (never squeezed)."""
+    font = fonts.font(size)
+    if font.size(text)[0] <= width:
+        return text
+    while text and font.size(text + "…")[0] > width:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+def received_cards(model: TableModel) -> set[str]:
+    """Cards in the user's hand that came from someone else this hand (the Stars widow, the
+    Hearts exchange or pass), until the first trick is over: the view's ``received`` (and
+    ``widow``), and the ``taken`` cards of the user's own ``exchange_taken`` event for a
+    server whose views do not list them."""
+    view = model.view
+    if view.get("tricks_played") or view.get("phase") not in ("bury", "pass", "play"):
+        return set()
+    found = set(view.get("received") or []) | set(view.get("widow") or [])
+    for _, event in reversed(model.events):
+        kind = event.get("type")
+        if kind == "deal":
+            break
+        if kind == "exchange_taken" and event.get("seat") == model.seat:
+            found |= set((event.get("data") or {}).get("taken") or [])
+    return found & set(model.hand)
 
 
 class TableView:
@@ -43,29 +79,31 @@ class TableView:
         hidden = animator.hidden()
         surface.blit(self._felt.surface(layout), (0, 0))
         self._draw_centre(surface, layout, shown, hidden)
+        seated = model.seat is not None
         for seat in range(layout.players):
-            if layout.relative(seat) != 0 or model.seat is None:
-                self._draw_opponent(surface, layout, model, shown, seat, hidden)
+            if layout.relative(seat) != 0 or not seated:
+                self._draw_backs(surface, layout, shown, seat, hidden)
             self._draw_pile(surface, layout, shown, seat, hidden)
-        self._draw_my_plate(surface, layout, model, shown)
-        if model.seat is not None:
+            self._plate(surface, layout.plate_rect(seat), model, shown, seat)
+        if seated:
             self._draw_hand(surface, layout, model, ui, hidden, hotspots, interactive)
         self._draw_flights(surface, layout, animator)
         self._draw_panel(surface, layout, model, shown, ui, hotspots)
-        if interactive and model.seat is not None:
-            self._draw_actions(surface, layout, model, ui, hotspots)
-        self._draw_prompt(surface, layout, model, ui, interactive)
+        if not ui.overlay:
+            if interactive and seated:
+                self._draw_actions(surface, layout, model, ui, hotspots)
+            self._draw_prompt(surface, layout, model, shown, interactive)
         if ui.overlay == "sheet":
             draw_score_sheet(surface, layout, model, hotspots, ui.mouse)
         elif ui.overlay == "last":
             self._draw_last_trick(surface, layout, model, hotspots)
-        elif model.over and not ui.dismissed_game_over and not animator.busy:
+        elif ui.overlay == "buried":
+            self._draw_buried(surface, layout, model, hotspots)
+        elif not ui.overlay and model.over and not ui.dismissed_game_over and not animator.busy:
             draw_game_over(surface, layout, model, hotspots, ui.mouse)
         if model.connection != "connected":
             self._draw_connection(surface, layout, model)
         return hotspots
-
-    # --- background ------------------------------------------------------------------
 
     # --- table -----------------------------------------------------------------------
 
@@ -88,41 +126,38 @@ class TableView:
             face = self.art.face(code, width, height)
             surface.blit(face, face.get_rect(center=layout.trick_slot(seat)))
 
-    def _draw_opponent(self, surface: pygame.Surface, layout: Layout, model: TableModel,
-                       shown: dict[str, Any], seat: int, hidden: Any) -> None:
+    def _draw_backs(self, surface: pygame.Surface, layout: Layout, shown: dict[str, Any],
+                    seat: int, hidden: Any) -> None:
+        """A seat's cards: face down, or face up where everything is seen (a replay)."""
         sizes = shown.get("hand_sizes") or []
         count = sizes[seat] if seat < len(sizes) else 0
         count = max(0, count - hidden[back_key(seat)])
         sw, sh = layout.small_card_size
         x, y = layout.seat_anchor(seat)
+        room = (layout.hand_area.w * 0.7 if layout.relative(seat) == 0
+                else layout.seat_box(seat).w)
         hands = shown.get("hands")
         if hands and seat < len(hands):
-            # Seeing everything (a replay): the seat's cards face up, spread to be read.
             cards = hands[seat]
-            step = max(6, min(sw * 0.5, layout.table.w * 0.24 / max(1, len(cards))))
+            step = min(sw * 0.55, (room - sw) / max(1, len(cards) - 1))
             left = x - (step * (len(cards) - 1) + sw) / 2
+            if layout.relative(seat):  # kept inside the seat's box
+                box = layout.seat_box(seat)
+                left = max(box.x, min(left, box.right - step * (len(cards) - 1) - sw))
             for i, code in enumerate(cards):
                 surface.blit(self.art.face(code, sw, sh), (round(left + i * step),
                                                            round(y - sh / 2)))
-        else:
-            back = self.art.back(sw, sh)
-            step = max(4, min(sw * 0.28, 110 / max(1, count)))
-            left = x - (step * (count - 1) + sw) / 2
-            for i in range(count):
-                surface.blit(back, (round(left + i * step), round(y - sh / 2)))
-        plate = self._plate_rect(layout, seat)
-        self._plate(surface, plate, model, shown, seat)
-
-    def _plate_rect(self, layout: Layout, seat: int) -> pygame.Rect:
-        x, y = layout.seat_anchor(seat)
-        sw, sh = layout.small_card_size
-        rect = pygame.Rect(0, 0, 168, 48)
-        rect.midtop = (round(x), round(y + sh / 2 + 6))
-        rect.clamp_ip(layout.table.inflate(-8, -8))
-        return rect
+            return
+        back = self.art.back(sw, sh)
+        step = max(3.0, min(sw * 0.28, (min(room, 150) - sw) / max(1, count - 1)))
+        left = x - (step * (count - 1) + sw) / 2
+        for i in range(count):
+            surface.blit(back, (round(left + i * step), round(y - sh / 2)))
 
     def _plate(self, surface: pygame.Surface, rect: pygame.Rect, model: TableModel,
                shown: dict[str, Any], seat: int) -> None:
+        # The highlight follows the scene on the table (as the prompt does), not the model,
+        # which may be ahead of the animation.
         turn = seat in (shown.get("to_act") or [])
         panel(surface, rect, 200, radius=10)
         if turn:
@@ -130,14 +165,16 @@ class TableView:
         dot = theme.SEAT_COLOURS[seat % len(theme.SEAT_COLOURS)]
         pygame.draw.circle(surface, dot, (rect.x + 14, rect.y + 15), 6)
         name = model.name(seat) + (" (you)" if seat == model.seat and self._playing else "")
-        blit_text(surface, name, 16, theme.TEXT, "midleft", (rect.x + 26, rect.y + 15),
-                  max_width=rect.w - 70)
         totals = shown.get("totals") or []
-        if seat < len(totals):
-            blit_text(surface, str(totals[seat]), 18, theme.GOLD, "midright",
-                      (rect.right - 10, rect.y + 15))
-        blit_text(surface, self._seat_note(shown, seat), 13, theme.TEXT_DIM, "midleft",
-                  (rect.x + 12, rect.y + 35), max_width=rect.w - 20)
+        total = str(totals[seat]) if seat < len(totals) else ""
+        total_width = fonts.font(18).size(total)[0]
+        blit_text(surface, fitted(name, 16, rect.w - 40 - total_width), 16, theme.TEXT,
+                  "midleft", (rect.x + 26, rect.y + 15))
+        if total:
+            blit_text(surface, total, 18, theme.GOLD, "midright", (rect.right - 10, rect.y + 15))
+        note_room = rect.w - 24 - (24 if shown.get("dealer") == seat else 0)
+        blit_text(surface, fitted(self._seat_note(shown, seat), 13, note_room), 13,
+                  theme.TEXT_DIM, "midleft", (rect.x + 12, rect.y + 35))
         if shown.get("dealer") == seat:
             chip = pygame.Rect(rect.right - 22, rect.bottom - 20, 16, 16)
             pygame.draw.circle(surface, theme.PAPER, chip.center, 9)
@@ -161,15 +198,6 @@ class TableView:
             return "passed" if (shown.get("passed") or [False] * 8)[seat] else "choosing…"
         return f"{taken[seat]} pts this hand" if seat < len(taken) else ""
 
-    def _draw_my_plate(self, surface: pygame.Surface, layout: Layout, model: TableModel,
-                       shown: dict[str, Any]) -> None:
-        if model.seat is None:
-            return
-        width, height = layout.card_size
-        rect = pygame.Rect(0, 0, 168, 48)
-        rect.bottomleft = (layout.table.x + 14, layout.table.bottom - height - 34)
-        self._plate(surface, rect, model, shown, model.seat)
-
     def _draw_pile(self, surface: pygame.Surface, layout: Layout, shown: dict[str, Any],
                    seat: int, hidden: Any) -> None:
         """A Stars seat's Star pile: small face-up cards and what they are worth."""
@@ -180,13 +208,16 @@ class TableView:
         if not cards:
             return
         sw, sh = layout.small_card_size
-        x, y = layout.pile_slot(seat)
+        area = layout.pile_area(seat)
+        step = min(sw * 0.45, (area.w - sw) / max(1, len(cards) - 1))
+        left = area.centerx - (step * (len(cards) - 1) + sw) / 2
         for i, code in enumerate(cards):
-            face = self.art.face(code, sw, sh)
-            surface.blit(face, face.get_rect(center=(x + i * sw * 0.3 - len(cards) * sw * 0.15,
-                                                     y)))
-        points = (shown.get("star_pile_points") or [0] * 4)[seat]
-        blit_text(surface, f"Star pile {points}", 13, theme.GOLD, "midtop", (x, y + sh / 2 + 2))
+            surface.blit(self.art.face(code, sw, sh), (round(left + i * step), area.y))
+        points = (shown.get("star_pile_points") or [0] * 8)[seat]
+        label = f"Star pile: {points} to each other player"
+        if fonts.font(13).size(label)[0] > area.w:
+            label = f"Star pile: {points} each"
+        blit_text(surface, label, 13, theme.GOLD, "midtop", (area.centerx, area.y + sh + 2))
 
     def _draw_hand(self, surface: pygame.Surface, layout: Layout, model: TableModel,
                    ui: TableUi, hidden: Any, hotspots: Hotspots, interactive: bool) -> None:
@@ -194,6 +225,7 @@ class TableView:
         legal = model.legal
         playable = set(legal.get("play") or [])
         choosing = self.choosing(model)
+        received = received_cards(model)
         raised = {i for i, code in enumerate(hand) if code in ui.selected}
         hover_index = None
         rects = layout.hand_rects(len(hand))
@@ -204,10 +236,12 @@ class TableView:
                     break
         if ui.focus is not None and 0 <= ui.focus < len(hand):
             hover_index = ui.focus
-        if hover_index is not None and (playable or choosing):
+        if hover_index is not None and (playable or choosing) and (
+                choosing or hand[hover_index] in playable):
             raised.add(hover_index)
         rects = layout.hand_rects(len(hand), raised)
         width, height = layout.card_size
+        step = rects[1].x - rects[0].x if len(rects) > 1 else width
         for i, (code, rect) in enumerate(zip(hand, rects, strict=True)):
             hotspots.add(rect.union(rect.move(0, height)), "card", code)
             if hidden[hand_key(code)]:
@@ -221,9 +255,24 @@ class TableView:
                                  border_radius=width // 10)
             elif playable:
                 surface.blit(self.art.shade(width, height), rect)
+            if code in received:
+                self._new_tag(surface, rect, min(step, width))
             if i == ui.focus:
                 pygame.draw.rect(surface, theme.TEXT, rect.inflate(8, 8), 1,
                                  border_radius=width // 8)
+
+    @staticmethod
+    def _new_tag(surface: pygame.Surface, card: pygame.Rect, visible: int) -> None:
+        """A received card's mark: a gold edge along its visible strip and a "new" tag low
+        on it, clear of the rank in its corner."""
+        pygame.draw.rect(surface, theme.GOLD, (card.x + 2, card.y - 5, max(8, visible - 4), 5),
+                         border_radius=2)
+        size = 12 if visible >= 30 else 10
+        label = fonts.text(NEW_TAG, size, theme.INK)
+        tag = label.get_rect().inflate(8, 4)
+        tag.bottomleft = (card.x + 3, card.bottom - 8)
+        pygame.draw.rect(surface, theme.GOLD, tag, border_radius=tag.h // 2)
+        surface.blit(label, label.get_rect(center=tag.center))
 
     @staticmethod
     def choosing(model: TableModel) -> tuple[str, int] | None:
@@ -248,18 +297,23 @@ class TableView:
         pygame.draw.rect(surface, theme.PANEL, area)
         pygame.draw.line(surface, theme.PANEL_EDGE, area.topleft, area.bottomleft, 2)
         x = area.x + 16
+        inner = area.w - 32
         y = area.y + 14
         game = str(shown.get("game") or model.game)
-        blit_text(surface, TITLES.get(game, game), 24, theme.GOLD, "topleft", (x, y))
+        title = TITLES.get(game, game)
+        blit_text(surface, title, fit_size(title, 24, inner), theme.GOLD, "topleft", (x, y))
         y += 32
         phase = PHASE_WORDS.get(str(shown.get("phase")), str(shown.get("phase") or ""))
+        if shown.get("phase") == "deal" and len(shown.get("score_sheet") or []) >= int(
+                shown.get("hand_number") or 0) > 0:
+            phase = "Scored"  # the hand is over; the next one is not dealt yet
         blit_text(surface, f"Hand {shown.get('hand_number', 0)} · {phase}", 15, theme.TEXT_DIM,
                   "topleft", (x, y))
         y += 22
         contract = shown.get("contract")
         if contract:
-            blit_text(surface, f"{model.name(contract['declarer'])} bid {contract['bid']}", 15,
-                      theme.TEXT, "topleft", (x, y), max_width=area.w - 32)
+            line = fitted(f"{model.name(contract['declarer'])} bid {contract['bid']}", 15, inner)
+            blit_text(surface, line, 15, theme.TEXT, "topleft", (x, y))
             y += 22
         elif shown.get("phase") == "bidding" and shown.get("high_bid"):
             blit_text(surface, f"High bid {shown['high_bid']}", 15, theme.TEXT, "topleft", (x, y))
@@ -278,8 +332,8 @@ class TableView:
         for seat in range(layout.players):
             colour = theme.SEAT_COLOURS[seat % len(theme.SEAT_COLOURS)]
             pygame.draw.circle(surface, colour, (x + 6, y + 9), 5)
-            blit_text(surface, model.name(seat), 15, theme.TEXT, "topleft", (x + 18, y),
-                      max_width=area.w - 130)
+            blit_text(surface, fitted(model.name(seat), 15, area.w - 130), 15, theme.TEXT,
+                      "topleft", (x + 18, y))
             if seat < len(hand_points):
                 blit_text(surface, str(hand_points[seat]), 15, theme.TEXT_DIM, "topright",
                           (area.right - 70, y))
@@ -288,36 +342,57 @@ class TableView:
                           (area.right - 16, y))
             y += 22
         y += 10
-        buttons = [("Score sheet  [S]", "sheet"), ("Last trick  [L]", "last"),
-                   ("Leave  [Esc]", "leave")]
+        buttons = [("Score sheet  [S]", "sheet"), ("Last trick  [L]", "last")]
+        if model.view.get("buried"):
+            buttons.append(("Buried cards  [B]", "buried"))
+        buttons.append(("Leave  [Esc]", "leave"))
         for label, action in buttons:
-            rect = pygame.Rect(x, y, area.w - 32, 32)
+            rect = pygame.Rect(x, y, inner, 32)
             button(surface, hotspots, rect, label, "button", action,
                    hovered=rect.collidepoint(ui.mouse), size=15)
             y += 40
-        y += 6
-        lines = ui.log[-max(0, (area.bottom - y - 10) // 18):]
-        for line in lines:
-            blit_text(surface, line, 13, theme.TEXT_DIM, "topleft", (x, y), max_width=area.w - 32)
-            y += 18
+        self._draw_log(surface, pygame.Rect(x, y + 6, inner, area.bottom - y - 16), ui.log)
+
+    @staticmethod
+    def _draw_log(surface: pygame.Surface, area: pygame.Rect, log: list[str]) -> None:
+        """The newest happenings that fit whole, oldest at the top, in one font size: long
+        lines wrapped and indented; an entry's later sentences (who took the trick, the
+        hand's result) brighter, so they stand out."""
+        room = max(0, area.h // LOG_LINE)
+        lines: list[tuple[str, int, theme.Colour]] = []
+        for entry in reversed(log):
+            entry_lines: list[tuple[str, int, theme.Colour]] = []
+            for number, sentence in enumerate(entry.split("\n")):
+                indent = 0 if number == 0 else 10
+                colour = theme.TEXT_DIM if number == 0 else theme.TEXT
+                for part, text in enumerate(wrap_text(sentence, LOG_SIZE, area.w - indent - 10)):
+                    entry_lines.append((text, indent + (10 if part else 0), colour))
+            if len(lines) + len(entry_lines) > room:
+                break
+            lines = entry_lines + lines
+        y = area.y
+        for text, indent, colour in lines:
+            blit_text(surface, text, LOG_SIZE, colour, "topleft", (area.x + indent, y))
+            y += LOG_LINE
 
     # --- what the user can do --------------------------------------------------------
 
     def _draw_actions(self, surface: pygame.Surface, layout: Layout, model: TableModel,
                       ui: TableUi, hotspots: Hotspots) -> None:
         legal = model.legal
-        width, height = layout.card_size
-        centre = (layout.table.centerx, round(layout.table.bottom - height * 1.35 - 36))
         labels: list[tuple[str, tuple[Any, ...], bool]] = []
+        steps: list[tuple[str, tuple[Any, ...], bool]] = []
         if "bid" in legal or legal.get("pass") is True:
             bid = legal.get("bid")
             if bid:
                 amount = ui.bid if ui.bid is not None else int(bid["min"])
-                labels += [("−5", ("bid_step", -5), amount - 5 >= bid["min"]),
+                steps = [("−5", ("bid_step", -5), amount - 5 >= bid["min"]),
+                         ("+5", ("bid_step", 5), amount + 5 <= bid["max"])]
+                labels += [steps[0],
                            ("−1", ("bid_step", -1), amount > bid["min"]),
                            (f"Bid {amount}", ("bid", amount), True),
                            ("+1", ("bid_step", 1), amount < bid["max"]),
-                           ("+5", ("bid_step", 5), amount + 5 <= bid["max"])]
+                           steps[1]]
             if legal.get("pass") is True:
                 labels.append(("Pass", ("bid_pass",), True))
         choosing = self.choosing(model)
@@ -330,17 +405,40 @@ class TableView:
         if exchange and exchange.get("may_decline"):
             labels.append(("Decline", ("decline_exchange",), True))
         if labels:
-            row_of_buttons(surface, hotspots, centre, labels, ui.mouse)
+            room = self.actions_room(layout)
+            button_row(surface, hotspots, room, labels, ui.mouse, optional=steps)
 
-    def prompt(self, model: TableModel, interactive: bool) -> str:
-        view = model.view
+    @staticmethod
+    def actions_room(layout: Layout) -> pygame.Rect:
+        """The buttons' row, narrowed to keep clear of seats' boxes that reach down to it."""
+        row = layout.actions_row
+        left, right = row.x, row.right
+        for seat in range(layout.players):
+            if layout.relative(seat) == 0:
+                continue
+            box = layout.seat_box(seat)
+            if box.bottom <= row.y or box.y >= row.bottom:
+                continue
+            if box.centerx < row.centerx:
+                left = max(left, box.right + GAP)
+            else:
+                right = min(right, box.x - GAP)
+        return pygame.Rect(left, row.y, max(0, right - left), row.h)
+
+    def prompt(self, model: TableModel, interactive: bool,
+               shown: dict[str, Any] | None = None) -> str:
+        """What the status line says: what the user may do, or whom the table waits for,
+        as the table now shows it (``shown``, which may be behind the model while cards
+        fly)."""
+        view = shown or model.view
         legal = model.legal
         if not view:
             return "Waiting for the table…"
         if model.over:
             return "The game is over."
         names = model.name
-        if interactive and legal:
+        waiting = view.get("to_act") or []
+        if interactive and legal and model.seat in waiting:
             if "play" in legal:
                 return "Your turn: play a card."
             if "bid" in legal or legal.get("pass") is True:
@@ -355,7 +453,6 @@ class TableView:
                 count = legal["exchange"].get("count")
                 cards = "card" if count == 1 else "cards"
                 return f"Take the {count} undealt {cards}? Choose {count} {cards} to discard."
-        waiting = view.get("to_act") or []
         if len(waiting) == 1:
             doing = {"bidding": "bid", "bury": "bury", "play": "play",
                      "exchange": "decide on the exchange"}.get(str(view.get("phase")), "act")
@@ -365,49 +462,98 @@ class TableView:
         return ""
 
     def _draw_prompt(self, surface: pygame.Surface, layout: Layout, model: TableModel,
-                     ui: TableUi, interactive: bool) -> None:
-        width, height = layout.card_size
-        y = layout.table.bottom - height * 1.35 - (80 if interactive and model.seat is not None
-                                                   else 0)
-        if model.seat is None:
-            y = layout.centre[1] + height * 0.98  # below the trick: the bottom seat is a plate
-        centre = (layout.table.centerx, y)
+                     shown: dict[str, Any], interactive: bool) -> None:
+        area = layout.prompt_area
         if model.refusal:
-            message = "Refused: " + model.refusal
-            image = fonts.text(message, 18, theme.TEXT)
-            box = image.get_rect(center=centre).inflate(28, 14).clamp(layout.table)
-            pygame.draw.rect(surface, theme.ALERT, box, border_radius=10)
-            blit_text(surface, message, 18, theme.TEXT, "center", box.center,
-                      max_width=layout.table.w - 60)
+            local = getattr(model, "refusal_local", False)
+            message = model.refusal if local else "Refused: " + model.refusal
+            lines = wrap_text(message, 17, area.w - 28)[:2]
+            width = max(fonts.font(17).size(line)[0] for line in lines) + 28
+            box = pygame.Rect(0, 0, width, 20 * len(lines) + 12)
+            box.center = area.center
+            pygame.draw.rect(surface, theme.BUTTON if local else theme.ALERT, box,
+                             border_radius=10)
+            for number, line in enumerate(lines):
+                blit_text(surface, line, 17, theme.TEXT, "midtop",
+                          (box.centerx, box.y + 6 + 20 * number))
             return
-        message = self.prompt(model, interactive)
-        if message:
-            blit_text(surface, message, 19, (0, 0, 0), "center", (centre[0] + 1, centre[1] + 2))
-            blit_text(surface, message, 19, theme.TEXT, "center", centre)
+        message = self.prompt(model, interactive, shown)
+        if not message:
+            return
+        size = PROMPT_SIZE
+        lines = wrap_text(message, size, area.w)
+        if len(lines) > 2:
+            size = 16
+            lines = wrap_text(message, size, area.w)[:2]
+        top = area.centery - (len(lines) * (size + 4)) / 2
+        for number, line in enumerate(lines):
+            y = top + number * (size + 4)
+            blit_text(surface, line, size, (0, 0, 0), "midtop", (area.centerx + 1, y + 2))
+            blit_text(surface, line, size, theme.TEXT, "midtop", (area.centerx, y))
+
+    # --- overlays --------------------------------------------------------------------
+
+    def _overlay_box(self, surface: pygame.Surface, layout: Layout, cards: int,
+                     title: str, footer: str = "") -> pygame.Rect:
+        """A box over a shaded table for a row of cards, wide enough for ``footer``."""
+        width, height = layout.card_size
+        shade = pygame.Surface(layout.table.size, pygame.SRCALPHA)
+        shade.fill((0, 0, 0, 110))
+        surface.blit(shade, layout.table)
+        wanted = max(360, (width + 16) * max(1, cards) + 40, fonts.font(14).size(footer)[0] + 32)
+        area = pygame.Rect(0, 0, min(layout.table.w - 24, wanted), height + 110)
+        area.center = layout.table.center
+        panel(surface, area, 250)
+        blit_text(surface, title, 22, theme.GOLD, "midtop", (area.centerx, area.y + 12))
+        return area
+
+    def _draw_cards_row(self, surface: pygame.Surface, layout: Layout, area: pygame.Rect,
+                        cards: list[str], labels: list[str]) -> None:
+        width, height = layout.card_size
+        step = min(width + 16, (area.w - 40 - width) / max(1, len(cards) - 1))
+        x = area.centerx - (step * (len(cards) - 1) + width) / 2
+        for code, label in zip(cards, labels, strict=True):
+            surface.blit(self.art.face(code, width, height), (x, area.y + 46))
+            if label:
+                blit_text(surface, fitted(label, 13, round(step) - 4), 13, theme.TEXT_DIM,
+                          "midtop", (x + width / 2, area.y + 50 + height))
+            x += step
 
     def _draw_last_trick(self, surface: pygame.Surface, layout: Layout, model: TableModel,
                          hotspots: Hotspots) -> None:
         view = model.view
         trick = view.get("last_trick") or []
-        width, height = layout.card_size
-        area = pygame.Rect(0, 0, max(360, (width + 16) * max(1, len(trick)) + 40), height + 110)
-        area.center = layout.table.center
-        panel(surface, area, 235)
-        blit_text(surface, "Last trick", 22, theme.GOLD, "midtop", (area.centerx, area.y + 12))
+        area = self._overlay_box(surface, layout, len(trick), "Last trick")
         if not trick:
             blit_text(surface, "No trick has been played yet.", 16, theme.TEXT, "center",
                       area.center)
-        x = area.centerx - ((width + 16) * len(trick) - 16) / 2
-        for seat, code in trick:
-            surface.blit(self.art.face(code, width, height), (x, area.y + 46))
-            blit_text(surface, model.name(seat), 13, theme.TEXT_DIM, "midtop",
-                      (x + width / 2, area.y + 50 + height), max_width=width + 12)
-            x += width + 16
+        self._draw_cards_row(surface, layout, area, [code for _, code in trick],
+                             [model.name(seat) for seat, _ in trick])
         winner = view.get("last_winner")
         if winner is not None and trick:
             blit_text(surface, f"led next: {model.name(winner)}", 14, theme.TEXT, "midbottom",
                       (area.centerx, area.bottom - 8))
-        hotspots.add(area, "button", "close")
+        hotspots.add(layout.table, "button", "close")
+
+    def _draw_buried(self, surface: pygame.Surface, layout: Layout, model: TableModel,
+                     hotspots: Hotspots) -> None:
+        """The declarer's buried cards, which only the declarer sees."""
+        buried = list(model.view.get("buried") or [])
+        view = model.view
+        seat = model.seat if model.seat is not None else -1
+        together = view.get("my_hand_points")
+        apart = (view.get("hand_points") or [])[seat] if 0 <= seat < len(
+            view.get("hand_points") or []) else None
+        worth = (f"Worth {together - apart} points, which count for you at the end of the "
+                 f"hand." if isinstance(together, int) and isinstance(apart, int)
+                 else "Their points count for you at the end of the hand.")
+        area = self._overlay_box(surface, layout, len(buried), "Your buried cards", worth)
+        if not buried:
+            blit_text(surface, "Nothing is buried.", 16, theme.TEXT, "center", area.center)
+        self._draw_cards_row(surface, layout, area, buried, [""] * len(buried))
+        worth = fitted(worth, 14, area.w - 16)
+        blit_text(surface, worth, 14, theme.TEXT, "midbottom", (area.centerx, area.bottom - 8))
+        hotspots.add(layout.table, "button", "close")
 
     def _draw_connection(self, surface: pygame.Surface, layout: Layout, model: TableModel) -> None:
         message = {"lost": "Connection lost, re-joining…", "closed": "Disconnected"}.get(
@@ -418,16 +564,47 @@ class TableView:
         blit_text(surface, message, 18, theme.TEXT, "center", rect.center)
 
 
+def button_row(surface: pygame.Surface, hotspots: Hotspots, room: pygame.Rect,
+               labels: list[tuple[str, tuple[Any, ...], bool]], hover: tuple[int, int],
+               optional: list[tuple[str, tuple[Any, ...], bool]] | None = None) -> pygame.Rect:
+    """Buttons side by side, centred in ``room``: smaller when they do not fit, and without
+    the ``optional`` ones (shortcuts that keys also give) when even that is too wide."""
+    gap = 10
+    for size, least, drop in ((18, 90, False), (15, 64, False), (15, 56, True)):
+        shown = [item for item in labels if not (drop and optional and item in optional)]
+        widths = [max(least, fonts.font(size).size(label)[0] + 24) for label, _, _ in shown]
+        total = sum(widths) + gap * (len(widths) - 1)
+        if total <= room.w:
+            break
+    x = room.centerx - total // 2
+    area = pygame.Rect(x, room.y, total, room.h)
+    for width, (label, action, enabled) in zip(widths, shown, strict=True):
+        rect = pygame.Rect(x, room.y, width, room.h)
+        button(surface, hotspots, rect, label, *action, enabled=enabled,
+               hovered=rect.collidepoint(hover), size=size)
+        x += width + gap
+    return area
+
+
 def describe(model: TableModel, event: dict[str, Any]) -> str | None:
-    """A line for the panel's log, from an event as the server sent it."""
+    """A line for the panel's log, from an event as the server sent it (and the view after
+    its batch): who played what, who took each trick, and each hand's result."""
     kind = event.get("type")
     seat = event.get("seat")
     data = event.get("data") or {}
     who = model.name(seat) if isinstance(seat, int) else "The dealer"
     if kind == "played":
-        return f"{who} plays {card_name(str(data.get('card')))}"
+        card = str(data.get("card"))
+        line = f"{who} plays the {card_name(card)}"
+        taken = trick_taken(model, seat, card)
+        if taken:
+            line += "\n" + taken
+            view = model.view
+            if view.get("phase") in ("deal", "over") and not any(view.get("hand_sizes") or []):
+                line += "\n" + hand_result_line(model.name, view)
+        return line
     if kind == "deal":
-        return "New hand dealt"
+        return f"Hand {model.view.get('hand_number', '')} dealt".replace("  ", " ")
     if kind == "bid":
         return f"{who} bids {data.get('amount')}"
     if kind == "bid_passed":
@@ -441,6 +618,47 @@ def describe(model: TableModel, event: dict[str, Any]) -> str | None:
     if kind == "exchange_declined":
         return f"{who} declines the exchange"
     return None
+
+
+def trick_taken(model: TableModel, seat: Any, card: str) -> str | None:
+    """Who took the trick that ``card`` finished, in words, from the view after it; ``None``
+    when the card did not finish the view's last trick."""
+    view = model.view
+    tricks = view.get("tricks")
+    if tricks:  # Stars: each trick with where it went
+        result = tricks[-1]
+        plays = result.get("plays") or []
+        if not plays or plays[-1] != [seat, card]:
+            return None
+        return stars_trick_words(model, result)
+    trick = view.get("last_trick") or []
+    winner = view.get("last_winner")
+    if not trick or trick[-1] != [seat, card] or winner is None:
+        return None
+    won_with = next((code for who, code in trick if who == winner), None)
+    with_card = f" with the {card_name(won_with)}" if won_with else ""
+    return f"{model.name(winner)} takes the trick{with_card}"
+
+
+def stars_trick_words(model: TableModel, result: dict[str, Any]) -> str:
+    names = model.name
+    plays = result.get("plays") or []
+    if result.get("star"):
+        star = "White Star" if result.get("white") else "Star"
+        if result.get("star_pile") is not None:
+            return (f"{star}! It goes to {names(result['star_pile'])}'s Star pile: "
+                    f"{result.get('paid')} points to each other player")
+        sharers = result.get("shared_by") or []
+        if sharers:
+            who = ", ".join(names(s) for s in sharers)
+            return f"{star}! {who} score {result.get('paid')} each"
+    taker = result.get("taker")
+    if taker is None:
+        return ""
+    won_with = next((code for who, code in plays if who == taker), None)
+    with_card = f" with the {card_name(won_with)}" if won_with else ""
+    star = "Star! " if result.get("star") else ""
+    return f"{star}{names(taker)} takes the trick{with_card}"
 
 
 def draw_flights(surface: pygame.Surface, art: CardArt, card_size: tuple[int, int],

@@ -100,6 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--slow", action="store_true", help="with --terminal: pause after tricks")
     play.add_argument("--deal", type=int, default=None, metavar="N",
                       help="a patience's deal number (the same as --option deal=N)")
+    play.add_argument("--resume", nargs="?", const="", default=None, metavar="NAME",
+                      help="sit back at your latest unfinished game (games you leave are "
+                           "kept); NAME picks another: a game such as hearts, or a "
+                           "FOLDER/TABLE as listed")
 
     games = commands.add_parser(
         "games", help="list the games: players, table options and bots",
@@ -241,7 +245,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    if hasattr(args, "option"):
+    if hasattr(args, "option") and getattr(args, "resume", None) is None:
         args.options = parse_assignments(args.option)
         if getattr(args, "deal", None) is not None:
             args.options["deal"] = str(args.deal)
@@ -269,7 +273,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from server.serve import run
 
         return run(args)
-    if args.command == "play" and args.terminal:
+    if args.command == "play" and args.terminal and getattr(args, "resume", None) is None:
         from server.terminal import run_terminal
 
         return run_terminal(args)

@@ -159,9 +159,7 @@ class Service:
 
     def _commit_and_send(self) -> None:
         for table in self.changed_rosters.values():
-            message = {"type": protocol.TABLE, "table": table.info()}
-            for identity in table.participants():
-                self.outbox.send(identity, message)
+            self._send_roster(table)
         self.changed_rosters.clear()
         withheld: dict[str, BaseException] = {}
         if self.dirty:
@@ -175,6 +173,12 @@ class Service:
             self.dirty.clear()
         if self.outbox:
             self._send(self.outbox.drain(), withheld)
+
+    def _send_roster(self, table: LiveTable) -> None:
+        """A ``table`` message to everyone following the table (it goes out with the batch)."""
+        message = {"type": protocol.TABLE, "table": table.info()}
+        for identity in table.participants():
+            self.outbox.send(identity, message)
 
     def _send(self, messages: list[Outgoing], withheld: dict[str, BaseException]) -> None:
         """Build and send each frame in turn, but none about a table whose sync failed or
@@ -417,18 +421,30 @@ class Service:
         session.seats.add((table.id, number))
 
     def _leave(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        """Before the game starts (or with ``give_up``) the seat becomes free and its token
+        void; once it has started the seat stays its person's, who comes back with ``resume``,
+        and the others see it empty-handed (``connected: false``) until then."""
         table = self._table(message)
+        give_up = message.get("give_up", False)
+        if not isinstance(give_up, bool):
+            raise RequestError(protocol.BAD_FIELD, "'give_up' must be true or false",
+                               field="give_up")
         number = self._owned_seat(table, message)
         seat = table.seats[number]
         if seat.session is not None:
             holder = self.sessions.get(seat.session)
             if holder is not None:
                 holder.seats.discard((table.id, number))
-        seat.free()
-        table.remove_bot(number)
-        table.save_seating()
+        kept = not give_up and table.status != protocol.WAITING
+        if kept:
+            seat.session = None
+        else:
+            seat.free()
+            table.remove_bot(number)
+            table.save_seating()
         self.changed_rosters[table.id] = table
-        self._reply(session, rid, {"type": protocol.LEFT, "table": table.id, "seat": number})
+        self._reply(session, rid, {"type": protocol.LEFT, "table": table.id, "seat": number,
+                                   "kept": kept})
 
     def _watch(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         table = self._table(message)
@@ -567,14 +583,19 @@ class Service:
             return
         self.moves += len(numbered)
         self.dirty[table.id] = table
+        self._publish(table, before_state, numbered, command.seat)
         if table.over:
             self.changed_rosters[table.id] = table
-        self._publish(table, before_state, numbered, command.seat)
 
     def _publish(self, table: LiveTable, before: Any, numbered: list[tuple[int, Event]],
                  actor: Viewer) -> None:
         """Queue events for every participant, each cut by the game to what it may see; the
         view each update carries is built when the update is sent."""
+        roster = self.changed_rosters.pop(table.id, None)
+        if roster is not None:
+            # Who sits where changed before these events (the bots that filled the table,
+            # say): that goes first, so the events are told with the right names.
+            self._send_roster(roster)
         viewers: list[tuple[bytes, Viewer]] = [
             (seat.session, number) for number, seat in enumerate(table.seats)
             if seat.session is not None
@@ -615,6 +636,7 @@ class Service:
             request = game.chance(table.table.state)
             if request is None:
                 return
+            self.outbox.seal(table.id)  # the hand's end keeps its own view
             try:
                 self._submit(table, shuffle_command(request, new_seed()))
             except (IllegalCommand, RequestError) as error:
@@ -698,12 +720,23 @@ class Service:
             self._disconnect(session)
 
     def _disconnect(self, session: Session) -> None:
-        """Forget a session: its seats stay its person's but show disconnected."""
+        """Forget a session: the seats it held at tables that have not started become free;
+        elsewhere they stay its person's (the token resumes them) but show disconnected."""
         for table_id, number in session.seats:
             table = self.tables.get(table_id)
-            if table is not None and table.seats[number].session == session.identity:
+            if table is None or table.seats[number].session != session.identity:
+                continue
+            if table.status == protocol.WAITING:
+                # Nobody waits for a person who has gone before the game began.
+                table.seats[number].free()
+                try:
+                    table.save_seating()
+                except OSError as error:  # the seat is free in memory; the file catches up later
+                    print(f"starhall serve: table {table.id}: saving its seats: {error}",
+                          file=sys.stderr)
+            else:
                 table.seats[number].session = None
-                self.changed_rosters[table.id] = table
+            self.changed_rosters[table.id] = table
         for table_id in session.watching:
             table = self.tables.get(table_id)
             if table is not None:

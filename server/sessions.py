@@ -69,6 +69,14 @@ class Outbox:
         gathered[key] = {"type": protocol.UPDATE, "table": table, "seat": viewer,
                          "from": after, "seq": seq, "events": list(events), "view": view}
 
+    def seal(self, table: str) -> None:
+        """End the updates of ``table`` gathered so far: later events start new ones. Before
+        a deal, so that a hand's end reaches every client with its own view (who took the
+        last trick, the scores) rather than only the next hand's."""
+        for identity, gathered in self._updates.items():
+            for key in [key for key in gathered if key[0] == table]:
+                self._messages.append((identity, gathered.pop(key)))
+
     def _release(self, identity: bytes) -> None:
         gathered = self._updates.pop(identity, None)
         if gathered:

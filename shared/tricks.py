@@ -1,14 +1,19 @@
-"""Trick-taking mechanics shared by every trick game (Hearts, Stars): following suit and
-finding a trick's winner. A trick is a tuple of plays ``(seat, card index)`` in the order laid.
+"""Trick-taking mechanics shared by every trick game (Hearts, Stars): following suit,
+finding a trick's winner, and saying in words why a card may not be played. A trick is a tuple
+of plays ``(seat, card index)`` in the order laid.
+
+Refusals speak to the seat that sent the command as "you" and name cards as the players do,
+"the Lady of Leaves", never by code; another seat is "seat 2" (a client may put the seat's
+name in its place).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from random import Random
 
-from shared.cards import CardSet, Deck, bits, random_card
+from shared.cards import CardSet, Deck, bits, lowest, random_card
 from shared.engine import Command, Event
 
 Play = tuple[int, int]
@@ -49,6 +54,36 @@ def trick_winner(trick: Trick, deck: Deck, trump: str | None) -> int:
     if best_seat is None:
         raise ValueError("a trick with no card of a suit has no winner")
     return best_seat
+
+
+def the_card(deck: Deck, card: int) -> str:
+    """A card in words: "the Lady of Leaves", "the 10 of Hearts", "the Joker"."""
+    return f"the {deck.cards[card].name}"
+
+
+def the_cards(deck: Deck, cards: CardSet) -> str:
+    """Cards in words, in deck order: "the 2 of Clubs, the 3 of Clubs and the Joker"."""
+    names = [the_card(deck, card) for card in bits(cards)]
+    if len(names) < 2:
+        return "".join(names) or "no card"
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def not_following(deck: Deck, trick: Trick, hand: CardSet, card: int,
+                  suit_names: Mapping[str, str]) -> str:
+    """Why ``card`` may not be played to ``trick`` by the holder of ``hand``, who holds the
+    suit to follow: "you must follow suit: Leaves were led and you hold the 7 of Leaves, so the
+    2 of Skulls may not be played"."""
+    suit = led_suit(trick, deck)
+    assert suit is not None, "a trick with no suit to follow can be followed by any card"
+    name = suit_names[suit]
+    held = hand & deck.suit_mask[suit]
+    led = (f"{name} were led" if deck.suit_of[trick[0][1]] == suit
+           else f"{name} set the suit after the Joker was led,")
+    holding = the_card(deck, lowest(held)) if held.bit_count() == 1 else \
+        f"{held.bit_count()} {name}"
+    return (f"you must follow suit: {led} and you hold {holding}, so {the_card(deck, card)} "
+            "may not be played")
 
 
 def seats_from(first: int, players: int) -> Iterator[int]:

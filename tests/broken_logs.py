@@ -310,7 +310,7 @@ def common_cases(corpus: Corpus, game_id: str) -> None:
 
 
 def stars_cases(corpus: Corpus) -> None:
-    from shared.games.stars import DECK, resolve_trick
+    from shared.games.stars import DECK, SUIT_NAMES, resolve_trick
 
     src = source("stars", 4, (("target", 60),), 7)
     codes = DECK.codes
@@ -326,7 +326,7 @@ def stars_cases(corpus: Corpus) -> None:
     draft(src, 1).play("bid", turn, {"amount": 45}).bad("bid", (turn + 1) % 4, {"amount": 45}
                                                         ).write(
         "bid-not-higher", "a bid equal to the last bid",
-        "a bid must be higher than 45 (and at least 30)")
+        f"a bid must be higher than 45, seat {turn}'s bid")
     draft(src, 1).bad("bid", turn, {"amount": 241}).write(
         "bid-too-high", "a bid above 240, which no hand can score",
         "no hand can score more than 240")
@@ -337,7 +337,7 @@ def stars_cases(corpus: Corpus) -> None:
         forced.play("pass", (turn + offset) % 4)
     forced.bad("bid_passed", (turn + 3) % 4).write(
         "forced-bidder-passes", "the fourth bidder passes after three passes",
-        "the other three have passed, so this seat must bid")
+        "the other three have passed, so you must bid")
 
     bury = src.find(lambda s, i: s.phase == "bury")
     assert bury is not None
@@ -345,24 +345,24 @@ def stars_cases(corpus: Corpus) -> None:
     held = codes(src.states[bury].hands[declarer])
     elsewhere = codes(src.states[bury].hands[(declarer + 1) % 4])
     draft(src, bury).bad("buried", declarer, {"cards": held[:2]}).write(
-        "bury-two-cards", "a burial of two cards", "choose exactly 3 cards as 'cards'")
+        "bury-two-cards", "a burial of two cards", "choose exactly 3 cards, not 2")
     draft(src, bury).bad("buried", declarer, {"cards": [*held[:2], elsewhere[0]]}).write(
         "bury-card-not-held", "a burial with a card of another seat",
-        f"seat {declarer} does not hold {elsewhere[0]}")
+        f"you do not hold the {DECK.card(elsewhere[0]).name}")
     buried = src.events[bury].data["cards"]
     draft(src, bury).bad("buried", declarer, {"cards": list(reversed(buried))}).rest().write(
         "bury-out-of-deck-order", "the buried cards listed high to low, not in deck order",
         f"cards is {list(reversed(buried))!r} where the rules give {buried!r}")
     draft(src, bury).bad("played", declarer, {"card": held[0]}).write(
         "play-before-burial", "the declarer plays before burying",
-        "no play now: the declarer is burying three cards")
+        "no card play now: you must bury three cards first")
 
     lead = bury + 1  # after the burial: the declarer leads
     leader = src.states[lead].turn
     other = codes(src.states[lead].hands[(leader + 2) % 4])[0]
     draft(src, lead).bad("played", leader, {"card": other}).write(
         "card-not-held", "a card played that the seat does not hold",
-        f"seat {leader} does not hold {other}")
+        f"you do not hold the {DECK.card(other).name}")
     draft(src, lead).bad("played", leader, {"card": "Ck"}).write(
         "unknown-card-code", "a card code of no card (Skulls have no Champion)",
         "'Ck' is not a card of this game")
@@ -382,9 +382,13 @@ def stars_cases(corpus: Corpus) -> None:
     state = src.states[at]
     suit = DECK.suit_of[state.trick[0][1]]
     stray = codes(state.hands[state.turn] & ~DECK.suit_mask[suit])[0]
+    following = codes(state.hands[state.turn] & DECK.suit_mask[suit])
+    holding = (f"the {DECK.card(following[0]).name}" if len(following) == 1
+               else f"{len(following)} {SUIT_NAMES[suit]}")
     not_following = draft(src, at).bad("played", state.turn, {"card": stray}).rest().write(
         "not-following-suit", "a card of another suit while holding the suit led (mid-log)",
-        f"{stray} does not follow suit: seat {state.turn} holds {suit}")
+        f"you must follow suit: {SUIT_NAMES[suit]} were led and you hold {holding}, so the "
+        f"{DECK.card(stray).name} may not be played")
 
     def after_star(state: Any, i: int) -> bool:
         return state.phase == "play" and not state.trick and bool(state.tricks) and \
@@ -548,7 +552,7 @@ def hearts_cases(corpus: Corpus) -> None:
         forced.play("decline_exchange", forced.state.turn)
     forced.bad("exchange_declined", forced.state.turn).write(
         "forced-exchange-declined", "the exchange declined after every seat has declined",
-        "everyone has declined, so this seat must take the exchange")
+        "everyone has declined, so you must take the exchange")
 
     passing = src.find(lambda s, i: s.phase == "pass")
     assert passing is not None
@@ -557,12 +561,14 @@ def hearts_cases(corpus: Corpus) -> None:
     other = codes(state.hands[2])[0]
     draft(src, passing).bad("passed", 1, {"cards": hand[:2]}).write(
         "pass-two-cards", "a pass of 2 cards where 3 are passed",
-        "choose exactly 3 cards as 'cards'")
+        "choose exactly 3 cards, not 2")
     draft(src, passing).bad("passed", 1, {"cards": [*hand[:2], other]}).write(
-        "pass-card-not-held", "a pass with another seat's card", f"seat 1 does not hold {other}")
+        "pass-card-not-held", "a pass with another seat's card",
+        f"you do not hold the {deck.card(other).name}")
     draft(src, passing).play("pass", 1, {"cards": hand[:3]}).bad(
         "passed", 1, {"cards": hand[3:6]}).write(
-        "pass-twice", "a seat passes twice in one hand", "seat 1 has already passed this hand")
+        "pass-twice", "a seat passes twice in one hand",
+        "you have already passed your cards this hand")
     draft(src, passing).bad("passed", 1, {"cards": list(reversed(hand[:3]))}).write(
         "pass-out-of-deck-order", "passed cards listed high to low, not in deck order",
         f"cards is {list(reversed(hand[:3]))!r} where the rules give {hand[:3]!r}")
@@ -580,7 +586,8 @@ def hearts_cases(corpus: Corpus) -> None:
     wrong = codes(state.hands[leader] & ~deck.mask([club]))[0]
     draft(src, lead).bad("played", leader, {"card": wrong}).write(
         "first-lead-not-lowest-club", f"the first trick led with {wrong}, not {club}",
-        f"the first trick is led with the lowest club, {club}")
+        f"you must lead the {deck.card(club).name}: the first trick is led with the lowest "
+        "Club in play")
     follower = (leader + 1) % 4
     draft(src, lead).bad("played", follower, {"card": codes(state.hands[follower])[0]}).write(
         "play-out-of-turn", "the seat after the leader plays first",

@@ -213,6 +213,11 @@ class HiddenCards:
                     bad = cards & self.hidden(event["seq"], message["seat"])
                     if bad:
                         found.append(f"event {event} shows {sorted(bad)}")
+                if "view" in message:  # the table after the update's events
+                    cards = self.deck & set(_strings(message["view"]))
+                    bad = cards & self.hidden(message["seq"], message["seat"])
+                    if bad:
+                        found.append(f"the view at {message['seq']} shows {sorted(bad)}")
             elif message["type"] == protocol.SNAPSHOT:
                 cards = self.deck & set(_strings(message["view"]))
                 bad = cards & self.hidden(message["seq"], message["seat"])

@@ -193,7 +193,9 @@ def test_the_button_opens_the_box_and_esc_only_closes_it(
     (cancel,) = [s.rect for s in live.hotspots.spots if s.action == ("bug_report", "cancel")]
     _post(live, pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=cancel.center, button=1))
     assert not live.bug_report.open and not live.done
-    _post(live, _key(pygame.K_ESCAPE))  # with the box closed, Esc leaves the table as before
+    _post(live, _key(pygame.K_ESCAPE))  # with the box closed, Esc asks to leave the table
+    assert live.table.question is not None and not live.bug_report.open
+    _post(live, _key(pygame.K_l))
     live.frame(0.01)
     assert live.done
 

@@ -179,15 +179,15 @@ def test_rendered_table_shows_hand_trick_and_legal_cards(surface: pygame.Surface
         edge = tuple(surface.get_at((rect.x - 1, rect.y + rect.h // 2)))[:3]
         if code in legal:
             assert edge == (255, 214, 72)
-    # A click on a card sends the command; deciding whether it is legal is the server's job.
-    illegal = [c for c in view["hand"] if c not in legal]
-    target = illegal[0] if illegal else view["hand"][0]
+    # A click on a playable card sends the command (a greyed-out one sends nothing:
+    # tests/test_trick_table.py); nothing changes until the server answers.
+    target = next(c for c in view["hand"] if c in legal)
     screen.handle(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1,
                                      pos=next(s.rect for s in hotspots.spots
                                               if s.action == ("card", target)).move(4, 4).topleft),
                   hotspots)
     assert sent == [("play", {"card": target})]
-    assert model.view == view  # nothing changes until the server answers
+    assert model.view == view
 
 
 def test_animation_catches_up_and_hides_cards_in_flight() -> None:

@@ -225,9 +225,9 @@ def test_viewer_play_from_here_switches_to_the_table_and_back(
     assert model.seat == 1 and model.seq >= seq
     assert forked.live.session.info["name"] == f"Fork of stars_4p at event {seq}"
     _check_fork_log(forked.forked.path, STARS, seq)
-    # Esc leaves the table: the viewer is back where it was, and the fork's server stops.
-    viewer.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE, mod=0,
-                                     unicode="\x1b"))
+    # Esc, then Leave: the viewer is back where it was, and the fork's server stops.
+    for which in (pygame.K_ESCAPE, pygame.K_l):
+        viewer.handle(pygame.event.Event(pygame.KEYDOWN, key=which, mod=0, unicode=""))
     for _ in range(5):
         viewer.frame(0.05)
         viewer.draw(surface)

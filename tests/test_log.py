@@ -118,7 +118,7 @@ def test_verify_refuses_an_illegal_event_where_it_stands(game_log: Path) -> None
     record, offset = load(game_log).places[index]
     assert str(refused.value) == (
         f"{game_log}: record {record} (byte {offset}): event {seq} (played, seat {event.seat}): "
-        "the first trick is led with the lowest club, 2C")
+        "you must lead the 2 of Clubs: the first trick is led with the lowest Club in play")
 
 
 def test_a_desync_names_the_first_event_after_the_last_agreeing_checkpoint(

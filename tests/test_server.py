@@ -264,7 +264,8 @@ def test_unbot_and_leave(server: EmbeddedServer) -> None:
         protocol.BAD_SEAT
     ada = Person(address(server), table, 1)
     left = ada.request({"type": "leave", "table": table, "token": ada.token})
-    assert left == {"type": "left", "table": table, "seat": 1, "rid": left["rid"]}
+    assert left == {"type": "left", "table": table, "seat": 1, "kept": False,
+                    "rid": left["rid"]}
     assert ada.request({"type": "leave", "table": table, "token": ada.token})["code"] == \
         protocol.BAD_TOKEN
     seats = lobby.request({"type": "list"})["tables"][0]["seats"]
@@ -317,12 +318,19 @@ def test_beacon_is_heard_on_loopback(tmp_path: Path) -> None:
     assert protocol.decode_beacon(b"garbage") is None
 
 
-@pytest.mark.parametrize("game_id", sorted(GAMES))
-def test_every_game_is_served_through_the_engine_contract(server: EmbeddedServer,
-                                                          game_id: str) -> None:
+CONTRACT_CASES = [(game_id, {}) for game_id in sorted(GAMES)]
+CONTRACT_CASES.append(("hearts", {"mode": "blind_trick"}))  # cards taken face down
+
+
+@pytest.mark.parametrize(("game_id", "options"), CONTRACT_CASES,
+                         ids=["-".join([game_id, *map(str, options.values())])
+                              for game_id, options in CONTRACT_CASES])
+def test_every_game_is_served_through_the_engine_contract(server: EmbeddedServer, game_id: str,
+                                                          options: dict[str, Any]) -> None:
     game = GAMES[game_id]
     lobby = Participant(address(server))
-    created = lobby.request({"type": "create", "game": game_id, "players": game.min_players})
+    created = lobby.request({"type": "create", "game": game_id, "players": game.min_players,
+                             "options": options})
     assert created["type"] == protocol.CREATED, created
     table = created["table"]["id"]
     watcher = Participant(address(server))
@@ -353,6 +361,14 @@ def test_every_game_is_served_through_the_engine_contract(server: EmbeddedServer
     states = dict(load(log_of(server, table)).states())
     for update in updates:  # the view after the update's last event, as a spectator sees it
         assert update["view"] == game.view(states[update["seq"]], None)
+    if options.get("mode") == "blind_trick":  # not trusting the engine's view: the rules
+        blind = game.snapshot(states[1])["undealt"]  # the first hand's undealt cards
+        scored = min((seq for seq, state in states.items() if state.hand_number == 1
+                      and state.phase in ("deal", "over")), default=float("inf"))
+        assert blind
+        for message in watcher.received:
+            if message.get("seq", 0) < scored:
+                assert not any(f"'{code}'" in repr(message) for code in blind), message
     lobby.close()
     watcher.close()
 

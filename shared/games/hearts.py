@@ -37,6 +37,9 @@ from shared.tricks import (
     Trick,
     follow_options,
     led_suit,
+    not_following,
+    the_card,
+    the_cards,
     trick_cards,
     trick_winner,
 )
@@ -194,6 +197,10 @@ class HeartsState(NamedTuple):
     """Each finished hand's scores, one per seat."""
     moon: Seat | None
     """Who shot the moon in the last finished hand."""
+    undealt_taken: tuple[Seat, CardSet] | None
+    """Who took this hand's undealt cards, and which: the exchange's taker, into its hand, or in
+    ``blind_trick`` the first trick's winner, face down among its taken cards. ``None`` until
+    they are taken and again once the hand is scored, which turns face-down cards up."""
     # The four fields most card plays change come last, so a play copies the rest as one slice.
     hearts_broken: bool
     turn: Seat
@@ -224,6 +231,7 @@ _TRICKS_PLAYED: Final = HeartsState._fields.index("tricks_played")
 _WON: Final = HeartsState._fields.index("won")
 _LAST_TRICK: Final = HeartsState._fields.index("last_trick")
 _LAST_WINNER: Final = HeartsState._fields.index("last_winner")
+_UNDEALT_TAKEN: Final = HeartsState._fields.index("undealt_taken")
 
 
 def _non_point(rules: Rules, hand: CardSet) -> CardSet:
@@ -264,7 +272,7 @@ def _legal_cards(state: HeartsState, seat: Seat) -> CardSet:
     trick = state.trick
     if state.tricks_played == 0 and not trick:
         clubs = hand & rules.deck.suit_mask[CLUBS]
-        return clubs & -clubs  # the leader holds the lowest club in play and must lead it
+        return clubs & -clubs  # the leader holds the lowest Club in play and must lead it
     suit = led_suit(trick, rules.deck) if trick else None
     allowed = follow_options(hand, suit, rules.deck) if suit else _lead_options(state, hand)
     if state.tricks_played == 0:
@@ -321,12 +329,12 @@ def _finish_hand(state: HeartsState) -> HeartsState:
         totals=totals,
         score_sheet=(*state.score_sheet, tuple(taken)),
         moon=moon,
+        undealt_taken=None,
         dealer=state.dealer if over else (state.dealer + 1) % rules.players,
     )
 
 
-_PHASES: Final = {**CARD_GAME_PHASES, "exchange": "the exchange is being offered",
-                  "pass": "cards are being passed"}
+_PHASES: Final = {**CARD_GAME_PHASES, "pass": "cards are being passed"}
 
 
 class Hearts(Game[HeartsState]):
@@ -369,7 +377,7 @@ class Hearts(Game[HeartsState]):
             undealt=0, out_of_play=0, turn=rules.first_dealer, exchange_declines=0,
             pass_offset=0, passes=(None,) * players, received=empty, trick=(), tricks_played=0,
             hearts_broken=False, won=empty, last_trick=(), last_winner=None,
-            totals=empty, score_sheet=(), moon=None,
+            totals=empty, score_sheet=(), moon=None, undealt_taken=None,
         )
 
     # --- who may do what ---------------------------------------------------------------
@@ -430,36 +438,40 @@ class Hearts(Game[HeartsState]):
             return [shuffle_event(self.chance(state), command, "deal")]
         seat = seat_of(command, state.rules.players)
         if kind == "pass":
-            require(state.phase == "pass", "wrong_phase", f"no passing now: {self._now(state)}")
+            require(state.phase == "pass", "wrong_phase",
+                    f"no passing now: {self._now(state, seat)}")
             require(state.passes[seat] is None, "already_passed",
-                    f"seat {seat} has already passed this hand")
+                    "you have already passed your cards this hand")
             cards = held_cards(state.rules.deck, command.data.get("cards"), state.rules.pass_cards,
                                state.hands[seat], seat)
             return [Event("passed", seat, {"cards": state.rules.deck.codes(cards)})]
         if kind in ("take_exchange", "decline_exchange"):
             require(state.phase == "exchange", "wrong_phase",
-                    f"no exchange now: {self._now(state)}")
+                    f"no exchange now: {self._now(state, seat)}")
             require(seat == state.turn, "not_your_turn",
-                    f"it is seat {state.turn}'s turn to take or decline the exchange")
+                    f"it is seat {state.turn}'s turn to take or decline the exchange, not yours")
             rules = state.rules
             if kind == "decline_exchange":
                 require(state.exchange_declines < rules.players, "must_exchange",
-                        "everyone has declined, so this seat must take the exchange")
+                        "everyone has declined, so you must take the exchange")
                 return [Event("exchange_declined", seat, {})]
             hand = state.hands[seat]
             cards = held_cards(rules.deck, command.data.get("cards"), rules.undealt_count, hand,
                                seat)
-            require(not cards & ~_non_point(rules, hand), "point_card_discard",
-                    "only non-point cards (not Hearts, not the Queen of Spades) may be discarded")
+            points = cards & ~_non_point(rules, hand)
+            require(not points, "point_card_discard",
+                    f"you may not discard {the_cards(rules.deck, points)}: only non-point cards "
+                    "(not Hearts, not the Queen of Spades) may be discarded")
             return [Event("exchange_taken", seat, {"cards": rules.deck.codes(cards)})]
         raise IllegalCommand("unknown_command", f"hearts has no command {kind!r}")
 
     def _decide_play(self, state: HeartsState, command: Command) -> Event:
         seat = seat_of(command, state.rules.players)
         if state.phase != "play":
-            raise IllegalCommand("wrong_phase", f"no card play now: {self._now(state)}")
+            raise IllegalCommand("wrong_phase", f"no card play now: {self._now(state, seat)}")
         if seat != state.turn:
-            raise IllegalCommand("not_your_turn", f"it is seat {state.turn}'s turn to play")
+            raise IllegalCommand("not_your_turn",
+                                 f"it is seat {state.turn}'s turn to play, not yours")
         rules = state.rules
         index = held_card(rules.deck, command.data.get("card"), state.hands[seat], seat)
         if not legal_cards(state, seat) >> index & 1:
@@ -467,24 +479,38 @@ class Hearts(Game[HeartsState]):
         return rules.plays.events[seat][index]
 
     def _why_illegal(self, state: HeartsState, seat: Seat, card: int) -> tuple[str, str]:
+        """The refusal's code and reason for playing ``card``, which ``legal_cards`` forbids."""
         rules = state.rules
         deck = rules.deck
-        code = deck.code_of[card]
         hand = state.hands[seat]
         if state.tricks_played == 0 and not state.trick:
-            first = deck.code_of[lowest(hand & deck.suit_mask[CLUBS] & rules.cards)]
-            return "must_lead_lowest_club", f"the first trick is led with the lowest club, {first}"
+            first = the_card(deck, lowest(hand & deck.suit_mask[CLUBS] & rules.cards))
+            return ("must_lead_lowest_club",
+                    f"you must lead {first}: the first trick is led with the lowest Club in play")
         suit = led_suit(state.trick, deck) if state.trick else None
         if suit and hand & deck.suit_mask[suit]:
-            return "must_follow_suit", f"{code} does not follow suit: seat {seat} holds {suit}"
+            return "must_follow_suit", not_following(deck, state.trick, hand, card, SUIT_NAMES)
         if state.tricks_played == 0 and rules.point_cards >> card & 1:
-            return "no_points_first_trick", "no Heart or Queen of Spades on the first trick"
+            return ("no_points_first_trick",
+                    f"you may not play {the_card(deck, card)} yet: no Heart or Queen of Spades "
+                    "on the first trick unless you have nothing else to play")
         if rules.joker >> card & 1:
-            return "joker_lead", "the Joker may be led only from a hand with nothing else"
-        return "hearts_not_broken", "Hearts may not be led until a Heart has been played"
+            return ("joker_lead", "you may not lead the Joker now: the Joker may be led only "
+                    "from a hand with nothing else")
+        breakers = "a Heart or the Queen of Spades" if rules.breakers & rules.queen_of_spades \
+            else "a Heart"
+        return ("hearts_not_broken", f"you may not lead {the_card(deck, card)}: Hearts may not "
+                f"be led until {breakers} has been played")
 
     @staticmethod
-    def _now(state: HeartsState) -> str:
+    def _now(state: HeartsState, seat: Seat) -> str:
+        """What is happening instead, as the seat ``seat`` is told."""
+        if state.phase == "exchange":
+            return ("you are offered the undealt cards (take or decline them first)"
+                    if seat == state.turn else
+                    f"seat {state.turn} is being offered the undealt cards")
+        if state.phase == "pass" and state.passes[seat] is None:
+            return "cards are being passed (choose yours first)"
         return _PHASES[state.phase]
 
     # --- evolve ------------------------------------------------------------------------
@@ -512,7 +538,8 @@ class Hearts(Game[HeartsState]):
             hands = list(state.hands)
             hands[seat] = hands[seat] & ~discard | state.undealt
             return _begin_passing(_with(state, hands=tuple(hands), undealt=0,
-                                          out_of_play=state.out_of_play | discard))
+                                          out_of_play=state.out_of_play | discard,
+                                          undealt_taken=(seat, state.undealt)))
         raise ValueError(f"hearts has no event {kind!r}")
 
     @staticmethod
@@ -540,7 +567,7 @@ class Hearts(Game[HeartsState]):
             hand_number=state.hand_number + 1, hands=tuple(hands), undealt=undealt,
             out_of_play=rules.deck.full & ~rules.cards, passes=(None,) * players, received=empty,
             trick=(), tricks_played=0, hearts_broken=False, won=empty, last_trick=(),
-            last_winner=None, moon=None, exchange_declines=0, pass_offset=0,
+            last_winner=None, moon=None, exchange_declines=0, pass_offset=0, undealt_taken=None,
         )
         if rules.exchange and rules.undealt_count:
             return _offer_exchange(state, state.dealer, 0)
@@ -566,9 +593,10 @@ class Hearts(Game[HeartsState]):
         won = list(state.won)
         won[winner] |= trick_cards(trick)
         fields = list(state)
-        if rules.blind_trick and state.tricks_played == 0:
+        if rules.blind_trick and state.tricks_played == 0 and state.undealt:
             won[winner] |= state.undealt
             fields[_UNDEALT] = 0
+            fields[_UNDEALT_TAKEN] = (winner, state.undealt)
         fields[_HANDS], fields[_TRICK], fields[_BROKEN], fields[_TURN] = hands, (), broken, winner
         fields[_TRICKS_PLAYED], fields[_WON] = state.tricks_played + 1, tuple(won)
         fields[_LAST_TRICK], fields[_LAST_WINNER] = trick, winner
@@ -615,15 +643,30 @@ class Hearts(Game[HeartsState]):
         }
 
     def view(self, state: HeartsState, viewer: Viewer) -> dict[str, Any]:
+        rules = state.rules
+        codes = rules.deck.codes
         view = self._public(state)
+        taken = state.undealt_taken
+        if rules.blind_trick and taken is not None:
+            # The blind cards lie face down in the winner's pile: nobody, the winner included,
+            # sees them or their points until the hand is scored.
+            holder, blind = taken
+            shown = state.won[holder] & ~blind
+            view["taken"][holder] = codes(shown)
+            view["taken_points"][holder] = self._points(state, shown)
+            view["blind"] = {"seat": holder, "count": blind.bit_count()}
+        else:
+            view["blind"] = None
         view["seat"] = viewer
-        if viewer is None or not 0 <= viewer < state.rules.players:
+        if viewer is None or not 0 <= viewer < rules.players:
             return view
-        codes = state.rules.deck.codes
         chosen = state.passes[viewer]
+        received = state.received[viewer]
+        if rules.exchange and taken is not None and taken[0] == viewer:
+            received |= taken[1]
         view["hand"] = codes(state.hands[viewer])
         view["my_pass"] = None if chosen is None else codes(chosen)
-        view["received"] = codes(state.received[viewer])
+        view["received"] = codes(received)
         view["legal"] = self._legal_view(state, viewer)
         return view
 
@@ -654,6 +697,9 @@ class Hearts(Game[HeartsState]):
         full["out_of_play"] = codes(state.out_of_play)
         full["passes"] = [None if chosen is None else codes(chosen) for chosen in state.passes]
         full["received"] = [codes(cards) for cards in state.received]
+        if state.undealt_taken is not None:  # never at a checkpoint: a hand's end clears it
+            holder, cards = state.undealt_taken
+            full["undealt_taken"] = [holder, codes(cards)]
         return full
 
     def event_view(self, before: HeartsState, event: Event, viewer: Viewer) -> Event | None:

@@ -35,7 +35,15 @@ from shared.engine import (
     shuffle_event,
 )
 from shared.options import Options, OptionSpec
-from shared.tricks import CardPlays, Trick, follow_options, led_suit, trick_cards, trick_winner
+from shared.tricks import (
+    CardPlays,
+    Trick,
+    follow_options,
+    led_suit,
+    not_following,
+    trick_cards,
+    trick_winner,
+)
 
 SKULLS, SHIELDS, WANDS, LEAVES = "k", "s", "w", "l"
 SUITS = (SKULLS, SHIELDS, WANDS, LEAVES)
@@ -295,8 +303,11 @@ def _finish_hand(state: StarsState) -> StarsState:
     )
 
 
-_PHASES: Final = {**CARD_GAME_PHASES, "bidding": "the players are bidding",
-                  "bury": "the declarer is burying three cards"}
+_PHASES: Final = {**CARD_GAME_PHASES, "bidding": "the players are bidding"}
+_DOING: Final = {"bid": "bidding", "pass": "passing", "bury": "burying", "play": "card play"}
+"""Each command as what a refusal says cannot happen now: "no card play now: ..."."""
+_VERBS: Final = {"bidding": "bid", "bury": "bury three cards", "play": "play"}
+"""What the seat to act is to do in each phase: "it is seat 2's turn to bid, not yours"."""
 
 
 class Stars(Game[StarsState]):
@@ -370,7 +381,7 @@ class Stars(Game[StarsState]):
         bid and a pass are equally likely, and a bid's amount is uniform from the lowest
         allowed up to the deck's 80 points (or is the lowest allowed, when that is higher)."""
         if seat != state.turn or state.phase not in ("bidding", "bury", "play"):
-            raise IllegalCommand("not_your_turn", f"seat {seat} has nothing to do now")
+            raise IllegalCommand("not_your_turn", "you have nothing to do now")
         if state.phase == "play":
             return state.rules.plays.random(seat, legal_cards(state, seat), rng)
         if state.phase == "bury":
@@ -392,13 +403,15 @@ class Stars(Game[StarsState]):
             raise IllegalCommand("unknown_command", f"stars has no command {kind!r}")
         seat = seat_of(command, PLAYERS)
         phase = {"bid": "bidding", "pass": "bidding", "bury": "bury", "play": "play"}[kind]
-        require(state.phase == phase, "wrong_phase", f"no {kind} now: {self._now(state)}")
-        require(seat == state.turn, "not_your_turn", f"it is seat {state.turn}'s turn")
+        require(state.phase == phase, "wrong_phase",
+                f"no {_DOING[kind]} now: {self._now(state, seat)}")
+        require(seat == state.turn, "not_your_turn",
+                f"it is seat {state.turn}'s turn to {_VERBS[phase]}, not yours")
         if kind == "bid":
             return [self._decide_bid(state, command)]
         if kind == "pass":
             require(not must_bid(state), "must_bid",
-                    "the other three have passed, so this seat must bid")
+                    "the other three have passed, so you must bid")
             return [Event("bid_passed", seat, {})]
         if kind == "bury":
             return [self._decide_bury(state, command)]
@@ -411,9 +424,9 @@ class Stars(Game[StarsState]):
             raise IllegalCommand("bad_command", "a bid needs 'amount', a whole number of points")
         low = lowest_bid(state)
         if amount < low:
+            bidder = "your" if state.declarer == command.seat else f"seat {state.declarer}'s"
             reason = (f"the minimum bid is {low}" if state.high_bid is None
-                      else f"a bid must be higher than {state.high_bid} (and at least "
-                      f"{state.rules.min_bid})")
+                      else f"a bid must be higher than {state.high_bid}, {bidder} bid")
             raise IllegalCommand("bid_too_low", reason)
         require(amount <= MAX_BID, "bid_too_high", f"no hand can score more than {MAX_BID}")
         return Event("bid", command.seat, {"amount": amount})
@@ -430,13 +443,16 @@ class Stars(Game[StarsState]):
         code = command.data.get("card")
         index = held_card(DECK, code, state.hands[seat], seat)
         if not legal_cards(state, seat) >> index & 1:
-            suit = led_suit(state.trick, DECK)
-            raise IllegalCommand("must_follow_suit",
-                                 f"{code} does not follow suit: seat {seat} holds {suit}")
+            raise IllegalCommand("must_follow_suit", not_following(
+                DECK, state.trick, state.hands[seat], index, SUIT_NAMES))
         return state.rules.plays.events[seat][index]
 
     @staticmethod
-    def _now(state: StarsState) -> str:
+    def _now(state: StarsState, seat: Seat) -> str:
+        """What is happening instead, as the seat ``seat`` is told."""
+        if state.phase == "bury":
+            return ("you must bury three cards first" if seat == state.turn
+                    else f"seat {state.turn}, the declarer, is burying three cards")
         return _PHASES[state.phase]
 
     # --- evolve ------------------------------------------------------------------------
@@ -611,9 +627,12 @@ class Stars(Game[StarsState]):
         if viewer is None or not 0 <= viewer < PLAYERS:
             return view
         codes = DECK.codes
+        declaring = (state.widow_taken and viewer == state.declarer
+                     and state.phase in ("bury", "play"))
         view["hand"] = codes(state.hands[viewer])
+        view["received"] = codes(state.widow) if declaring else []
         view["legal"] = self._legal_view(state, viewer)
-        if state.widow_taken and viewer == state.declarer and state.phase in ("bury", "play"):
+        if declaring:
             view["widow"] = codes(state.widow)
             view["buried"] = codes(state.buried) if state.phase == "play" else None
             view["my_hand_points"] = hand_points(state, viewer)

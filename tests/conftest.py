@@ -1,0 +1,22 @@
+"""Every test runs with its own empty config and data folders, so the developer's saved
+settings (a name, small cards), statistics and unfinished games never change what a test
+sees, and no test writes into the developer's folders."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _own_user_folders(tmp_path_factory: pytest.TempPathFactory,
+                      monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path_factory.mktemp("user")
+    monkeypatch.setenv("STARHALL_CONFIG_DIR", str(home / "config"))
+    monkeypatch.setenv("STARHALL_DATA_DIR", str(home / "data"))
+    try:
+        from client import settings
+    except ImportError:
+        return
+    forget = getattr(settings, "forget", None)
+    if forget is not None:
+        forget()  # settings are read once per process: start each test from its own folder
