@@ -141,8 +141,8 @@ class Summary:
 
 def _table(title: str, heads: list[str], tallies: list[Tally]) -> list[str]:
     names = dict.fromkeys(name for tally in tallies for name in tally.counters)
-    width = max(9, *(len(head) + 2 for head in heads))
-    label_width = max(16, *(len(name) + 2 for name in names))
+    width = max([9, *(len(head) + 2 for head in heads)])
+    label_width = max([16, *(len(name) + 2 for name in names)])
 
     def row(label: str, cells: list[str]) -> str:
         return f"{label:<{label_width}}" + "".join(f"{cell:>{width}}" for cell in cells)
