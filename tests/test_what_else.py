@@ -527,7 +527,7 @@ def test_bad_commands_are_refused_and_change_nothing() -> None:
         (Command("play", 3, {"card": "2"}), "bad_seat", "3 is not a seat at this table"),
         (Command("play", None, {"card": "2"}), "bad_seat", "None is not a seat at this table"),
         (Command("play", 1, {"card": "2"}), "not_your_turn", "it is seat 0's turn, not yours"),
-        (Command("play", 0, {"card": "2"}), "card_not_held", "seat 0 does not hold 2"),
+        (Command("play", 0, {"card": "2"}), "card_not_held", "you do not hold the 2"),
         (Command("play", 0, {"card": "51"}), "bad_card", "'51' is not a card of this game"),
         (Command("play", 0, {}), "bad_card", "None is not a card of this game"),
         (Command("refill", 0, {"discard": []}), "wrong_phase",
@@ -541,7 +541,7 @@ def test_bad_commands_are_refused_and_change_nothing() -> None:
     play(table, 0, "50g")
     pass_(table, 1, 2)
     for discard, reason in ((["2", "2"], "the same card was named twice"),
-                            (["13"], "seat 1 does not hold 13"),
+                            (["13"], "you do not hold the 13"),
                             ("2", "a refill needs 'discard', a list of the cards to discard "
                                   "(possibly empty)"),
                             (None, "a refill needs 'discard', a list of the cards to discard "
@@ -655,8 +655,8 @@ def test_describe_event_speaks_plainly() -> None:
 
 def check_invariants(state: WhatElseState) -> None:
     cards = state.rules.cards
-    if not any(state.hands):  # before the deal: the cards are still in the box
-        assert state.phase == "deal" and not state.draw and not state.discard
+    if not (any(state.hands) or state.draw or state.discard or state.pile):
+        assert state.phase == "deal"  # before the first deal: the cards are still in the box
         return
     pile = sum(1 << card for _, card in state.pile)
     parts = [*state.hands, sum(1 << card for card in state.draw),
