@@ -33,12 +33,13 @@ import zmq
 from server import fields
 from server.durability import GroupCommit
 from server.fields import RequestError
+from server.games_cli import game_info
 from server.rendering import Frames, LaterView, Outgoing, table_of
 from server.seats import BOT, token_hash
 from server.sessions import Outbox, Session, Viewer
 from server.tables import LiveTable, create_table, next_table_id, restore_tables
 from shared import protocol
-from shared.bots import bot_kinds, default_bot
+from shared.bots import bot_kinds
 from shared.engine import Command, Event, IllegalCommand, OptionError
 from shared.games import GAMES
 from shared.logfile import SUFFIX
@@ -96,7 +97,7 @@ class Service:
         self.bot_queue: list[tuple[float, int, str]] = []
         self._order = itertools.count()
         self.committer = GroupCommit()
-        self.games_info = [_game_info(game_id) for game_id in sorted(GAMES)]
+        self.games_info = [game_info(GAMES[game_id]) for game_id in sorted(GAMES)]
         self.moves = 0
         """Game events appended since start (the benchmark reads it)."""
         self._next_housekeeping = 0.0
@@ -764,18 +765,3 @@ def _broken_reply(message: dict[str, Any], identity: bytes,
     if rid is not None:
         error["rid"] = rid
     return error
-
-
-def _game_info(game_id: str) -> dict[str, Any]:
-    game = GAMES[game_id]
-    return {
-        "id": game.id, "title": game.title, "min_players": game.min_players,
-        "max_players": game.max_players,
-        "options": [{"name": spec.name, "kind": spec.kind.__name__, "default": spec.default,
-                     "help": spec.help,
-                     "choices": None if spec.choices is None else list(spec.choices),
-                     "minimum": spec.minimum, "maximum": spec.maximum}
-                    for spec in game.option_specs],
-        "bots": list(bot_kinds(game)),
-        "default_bot": default_bot(game),
-    }
