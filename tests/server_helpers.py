@@ -191,14 +191,22 @@ class HiddenCards:
         self.deck: set[str] = next(set(event.data["order"]) for _, event in recording.events
                                    if event.seat is None and "order" in event.data)
         self.hidden_from: dict[tuple[int, int | None], set[str]] = {}
+        self.seen_at: dict[tuple[int, int | None], set[str]] = {}
         for seq, state in recording.states():
             everything = self.deck & set(_strings(game.snapshot(state)))
             for viewer in (None, *range(recording.players)):
-                seen = set(_strings(game.view(state, viewer)))
+                seen = self.deck & set(_strings(game.view(state, viewer)))
                 self.hidden_from[seq, viewer] = everything - seen
+                self.seen_at[seq, viewer] = seen
 
     def hidden(self, seq: int, viewer: int | None) -> set[str]:
         return self.hidden_from[seq, viewer]
+
+    def new_to(self, seq: int, viewer: int | None) -> set[str]:
+        """The cards event ``seq`` may not show ``viewer``: hidden from it after the event and
+        before it too (a seat's own event may name the cards it held, say those it
+        discarded, though they then leave its view)."""
+        return self.hidden(seq, viewer) - self.seen_at.get((seq - 1, viewer), set())
 
     def leaks(self, messages: Iterable[dict[str, Any]], viewer: int | None,
               table: str) -> list[str]:
@@ -210,7 +218,7 @@ class HiddenCards:
             if message["type"] == protocol.UPDATE:
                 for event in message["events"]:
                     cards = self.deck & set(_strings(event))
-                    bad = cards & self.hidden(event["seq"], message["seat"])
+                    bad = cards & self.new_to(event["seq"], message["seat"])
                     if bad:
                         found.append(f"event {event} shows {sorted(bad)}")
                 if "view" in message:  # the table after the update's events
