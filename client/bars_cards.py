@@ -214,9 +214,7 @@ class BarsArt(CardArt):
             image = self._faces.get(key)
             if image is None:
                 image = self._faces[key] = _ready(render_label(code[len(LABEL):]))
-            # A copy: a fading flight sets the image's alpha and then clears it, which takes
-            # a per-pixel-alpha surface's transparency away (its corners would turn black).
-            return image.copy()
+            return image
         key = (code, width, height)
         surface = self._faces.get(key)
         if surface is None:

@@ -675,9 +675,11 @@ def draw_flights(surface: pygame.Surface, art: CardArt, card_size: tuple[int, in
             glow = rect.inflate(10 + 14 * sprite.flash, 10 + 14 * sprite.flash)
             pygame.draw.rect(surface, theme.GOLD, glow, 0, border_radius=w // 6)
         if pose.alpha < 0.99:
+            # The image is the art's cached one: back to fully opaque afterwards with 255,
+            # not None, which would also drop its per-pixel alpha (black rounded corners).
             image.set_alpha(round(255 * max(0.0, pose.alpha)))
             surface.blit(image, rect)
-            image.set_alpha(None)
+            image.set_alpha(255)
         else:
             surface.blit(image, rect)
     for caption in animator.captions():

@@ -285,6 +285,27 @@ def test_points_rise_from_a_placed_card_with_their_breakdown(surface: pygame.Sur
     assert f"You scored +{points}" in screen.view.status(screen.model, True)
 
 
+def test_a_fading_flight_leaves_the_cached_art_transparent(surface: pygame.Surface) -> None:
+    """``draw_flights`` fades a sprite through the art's cached image; afterwards that image
+    is still see-through where it should be (its rounded corners show the felt, not black)."""
+    from client.animation import Animator, Flight, Pose, Step
+    from client.bars_cards import BarsArt
+    from client.table_view import draw_flights
+
+    art = BarsArt()
+    label = "label:+5|2 horizontal + 3 diagonal"
+    half = Pose(120, 80, 1.0, 0.5)
+    animator = Animator()
+    animator.add(Step([Flight(label, half, half, 0.0, 1.0)]))
+    animator.advance(0.1)
+    canvas = pygame.Surface((240, 160))
+    draw_flights(canvas, art, (100, 70), animator)
+    image = art.face(label, 0, 0)
+    canvas.fill((0, 200, 0))
+    canvas.blit(image, (0, 0))
+    assert tuple(canvas.get_at((0, 0)))[:3] == (0, 200, 0)  # the corner: felt, not black
+
+
 def test_teacher_mode_counts_the_differences_the_engine_would(surface: pygame.Surface) -> None:
     play = BarsPlay(seed=5)
     play.run_until(lambda v: v["round"] >= 3 and my_turn(v))
