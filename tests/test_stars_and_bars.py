@@ -208,7 +208,8 @@ def test_nothing_goes_on_a_face_down_stack() -> None:
 
 def test_place_refusals_in_words() -> None:
     state = position({5: [D1]}, hands=(["SRLF", "TBSH"], ["TBLH"]))
-    assert refused(state, "place", card="TBLH", space=6).reason == "you do not hold the large hollow blue triangle"
+    assert refused(state, "place", card="TBLH", space=6).reason == (
+        "you do not hold the large hollow blue triangle")
     assert refused(state, "place", card="XXXX", space=6).code == "bad_card"
     assert refused(state, "place", card="SRLF", space=16).code == "bad_space"
     assert refused(state, "place", 1, card="TBLH", space=6).reason == "it is seat 0's turn"
