@@ -10,11 +10,13 @@ data, not a rule worked out here.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pygame
 
-from client import fonts, theme
+from client import fonts, symbols, theme
 from client.cardart import SUPERSAMPLE, CardArt, _ready, _rounded_card
 from shared.games.what_else import card_face, card_name
 
@@ -96,6 +98,31 @@ def draw_star(surface: pygame.Surface, key: str, centre: Point, radius: float,
         size = max(6, round(radius * (0.95 if style.points in (0, 6, 8) else 0.8)))
         image = fonts.font(size).render(style.letter, True, style.letter_colour)
         surface.blit(image, image.get_rect(center=(round(cx), round(cy + radius * 0.04))))
+
+
+def symbol_name(key: str) -> str:
+    """The name a colour's star is known by in ``client.symbols`` (the settings' colour check
+    draws its swatches with it)."""
+    return f"what_else_star_{key}"
+
+
+def _symbol(style: StarStyle) -> Callable[[Any], None]:
+    """The star of ``style`` as a ``client.symbols`` shape: drawn in whatever colour the
+    colour check gives (its colour as some eyes see it), with the card's dark rim."""
+
+    def draw(pen: Any) -> None:
+        rim = 0.05
+        pen.polygon(star_outline(style, 0.5, 0.5, 0.47), OUTLINE)
+        pen.polygon(star_outline(style, 0.5, 0.5, 0.47 - rim))
+        if style.points == 0:  # the seal: a ring inside marks it round
+            pygame.draw.circle(pen.surface, OUTLINE, pen.p(0.5, 0.5),
+                               0.3 * pen.rect.w, max(1, round(0.03 * pen.rect.w)))
+
+    return draw
+
+
+for _style in STYLES.values():  # the colour check's swatches: each colour's own star
+    symbols.SHAPES.setdefault(symbol_name(_style.key), _symbol(_style))
 
 
 def draw_token(surface: pygame.Surface, centre: Point, radius: float, filled: bool = True

@@ -14,18 +14,39 @@ with them. A refusal from the server is shown as it comes.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pygame
 
 from client import fonts, theme
 from client.animation import Animator
-from client.game_views import GameTable
+from client.game_views import ColourGroup, GameTable, Swatch, seat_group
 from client.layout import Layout
 from client.model import TableModel
+from client.summary import Summary
+from client.table_parts import (
+    SEAT_NOTE,
+    draw_connection,
+    draw_log,
+    end_box_open,
+    panel_room,
+    panel_strip,
+    side_panel,
+    status_pill,
+)
+from client.table_screen import wrap
 from client.table_view import Felt, draw_flights
 from client.ui import TableUi
-from client.what_else_cards import ORDER, WhatElseArt, card_words, draw_star, draw_token
+from client.what_else_cards import (
+    ORDER,
+    STYLES,
+    WhatElseArt,
+    card_words,
+    draw_star,
+    draw_token,
+    symbol_name,
+)
 from client.what_else_choreography import (
     DISCARD,
     SWEPT,
@@ -36,10 +57,11 @@ from client.what_else_choreography import (
     between,
     hand_key,
     pile_key,
+    round_ended,
     token_key,
 )
 from client.widgets import Hotspots, blit_text, button, panel
-from shared.games.what_else import COLOUR_NAMES
+from shared.games.what_else import COLOUR_NAMES, MAX_PLAYERS
 
 if TYPE_CHECKING:
     from client.session import Batch
@@ -76,7 +98,9 @@ class WhatElseView(GameTable):
         """A short local hint after a click that was not sent (a greyed card)."""
         self.note_left = 0.0
         self._said: tuple[str, int] = ("", 0)
-        """The table and round whose summary went into the log."""
+        """The table and round whose result went into the log."""
+        self.panel_offered = False
+        """Whether the screen offers the shared game-over panel: the end box makes room."""
 
     # --- words -----------------------------------------------------------------------
 
@@ -90,6 +114,11 @@ class WhatElseView(GameTable):
         if 0 <= seat < len(self.names) and self.names[seat]:
             return self.names[seat]
         return f"Seat {seat}"
+
+    def plate_name(self, seat: int) -> str:
+        """A seat as its name plate says it: its player's name, "(you)" after the user's."""
+        name = self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat}"
+        return name + (" (you)" if seat == self.me else "")
 
     def _know(self, model: TableModel, interactive: bool) -> None:
         self.names = list(model.names)
@@ -107,7 +136,7 @@ class WhatElseView(GameTable):
         who = self.name(winner)
         take = "take" if winner == self.me else "takes"
         ended = str(result.get("ended") or "")
-        lines = [f"{who} laid last and {take} a star — {have} of {target}."]
+        lines = [f"{who} laid last and {take} a star: {have} of {target}."]
         if ended == "all passed":
             lines.append("No one else could lay a card after that.")
         elif ended == "last card":
@@ -116,6 +145,28 @@ class WhatElseView(GameTable):
         elif ended:
             lines.append(ended[:1].upper() + ended[1:] + ".")
         return lines
+
+    def round_table(self, view: View) -> Summary | None:
+        """The shared summary panel (``client.summary``) for the round ``view`` reports as
+        over: who took the star and why, and every seat's stars."""
+        result = view.get("last_round") or {}
+        winner = result.get("winner")
+        lines = self.round_summary(view)
+        if not isinstance(winner, int) or not lines:
+            return None
+        verb = "take" if winner == self.me else "takes"
+        title = f"Round {result.get('round', '?')}: {self.name(winner)} {verb} a star"
+        if view.get("phase") == "over":
+            lines.append(self.winners_line(view))
+        tokens = list(view.get("tokens") or [])
+        target = int(view.get("target") or 3)
+        players = len(view.get("hand_counts") or tokens)
+        rows = [[self.plate_name(seat), "+1 star" if seat == winner else "",
+                 f"{tokens[seat] if seat < len(tokens) else 0} of {target}"]
+                for seat in range(players)]
+        colours: list[theme.Colour | None] = [theme.SEAT_COLOURS[seat % len(theme.SEAT_COLOURS)]
+                                              for seat in range(players)]
+        return Summary(title, lines, ["Player", "This round", "Stars"], rows, colours)
 
     def winners_line(self, view: View) -> str:
         winners = [int(s) for s in view.get("winners") or []]
@@ -206,6 +257,14 @@ class WhatElseView(GameTable):
         """At the refill the user picks any number of cards: keep the selection."""
         return ("refill", 0) if model.legal.get("refill") else None
 
+    def summary(self, model: TableModel, before: View, after: View) -> Summary | None:
+        """A round's end: its summary, shown once the pile is swept and the star has flown;
+        the next round waits for it (the player's summary_delay setting, or a click)."""
+        if not round_ended(before, after):
+            return None
+        self.names = list(model.names)
+        return self.round_table(after)
+
     def describe(self, model: TableModel, event: View) -> str | None:
         kind = event.get("type")
         seat = event.get("seat")
@@ -223,6 +282,26 @@ class WhatElseView(GameTable):
             return ("Shuffled and dealt" if model.view.get("round", 1) <= 1
                     and not model.view.get("discard_pile") else "Discard pile reshuffled")
         return None
+
+    def sound_cues(self, event: View, before: View, after: View) -> tuple[str, ...]:
+        # Cards dealt, a reshuffle, a refill's draws: dealt cards; a card laid: played; a
+        # round won: the star token it earns (on the last pass, when a pass decided it); the
+        # game's last round: the end instead. A pass makes no sound.
+        kind = event.get("type")
+        cues = ["deal"] if kind in ("shuffled", "refilled") else (
+            ["play"] if kind == "played" else [])
+        if round_ended(before, after):
+            cues.append("hand_end" if after.get("phase") == "over" else "star")
+        return tuple(cues)
+
+    def colour_key(self, game: str) -> list[ColourGroup]:
+        stars = ColourGroup(
+            "Star colours",
+            tuple(Swatch(COLOUR_NAMES[key].capitalize(), STYLES[key].colour, symbol_name(key),
+                         STYLES[key].letter) for key in ORDER),
+            note="Each colour's star has a shape of its own (red five points, yellow six, "
+                 "green four, blue eight, violet a round seal) and its letter inside it.")
+        return [stars, replace(seat_group(MAX_PLAYERS), note=SEAT_NOTE)]
 
     def received(self, screen: TableScreen, batch: Batch) -> None:
         model = screen.model
@@ -310,6 +389,28 @@ class WhatElseView(GameTable):
             self.note_left -= dt
             if self.note_left <= 0:
                 self.note = None
+                screen.changed()
+        offered = screen.game_over is not None
+        if offered != self.panel_offered:  # the end box grows to hold the shared panel
+            self.panel_offered = offered
+            screen.changed()
+
+    def redraw_after(self, screen: TableScreen) -> float | None:
+        """The seat to act glows on its plate, and so do the cards that fit: drawn a dozen
+        times a second while someone is to act; otherwise only when something happens."""
+        view = screen.model.view
+        if view.get("phase") in ("play", "refill") and view.get("to_act"):
+            return 1 / 12
+        return None
+
+    # --- the shared game-over panel ----------------------------------------------------
+
+    def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
+        """In the end box's bottom strip, while the box is open."""
+        if not end_box_open(screen):
+            return None
+        return panel_strip(self._end_area(WhatElseGeometry.of(screen.layout),
+                                          screen.model.players))
 
     # --- the replay viewer -----------------------------------------------------------
 
@@ -362,10 +463,10 @@ class WhatElseView(GameTable):
         self._draw_panel(surface, layout, model, shown, ui, hotspots, hidden)
         if ui.overlay == HELP:
             self._draw_help(surface, geometry, shown, hotspots, ui)
-        elif model.over and not ui.dismissed_game_over and settled:
+        elif not ui.overlay and model.over and not ui.dismissed_game_over and settled:
             self._draw_game_over(surface, geometry, model, hotspots, ui)
         if model.connection != "connected":
-            self._draw_connection(surface, layout, model)
+            draw_connection(surface, layout, model)
         return hotspots
 
     # --- the middle ------------------------------------------------------------------
@@ -409,8 +510,8 @@ class WhatElseView(GameTable):
                    hidden: Hidden) -> None:
         pile = [(int(seat), str(code)) for seat, code in shown.get("pile") or []]
         if not pile:
-            if not hidden[SWEPT]:  # the summary once the round's cards have gone
-                self._draw_empty_pile(surface, geometry, shown)
+            if not hidden[SWEPT] and shown.get("phase") == "play":
+                self._draw_empty_pile(surface, geometry)
             return
         rects = geometry.pile_rects(len(pile))
         last = len(pile) - 1
@@ -434,39 +535,16 @@ class WhatElseView(GameTable):
                 blit_text(surface, label, 12, theme.TEXT_DIM, "topright",
                           (right, rects[0].bottom + 4))
 
-    def _draw_empty_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry,
-                         shown: View) -> None:
-        phase = shown.get("phase")
-        lines = self.round_summary(shown) if shown.get("last_round") else []
-        if lines and phase in ("play", "refill"):
-            area = geometry.summary_rect
-            panel(surface, area, 220)
-            result = shown.get("last_round") or {}
-            x = area.x + 14
-            y = area.y + 10
-            blit_text(surface, f"Round {result.get('round')} is over", 17, theme.GOLD,
-                      "topleft", (x, y), max_width=area.w - 28)
-            y += 26
-            for i, line in enumerate(lines):
-                blit_text(surface, line, 15 if i == 0 else 13,
-                          theme.TEXT if i == 0 else theme.TEXT_DIM, "topleft", (x, y),
-                          max_width=area.w - 28)
-                y += 22 if i == 0 else 18
-            if phase == "play" and shown.get("opener") is not None and area.bottom - y > 16:
-                opener = self.name(int(shown["opener"]))
-                blit_text(surface, f"{opener} {'open' if opener == 'You' else 'opens'} round "
-                                   f"{shown.get('round')}.", 13, theme.TEXT_DIM, "topleft",
-                          (x, y), max_width=area.w - 28)
-            return
-        if phase == "play":
-            rect = geometry.top_rect
-            layer = pygame.Surface(rect.size, pygame.SRCALPHA)
-            pygame.draw.rect(layer, (*theme.FELT_DARK, 150), layer.get_rect(),
-                             border_radius=rect.w // 9)
-            surface.blit(layer, rect)
-            pygame.draw.rect(surface, theme.PANEL_EDGE, rect, 2, border_radius=rect.w // 9)
-            blit_text(surface, "any card", 14, theme.TEXT_DIM, "center", rect.center,
-                      max_width=rect.w - 8)
+    def _draw_empty_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry) -> None:
+        """Where the round's first card goes: any card opens it."""
+        rect = geometry.top_rect
+        layer = pygame.Surface(rect.size, pygame.SRCALPHA)
+        pygame.draw.rect(layer, (*theme.FELT_DARK, 150), layer.get_rect(),
+                         border_radius=rect.w // 9)
+        surface.blit(layer, rect)
+        pygame.draw.rect(surface, theme.PANEL_EDGE, rect, 2, border_radius=rect.w // 9)
+        blit_text(surface, "any card", 14, theme.TEXT_DIM, "center", rect.center,
+                  max_width=rect.w - 8)
 
     def _draw_supply(self, surface: pygame.Surface, geometry: WhatElseGeometry,
                      shown: View) -> None:
@@ -549,11 +627,8 @@ class WhatElseView(GameTable):
         radius = geometry.token_radius
         right = rect.right - 10
         room = round(geometry.token_point(seat, 0, slots)[0]) - radius - 6 - (rect.x + 25)
-        name = self.names[seat] if seat < len(self.names) else f"Seat {seat}"
-        if seat == self.me:
-            name += " (you)"
-        blit_text(surface, name, 16, theme.TEXT if not out else theme.TEXT_DIM, "midleft",
-                  (rect.x + 25, rect.y + 17), max_width=max(30, room))
+        blit_text(surface, self.plate_name(seat), 16, theme.TEXT_DIM if out else theme.TEXT,
+                  "midleft", (rect.x + 25, rect.y + 17), max_width=max(30, room))
         for i in range(slots):
             draw_token(surface, geometry.token_point(seat, i, slots), radius, filled=i < have)
         words, colour = self._seat_words(shown, seat)
@@ -659,8 +734,6 @@ class WhatElseView(GameTable):
 
     def _draw_status(self, surface: pygame.Surface, geometry: WhatElseGeometry,
                      model: TableModel, ui: TableUi, playing: bool, settled: bool) -> None:
-        centre = geometry.status_centre
-        table = geometry.table
         if model.refusal:
             message, fill, size = "Refused: " + model.refusal, theme.ALERT, 17
         elif self.note:
@@ -668,24 +741,14 @@ class WhatElseView(GameTable):
         else:
             message = self.prompt(model, playing, ui.selected) if settled else ""
             fill, size = theme.PANEL, 18
-        if not message:
-            return
-        image = fonts.text(message, size, theme.TEXT)
-        box = image.get_rect(center=centre).inflate(28, 10)
-        box.w = min(box.w, table.w - 24)
-        box.centerx = centre[0]
-        layer = pygame.Surface(box.size, pygame.SRCALPHA)
-        pygame.draw.rect(layer, (*fill, 225), layer.get_rect(), border_radius=box.h // 2)
-        surface.blit(layer, box)
-        blit_text(surface, message, size, theme.TEXT, "center", box.center, max_width=box.w - 20)
+        status_pill(surface, message, geometry.status_centre, geometry.table.w - 24, fill,
+                    size=size)
 
     # --- the side panel --------------------------------------------------------------
 
     def _draw_panel(self, surface: pygame.Surface, layout: Layout, model: TableModel,
                     shown: View, ui: TableUi, hotspots: Hotspots, hidden: Hidden) -> None:
-        area = layout.panel
-        pygame.draw.rect(surface, theme.PANEL, area)
-        pygame.draw.line(surface, theme.PANEL_EDGE, area.topleft, area.bottomleft, 2)
+        area = side_panel(surface, layout)
         x, y = area.x + 16, area.y + 10
         inner = area.w - 32
         blit_text(surface, "A card game –", 14, theme.TEXT_DIM, "topleft", (x, y))
@@ -723,27 +786,15 @@ class WhatElseView(GameTable):
             button(surface, hotspots, rect, label, *action, hovered=rect.collidepoint(ui.mouse),
                    size=15)
             y += 40
-        y += 4
-        room = max(0, (area.bottom - y - 8) // 17)
-        lines: list[str] = []
-        for entry in reversed(ui.log):
-            if len(lines) >= room:
-                break
-            lines[:0] = _wrap(entry, 13, inner)
-        for line in lines[-room:] if room else []:
-            blit_text(surface, line, 13, theme.TEXT_DIM, "topleft", (x, y), max_width=inner)
-            y += 17
+        draw_log(surface, ui.log, x, y + 4, inner, area.bottom - 8, 13, 17)
 
     # --- boxes over the table --------------------------------------------------------
 
     def _draw_game_over(self, surface: pygame.Surface, geometry: WhatElseGeometry,
                         model: TableModel, hotspots: Hotspots, ui: TableUi) -> None:
         view = model.view
-        table = geometry.table
         players = model.players
-        area = pygame.Rect(0, 0, min(520, table.w - 40), min(150 + 26 * players, table.h - 40))
-        area.center = (table.centerx, geometry.row_y)
-        area.clamp_ip(table)
+        area = self._end_area(geometry, players)
         panel(surface, area, 242)
         pygame.draw.rect(surface, theme.GOLD, area, 3, border_radius=12)
         hotspots.add(area, "we_button", "none")
@@ -765,15 +816,20 @@ class WhatElseView(GameTable):
             if not have:
                 blit_text(surface, "no stars", 13, theme.TEXT_DIM, "midleft", (x + 4, y + 9))
             y += 26
-        labels = [("Close  Esc", ("button", "dismiss")), ("Leave", ("button", "leave"))]
-        gap = 12
-        width = (area.w - 40 - gap) // 2
-        bx = area.x + 20
-        for label, action in labels:
-            rect = pygame.Rect(bx, area.bottom - 52, width, 38)
-            button(surface, hotspots, rect, label, *action, hovered=rect.collidepoint(ui.mouse),
-                   size=15)
-            bx += width + gap
+        # Close (Esc) here; Play again and Watch the replay are the shared panel's, in the
+        # strip below when the screen offers it; Leave is the side panel's.
+        rect = pygame.Rect(0, 0, min(220, area.w - 40), 38)
+        rect.midbottom = (area.centerx, area.bottom - panel_room(self.panel_offered) - 14)
+        button(surface, hotspots, rect, "Close  Esc", "button", "dismiss",
+               hovered=rect.collidepoint(ui.mouse), size=15)
+
+    def _end_area(self, geometry: WhatElseGeometry, players: int) -> pygame.Rect:
+        table = geometry.table
+        tall = 150 + 26 * players + panel_room(self.panel_offered)
+        area = pygame.Rect(0, 0, min(520, table.w - 40), min(tall, table.h - 40))
+        area.center = (table.centerx, geometry.row_y)
+        area.clamp_ip(table)
+        return area
 
     def _draw_help(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: View,
                    hotspots: Hotspots, ui: TableUi) -> None:
@@ -795,7 +851,7 @@ class WhatElseView(GameTable):
             "any cards first, then draws back to 5. The winner opens the next round.",
         ]
         size = 15 if area.h > 380 else 13
-        wrapped = [_wrap(line, size, inner) for line in lines]
+        wrapped = [wrap(line, size, inner) for line in lines]
         height = 36 + sum(len(w) * (size + 5) + 6 for w in wrapped) + 2 * size + 90
         area.h = min(area.h, height)
         area.centery = table.centery
@@ -823,29 +879,3 @@ class WhatElseView(GameTable):
         if area.bottom - y > 20:
             blit_text(surface, "Click or press H to close.", 13, theme.TEXT_DIM, "topleft",
                       (x, y))
-
-    @staticmethod
-    def _draw_connection(surface: pygame.Surface, layout: Layout, model: TableModel) -> None:
-        message = {"lost": "Connection lost, re-joining…", "closed": "Disconnected"}.get(
-            model.connection, model.connection)
-        rect = pygame.Rect(0, 0, 420, 44)
-        rect.midtop = (layout.table.centerx, 12)
-        pygame.draw.rect(surface, theme.ALERT, rect, border_radius=10)
-        blit_text(surface, message, 18, theme.TEXT, "center", rect.center)
-
-
-def _wrap(text: str, size: int, width: int) -> list[str]:
-    """``text`` in lines no wider than ``width`` at ``size``."""
-    font = fonts.font(size)
-    lines: list[str] = []
-    line = ""
-    for word in text.split():
-        trial = f"{line} {word}".strip()
-        if line and font.size(trial)[0] > width:
-            lines.append(line)
-            line = word
-        else:
-            line = trial
-    if line:
-        lines.append(line)
-    return lines

@@ -1,16 +1,20 @@
-"""Helpers for tests: exact deals, and tables driven to a given point."""
+"""Helpers for tests: exact deals, tables driven to a given point, and windows driven by
+clicks and frames."""
 
 from __future__ import annotations
 
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shared.bots import RandomBot
 from shared.engine import Command, Game
 from shared.games import get_game
 from shared.table import Table
+
+if TYPE_CHECKING:
+    import pygame
 
 HEARTS = get_game("hearts")
 
@@ -82,3 +86,39 @@ def step_until(step: Callable[[], object], done: Callable[[], object], frames: i
         time.sleep(pause)  # let the server's thread answer
     if not done():
         raise TimeoutError(f"still not there after {frames} frames: no progress")
+
+
+# --- a window's screens, as the user drives them ----------------------------------------------
+
+def spot_of(hotspots: Any, *action: Any) -> pygame.Rect | None:
+    """The topmost enabled hotspot whose action starts with ``action`` (``None``: none)."""
+    import pygame
+
+    for found in reversed(hotspots.spots if hotspots else []):
+        if found.action[: len(action)] == action and found.enabled:
+            return pygame.Rect(found.rect)
+    return None
+
+
+def click_live(live: Any, rect: pygame.Rect) -> None:
+    """A left click in the middle of ``rect``, through pygame's event queue, handed to a
+    window's screen (a ``LiveTable``: ``handle(event)``)."""
+    import pygame
+
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=rect.center, button=1))
+    for event in pygame.event.get():
+        live.handle(event)
+
+
+def run_frames(live: Any, surface: pygame.Surface, until: Callable[[], object],
+               dt: float = 0.05, frames: int = 4000) -> None:
+    """Frames of ``dt`` seconds of every screen in ``live`` (one or a list), each drawn so its
+    hotspots are current, until ``until()`` holds."""
+    lives = live if isinstance(live, list) else [live]
+
+    def frame() -> None:
+        for each in lives:
+            each.frame(dt)
+            each.draw(surface)
+
+    step_until(frame, until, frames)

@@ -43,7 +43,7 @@ from shared.bugreport import read_bug_report
 from shared.games import get_game
 from shared.replay import load
 from shared.table import Table
-from tests.support import play_randomly, step_until
+from tests.support import click_live, play_randomly, run_frames, spot_of, step_until
 
 SIZE = (1280, 720)
 NAMES = ["Sam", "Ada", "Bruno", "Clara", "Dmitri", "Elif"]
@@ -321,6 +321,19 @@ def test_a_round_end_sweeps_the_pile_and_flies_a_token_to_the_winner(
     assert {k: v for k, v in screen.animator.payload.items() if k != STEP} == after
     assert any("takes a star" in line or "take a star" in line for line in screen.ui.log)
     assert after["tokens"][winner] >= 1
+    # Once the star has flown, the round's summary (the shared panel): who took the star
+    # and every seat's stars; it stays until it is read.
+    summary = screen.summaries.shown
+    assert summary is not None
+    assert summary.title.startswith(f"Round {after['last_round']['round']}: ")
+    assert summary.rows[winner][1] == "+1 star"
+    assert [row[-1] for row in summary.rows] == [f"{tokens} of {after['target']}"
+                                                 for tokens in after["tokens"]]
+    screen.update(30.0)
+    assert screen.summaries.shown is summary
+    screen.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN, mod=0, unicode="\r"),
+                  screen.draw(canvas))
+    assert screen.summaries.shown is None
 
 
 def test_between_patches_a_view_with_what_each_event_shows() -> None:
@@ -378,20 +391,25 @@ def test_replay_viewer_jumps_by_turns_and_rounds(surface: pygame.Surface,
 
 # --- a whole game through the embedded server ---------------------------------------------
 
-def _run(live: LiveTable, surface: pygame.Surface, until: Callable[[], object],
-         frames: int = 4000) -> None:
-    def frame() -> None:
-        live.frame(0.2)  # long frames: animations play out quickly
-        live.draw(surface)
+def read_summaries(live: LiveTable) -> int:
+    """Enter on a round's summary when one is up, as the player who has read it; how many
+    were closed."""
+    table = live.table
+    if table is None or table.summaries.shown is None:
+        return 0
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN, mod=0,
+                                         unicode="\r", scancode=0))
+    for event in pygame.event.get():
+        live.handle(event)
+    return 1
 
-    step_until(frame, until, frames)
+
+def _run(live: LiveTable, surface: pygame.Surface, until: Callable[[], object]) -> None:
+    run_frames(live, surface, until, dt=0.2)  # long frames: animations play out quickly
 
 
 def _hotspot(live: LiveTable, *action: Any) -> pygame.Rect | None:
-    for found in reversed(live.hotspots.spots if live.hotspots else []):
-        if found.action[: len(action)] == action and found.enabled:
-            return found.rect
-    return None
+    return spot_of(live.hotspots, *action)
 
 
 def screen_of(live: LiveTable) -> TableScreen:
@@ -404,12 +422,6 @@ def past(live: LiveTable, seq: int) -> Callable[[], bool]:
     return lambda: screen_of(live).model.seq > seq
 
 
-def _click(live: LiveTable, rect: pygame.Rect) -> None:
-    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=rect.center, button=1))
-    for event in pygame.event.get():
-        live.handle(event)
-
-
 def test_a_whole_game_against_bots_by_clicks_watched_and_reported(
         surface: pygame.Surface, tmp_path: Path) -> None:
     with EmbeddedServer(str(tmp_path), think=0.0) as server:
@@ -418,7 +430,12 @@ def test_a_whole_game_against_bots_by_clicks_watched_and_reported(
         _wait_for_welcome(link)
         live.start_game("what_else", 3, {}, "random", "Tester")
 
+        read = [0]
+
         def ready() -> bool:
+            if read_summaries(live):  # each round's summary stays until it is read
+                read[0] += 1
+                return False  # a frame to take what it held and draw the table again
             table = live.table
             if table is None or table.animator.busy or not table.model.view:
                 return False
@@ -434,6 +451,7 @@ def test_a_whole_game_against_bots_by_clicks_watched_and_reported(
         _wait_for_welcome(watcher_link)
         watcher.watch(live.table.model.table)
         def watch(dt: float) -> None:
+            read_summaries(watcher)
             watcher.frame(dt)
             watcher.draw(surface)
 
@@ -451,7 +469,7 @@ def test_a_whole_game_against_bots_by_clicks_watched_and_reported(
             if legal.get("refill"):
                 card = _hotspot(live, "we_card", model.hand[0])
                 assert card is not None
-                _click(live, card)
+                click_live(live, card)
                 live.draw(surface)
                 target = _hotspot(live, "we_button", "refill")
                 kind = "refill"
@@ -462,7 +480,7 @@ def test_a_whole_game_against_bots_by_clicks_watched_and_reported(
                 target = _hotspot(live, "we_button", "pass")
                 kind = "pass"
             assert target is not None, (kind, legal)
-            _click(live, target)
+            click_live(live, target)
             clicks[kind] += 1
             assert model.seq == seq  # nothing moves until the server answers
             _run(live, surface, past(live, seq))
@@ -470,8 +488,18 @@ def test_a_whole_game_against_bots_by_clicks_watched_and_reported(
         model = live.table.model
         assert model.over and model.view["winners"], model.view
         assert clicks["play"] > 0, clicks
-        _run(live, surface, lambda: not screen_of(live).animator.busy)
-        assert _hotspot(live, "button", "dismiss") is not None  # the game-over box
+        _run(live, surface, lambda: ready() and screen_of(live)._game_over_shown)
+        # A summary for every round (a round gives one star), the last before the end box.
+        assert read[0] == sum(model.view["tokens"]), (read, model.view["tokens"])
+        # One end box: its own Close, the shared panel's Play again and Watch the replay in
+        # its bottom strip, and Leave only once (the side panel's).
+        box = _hotspot(live, "we_button", "none")
+        assert box is not None
+        for action in (("button", "dismiss"), ("game_over", "play_again"),
+                       ("game_over", "watch_replay")):
+            rect = _hotspot(live, *action)
+            assert rect is not None and box.contains(rect), action
+        assert [s.action for s in live.hotspots.spots].count(("button", "leave")) == 1
         # The watcher followed the whole game.
         step_until(lambda: watch(0.5),
                    lambda: watcher.table is not None and watcher.table.model.over)
