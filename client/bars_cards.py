@@ -13,11 +13,12 @@ dots, blue horizontal lines) and its initial in the card's corners.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pygame
 
-from client import fonts, theme
+from client import fonts, symbols, theme
 from client.cardart import SUPERSAMPLE, CardArt, _ready, _rounded_card
 from shared.games.stars_and_bars import ATTRIBUTE_VALUES, ATTRIBUTES, card_name
 
@@ -97,11 +98,13 @@ def _inset(shape: str, radius: float, band: float) -> float:
     return max(1.0, radius - band * 1.09)
 
 
-def _texture(size: tuple[int, int], colour: str, step: int) -> pygame.Surface:
-    """The colour's texture over a whole rectangle (clipped to the shape by its caller)."""
+def _texture(size: tuple[int, int], colour: str, step: int,
+             ink_colour: tuple[int, ...] | None = None) -> pygame.Surface:
+    """The colour's texture over a whole rectangle (clipped to the shape by its caller), in
+    its texture colour unless ``ink_colour`` is given."""
     layer = pygame.Surface(size, pygame.SRCALPHA)
     w, h = size
-    ink = (*TEXTURE_OF[colour], 255)
+    ink = (*(ink_colour or TEXTURE_OF[colour]), 255)
     line = max(2, step // 3)
     if colour == "R":  # diagonal hatching
         for offset in range(-h, w + h, step):
@@ -125,6 +128,40 @@ def _paint(surface: pygame.Surface, mask: pygame.Surface, colour: str, step: int
     paint.blit(_texture(mask.get_size(), colour, step), (0, 0))
     paint.blit(mask, (0, 0), special_flags=pygame.BLEND_RGBA_MULT)
     surface.blit(paint, (0, 0))
+
+
+def symbol_name(colour: str) -> str:
+    """The name a colour's textured swatch is known by in ``client.symbols`` (the settings'
+    colour check draws with it)."""
+    return f"stars_and_bars_{colour}"
+
+
+def _symbol(colour: str) -> Callable[[Any], None]:
+    """A disc of the colour with its texture, for the colour check: drawn in whatever colour
+    the check gives (as some eyes see it), the texture darker on a light colour and lighter
+    on a dark one, as on the cards."""
+
+    def draw(pen: Any) -> None:
+        ink = pen.colour
+        light = 0.2126 * ink[0] + 0.7152 * ink[1] + 0.0722 * ink[2] > 110
+        texture = tuple(round(c * 0.45) for c in ink) if light else tuple(
+            round(c + (255 - c) * 0.65) for c in ink)
+        rect = pen.rect
+        layer = pygame.Surface(rect.size, pygame.SRCALPHA)
+        mask = pygame.Surface(rect.size, pygame.SRCALPHA)
+        pygame.draw.circle(mask, (255, 255, 255, 255), (rect.w / 2, rect.h / 2), rect.w * 0.46)
+        layer.fill((*ink, 255))
+        layer.blit(_texture(rect.size, colour, max(4, rect.w // 6), texture), (0, 0))
+        layer.blit(mask, (0, 0), special_flags=pygame.BLEND_RGBA_MULT)
+        pen.surface.blit(layer, rect)
+        pygame.draw.circle(pen.surface, EDGE, rect.center, rect.w * 0.46,
+                           max(1, rect.w // 30))
+
+    return draw
+
+
+for _colour in INK_OF:  # the colour check's swatches: each colour with its texture
+    symbols.SHAPES.setdefault(symbol_name(_colour), _symbol(_colour))
 
 
 def render_card(code: str, width: int, height: int) -> pygame.Surface:

@@ -25,7 +25,14 @@ import pygame
 
 from client import fonts, theme
 from client.animation import Animator, Banner
-from client.bars_cards import LABEL, BarsArt, a_card, card_words
+from client.bars_cards import (
+    INK_OF,
+    LABEL,
+    BarsArt,
+    a_card,
+    card_words,
+    symbol_name,
+)
 from client.bars_choreography import (
     COLUMNS,
     BarsChoreographer,
@@ -41,13 +48,25 @@ from client.bars_choreography import (
     space_name,
     touch,
 )
-from client.game_views import GameTable
+from client.game_views import ColourGroup, GameTable, Swatch, seat_group
 from client.layout import Layout
 from client.model import TableModel
+from client.table_parts import (
+    SEAT_NOTE,
+    draw_connection,
+    draw_log,
+    end_box_open,
+    panel_room,
+    panel_strip,
+    side_panel,
+    status_pill,
+)
+from client.table_screen import wrap
 from client.table_view import Felt, draw_flights
 from client.ui import TableUi
 from client.widgets import Hotspots, blit_text, button, panel
 from shared.games.stars_and_bars import (
+    ATTRIBUTE_VALUES,
     CENTRE,
     NEIGHBOUR_POINTS,
     NEIGHBOURS,
@@ -82,24 +101,6 @@ def settled(animator: Animator) -> bool:
                for step in animator.queue for item in step.items)
 
 
-def wrap(text: str, size: int, width: int) -> list[str]:
-    """``text`` broken into lines no wider than ``width`` at ``size`` (a word too long for a
-    line gets one to itself)."""
-    font = fonts.font(size)
-    lines: list[str] = []
-    line = ""
-    for word in text.split(" "):
-        candidate = f"{line} {word}" if line else word
-        if line and font.size(candidate)[0] > width:
-            lines.append(line)
-            line = word
-        else:
-            line = candidate
-    if line:
-        lines.append(line)
-    return lines
-
-
 def _hands(view: View) -> list[list[str]]:
     return [list(hand) for hand in view.get("hands") or [[], []]]
 
@@ -120,6 +121,8 @@ class BarsView(GameTable):
         """The hand card chosen to place (the user's own, never sent)."""
         self.note: tuple[str, float] | None = None
         """A remark of the table's own (a click on a space that is not lit) and its expiry."""
+        self.panel_offered = False
+        """Whether the screen offers the shared game-over panel: the end box makes room."""
 
     # --- hooks: from the server ------------------------------------------------------
 
@@ -136,6 +139,31 @@ class BarsView(GameTable):
         if self.selected is not None and self.selected not in self._placements(
                 screen.model):
             self.selected = None
+
+    def sound_cues(self, event: View, before: View, after: View) -> tuple[str, ...]:
+        # The set-up and a card drawn at a turn's end: dealt cards; a card placed or taken
+        # back: played; a duty done to a full stack: gathered like a trick; a claim (the
+        # other player's forgotten duty): a Star; the game's end: its end.
+        kind = kind_of(event)
+        drew = isinstance((event.get("data") or {}).get("drew"), str)
+        cue = {"shuffle": "deal", "place": "play", "take_back": "play", "turn_over": "trick",
+               "clear_centre": "trick", "remove": "trick", "claim": "star"}.get(kind)
+        if kind in ("end_turn", "pass") and drew:
+            cue = "deal"
+        cues = [cue] if cue else []
+        if after.get("phase") == "over" and before.get("phase") != "over":
+            cues = [c for c in cues if c != "deal"] + ["hand_end"]
+        return tuple(cues)
+
+    def colour_key(self, game: str) -> list[ColourGroup]:
+        names = ATTRIBUTE_VALUES["colour"]
+        colours = ColourGroup(
+            "Card colours",
+            tuple(Swatch(names[letter].capitalize(), INK_OF[letter], symbol_name(letter),
+                         letter) for letter in INK_OF),
+            note="Each colour has its own texture (red diagonal hatching, yellow dots, blue "
+                 "horizontal lines) and its initial in two corners of every card.")
+        return [colours, replace(seat_group(2), note=SEAT_NOTE)]
 
     def describe(self, model: TableModel, event: View) -> str | None:
         kind = kind_of(event)
@@ -249,6 +277,26 @@ class BarsView(GameTable):
         self.clock += dt
         if self.note is not None and self.clock >= self.note[1]:
             self.note = None
+            screen.changed()
+        offered = screen.game_over is not None
+        if offered != self.panel_offered:  # the end box grows to hold the shared panel
+            self.panel_offered = offered
+            screen.changed()
+
+    def redraw_after(self, screen: TableScreen) -> float | None:
+        """The lit spaces of the chosen card and the stacks a claim or a duty is about pulse:
+        drawn a dozen times a second then; otherwise only when something happens (the points
+        rising from a placed card and the banners are animation steps, drawn anyway)."""
+        legal = screen.model.legal if screen.interactive else {}
+        if self._lit(screen.model) or legal.get("claims") or legal.get("duties"):
+            return 1 / 12
+        return None
+
+    def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
+        """The shared game-over panel, in the end box's bottom strip while the box is open."""
+        if not end_box_open(screen):
+            return None
+        return panel_strip(self._end_area(BarsGeometry.of(screen.layout)))
 
     def replay_marks(self, game: Any, states: list[tuple[int, Any]]
                      ) -> tuple[tuple[str, list[int]], tuple[str, list[int]]]:
@@ -378,10 +426,10 @@ class BarsView(GameTable):
         draw_flights(surface, self.art, geometry.card_size, animator)
         self._draw_status(surface, geometry, model, ui, playing)
         self._draw_panel(surface, layout, model, shown, ui, hotspots, playing)
-        if model.over and not ui.dismissed_game_over and not animator.busy:
+        if model.over and not ui.dismissed_game_over and not ui.overlay and not animator.busy:
             self._draw_end(surface, geometry, model, ui, hotspots, playing)
         if model.connection != "connected":
-            self._draw_connection(surface, layout, model)
+            draw_connection(surface, layout, model)
         return hotspots
 
     # --- the board ---------------------------------------------------------------------
@@ -765,8 +813,6 @@ class BarsView(GameTable):
 
     def _draw_status(self, surface: pygame.Surface, geometry: BarsGeometry, model: TableModel,
                      ui: TableUi, playing: bool) -> None:
-        centre = geometry.status_centre
-        room = geometry.table.w - 40
         if model.refusal:
             message, fill, alpha = "Refused: " + model.refusal, theme.ALERT, 255
         elif self.note is not None:
@@ -775,24 +821,14 @@ class BarsView(GameTable):
             message, fill, alpha = self.status(model, playing), theme.PANEL, 200
             if model.over and ui.dismissed_game_over:
                 message += "  ·  Esc leaves"
-        if not message:
-            return
-        image = fonts.text(message, 18, theme.TEXT)
-        box = image.get_rect(center=centre).inflate(28, 10)
-        box.w = min(box.w, room)
-        box.centerx = centre[0]
-        layer = pygame.Surface(box.size, pygame.SRCALPHA)
-        pygame.draw.rect(layer, (*fill, alpha), layer.get_rect(), border_radius=box.h // 2)
-        surface.blit(layer, box)
-        blit_text(surface, message, 18, theme.TEXT, "center", centre, max_width=box.w - 20)
+        status_pill(surface, message, geometry.status_centre, geometry.table.w - 40, fill,
+                    alpha)
 
     # --- the side panel ----------------------------------------------------------------
 
     def _draw_panel(self, surface: pygame.Surface, layout: Layout, model: TableModel,
                     shown: View, ui: TableUi, hotspots: Hotspots, playing: bool) -> None:
-        area = layout.panel
-        pygame.draw.rect(surface, theme.PANEL, area)
-        pygame.draw.line(surface, theme.PANEL_EDGE, area.topleft, area.bottomleft, 2)
+        area = side_panel(surface, layout)
         x, y = area.x + 16, area.y + 12
         inner = area.w - 32
         blit_text(surface, "Stars and Bars", 24, theme.GOLD, "topleft", (x, y))
@@ -831,18 +867,7 @@ class BarsView(GameTable):
         for line in wrap(WINNING, 12, inner):
             blit_text(surface, line, 12, theme.TEXT_DIM, "topleft", (x, y), max_width=inner)
             y += 15
-        y += 8
-        rows = max(0, (area.bottom - y - 6) // 15)
-        lines: list[tuple[str, bool]] = []
-        for entry in reversed(ui.log):
-            wrapped = wrap(entry, 12, inner)
-            lines[:0] = [(line, index > 0) for index, line in enumerate(wrapped)]
-            if len(lines) >= rows:
-                break
-        for line, continued in lines[-rows:] if rows else []:
-            blit_text(surface, line, 12, theme.TEXT_DIM, "topleft",
-                      (x + (8 if continued else 0), y), max_width=inner)
-            y += 15
+        draw_log(surface, ui.log, x, y + 8, inner, area.bottom - 6)
 
     # --- the end -----------------------------------------------------------------------
 
@@ -851,9 +876,7 @@ class BarsView(GameTable):
         view = model.view
         result = view.get("result") or {}
         winners = list(result.get("winners") or [])
-        board = geometry.board
-        area = pygame.Rect(0, 0, min(560, geometry.table.w - 40), 244)
-        area.center = board.center
+        area = self._end_area(geometry)
         panel(surface, area, 245)
         won = playing and winners == [model.seat]
         colour = theme.GOLD if won or not playing or len(winners) != 1 else theme.ALERT
@@ -881,24 +904,20 @@ class BarsView(GameTable):
                  f"deck · {view.get('discards', 0)} discarded")
         blit_text(surface, facts, 14, theme.TEXT_DIM, "midtop", (area.centerx, y),
                   max_width=area.w - 30)
-        labels = [("Look at the board  [Esc]", "dismiss"), ("Leave", "leave")]
-        gap = 12
-        width = (area.w - 30 - gap) // 2
-        bx = area.x + 15
-        for label, name in labels:
-            rect = pygame.Rect(bx, area.bottom - 52, width, 38)
-            button(surface, hotspots, rect, label, "button", name,
-                   hovered=rect.collidepoint(ui.mouse), size=15)
-            bx += width + gap
+        # Look at the board (Esc) here; Play again and Watch the replay are the shared
+        # panel's, in the strip below when the screen offers it; Leave is the side panel's.
+        rect = pygame.Rect(0, 0, min(260, area.w - 30), 38)
+        rect.midbottom = (area.centerx, area.bottom - panel_room(self.panel_offered) - 14)
+        button(surface, hotspots, rect, "Look at the board  [Esc]", "button", "dismiss",
+               hovered=rect.collidepoint(ui.mouse), size=15)
 
-    @staticmethod
-    def _draw_connection(surface: pygame.Surface, layout: Layout, model: TableModel) -> None:
-        message = {"lost": "Connection lost, re-joining…", "closed": "Disconnected"}.get(
-            model.connection, model.connection)
-        rect = pygame.Rect(0, 0, 420, 44)
-        rect.midtop = (layout.table.centerx, 12)
-        pygame.draw.rect(surface, theme.ALERT, rect, border_radius=10)
-        blit_text(surface, message, 18, theme.TEXT, "center", rect.center)
+    def _end_area(self, geometry: BarsGeometry) -> pygame.Rect:
+        table = geometry.table
+        tall = 244 + panel_room(self.panel_offered)
+        area = pygame.Rect(0, 0, min(560, table.w - 40), min(tall, table.h - 20))
+        area.center = geometry.board.center
+        area.clamp_ip(table)
+        return area
 
 
 # --- words shared by the drawing and the log ---------------------------------------------

@@ -39,7 +39,7 @@ from shared.games.stars_and_bars import (
     tops_of,
 )
 from shared.replay import load
-from tests.support import step_until
+from tests.support import click_live, run_frames, spot_of
 
 SIZE = (1280, 720)
 ROOT = Path(__file__).parent.parent
@@ -79,13 +79,6 @@ def click(screen: TableScreen, surface: pygame.Surface, rect: pygame.Rect) -> No
 def key(screen: TableScreen, surface: pygame.Surface, code: int) -> None:
     hotspots = draw(screen, surface)
     screen.handle(pygame.event.Event(pygame.KEYDOWN, key=code, mod=0, unicode=""), hotspots)
-
-
-def spot_of(hotspots: Any, *action: Any) -> pygame.Rect | None:
-    for found in reversed(hotspots.spots):
-        if found.action[: len(action)] == action and found.enabled:
-            return pygame.Rect(found.rect)
-    return None
 
 
 def test_registry_gives_stars_and_bars_its_table() -> None:
@@ -376,26 +369,6 @@ def settled(live: LiveTable) -> bool:
     return table is not None and not table.animator.busy and bool(table.model.view)
 
 
-def run_until(live: LiveTable | list[LiveTable], surface: pygame.Surface, until: Any,
-              frames: int = 4000) -> None:
-    """Frames of every table in ``live`` (each drawn, so its hotspots are current) until
-    ``until(live)`` holds."""
-    lives = live if isinstance(live, list) else [live]
-
-    def frame() -> None:
-        for each in lives:
-            each.frame(0.05)
-            each.draw(surface)
-
-    step_until(frame, lambda: until(live), frames)
-
-
-def click_live(live: LiveTable, rect: pygame.Rect) -> None:
-    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=rect.center, button=1))
-    for event in pygame.event.get():
-        live.handle(event)
-
-
 def take_my_turn(live: LiveTable, surface: pygame.Surface, take_back: bool = False) -> str:
     """One click (or two: a card, then a space) of the player whose table this is, chosen
     from what the view offers: a claim, a duty, the end of the turn, a pass or a placing."""
@@ -458,8 +431,8 @@ def play_out(lives: list[LiveTable], surface: pygame.Surface, watching: tuple[Li
         return all(over(live) for live in lives)
 
     for _ in range(moves):
-        run_until(every, surface, lambda _: any(my_move(live) for live in lives)
-                  or finished())
+        run_frames(every, surface, lambda: any(my_move(live) for live in lives)
+                   or finished())
         if finished():
             return done
         live = next(live for live in lives if my_move(live))
@@ -467,8 +440,8 @@ def play_out(lives: list[LiveTable], surface: pygame.Surface, watching: tuple[Li
         seq = live.table.model.seq
         done.append(take_my_turn(live, surface, take_back=not took_back))
         took_back = took_back or done[-1] == "take_back"
-        run_until(every, surface, lambda _, live=live, seq=seq: live.table.model.seq > seq
-                  or live.table.model.refusal is not None)
+        run_frames(every, surface, lambda live=live, seq=seq: live.table.model.seq > seq
+                   or live.table.model.refusal is not None)
         assert live.table.model.refusal is None, live.table.model.refusal
     raise AssertionError("the game did not end")
 
@@ -479,15 +452,24 @@ def test_a_whole_game_against_the_default_bot(surface: pygame.Surface, tmp_path:
         live = LiveTable(link, SIZE)
         _wait_for_welcome(link)
         live.start_game("stars_and_bars", 2, {}, "lookahead", "Tester")
-        run_until(live, surface, lambda live: settled(live)
-                  and live.table.model.view.get("phase") in ("play", "over"))
+        run_frames(live, surface, lambda: settled(live)
+                   and live.table.model.view.get("phase") in ("play", "over"))
         done = play_out([live], surface)
         table = live.table
         assert table is not None and table.model.over
         assert "place" in done and "take_back" in done and "end_turn" in done
-        run_until(live, surface, settled)
+        run_frames(live, surface, lambda: settled(live) and table._game_over_shown)
         live.draw(surface)
-        assert spot_of(live.hotspots, "button", "dismiss") is not None
+        # One end box: its own Look at the board, the shared panel's Play again and Watch
+        # the replay in its bottom strip, and Leave only once (the side panel's).
+        box = spot_of(live.hotspots, "bars_end", "none")
+        assert box is not None
+        for action in (("button", "dismiss"), ("game_over", "play_again"),
+                       ("game_over", "watch_replay")):
+            rect = spot_of(live.hotspots, *action)
+            assert rect is not None and box.contains(rect), action
+        assert [s.action for s in live.hotspots.spots].count(("button", "leave")) == 1
+        assert table.game_over is not None and table.game_over.log is not None
         bot = table.model.name(1)
         assert any(line.startswith(f"{bot} places") for line in table.ui.log)  # by name
         result = table.model.view["result"]
@@ -519,20 +501,20 @@ def test_two_people_at_one_table_and_a_spectator(surface: pygame.Surface,
         created: dict[str, Any] = {}
         ann.request({"type": protocol.CREATE, "game": "stars_and_bars", "players": 2,
                      "options": {}}, lambda reply: created.update(reply["table"]))
-        run_until(ann, surface, lambda _: bool(created))
+        run_frames(ann, surface, lambda: bool(created))
         ann.sit(created["id"], 0, "Ann")
         ben.sit(created["id"], 1, "Ben")
         cy.watch(created["id"])
-        run_until(lives, surface, lambda _: all(settled(live) and live.table is not None
-                                                and live.table.model.view.get("phase")
-                                                == "play" for live in lives))
+        run_frames(lives, surface, lambda: all(settled(live) and live.table is not None
+                                               and live.table.model.view.get("phase")
+                                               == "play" for live in lives))
         watcher = cy.table
         assert watcher is not None and not watcher.interactive
         done = play_out([ann, ben], surface, watching=(cy,), rounds=4)
         assert done.count("place") >= 8
         assert ann.table is not None and ben.table is not None
-        run_until(lives, surface, lambda _: watcher.model.seq == ann.table.model.seq ==
-                  ben.table.model.seq and all(settled(live) for live in lives))
+        run_frames(lives, surface, lambda: watcher.model.seq == ann.table.model.seq ==
+                   ben.table.model.seq and all(settled(live) for live in lives))
         cy.draw(surface)
         assert spot_of(cy.hotspots, "bars_command") is None
         assert spot_of(cy.hotspots, "bars_space") is None
