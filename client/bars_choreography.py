@@ -32,13 +32,11 @@ from client.animation import (
     ease_out_cubic,
 )
 from client.bars_cards import LABEL
+from client.choreography import Event, View
 from client.layout import Layout
 from client.theme import CARD_RATIO
 from shared.games.stars_and_bars import CENTRE, CLAIM_POINTS, GAME, SIDE, SPACES, UNDER
 from shared.games.stars_and_bars import space_name as engine_space_name
-
-View = dict[str, Any]
-Event = dict[str, Any]
 
 COLUMNS = "abcd"
 WAYS = {"left": "horizontal", "right": "horizontal", "up": "vertical", "down": "vertical",

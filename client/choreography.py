@@ -41,6 +41,21 @@ def back_key(seat: int) -> str:
     return f"back:{seat}"
 
 
+def dealing_order(counts: list[int], first: int) -> list[tuple[int, int]]:
+    """The order cards are dealt in: round the table one card at a time from seat ``first``,
+    each seat until it has its ``counts[seat]`` cards; (seat, which of its cards) each."""
+    players = len(counts)
+    dealt = [0] * players
+    order: list[tuple[int, int]] = []
+    while players and any(dealt[s] < counts[s] for s in range(players)):
+        for offset in range(players):
+            seat = (first + offset) % players
+            if dealt[seat] < counts[seat]:
+                order.append((seat, dealt[seat]))
+                dealt[seat] += 1
+    return order
+
+
 def between(before: View, event: Event) -> View:
     """A stand-in for the view after ``event`` when the server's comes only after later ones."""
     view = copy.copy(before)
@@ -102,37 +117,26 @@ class Choreographer:
         layout = self.layout
         data = event.get("data") or {}
         sizes = list(data.get("hand_sizes") or after.get("hand_sizes") or [])
-        players = len(sizes)
         dealer = after.get("dealer", 0) or 0
         mine = list(after.get("hand") or [])
         rects = layout.hand_rects(len(mine))
         centre = Pose(*layout.deck_point(), 0.5)
-        flights: list[Flight] = []
-        dealt = [0] * players
-        order = 0
+        flights: list[Flight | Banner] = []
         # Round the table one card at a time, starting left of the dealer, until all are out.
-        while players and any(dealt[s] < sizes[s] for s in range(players)):
-            for offset in range(1, players + 1):
-                seat = (dealer + offset) % players
-                if dealt[seat] >= sizes[seat]:
-                    continue
-                if seat == after.get("seat") and dealt[seat] < len(mine):
-                    code = mine[dealt[seat]]
-                    end = Pose(*rects[dealt[seat]].center)
-                    flights.append(Flight("back", centre, end, order * DEAL_GAP, FLY,
-                                          hides=hand_key(code)))
-                else:
-                    x, y = layout.seat_anchor(seat)
-                    flights.append(Flight("back", centre, Pose(x, y, 0.5), order * DEAL_GAP, FLY,
-                                          hides=back_key(seat)))
-                dealt[seat] += 1
-                order += 1
+        for order, (seat, index) in enumerate(dealing_order(sizes, dealer + 1)):
+            if seat == after.get("seat") and index < len(mine):
+                flights.append(Flight("back", centre, Pose(*rects[index].center),
+                                      order * DEAL_GAP, FLY, hides=hand_key(mine[index])))
+            else:
+                x, y = layout.seat_anchor(seat)
+                flights.append(Flight("back", centre, Pose(x, y, 0.5), order * DEAL_GAP, FLY,
+                                      hides=back_key(seat)))
         return Step(flights, after)
 
     def _played(self, before: View, event: Event, after: View) -> list[Step]:
         layout = self.layout
         seat = event["seat"]
-        code = (event.get("data") or {}).get("card")
+        code = str((event.get("data") or {}).get("card"))
         start = self._card_pose(code, seat, before)
         slot = Pose(*layout.trick_slot(seat))
         play = Step([Flight(code, start, slot, 0.0, FLY, ease_out_back, hides=trick_key(code))])

@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 import pygame
 
@@ -30,11 +29,9 @@ from client.animation import (
     ease_out_back,
     ease_out_cubic,
 )
+from client.choreography import Event, View
 from client.layout import Layout
 from client.theme import CARD_RATIO
-
-View = dict[str, Any]
-Event = dict[str, Any]
 
 LINES = ("N", "E", "S", "W", "NE", "SE", "SW", "NW")
 DIRECTIONS: dict[str, tuple[int, int]] = {

@@ -22,7 +22,6 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from typing import Any
 
 import pygame
 
@@ -35,13 +34,12 @@ from client.animation import (
     ease_out_back,
     ease_out_cubic,
 )
+from client.choreography import Event, View, back_key, dealing_order, hand_key
 from client.layout import Layout
 from client.theme import CARD_RATIO
 from client.what_else_cards import TOKEN
 from shared.games.what_else import HAND_SIZE
 
-View = dict[str, Any]
-Event = dict[str, Any]
 Names = Callable[[int], str]
 
 MARGIN = 10
@@ -65,14 +63,6 @@ def pile_key(index: int) -> str:
     return f"pile:{index}"
 
 
-def hand_key(code: str) -> str:
-    return f"hand:{code}"
-
-
-def back_key(seat: int) -> str:
-    return f"back:{seat}"
-
-
 def token_key(seat: int) -> str:
     return f"token:{seat}"
 
@@ -80,8 +70,8 @@ def token_key(seat: int) -> str:
 DISCARD = "discard"
 """Counted: the discard pile's newest cards not yet landed."""
 SWEPT = "swept"
-"""Counted like ``DISCARD``, for the round's pile on its way there (the round's summary
-waits for it)."""
+"""Counted like ``DISCARD``, for the round's pile on its way there (the empty pile's "any
+card" waits for it)."""
 STEP = "_step"
 """Set in each step's scene: the number that scopes the keys its flights hide. The animator
 hides a key for every step still queued, so a later step's draws would otherwise take backs
@@ -131,13 +121,13 @@ class WhatElseGeometry:
         room = self.buttons.left - self.own_plate.right - 2 * GAP
         by_width = (room - (HAND_SIZE - 1) * HAND_GAP) / HAND_SIZE * CARD_RATIO
         height = int(max(70, min(self.table.h * 0.21, by_width)))
-        return round(height / CARD_RATIO), height
+        return _portrait(height)
 
     @cached_property
     def small_size(self) -> tuple[int, int]:
         """A card in another seat's row (backs, or faces when everything is seen)."""
         height = max(34, round(self.card_size[1] * 0.36))
-        return round(height / CARD_RATIO), height
+        return _portrait(height)
 
     @cached_property
     def plate_size(self) -> tuple[int, int]:
@@ -157,19 +147,19 @@ class WhatElseGeometry:
         # Across: two piles (0.66), the top card (1) and four strips (0.8 × 0.45), and gaps.
         across = (self.centre_area.w - 5 * GAP) / (2 * 0.66 + 1 + 4 * 0.36) * CARD_RATIO
         height = int(max(60, min(self.card_size[1] * 1.3, room, across)))
-        return round(height / CARD_RATIO), height
+        return _portrait(height)
 
     @cached_property
     def fan_size(self) -> tuple[int, int]:
         """The round's earlier plays behind the top card."""
         height = round(self.top_size[1] * 0.8)
-        return round(height / CARD_RATIO), height
+        return _portrait(height)
 
     @cached_property
     def pile_size(self) -> tuple[int, int]:
         """The draw and the discard pile, smaller: the round's cards need the room."""
         height = round(self.top_size[1] * 0.66)
-        return round(height / CARD_RATIO), height
+        return _portrait(height)
 
     # --- the bottom: the user's plate, hand and buttons ------------------------------
 
@@ -363,14 +353,6 @@ class WhatElseGeometry:
         return rects
 
     @cached_property
-    def summary_rect(self) -> pygame.Rect:
-        """The round's summary, where the pile lies while the next round has not begun."""
-        left = self.fan_left
-        right = self.discard_pile.left - GAP
-        height = min(self.top_size[1], 130)
-        return pygame.Rect(left, self.row_y - height // 2, max(1, right - left), height)
-
-    @cached_property
     def supply_centre(self) -> tuple[int, int]:
         return self.centre_area.centerx, self.row_y + self.top_size[1] // 2 + 40
 
@@ -379,6 +361,11 @@ class WhatElseGeometry:
         cx, cy = self.supply_centre
         step = 2 * self.token_radius + 3
         return cx + 46 + (index - (count - 1) / 2) * step, cy
+
+
+def _portrait(height: int) -> tuple[int, int]:
+    """A card's (width, height) for a height."""
+    return round(height / CARD_RATIO), height
 
 
 @lru_cache(maxsize=8)
@@ -577,29 +564,17 @@ class WhatElseChoreographer:
         """The first deal: one card at a time, clockwise from the opener."""
         geometry = self.geometry
         counts = list(after.get("hand_counts") or [])
-        players = len(counts)
         opener = int(after.get("opener") or 0)
         hand = list(after.get("hand") or [])
         rects = geometry.hand_rects(len(hand))
-        dealt = [0] * players
         flights: list[Flight | Banner] = []
-        order = 0
-        while players and any(dealt[s] < counts[s] for s in range(players)):
-            for offset in range(players):
-                seat = (opener + offset) % players
-                if dealt[seat] >= counts[seat]:
-                    continue
-                if geometry.layout.relative(seat) == 0 and dealt[seat] < len(hand):
-                    code = hand[dealt[seat]]
-                    flights.append(Flight("back", self._draw_pose(),
-                                          Pose(*rects[dealt[seat]].center), order * DEAL_GAP,
-                                          FLY, ease_out_cubic, hides=hand_key(code)))
-                else:
-                    flights.append(Flight("back", self._draw_pose(), self._seat_pose(seat, after),
-                                          order * DEAL_GAP, FLY, ease_out_cubic,
-                                          hides=back_key(seat)))
-                dealt[seat] += 1
-                order += 1
+        for order, (seat, index) in enumerate(dealing_order(counts, opener)):
+            if geometry.layout.relative(seat) == 0 and index < len(hand):
+                end, hides = Pose(*rects[index].center), hand_key(hand[index])
+            else:
+                end, hides = self._seat_pose(seat, after), back_key(seat)
+            flights.append(Flight("back", self._draw_pose(), end, order * DEAL_GAP, FLY,
+                                  ease_out_cubic, hides=hides))
         return Step(flights, after)
 
     def _reshuffle(self, before: View, after: View) -> Step:
