@@ -59,6 +59,19 @@ def draw_log(surface: pygame.Surface, log: list[str], x: int, y: int, width: int
         y += pitch
 
 
+def pointed_card(rects: list[pygame.Rect], mouse: tuple[int, int] | None,
+                 focus: int | None) -> int | None:
+    """Which card of a hand laid out in ``rects`` the user points at: the keyboard's focus,
+    else the topmost card under the mouse (``None``: the mouse is not looked at)."""
+    if focus is not None and 0 <= focus < len(rects):
+        return focus
+    if mouse is not None:
+        for index in range(len(rects) - 1, -1, -1):
+            if rects[index].collidepoint(mouse):
+                return index
+    return None
+
+
 def draw_connection(surface: pygame.Surface, layout: Layout, model: TableModel) -> None:
     """A red notice at the top of the table while the server cannot be reached."""
     message = {"lost": "Connection lost, re-joining…", "closed": "Disconnected"}.get(

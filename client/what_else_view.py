@@ -32,6 +32,7 @@ from client.table_parts import (
     end_box_open,
     panel_room,
     panel_strip,
+    pointed_card,
     side_panel,
     status_pill,
 )
@@ -667,15 +668,8 @@ class WhatElseView(GameTable):
         fits = set(legal.get("play") or []) if settled else set()
         choosing = bool(legal.get("refill"))
         my_turn = bool(fits or legal.get("pass")) and settled
-        flat = geometry.hand_rects(len(hand))
-        hover = None
-        if playing and ui.overlay is None:
-            for i in range(len(flat) - 1, -1, -1):
-                if flat[i].collidepoint(ui.mouse):
-                    hover = i
-                    break
-        if ui.focus is not None and 0 <= ui.focus < len(hand):
-            hover = ui.focus
+        hover = pointed_card(geometry.hand_rects(len(hand)),
+                             ui.mouse if playing and ui.overlay is None else None, ui.focus)
         raised = {i for i, code in enumerate(hand) if code in ui.selected and choosing}
         if hover is not None and (hand[hover] in fits or choosing):
             raised.add(hover)

@@ -110,6 +110,18 @@ def click_live(live: Any, rect: pygame.Rect) -> None:
         live.handle(event)
 
 
+def step_replay(viewer: Any, surface: pygame.Surface, steps: int = 8,
+                frames: int = 30) -> None:
+    """The replay viewer from its start, a few events stepped through with their animations
+    drawn frame by frame."""
+    viewer.seek(0)
+    for _ in range(min(steps, len(viewer.states) - 1)):
+        viewer.control("step")
+        for _ in range(frames):
+            viewer.frame(0.05)
+            viewer.draw(surface)
+
+
 def run_frames(live: Any, surface: pygame.Surface, until: Callable[[], object],
                dt: float = 0.05, frames: int = 4000) -> None:
     """Frames of ``dt`` seconds of every screen in ``live`` (one or a list), each drawn so its

@@ -39,7 +39,7 @@ from shared.games.stars_and_bars import (
     tops_of,
 )
 from shared.replay import load
-from tests.support import click_live, run_frames, spot_of
+from tests.support import click_live, run_frames, spot_of, step_replay
 
 SIZE = (1280, 720)
 ROOT = Path(__file__).parent.parent
@@ -549,12 +549,7 @@ def test_replay_viewer_on_stars_and_bars_logs(surface: pygame.Surface,
         assert isinstance(viewer.table.view, BarsView)
         assert viewer.jump_words == ("turn", "round")
         assert viewer.trick_ends and viewer.hand_starts
-        viewer.seek(0)
-        for _ in range(min(8, len(viewer.states) - 1)):
-            viewer.control("step")
-            for _ in range(30):
-                viewer.frame(0.05)
-                viewer.draw(surface)
+        step_replay(viewer, surface)
         viewer.control("next_trick")
         assert viewer.position in viewer.trick_ends
         viewer.control("next_hand")

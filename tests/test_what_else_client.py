@@ -43,7 +43,14 @@ from shared.bugreport import read_bug_report
 from shared.games import get_game
 from shared.replay import load
 from shared.table import Table
-from tests.support import click_live, play_randomly, run_frames, spot_of, step_until
+from tests.support import (
+    click_live,
+    play_randomly,
+    run_frames,
+    spot_of,
+    step_replay,
+    step_until,
+)
 
 SIZE = (1280, 720)
 NAMES = ["Sam", "Ada", "Bruno", "Clara", "Dmitri", "Elif"]
@@ -370,12 +377,7 @@ def test_replay_viewer_jumps_by_turns_and_rounds(surface: pygame.Surface,
         assert isinstance(viewer.table.view, WhatElseView)
         assert viewer.jump_words == ("turn", "round")
         assert viewer.hand_starts and viewer.trick_ends
-        viewer.seek(0)
-        for _ in range(min(8, len(viewer.states) - 1)):
-            viewer.control("step")
-            for _ in range(30):
-                viewer.frame(0.05)
-                viewer.draw(surface)
+        step_replay(viewer, surface)
         viewer.control("next_hand")
         assert viewer.position in viewer.hand_starts or viewer.position == len(
             viewer.states) - 1
