@@ -138,20 +138,20 @@ def symbol_name(colour: str) -> str:
 
 def _symbol(colour: str) -> Callable[[Any], None]:
     """A disc of the colour with its texture, for the colour check: drawn in whatever colour
-    the check gives (as some eyes see it), the texture darker on a light colour and lighter
-    on a dark one, as on the cards."""
+    the check gives (as some eyes see it), the texture darker or lighter than it as on the
+    cards."""
+    darker = sum(TEXTURE_OF[colour]) < sum(INK_OF[colour])
 
     def draw(pen: Any) -> None:
         ink = pen.colour
-        light = 0.2126 * ink[0] + 0.7152 * ink[1] + 0.0722 * ink[2] > 110
-        texture = tuple(round(c * 0.45) for c in ink) if light else tuple(
+        texture = tuple(round(c * 0.45) for c in ink) if darker else tuple(
             round(c + (255 - c) * 0.65) for c in ink)
         rect = pen.rect
         layer = pygame.Surface(rect.size, pygame.SRCALPHA)
         mask = pygame.Surface(rect.size, pygame.SRCALPHA)
         pygame.draw.circle(mask, (255, 255, 255, 255), (rect.w / 2, rect.h / 2), rect.w * 0.46)
         layer.fill((*ink, 255))
-        layer.blit(_texture(rect.size, colour, max(4, rect.w // 6), texture), (0, 0))
+        layer.blit(_texture(rect.size, colour, max(6, rect.w // 5), texture), (0, 0))
         layer.blit(mask, (0, 0), special_flags=pygame.BLEND_RGBA_MULT)
         pen.surface.blit(layer, rect)
         pygame.draw.circle(pen.surface, EDGE, rect.center, rect.w * 0.46,

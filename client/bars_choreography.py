@@ -34,6 +34,7 @@ from client.animation import (
 from client.bars_cards import LABEL
 from client.choreography import Event, View
 from client.layout import Layout
+from client.settings_screen import table_button_rect
 from client.theme import CARD_RATIO
 from shared.games.stars_and_bars import CENTRE, CLAIM_POINTS, GAME, SIDE, SPACES, UNDER
 from shared.games.stars_and_bars import space_name as engine_space_name
@@ -45,6 +46,10 @@ WAYS = {"left": "horizontal", "right": "horizontal", "up": "vertical", "down": "
 
 KINDS: dict[str, str] = dict(GAME.event_commands)
 """Event type → the command that causes it (what the step is about)."""
+
+PLATE_WIDTH = 110
+"""The narrowest a name plate is drawn."""
+PLATE_HEIGHT = 56
 
 DEAL_GAP = 0.07
 FLY = 0.36
@@ -178,14 +183,28 @@ class BarsGeometry:
         return rects[index]
 
     def plate_rect(self, seat: int) -> pygame.Rect:
-        """Name and score, left of the seat's hand."""
-        bottom = self.is_bottom(seat)
+        """Name and score, left of the seat's hand; the top one clear of the Rules and
+        Settings buttons in the table's corner, or, where that leaves too little room (a
+        small window), at the top of the column right of the board."""
+        if not self.is_bottom(seat) and self.top_plate_beside_board:
+            column = self.right_column
+            return pygame.Rect(column.x, self.board.y, column.w, column.y - 10 - self.board.y)
         hand = self.hand_rects(seat, 4)[0]
-        width = max(120, min(220, hand.x - self.table.x - 28))
-        rect = pygame.Rect(0, 0, width, 56)
+        width = max(PLATE_WIDTH, min(220, hand.x - 14 - self._plate_left(seat)))
+        rect = pygame.Rect(0, 0, width, PLATE_HEIGHT)
         rect.right = hand.x - 14
-        rect.centery = hand.centery if bottom else hand.centery
+        rect.centery = hand.centery
         return rect
+
+    def _plate_left(self, seat: int) -> int:
+        if self.is_bottom(seat):
+            return self.table.x + 14
+        return table_button_rect(self.table).right + 10
+
+    @cached_property
+    def top_plate_beside_board(self) -> bool:
+        top = 1 - self.bottom
+        return self.hand_rects(top, 4)[0].x - 14 - self._plate_left(top) < PLATE_WIDTH
 
     # --- the side columns --------------------------------------------------------------
 
@@ -197,9 +216,11 @@ class BarsGeometry:
 
     @cached_property
     def right_column(self) -> pygame.Rect:
+        """The turn's words and buttons (below the top seat's plate when that is here)."""
         left = self.board.right + 16
         right = min(self.table.right - 10, left + self.side_width)
-        return pygame.Rect(left, self.board.y, right - left, self.board.h)
+        below = PLATE_HEIGHT + 10 if self.top_plate_beside_board else 0
+        return pygame.Rect(left, self.board.y + below, right - left, self.board.h - below)
 
     @cached_property
     def deck_rect(self) -> pygame.Rect:

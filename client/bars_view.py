@@ -51,6 +51,7 @@ from client.bars_choreography import (
 from client.game_views import ColourGroup, GameTable, Swatch, seat_group
 from client.layout import Layout
 from client.model import TableModel
+from client.settings_screen import table_button_rect
 from client.table_parts import (
     SEAT_NOTE,
     draw_connection,
@@ -424,9 +425,12 @@ class BarsView(GameTable):
             self._draw_plate(surface, geometry, model, shown, seat, playing)
         self._draw_turn_box(surface, geometry, model, shown, ui, hotspots, playing, hover)
         draw_flights(surface, self.art, geometry.card_size, animator)
-        self._draw_status(surface, geometry, model, ui, playing)
+        end_open = model.over and not ui.dismissed_game_over and not ui.overlay and (
+            not animator.busy)
+        if not end_open:  # the end box says who won and why
+            self._draw_status(surface, geometry, model, ui, playing)
         self._draw_panel(surface, layout, model, shown, ui, hotspots, playing)
-        if model.over and not ui.dismissed_game_over and not ui.overlay and not animator.busy:
+        if end_open:
             self._draw_end(surface, geometry, model, ui, hotspots, playing)
         if model.connection != "connected":
             draw_connection(surface, layout, model)
@@ -877,7 +881,7 @@ class BarsView(GameTable):
         result = view.get("result") or {}
         winners = list(result.get("winners") or [])
         area = self._end_area(geometry)
-        panel(surface, area, 245)
+        panel(surface, area, 250)
         won = playing and winners == [model.seat]
         colour = theme.GOLD if won or not playing or len(winners) != 1 else theme.ALERT
         pygame.draw.rect(surface, colour, area, 3, border_radius=12)
@@ -913,9 +917,12 @@ class BarsView(GameTable):
 
     def _end_area(self, geometry: BarsGeometry) -> pygame.Rect:
         table = geometry.table
-        tall = 244 + panel_room(self.panel_offered)
+        tall = 214 + panel_room(self.panel_offered)
         area = pygame.Rect(0, 0, min(560, table.w - 40), min(tall, table.h - 20))
         area.center = geometry.board.center
+        corner = table_button_rect(table)  # Rules and Settings: not under the box
+        if area.left < corner.right:
+            area.top = max(area.top, corner.bottom + 8)
         area.clamp_ip(table)
         return area
 

@@ -460,11 +460,13 @@ class WhatElseView(GameTable):
         if playing:
             self._draw_buttons(surface, geometry, model, ui, hotspots, settled)
         draw_flights(surface, self.art, geometry.card_size, animator)
-        self._draw_status(surface, geometry, model, ui, playing, settled)
+        end_open = not ui.overlay and model.over and not ui.dismissed_game_over and settled
+        if not end_open:  # the end box says who won
+            self._draw_status(surface, geometry, model, ui, playing, settled)
         self._draw_panel(surface, layout, model, shown, ui, hotspots, hidden)
         if ui.overlay == HELP:
             self._draw_help(surface, geometry, shown, hotspots, ui)
-        elif not ui.overlay and model.over and not ui.dismissed_game_over and settled:
+        elif end_open:
             self._draw_game_over(surface, geometry, model, hotspots, ui)
         if model.connection != "connected":
             draw_connection(surface, layout, model)
@@ -735,6 +737,8 @@ class WhatElseView(GameTable):
         else:
             message = self.prompt(model, playing, ui.selected) if settled else ""
             fill, size = theme.PANEL, 18
+            if model.over and ui.dismissed_game_over:
+                message += "  ·  Esc leaves"
         status_pill(surface, message, geometry.status_centre, geometry.table.w - 24, fill,
                     size=size)
 
@@ -789,7 +793,7 @@ class WhatElseView(GameTable):
         view = model.view
         players = model.players
         area = self._end_area(geometry, players)
-        panel(surface, area, 242)
+        panel(surface, area, 250)
         pygame.draw.rect(surface, theme.GOLD, area, 3, border_radius=12)
         hotspots.add(area, "we_button", "none")
         x, y = area.centerx, area.y + 14
@@ -818,11 +822,15 @@ class WhatElseView(GameTable):
                hovered=rect.collidepoint(ui.mouse), size=15)
 
     def _end_area(self, geometry: WhatElseGeometry, players: int) -> pygame.Rect:
-        table = geometry.table
+        """Over the middle, below the row of seats: wide enough to cover the piles when the
+        seats flank it (their labels would peek out), else no wider than it needs."""
+        table, middle = geometry.table, geometry.centre_area
         tall = 150 + 26 * players + panel_room(self.panel_offered)
-        area = pygame.Rect(0, 0, min(520, table.w - 40), min(tall, table.h - 40))
-        area.center = (table.centerx, geometry.row_y)
-        area.clamp_ip(table)
+        wide = middle.w + 8 if geometry.sides else 560
+        area = pygame.Rect(0, 0, min(wide, 620, table.w - 40), 0)
+        area.centerx = middle.centerx
+        area.y = middle.y - 6
+        area.h = min(tall, table.bottom - 10 - area.y)
         return area
 
     def _draw_help(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: View,
