@@ -26,8 +26,10 @@ from client.live import LiveTable
 from client.model import TableModel
 from client.net import ServerLink
 from client.replay_screen import ReplayScreen
+from client.rules_screen import button_rect
 from client.screenshots import BarsPlay
 from client.session import Batch
+from client.settings_screen import table_button_rect
 from client.table_screen import TableScreen
 from shared import protocol
 from shared.engine import Command
@@ -112,6 +114,9 @@ def test_drawing_real_views(surface: pygame.Surface, moment: str,
     for seat in (0, 1):
         for rect in geometry.hand_rects(seat, 4):
             assert screen.layout.table.contains(rect), (seat, rect)
+    # The name plates keep clear of the Rules and Settings buttons in the felt's corner.
+    corner = table_button_rect(screen.layout.table).union(button_rect(screen.layout.table))
+    assert not any(geometry.plate_rect(seat).colliderect(corner) for seat in (0, 1))
     for space, entry in enumerate(view["board"]):
         rect = geometry.space_rect(space)
         colour = canvas.get_at((rect.x + 6, rect.centery))[:3]
