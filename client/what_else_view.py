@@ -457,11 +457,11 @@ class WhatElseView(GameTable):
         bottom = layout.bottom_seat
         self._plate(surface, geometry, shown, bottom, hidden)
         self._draw_hand(surface, geometry, model, shown, ui, hidden, hotspots, playing, settled)
-        if playing:
+        if playing and not ui.overlay:  # nothing to press under the summary or the rules
             self._draw_buttons(surface, geometry, model, ui, hotspots, settled)
         draw_flights(surface, self.art, geometry.card_size, animator)
         end_open = not ui.overlay and model.over and not ui.dismissed_game_over and settled
-        if not end_open:  # the end box says who won
+        if not end_open and not ui.overlay:  # the end box says who won; a summary, what was
             self._draw_status(surface, geometry, model, ui, playing, settled)
         self._draw_panel(surface, layout, model, shown, ui, hotspots, hidden)
         if ui.overlay == HELP:
