@@ -57,6 +57,7 @@ from client.table_parts import (
     draw_connection,
     draw_log,
     end_box_open,
+    offers_panel,
     panel_room,
     panel_strip,
     side_panel,
@@ -279,10 +280,7 @@ class BarsView(GameTable):
         if self.note is not None and self.clock >= self.note[1]:
             self.note = None
             screen.changed()
-        offered = screen.game_over is not None
-        if offered != self.panel_offered:  # the end box grows to hold the shared panel
-            self.panel_offered = offered
-            screen.changed()
+        self.panel_offered = offers_panel(screen, self.panel_offered)
 
     def redraw_after(self, screen: TableScreen) -> float | None:
         """The lit spaces of the chosen card and the stacks a claim or a duty is about pulse:

@@ -82,6 +82,16 @@ def draw_connection(surface: pygame.Surface, layout: Layout, model: TableModel) 
     blit_text(surface, message, 18, theme.TEXT, "center", rect.center)
 
 
+def offers_panel(screen: TableScreen, offered: bool) -> bool:
+    """Whether ``screen`` offers the shared game-over panel now (its owner fills it in once
+    the game is over); ``offered`` is what the table knew: a change is drawn at once, the
+    end box growing to hold the panel."""
+    now = screen.game_over is not None
+    if now != offered:
+        screen.changed()
+    return now
+
+
 def panel_room(offered: bool) -> int:
     """The height an end box adds at its bottom for the shared game-over panel, when the
     screen offers one."""

@@ -30,6 +30,7 @@ from client.table_parts import (
     draw_connection,
     draw_log,
     end_box_open,
+    offers_panel,
     panel_room,
     panel_strip,
     pointed_card,
@@ -391,10 +392,7 @@ class WhatElseView(GameTable):
             if self.note_left <= 0:
                 self.note = None
                 screen.changed()
-        offered = screen.game_over is not None
-        if offered != self.panel_offered:  # the end box grows to hold the shared panel
-            self.panel_offered = offered
-            screen.changed()
+        self.panel_offered = offers_panel(screen, self.panel_offered)
 
     def redraw_after(self, screen: TableScreen) -> float | None:
         """The seat to act glows on its plate, and so do the cards that fit: drawn a dozen
