@@ -268,6 +268,7 @@ def what_else_screens(surface: pygame.Surface, folder: Path) -> None:
                 screen.receive(Batch([(seq, {"seq": seq, **_event_dict(shown)})],
                                      game.view(after, seat), seq, False))
             screen.animator.skip_all()
+            screen.summaries.skip()  # a round's summary would hold every later batch
         screen.update(0.3)
         return screen
 
