@@ -48,6 +48,7 @@ from client.bars_choreography import (
     space_name,
     touch,
 )
+from client.fonts import wrap
 from client.game_views import ColourGroup, GameTable, Swatch, seat_group
 from client.layout import Layout
 from client.model import TableModel
@@ -63,7 +64,6 @@ from client.table_parts import (
     side_panel,
     status_pill,
 )
-from client.table_screen import wrap
 from client.table_view import Felt, draw_flights
 from client.ui import TableUi
 from client.widgets import Hotspots, blit_text, button, panel

@@ -27,3 +27,24 @@ def font(size: int) -> pygame.font.Font:
 def text(message: str, size: int, colour: tuple[int, int, int]) -> pygame.Surface:
     """A rendered line of text; cached because the same labels are drawn every frame."""
     return font(size).render(message, True, colour)
+
+
+def wrap(message: str, size: int, width: int) -> list[str]:
+    """``message`` in lines no wider than ``width`` pixels at ``size``, broken between words;
+    a newline starts a new line, and a word longer than a line is cut with an ellipsis, so
+    text is wrapped rather than squeezed and never runs out of its box."""
+    measure = font(size).size
+    lines: list[str] = []
+    for paragraph in message.split("\n"):
+        line = ""
+        for word in paragraph.split():
+            candidate = f"{line} {word}" if line else word
+            if measure(candidate)[0] <= width or not line:
+                line = candidate
+            else:
+                lines.append(line)
+                line = word
+            while measure(line)[0] > width and len(line) > 1:
+                line = line[:-2] + "…"
+        lines.append(line)  # an empty paragraph keeps its blank line
+    return lines if message.strip() else []

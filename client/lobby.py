@@ -22,9 +22,10 @@ import pygame
 
 from client import theme
 from client.embedded import Seat, SeatBook, user_data
+from client.fonts import wrap
 from client.live import LiveTable
 from client.net import LOST, REJOINED, ServerLink
-from client.new_table import NewTableForm, ellipsized, wrap_words
+from client.new_table import NewTableForm, ellipsized
 from client.settings import player_name
 from client.settings_screen import SettingsOverlay
 from client.table_view import TITLES, TableView
@@ -757,7 +758,7 @@ class Lobby:
                   max_width=area.w - 32)
         detail = ("Trying again… The game goes on when it answers." if table else
                   "Trying again… Is it running, and is the address right?")
-        for index, line in enumerate(wrap_words(detail, 15, area.w - 40)[:2]):
+        for index, line in enumerate(wrap(detail, 15, area.w - 40)[:2]):
             blit_text(surface, line, 15, theme.TEXT, "midtop",
                       (area.centerx, area.y + 58 + index * 19))
         labels = [("Reconnect", ("lost", "reconnect"), True),

@@ -30,22 +30,6 @@ def humanise(name: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def wrap_words(text: str, size: int, width: int) -> list[str]:
-    """``text`` cut into lines no wider than ``width`` pixels at ``size`` (a word longer than
-    a line gets a line of its own)."""
-    font = fonts.font(size)
-    lines: list[str] = []
-    line = ""
-    for word in text.split():
-        candidate = f"{line} {word}" if line else word
-        if line and font.size(candidate)[0] > width:
-            lines.append(line)
-            line = word
-        else:
-            line = candidate
-    if line:
-        lines.append(line)
-    return lines
 
 
 def ellipsized(text: str, size: int, width: int) -> str:
@@ -248,7 +232,7 @@ class NewTableForm:
             y += 24
         if not full and specs:
             hint = self.hovered_help or "Point at an option to read what it does."
-            for line in wrap_words(hint, HELP_SIZE, right - x)[:2]:
+            for line in fonts.wrap(hint, HELP_SIZE, right - x)[:2]:
                 blit_text(surface, line, HELP_SIZE, theme.TEXT_DIM, "topleft", (x, y))
                 y += 16
         y = max(y + 6, area.bottom - bottom_block)
@@ -264,7 +248,7 @@ class NewTableForm:
                       right, enabled and len(bots) > 1, symbols=("<", ">"))
         y += ROW + 2
         if self.error:
-            lines = wrap_words(self.error, HELP_SIZE, right - x)[:2]
+            lines = fonts.wrap(self.error, HELP_SIZE, right - x)[:2]
             for index, line in enumerate(lines):
                 blit_text(surface, line, HELP_SIZE, theme.ALERT, "topleft",
                           (x, y + index * 15))
@@ -275,7 +259,7 @@ class NewTableForm:
 
     def _row_height(self, spec: dict[str, Any], width: int) -> int:
         help_text = str(spec.get("help") or "")
-        return ROW + 2 + 15 * len(wrap_words(help_text, HELP_SIZE, width)) if help_text else ROW
+        return ROW + 2 + 15 * len(fonts.wrap(help_text, HELP_SIZE, width)) if help_text else ROW
 
     def _option(self, surface: pygame.Surface, hotspots: Hotspots, mouse: tuple[int, int],
                 spec: dict[str, Any], y: int, x: int, right: int, enabled: bool,
@@ -306,7 +290,7 @@ class NewTableForm:
                           highlight=changed or self.editing == name)
         if not full:
             return ROW
-        lines = wrap_words(str(spec.get("help") or ""), HELP_SIZE, right - x)
+        lines = fonts.wrap(str(spec.get("help") or ""), HELP_SIZE, right - x)
         for index, line in enumerate(lines):
             blit_text(surface, line, HELP_SIZE, theme.TEXT_DIM, "topleft",
                       (x, y + ROW - 4 + index * 15))

@@ -38,24 +38,6 @@ def default_delay() -> float | None:
     return float(delay) if isinstance(delay, int | float) and delay > 0 else None
 
 
-def wrap_text(text: str, size: int, width: int) -> list[str]:
-    """``text`` cut into lines no wider than ``width`` pixels at ``size`` (between words; a
-    word longer than a line is cut with an ellipsis). Newlines start new lines."""
-    font = fonts.font(size)
-    lines: list[str] = []
-    for paragraph in text.split("\n"):
-        line = ""
-        for word in paragraph.split():
-            candidate = f"{line} {word}" if line else word
-            if font.size(candidate)[0] <= width or not line:
-                line = candidate
-            else:
-                lines.append(line)
-                line = word
-            while font.size(line)[0] > width and len(line) > 1:
-                line = line[:-2] + "…"
-        lines.append(line)
-    return lines
 
 
 def fit_size(text: str, size: int, width: int, smallest: int = 11) -> int:
@@ -116,7 +98,7 @@ class Summary:
         surface.blit(shade, area)
         width = min(area.w - 24, 680)
         inner = width - 48
-        lines = [part for line in self.lines for part in wrap_text(line, LINE_SIZE, inner)]
+        lines = [part for line in self.lines for part in fonts.wrap(line, LINE_SIZE, inner)]
         columns = self._columns(inner)
         title_size = fit_size(self.title, TITLE_SIZE, inner)
         height = 20 + 36 + len(lines) * 24 + (14 if lines else 0)

@@ -8,9 +8,10 @@ from __future__ import annotations
 import pygame
 
 from client import fonts, theme
+from client.fonts import wrap
 from client.layout import Layout
 from client.model import TableModel
-from client.table_screen import GAME_OVER_PANEL_HEIGHT, TableScreen, wrap
+from client.table_screen import GAME_OVER_PANEL_HEIGHT, TableScreen
 from client.widgets import blit_text
 
 SEAT_NOTE = ("Every seat's colour is a dot beside its player's name, in the side panel and "

@@ -21,7 +21,7 @@ from typing import Any
 
 import pygame
 
-from client import sound, theme
+from client import fonts, sound, theme
 from client.animation import Animator
 from client.game_views import hooks_for, view_for
 from client.layout import Layout
@@ -88,7 +88,7 @@ class Question:
         pygame.draw.rect(surface, theme.GOLD, box, 2, border_radius=12)
         blit_text(surface, self.title, 26, theme.GOLD, "midtop", (box.centerx, box.y + 20),
                   max_width=box.w - 32)
-        lines = wrap(self.detail, 17, box.w - 48)
+        lines = fonts.wrap(self.detail, 17, box.w - 48)
         for number, line in enumerate(lines[:3]):
             blit_text(surface, line, 17, theme.TEXT, "midtop",
                       (box.centerx, box.y + 64 + 22 * number), max_width=box.w - 32)
@@ -106,21 +106,6 @@ class Question:
             x += width + 20
 
 
-def wrap(text: str, size: int, width: int) -> list[str]:
-    """``text`` in lines no wider than ``width`` pixels at ``size`` (a longer word alone)."""
-    from client import fonts
-
-    font = fonts.font(size)
-    lines: list[str] = []
-    line = ""
-    for word in text.split():
-        candidate = f"{line} {word}" if line else word
-        if line and font.size(candidate)[0] > width:
-            lines.append(line)
-            line = word
-        else:
-            line = candidate
-    return [*lines, line] if line else lines
 
 
 @dataclass(slots=True)

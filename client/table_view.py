@@ -17,10 +17,11 @@ from client.animation import Animator
 from client.cardart import CardArt
 from client.choreography import back_key, hand_key, pile_key, trick_key
 from client.faces import card_name
+from client.fonts import wrap
 from client.layout import GAP, Layout
 from client.model import TableModel
 from client.scores import draw_game_over, draw_score_sheet, hand_result_line
-from client.summary import fit_size, wrap_text
+from client.summary import fit_size
 from client.ui import TableUi
 from client.widgets import Hotspots, blit_text, button, panel
 
@@ -365,7 +366,7 @@ class TableView:
             for number, sentence in enumerate(entry.split("\n")):
                 indent = 0 if number == 0 else 10
                 colour = theme.TEXT_DIM if number == 0 else theme.TEXT
-                for part, text in enumerate(wrap_text(sentence, LOG_SIZE, area.w - indent - 10)):
+                for part, text in enumerate(wrap(sentence, LOG_SIZE, area.w - indent - 10)):
                     entry_lines.append((text, indent + (10 if part else 0), colour))
             if len(lines) + len(entry_lines) > room:
                 break
@@ -467,7 +468,7 @@ class TableView:
         if model.refusal:
             local = getattr(model, "refusal_local", False)
             message = model.refusal if local else "Refused: " + model.refusal
-            lines = wrap_text(message, 17, area.w - 28)[:2]
+            lines = wrap(message, 17, area.w - 28)[:2]
             width = max(fonts.font(17).size(line)[0] for line in lines) + 28
             box = pygame.Rect(0, 0, width, 20 * len(lines) + 12)
             box.center = area.center
@@ -481,10 +482,10 @@ class TableView:
         if not message:
             return
         size = PROMPT_SIZE
-        lines = wrap_text(message, size, area.w)
+        lines = wrap(message, size, area.w)
         if len(lines) > 2:
             size = 16
-            lines = wrap_text(message, size, area.w)[:2]
+            lines = wrap(message, size, area.w)[:2]
         top = area.centery - (len(lines) * (size + 4)) / 2
         for number, line in enumerate(lines):
             y = top + number * (size + 4)

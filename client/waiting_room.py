@@ -18,7 +18,8 @@ from typing import Any
 import pygame
 
 from client import theme
-from client.new_table import humanise, wrap_words
+from client.fonts import wrap
+from client.new_table import humanise
 from client.widgets import Hotspots, blit_text, button, panel
 from shared import protocol
 from shared.bots import bot_name
@@ -112,7 +113,7 @@ class WaitingRoom:
                   max_width=width - 68)
         options = options_line(info)
         y = 92
-        for line in wrap_words(options, 14, width - 68)[:2]:
+        for line in wrap(options, 14, width - 68)[:2]:
             blit_text(surface, line, 14, theme.TEXT_DIM, "topleft", (34, y))
             y += 18
         top = max(y + 10, 130)
@@ -182,7 +183,7 @@ class WaitingRoom:
         blit_text(surface, self.bot_kind, 17, theme.TEXT, "center",
                   ((low.right + high.x) // 2, low.centery))
         y += 40
-        for line in wrap_words("The kind of bot that \"Add a bot\" and \"Start now\" seat.",
+        for line in wrap("The kind of bot that \"Add a bot\" and \"Start now\" seat.",
                                13, right - x):
             blit_text(surface, line, 13, theme.TEXT_DIM, "topleft", (x, y))
             y += 16
@@ -194,7 +195,7 @@ class WaitingRoom:
                    "start", enabled=free > 0, hovered=start.collidepoint(mouse), size=15)
             y += 58
         else:
-            for line in wrap_words("Anyone at the table may add bots; the one who opened it "
+            for line in wrap("Anyone at the table may add bots; the one who opened it "
                                    "can also start at once with bots in every empty seat.",
                                    14, right - x):
                 blit_text(surface, line, 14, theme.TEXT_DIM, "topleft", (x, y))
@@ -207,7 +208,7 @@ class WaitingRoom:
         blit_text(surface, f"starhall join {invite_address(address)}", 17, theme.GOLD,
                   "topleft", (x, y), max_width=right - x)
         y += 28
-        for line in wrap_words(f"Others on your network run this (or pick this server in "
+        for line in wrap(f"Others on your network run this (or pick this server in "
                                f"their lobby), then Join table {info.get('id', '?')}.", 14,
                                right - x):
             blit_text(surface, line, 14, theme.TEXT_DIM, "topleft", (x, y))

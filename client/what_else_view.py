@@ -21,6 +21,7 @@ import pygame
 
 from client import fonts, theme
 from client.animation import Animator
+from client.fonts import wrap
 from client.game_views import ColourGroup, GameTable, Swatch, seat_group
 from client.layout import Layout
 from client.model import TableModel
@@ -37,7 +38,6 @@ from client.table_parts import (
     side_panel,
     status_pill,
 )
-from client.table_screen import wrap
 from client.table_view import Felt, draw_flights
 from client.ui import TableUi
 from client.what_else_cards import (
