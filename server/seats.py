@@ -114,3 +114,17 @@ def load_seating(path: Path, players: int) -> tuple[str | None, list[SeatRecord]
         raise ValueError(f"{path}: {len(seats)} seats for a {players}-player game")
     name = data.get("name")
     return name if isinstance(name, str) else None, seats
+
+
+def distinct_name(wanted: str, taken: set[str], limit: int = protocol.MAX_NAME_CHARS) -> str:
+    """``wanted``, or ``wanted (2)``, ``(3)`` … when another seat at the table already has that
+    name (two windows of one user send the same name), cut to fit ``limit``."""
+    if wanted not in taken:
+        return wanted
+    number = 2
+    while True:
+        suffix = f" ({number})"
+        candidate = wanted[:limit - len(suffix)] + suffix
+        if candidate not in taken:
+            return candidate
+        number += 1

@@ -35,7 +35,7 @@ from server.durability import GroupCommit
 from server.fields import RequestError
 from server.games_cli import game_info
 from server.rendering import Frames, LaterView, Outgoing, table_of
-from server.seats import BOT, token_hash
+from server.seats import BOT, distinct_name, token_hash
 from server.sessions import Outbox, Session, Viewer
 from server.tables import LiveTable, create_table, next_table_id, restore_tables
 from shared import protocol
@@ -375,7 +375,9 @@ class Service:
             if table.seats[number].state != protocol.FREE:
                 raise RequestError(protocol.SEAT_TAKEN, f"seat {number} is not free")
         seat = table.seats[number]
-        token = seat.seat_person(name or session.name or f"Player {number + 1}")
+        others = {other.name for other in table.seats if other is not seat and other.name}
+        token = seat.seat_person(distinct_name(name or session.name or f"Player {number + 1}",
+                                               others))
         self._bind(session, table, number)
         table.save_seating()
         self.changed_rosters[table.id] = table

@@ -13,6 +13,7 @@ import pytest
 
 from server import durability
 from server.embed import EmbeddedServer, free_loopback_port
+from server.seats import distinct_name
 from shared import protocol
 from shared.connection import Connection, ServerListener
 from shared.games import GAMES
@@ -444,3 +445,18 @@ def test_a_move_whose_sync_fails_is_never_announced(
     assert lobby.request(move(healthy)[0])["type"] == protocol.ACK
     assert statuses[healthy]["status"] == "playing"
     lobby.close()
+
+
+def test_two_windows_of_one_user_get_distinct_names(server: EmbeddedServer) -> None:
+    lobby = Participant(address(server))
+    table = create(lobby)
+    first = Participant(address(server), "Sam")
+    second = Participant(address(server), "Sam")
+    for who in (first, second):
+        assert who.request({"type": "sit", "table": table, "name": "Sam"})["type"] == (
+            protocol.SEATED)
+    listed = lobby.request({"type": "list"})["tables"][0]
+    names = [seat["name"] for seat in listed["seats"] if seat["state"] == "player"]
+    assert sorted(names) == ["Sam", "Sam (2)"]
+    assert distinct_name("x" * protocol.MAX_NAME_CHARS, {"x" * protocol.MAX_NAME_CHARS}) == (
+        "x" * (protocol.MAX_NAME_CHARS - 4) + " (2)")
