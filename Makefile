@@ -43,4 +43,4 @@ bench: $(COMPILED)
 	$(BIN)/python bench/client.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.so shared/*.so shared/games/*.so
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.so shared/*.so shared/games/*.so shared/engines_build.json

@@ -9,8 +9,11 @@ its compiled module, so an edit is never shadowed by a stale build.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import sys
+from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
@@ -38,6 +41,7 @@ COMPILED = [
 # inside the package, so it is found wherever the package is (mypyc's default name is a
 # top-level module, which an editable install's console script cannot import).
 GROUP = "shared.engines"
+BUILD_RECORD = "engines_build.json"  # shared.BUILD_RECORD: setup.py cannot import the package
 
 
 class OptionalBuildExt(build_ext):
@@ -51,11 +55,22 @@ class OptionalBuildExt(build_ext):
             for path in self._built_paths():  # never leave half a build, or an older one
                 os.remove(path)
             return
-        # A module's own file is a thin shim that is not rebuilt when only the code behind it
-        # changed, so its time says nothing; shared/__init__.py compares these times to the
-        # sources', and every module was just translated from the sources as they are now.
-        for path in self._built_paths():
-            os.utime(path)
+        self._record_sources()
+
+    def _record_sources(self) -> None:
+        """Write what was compiled (each source's SHA-256) beside the compiled modules, where
+        shared/__init__.py compares it with the sources it finds: by content, because a copy
+        into site-packages or a wheel gives every file a new time."""
+        built = self._built_paths()
+        if not built:
+            return
+        package = Path(self.get_ext_fullpath(f"{GROUP}__mypyc")).parent
+        record = {"sources": {
+            Path(source).relative_to("shared").as_posix():
+                hashlib.sha256(Path(source).read_bytes()).hexdigest()
+            for source in COMPILED}}
+        (package / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n",
+                                            encoding="utf-8")
 
     def _built_paths(self) -> list[str]:
         paths = (self.get_ext_fullpath(extension.name) for extension in self.extensions)

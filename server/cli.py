@@ -39,13 +39,16 @@ class _Parser(argparse.ArgumentParser):
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
-    from shared import build
+    from shared import build, build_id
 
     try:
         number = version("starhall")
     except PackageNotFoundError:  # run from a source tree that was never installed
         number = "(not installed)"
-    return f"starhall {number} ({build()} engines)"
+    engines = f"{build()} engines"
+    if build() == "compiled":
+        engines += f", build {build_id()}"
+    return f"starhall {number} ({engines})"
 
 
 class _VersionAction(argparse.Action):

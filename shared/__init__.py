@@ -1,14 +1,18 @@
 """Code used by both the Starhall server and client: cards, the engine contract, the log codec.
 
-The install compiles the engine modules with mypyc (see setup.py) beside their sources. Python
-would import a compiled module even after its source was edited, so when any source here is
-newer than its compiled module, or ``STARHALL_PURE_PYTHON`` is set, every module of this
-package is imported from its source instead: a stale build never runs, and the two builds never
-mix (a compiled class cannot be subclassed by an interpreted one).
+The install compiles the engine modules with mypyc (see setup.py) beside their sources, and
+records each compiled source's SHA-256 in ``BUILD_RECORD``. Python would import a compiled
+module even after its source was edited, so when any source here differs from what was
+compiled (by content: an install or a wheel gives every file a new time), or the record is
+missing, or ``STARHALL_PURE_PYTHON`` is set, every module of this package is imported from its
+source instead: a stale build never runs, and the two builds never mix (a compiled class
+cannot be subclassed by an interpreted one).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -26,14 +30,37 @@ from types import ModuleType
 _HERE = Path(__file__).resolve().parent
 
 
+BUILD_RECORD = "engines_build.json"
+"""Written by setup.py beside the compiled modules: ``{"sources": {path: sha256}}`` with paths
+relative to this package's folder, for every source the build compiled."""
+
+
+def source_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def build_record(package: Path = _HERE) -> dict[str, str]:
+    """The compiled sources' digests, or an empty map when there is no readable record."""
+    try:
+        sources = json.loads((package / BUILD_RECORD).read_text("utf-8"))["sources"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return sources if isinstance(sources, dict) else {}
+
+
 def stale_builds(package: Path = _HERE) -> list[Path]:
-    """Sources edited since they were compiled."""
+    """Sources whose content is not what was compiled (every compiled source, when the build
+    left no record of what it compiled)."""
     suffix = EXTENSION_SUFFIXES[0]
+    compiled = build_record(package)
     stale = []
     for folder in (package, package / "games"):
         for built in sorted(folder.glob(f"*{suffix}")):
             source = built.with_name(built.name.removesuffix(suffix) + ".py")
-            if source.exists() and source.stat().st_mtime > built.stat().st_mtime:
+            if not source.exists():
+                continue
+            key = source.relative_to(package).as_posix()
+            if compiled.get(key) != source_digest(source):
                 stale.append(source)
     return stale
 
@@ -58,6 +85,15 @@ def build() -> str:
     from shared import engine
 
     return "pure Python" if engine.__file__.endswith(".py") else "compiled"
+
+
+def build_id(package: Path = _HERE) -> str | None:
+    """A short name for the compiled build (a digest of its record), or ``None`` without one."""
+    compiled = build_record(package)
+    if not compiled:
+        return None
+    text = json.dumps(compiled, sort_keys=True).encode("utf-8")
+    return hashlib.sha256(text).hexdigest()[:12]
 
 
 def _choose_build() -> None:

@@ -3,6 +3,7 @@ same games, and a source edited after compiling must never be shadowed by its ol
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -55,16 +56,25 @@ def test_pure_python_verifies_the_golden_replays() -> None:
     assert done.stdout.strip().endswith("log(s) verified")
 
 
-def test_a_source_edited_after_compiling_is_stale(tmp_path: Path) -> None:
+def test_a_build_is_stale_when_a_source_differs_from_what_was_compiled(tmp_path: Path) -> None:
     suffix = EXTENSION_SUFFIXES[0]
     (tmp_path / "games").mkdir()
     fresh_source, fresh_build = tmp_path / "cards.py", tmp_path / f"cards{suffix}"
     edited_source = tmp_path / "games" / "hearts.py"
     old_build = tmp_path / "games" / f"hearts{suffix}"
     for path in (fresh_source, fresh_build, edited_source, old_build):
-        path.write_text("")
-    os.utime(fresh_source, (1_000, 1_000))
-    os.utime(fresh_build, (2_000, 2_000))
-    os.utime(old_build, (1_000, 1_000))
-    os.utime(edited_source, (2_000, 2_000))
+        path.write_text("x = 1\n")
+    # Everything compiled has no record yet: every compiled source counts as stale.
+    assert shared.stale_builds(tmp_path) == [fresh_source, edited_source]
+    record = {"cards.py": shared.source_digest(fresh_source),
+              "games/hearts.py": shared.source_digest(edited_source)}
+    (tmp_path / shared.BUILD_RECORD).write_text(json.dumps({"sources": record}))
+    # File times say nothing (a wheel's install gives every file a new one) ...
+    os.utime(fresh_source, (9_000, 9_000))
+    os.utime(fresh_build, (1_000, 1_000))
+    assert shared.stale_builds(tmp_path) == []
+    # ... content does.
+    edited_source.write_text("x = 2\n")
     assert shared.stale_builds(tmp_path) == [edited_source]
+    (tmp_path / shared.BUILD_RECORD).write_text("{not json")
+    assert shared.stale_builds(tmp_path) == [fresh_source, edited_source]
