@@ -107,8 +107,8 @@ def test_a_command_without_its_subcommand_shows_the_help(
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
     out = capsys.readouterr().out
-    assert re.fullmatch(r"starhall \S+ \((compiled engines, build [0-9a-f]{12}|pure Python engines)\)\n",
-                        out), out
+    engines = r"(compiled engines, build [0-9a-f]{12}|pure Python engines)"
+    assert re.fullmatch(rf"starhall \S+ \({engines}\)\n", out), out
 
 
 # --- starhall games ----------------------------------------------------------------------
