@@ -1,15 +1,23 @@
 """Save a screenshot of every screen, for a person to look at: ``python -m client.screenshots
-OUTDIR``. Tables are built from real games played by bots through the engine; the lobby talks
-to a real embedded server."""
+OUTDIR``. Tables are built from real games played by bots through the engine and drawn as
+the window draws them (``client.live.LiveTable``, with its bug-report button); the lobby
+talks to a real embedded server. Each game's table is shown at its smallest and largest
+player count, in a large window and a small one (``SIZE``, ``SMALL``), with its hand or
+round summary, its rules page, the leave question and its game over with the shared panel.
+
+Files are ``NNN_game_what[_WxH].png``, numbered in the order they are taken (a listing shows
+them as a player meets them); the settings and data folders are scratch ones for the whole
+run, so the user's own settings never change a picture and nothing is written to them."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,18 +26,24 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame  # noqa: E402
 
-from client.app import open_window  # noqa: E402
+from client.app import KEPT_FOR_RESUME, open_window  # noqa: E402
+from client.live import LEAVE_TITLE, LiveTable  # noqa: E402
 from client.model import TableModel  # noqa: E402
 from client.session import Batch  # noqa: E402
-from client.table_screen import TableScreen  # noqa: E402
+from client.table_screen import GameOverPanel, Question, TableScreen  # noqa: E402
 from shared.bots import make_bot  # noqa: E402
 from shared.engine import Command, Event, Game  # noqa: E402
 from shared.games import get_game  # noqa: E402
 from shared.table import Table  # noqa: E402
 
 SIZE = (1280, 720)
+"""The large window: every screen is shot at this size."""
+SMALL = (800, 600)
+"""The small window, where layouts squeeze: the screens whose layout changes with it."""
+MEDIUM = (1024, 640)
 NAMES = ["Sam", "Ada", "Bruno", "Clara", "Dmitri", "Elif"]
 Until = Callable[[Any], bool]
+Size = tuple[int, int]
 
 
 class Scripted:
@@ -85,27 +99,167 @@ def _event_dict(event: Event) -> dict[str, Any]:
     return {"type": event.type, "seat": event.seat, "data": dict(event.data)}
 
 
-def save(surface: pygame.Surface, screen: Any, folder: Path, name: str) -> None:
-    screen.draw(surface)
-    pygame.image.save(surface, str(folder / f"{name}.png"))
-    print(folder / f"{name}.png")
 
 
-def stars_screens(surface: pygame.Surface, folder: Path) -> None:
-    play = Scripted("stars", seed=3)
+class Shots:
+    """Where the screenshots go. ``take`` draws a screen at a window size, as the window would
+    (a table inside a ``LiveTable``), and saves it as the next ``NNN_game_what[_WxH].png``;
+    the large size goes to the real window when there is one, so it can be watched."""
+
+    def __init__(self, folder: Path, window: pygame.Surface) -> None:
+        self.folder = folder
+        self.window = window
+        self.taken: list[str] = []
+        self._tables = 0
+        self._games = Path(os.environ.get("STARHALL_DATA_DIR") or tempfile.mkdtemp())
+
+    def take(self, screen: Any, game: str, what: str, size: Size = SIZE) -> Path:
+        if _size_of(screen) != size:
+            screen.resize(size)
+        surface = self.window if self.window.get_size() == size else pygame.Surface(size)
+        drawn = in_window(screen) if isinstance(screen, TableScreen) else screen
+        drawn.draw(surface)
+        if surface is pygame.display.get_surface():
+            pygame.display.flip()
+            pygame.event.pump()
+        suffix = "" if size == SIZE else f"_{size[0]}x{size[1]}"
+        path = self.folder / f"{len(self.taken) + 1:03d}_{game}_{what}{suffix}.png"
+        pygame.image.save(surface, str(path))
+        self.taken.append(path.name)
+        print(path)
+        return path
+
+    def log(self) -> str:
+        """Where a new table's log goes, named as ``starhall play`` names it (a table of a
+        games folder in the scratch data folder): the game-over panel shows this path."""
+        self._tables += 1
+        folder = self._games / "games" / "20250614-203107" / "tables"
+        folder.mkdir(parents=True, exist_ok=True)
+        return str(folder / f"{self._tables:04d}.starhall")
+
+
+def _size_of(screen: Any) -> Size:
+    if isinstance(screen, TableScreen):
+        return (screen.layout.width, screen.layout.height)
+    return tuple(screen.size)  # type: ignore[return-value]
+
+
+class _FedByHand:
+    """Stands in for a live table's link to its server: these tables are fed by hand."""
+
+    address = "127.0.0.1:7730"
+    name = "Sam"
+    state = "connected"
+
+    def poll(self) -> list[dict[str, Any]]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+def in_window(screen: TableScreen) -> LiveTable:
+    """``screen`` as the window shows a table (``starhall play``): with the bug-report button,
+    and its question over everything."""
+    live = LiveTable(_FedByHand(), _size_of(screen), own_link=False,  # type: ignore[arg-type]
+                     kept=KEPT_FOR_RESUME)
+    live.table = screen
+    return live
+
+
+# --- the screens every game shares ----------------------------------------------------------
+
+
+def rules_pages(shots: Shots, screen: TableScreen, game: str, section: str) -> None:
+    """The game's rules page (F1) from its top in both windows, and scrolled to ``section``
+    (a heading's anchor, somewhere with pictures or a table)."""
+    rules = screen.rules
+    rules.key(pygame.K_F1)
+    shots.take(screen, game, "rules")
+    rules.jump(section)
+    assert rules.scroll > 0, f"{game}: no heading {section} on the rules page"
+    shots.take(screen, game, "rules_" + section.strip("#").replace("-", "_"))
+    rules.scroll_to(0)
+    shots.take(screen, game, "rules", SMALL)
+    rules.key(pygame.K_F1)
+    screen.resize(SIZE)
+
+
+def leave_question(shots: Shots, screen: TableScreen, game: str,
+                   sizes: tuple[Size, ...] = (SIZE, SMALL)) -> None:
+    """Esc at a live table with nothing open over it: the question a seat at a game under way
+    gets from ``starhall play`` (``LiveTable``)."""
+    screen.ask_before_leaving = Question(LEAVE_TITLE, KEPT_FOR_RESUME)
+    screen.key(pygame.K_ESCAPE)
+    assert screen.question is not None
+    for size in sizes:
+        shots.take(screen, game, "leave_question", size)
+    screen.question = screen.ask_before_leaving = None
+    screen.resize(SIZE)
+
+
+def bug_report(shots: Shots, screen: TableScreen, game: str) -> None:
+    """F9: the box asking what went wrong, a line typed, then where the report was saved."""
+    live = in_window(screen)
+    box = live.bug_report
+    box.start()
+    box.note = "Ada took the trick, but my Star was the higher card"
+    shots.take(live, game, "bug_report_box")
+    pygame.key.stop_text_input()
+    folder = Path(shots.log()).parent.parent / "bug-reports"
+    box.save = lambda note: folder / "bug-0001-20250614-204512.starhall-bug"
+    box.submit()
+    shots.take(live, game, "bug_report_saved")
+
+
+def offer_game_over(screen: TableScreen, log: str | None) -> TableScreen:
+    """The shared game-over panel filled in, as ``LiveTable`` does once a game is over."""
+    screen.game_over = GameOverPanel(log, play_again=screen.model.seat is not None)
+    screen.update(0.0)
+    return screen
+
+
+def game_over(shots: Shots, screen: TableScreen, game: str, log: str | None,
+              what: str = "game_over") -> None:
+    offer_game_over(screen, log)
+    for size in (SIZE, SMALL):
+        shots.take(screen, game, what, size)
+    screen.resize(SIZE)
+
+
+# --- the games ------------------------------------------------------------------------------
+
+
+def stars_screens(shots: Shots) -> None:
+    """Stars, always four players: the bidding, the burial, a turn, a refusal, a Star flying
+    to its pile, the last trick, a hand's summary, the rules page, the leave question, the bug
+    report, the game over with the shared panel, the score sheet and a spectator who lost the
+    server."""
+    log = shots.log()
+    play = Scripted("stars", seed=3, path=log)
     play.run_until(lambda s: s.phase == "bidding" and s.turn == 0)
     screen = play.screen()
     screen.ui.say("New hand dealt")
-    save(surface, screen, folder, "stars_1_bidding")
+    shots.take(screen, "stars", "bidding")
+    shots.take(screen, "stars", "bidding", SMALL)
     play.run_until(lambda s: s.phase == "bury")
     screen = play.screen()
+    shots.take(screen, "stars", "widow_received")
     screen.ui.selected = screen.model.hand[:2]
-    save(surface, screen, folder, "stars_2_burial")
+    shots.take(screen, "stars", "burial")
     play.run_until(lambda s: s.phase == "play" and s.turn == 0 and len(s.trick) >= 2)
     screen = play.screen()
-    save(surface, screen, folder, "stars_3_your_turn")
+    shots.take(screen, "stars", "your_turn")
+    shots.take(screen, "stars", "your_turn", SMALL)
+    screen.resize(SIZE)
+    screen.button("buried")
+    shots.take(screen, "stars", "buried_cards")
+    screen.button("buried")
     screen.model.refuse("you must follow suit: Leaves was led")
-    save(surface, screen, folder, "stars_4_refused")
+    shots.take(screen, "stars", "refused")
+    rules_pages(shots, screen, "stars", "#card-points")
+    leave_question(shots, screen, "stars")
+    bug_report(shots, screen, "stars")
     # A Star: play on until a trick is a Star, then show its animation half-way.
     game = play.game
     play.run_until(lambda s: bool(game.view(s, None).get("last_star"))
@@ -119,34 +273,45 @@ def stars_screens(surface: pygame.Surface, folder: Path) -> None:
     assert shown is not None
     screen.receive(Batch([(2, _event_dict(shown))], game.view(after, 0), 2, False))
     screen.update(0.5)
-    save(surface, screen, folder, "stars_5_trick_complete")
+    shots.take(screen, "stars", "trick_complete")
     screen.update(0.95)
-    save(surface, screen, folder, "stars_6_star_flies_to_pile")
+    shots.take(screen, "stars", "star_flies_to_pile")
     screen.update(3.0)
-    save(surface, screen, folder, "stars_7_star_pile")
+    shots.take(screen, "stars", "star_pile")
     screen.ui.overlay = "last"
-    save(surface, screen, folder, "stars_8_last_trick")
+    shots.take(screen, "stars", "last_trick")
+    hand = Scripted("stars", seed=3)
+    hand.run_until(lambda s: len(s.results) >= 1)
+    screen = _hand_end_screen(hand)
+    shots.take(screen, "stars", "hand_summary")
+    shots.take(screen, "stars", "hand_summary", SMALL)
     play.run_until(lambda s: s.phase == "over", limit=20000)
     screen = play.screen()
-    save(surface, screen, folder, "stars_9_game_over_chart")
+    game_over(shots, screen, "stars", log)
     screen.ui.overlay = "sheet"
-    save(surface, screen, folder, "stars_10_score_sheet")
+    shots.take(screen, "stars", "score_sheet")
     screen = play.screen(seat=None, interactive=False)
+    offer_game_over(screen, log)
+    shots.take(screen, "stars", "spectator_game_over")
     screen.ui.dismissed_game_over = True
     screen.model.connection = "lost"
-    save(surface, screen, folder, "stars_11_spectator_connection_lost")
+    shots.take(screen, "stars", "spectator_connection_lost")
+    play.table.log.close()  # type: ignore[union-attr]
 
 
-def hearts_screens(surface: pygame.Surface, folder: Path) -> None:
+def hearts_screens(shots: Shots) -> None:
+    """Stardeck Hearts at 3 and 6 players in both windows, the exchange, the passing, passed
+    cards marked new, the deal in flight, a hand's summary and a moon shot, the rules page,
+    the leave question and the game over at 3 and 6 players with the shared panel."""
     play = Scripted("hearts", seed=4)
     play.run_until(lambda s: s.phase == "exchange" and s.turn == 0)
-    save(surface, play.screen(), folder, "hearts_1_exchange")
+    shots.take(play.screen(), "hearts", "exchange_4p")
     play.run_until(lambda s: s.phase == "pass")
     screen = play.screen()
     screen.ui.selected = screen.model.hand[-2:]
-    save(surface, screen, folder, "hearts_2_passing")
-    play.run_until(lambda s: s.phase == "play" and s.turn == 0 and len(s.trick) == 3)
-    save(surface, play.screen(), folder, "hearts_3_your_turn")
+    shots.take(screen, "hearts", "passing_4p")
+    play.run_until(lambda s: s.phase == "play" and s.turn == 0 and s.tricks_played == 0)
+    shots.take(play.screen(), "hearts", "received_cards_4p")
     # Cards being dealt, caught in the middle of the deal.
     five = Scripted("hearts", players=5, seed=8)
     five.run_until(lambda s: s.hand_number == 1)
@@ -158,89 +323,108 @@ def hearts_screens(surface: pygame.Surface, folder: Path) -> None:
     assert shown is not None
     screen.receive(Batch([(1, _event_dict(shown))], five.game.view(after, 0), 1, False))
     screen.update(0.9)
-    save(surface, screen, folder, "hearts_4_dealing_5_players")
+    shots.take(screen, "hearts", "dealing_5p")
+    for players in (3, 6):
+        log = shots.log()
+        play = Scripted("hearts", players=players, seed=5, path=log)
+        play.run_until(lambda s, n=players: s.phase == "play" and len(s.trick) == n - 1
+                       and s.turn == 0)
+        screen = play.screen()
+        shots.take(screen, "hearts", f"your_turn_{players}p")
+        shots.take(screen, "hearts", f"your_turn_{players}p", SMALL)
+        if players == 6:
+            leave_question(shots, play.screen(), "hearts", (SMALL,))
+        play.run_until(lambda s: len(s.score_sheet) >= 1)
+        screen = _hand_end_screen(play)
+        shots.take(screen, "hearts", f"hand_summary_{players}p")
+        shots.take(screen, "hearts", f"hand_summary_{players}p", SMALL)
+        play.run_until(lambda s: s.phase == "over", limit=20000)
+        game_over(shots, play.screen(), "hearts", log, f"game_over_{players}p")
+        play.table.log.close()  # type: ignore[union-attr]
+    screen = _hand_end_screen(_moon_shot())
+    shots.take(screen, "hearts", "hand_summary_moon_shot")
+    rules_pages(shots, screen, "hearts", "#the-star-rule-stars-are-trump")
 
 
-def star_screens(surface: pygame.Surface, folder: Path) -> None:
-    """The Star: a game in progress, the hint, a pairing in flight, a win, a stuck and a lost
-    game, a small window and the replay viewer; deals 1 (won by the hints) and 638 (stuck
-    after six decisions). Statistics go to a scratch folder, not the user's."""
+def star_screens(shots: Shots) -> None:
+    """The Star (one player): a game in progress in both windows, the hint, a pairing in
+    flight, the rules page, a win and a loss with the shared panel, the deal number box and
+    the replay viewer; deals 1 (won by the hints) and 638 (stuck after six decisions).
+    Statistics go to the scratch data folder."""
     from client.replay_screen import ReplayScreen
-    from client.star_stats import DATA_ENV
     from shared.games.star_patience_bots import hint_for_view
     from shared.replay import load
 
-    saved = os.environ.get(DATA_ENV)
-    os.environ[DATA_ENV] = tempfile.mkdtemp()
-    try:
-        game = get_game("star_patience")
+    game = get_game("star_patience")
 
-        def start(deal: int) -> tuple[Table[Any], TableScreen]:
-            table = Table.new(game, 1, {"deal": deal}, path=str(
-                Path(tempfile.mkdtemp()) / f"star_{deal}.starhall"))
-            table.shuffle(deal)
-            model = TableModel("star_patience", 0, 1, ["You"], table=f"deal-{deal}")
-            screen = TableScreen(model, lambda kind, data: None, size=SIZE)
-            screen.receive(Batch([], game.view(table.state, 0), table.seq, True))
-            return table, screen
+    def start(deal: int) -> tuple[Table[Any], TableScreen, str]:
+        log = shots.log()
+        table = Table.new(game, 1, {"deal": deal}, path=log)
+        table.shuffle(deal)
+        model = TableModel("star_patience", 0, 1, ["You"], table=f"deal-{deal}")
+        screen = TableScreen(model, lambda kind, data: None, size=SIZE)
+        screen.receive(Batch([], game.view(table.state, 0), table.seq, True))
+        return table, screen, log
 
-        def move(table: Table[Any], screen: TableScreen, settle: bool = True) -> None:
-            command = hint_for_view(game.view(table.state, 0))
-            if command is None:
-                command = Command("give_up", 0, {})
-            before = table.state
-            for seq, event in table.submit(command):
-                shown = game.event_view(before, event, 0)
-                assert shown is not None
-                screen.receive(Batch([(seq, _event_dict(shown))], game.view(table.state, 0),
-                                     seq, False))
-            if settle:
-                for _ in range(20):
-                    screen.update(0.1)
+    def move(table: Table[Any], screen: TableScreen, settle: bool = True) -> None:
+        command = hint_for_view(game.view(table.state, 0))
+        if command is None:
+            command = Command("give_up", 0, {})
+        before = table.state
+        for seq, event in table.submit(command):
+            shown = game.event_view(before, event, 0)
+            assert shown is not None
+            screen.receive(Batch([(seq, _event_dict(shown))], game.view(table.state, 0),
+                                 seq, False))
+        if settle:
+            for _ in range(20):
+                screen.update(0.1)
 
-        table, screen = start(1)
-        for _ in range(3):
-            move(table, screen)
-        save(surface, screen, folder, "star_1_in_progress")
-        screen.act(("star_button", "hint"))
-        save(surface, screen, folder, "star_2_hint")
-        move(table, screen, settle=False)
-        screen.update(0.2)
-        save(surface, screen, folder, "star_3_pair_leaving")
-        while game.view(table.state, 0)["phase"] == "play":
-            move(table, screen)
-        save(surface, screen, folder, "star_4_won")
-        table, screen = start(638)
-        while game.view(table.state, 0)["phase"] == "play":
-            move(table, screen)
-        save(surface, screen, folder, "star_5_stuck")
+    table, screen, log = start(1)
+    for _ in range(3):
         move(table, screen)
-        save(surface, screen, folder, "star_6_lost")
-        small = pygame.Surface((820, 520))
-        screen.resize(small.get_size())
-        screen.act(("star_button", "dismiss"))
-        save(small, screen, folder, "star_7_small_window")
-        screen.resize(SIZE)
-        screen.act(("star_button", "choose"))
-        screen.view.entry = "638"  # type: ignore[attr-defined]
-        save(surface, screen, folder, "star_8_deal_number_box")
-        golden = Path(__file__).parent.parent / "replays" / "golden"
-        path = golden / "star_patience_1p_deal-2_undo-True.starhall"
-        if path.exists():
-            viewer = ReplayScreen(load(path), SIZE)
-            viewer.seek(len(viewer.states) // 2)
-            save(surface, viewer, folder, "star_9_replay_everything")
-    finally:
-        if saved is None:
-            os.environ.pop(DATA_ENV, None)
-        else:
-            os.environ[DATA_ENV] = saved
+    shots.take(screen, "star_patience", "in_progress")
+    shots.take(screen, "star_patience", "in_progress", SMALL)
+    screen.resize(SIZE)
+    screen.act(("star_button", "hint"))
+    shots.take(screen, "star_patience", "hint")
+    move(table, screen, settle=False)
+    screen.update(0.2)
+    shots.take(screen, "star_patience", "pair_leaving")
+    for _ in range(20):
+        screen.update(0.1)
+    rules_pages(shots, screen, "star_patience", "#how-to-play")
+    leave_question(shots, screen, "star_patience", (SIZE,))
+    while game.view(table.state, 0)["phase"] == "play":
+        move(table, screen)
+    game_over(shots, screen, "star_patience", log, "won")
+    table.log.close()  # type: ignore[union-attr]
+    table, screen, log = start(638)
+    while game.view(table.state, 0)["phase"] == "play":
+        move(table, screen)
+    shots.take(screen, "star_patience", "stuck")
+    move(table, screen)
+    game_over(shots, screen, "star_patience", log, "lost")
+    table.log.close()  # type: ignore[union-attr]
+    screen.act(("star_button", "dismiss"))
+    shots.take(screen, "star_patience", "lost_box_closed", SMALL)
+    screen.resize(SIZE)
+    screen.act(("star_button", "choose"))
+    screen.view.entry = "638"  # type: ignore[attr-defined]
+    shots.take(screen, "star_patience", "deal_number_box")
+    golden = Path(__file__).parent.parent / "replays" / "golden"
+    path = golden / "star_patience_1p_deal-2_undo-True.starhall"
+    if path.exists():
+        viewer = ReplayScreen(load(path), SIZE)
+        viewer.seek(len(viewer.states) // 2)
+        shots.take(viewer, "star_patience", "replay_everything")
 
 
-def what_else_screens(surface: pygame.Surface, folder: Path) -> None:
-    """A card game – what else?: the user's turn at 3 players, a table of 6 (and in a smaller
-    window), a round's end in flight and its summary, the refill, the rules card, the end of
-    the game, a spectator and the replay viewer."""
+def what_else_screens(shots: Shots) -> None:
+    """A card game – what else?: the user's turn at 3 and at 6 players in three windows, a
+    round's end in flight and its summary, the refill, the rules card and the rules page, the
+    leave question, the end of the game at 3 and 6 players with the shared panel, a spectator
+    and the replay viewer."""
     from client.replay_screen import ReplayScreen
     from shared.replay import load
 
@@ -255,7 +439,7 @@ def what_else_screens(surface: pygame.Surface, folder: Path) -> None:
         return (len(view["pile"]) >= 3 and bool(fits)
                 and any(code not in fits for code in view["hand"]))
 
-    def replay(play: Scripted, seat: int | None, size: tuple[int, int] = SIZE) -> TableScreen:
+    def replay(play: Scripted, seat: int | None, size: Size = SIZE) -> TableScreen:
         """A screen that has seen the game's events (its log lines too)."""
         model = TableModel("what_else", seat, play.table.players, NAMES[: play.table.players])
         screen = TableScreen(model, (lambda kind, data: None) if seat is not None else None,
@@ -272,14 +456,18 @@ def what_else_screens(surface: pygame.Surface, folder: Path) -> None:
         screen.update(0.3)
         return screen
 
-    three = Scripted("what_else", players=3, seed=21)
+    logs = {3: shots.log(), 6: shots.log()}
+    three = Scripted("what_else", players=3, seed=21, path=logs[3])
     three.run_until(choosing)
-    save(surface, replay(three, 0), folder, "what_else_1_your_turn_3p")
-    six = Scripted("what_else", players=6, seed=5)
+    screen = replay(three, 0)
+    shots.take(screen, "what_else", "your_turn_3p")
+    shots.take(screen, "what_else", "your_turn_3p", SMALL)
+    six = Scripted("what_else", players=6, seed=5, path=logs[6])
     six.run_until(lambda s: seat_view(s)["round"] >= 2 and len(seat_view(s)["pile"]) >= 4)
-    save(surface, replay(six, 0), folder, "what_else_2_six_players")
-    small = pygame.Surface((1024, 640))
-    save(small, replay(six, 0, (1024, 640)), folder, "what_else_3_six_players_1024x640")
+    screen = replay(six, 0)
+    for size in (SIZE, MEDIUM, SMALL):
+        shots.take(screen, "what_else", "six_players", size)
+    leave_question(shots, replay(six, 0), "what_else")
     # A round's end: the last play, then the pile sweeping and the token in flight.
     four = Scripted("what_else", players=4, seed=8)
     four.run_until(lambda s: seat_view(s)["round"] >= 2 and seat_view(s)["phase"] == "play")
@@ -292,31 +480,39 @@ def what_else_screens(surface: pygame.Surface, folder: Path) -> None:
     assert shown is not None
     screen.receive(Batch([(2, {"seq": 2, **_event_dict(shown)})], seat_view(after), 2, False))
     screen.update(0.6)
-    save(surface, screen, folder, "what_else_4_round_won")
+    shots.take(screen, "what_else", "round_won_4p")
     screen.update(1.6)  # the full pile stays a moment
     screen.update(0.45)
-    save(surface, screen, folder, "what_else_5_pile_swept_token_flies")
+    shots.take(screen, "what_else", "pile_swept_token_flies_4p")
     screen.update(4.0)
-    save(surface, screen, folder, "what_else_6_round_summary")
+    shots.take(screen, "what_else", "round_summary_4p")
+    shots.take(screen, "what_else", "round_summary_4p", SMALL)
     four.run_until(lambda s: seat_view(s)["legal"]["refill"])
     screen = replay(four, 0)
     screen.ui.selected = screen.model.hand[:2]
-    save(surface, screen, folder, "what_else_7_refill_selection")
+    shots.take(screen, "what_else", "refill_selection_4p")
     screen.ui.selected = []
     screen.ui.overlay = "help"
-    save(surface, screen, folder, "what_else_8_how_to_play")
-    four.run_until(lambda s: seat_view(s)["phase"] == "over", limit=20000)
-    save(surface, replay(four, 0), folder, "what_else_9_game_over")
+    shots.take(screen, "what_else", "how_to_play_card")
+    screen.ui.overlay = None
+    rules_pages(shots, screen, "what_else", "#cards-and-codes")
+    for play in (three, six):
+        play.run_until(lambda s: seat_view(s)["phase"] == "over", limit=20000)
+        players = play.table.players
+        game_over(shots, replay(play, 0), "what_else", logs[players], f"game_over_{players}p")
+        play.table.log.close()  # type: ignore[union-attr]
     five = Scripted("what_else", players=5, seed=2)
     five.run_until(lambda s: len(seat_view(s, None)["pile"]) >= 3)
-    save(surface, replay(five, None), folder, "what_else_10_spectator")
+    shots.take(replay(five, None), "what_else", "spectator_5p")
     path = Path(tempfile.mkdtemp()) / "what_else.starhall"
     logged = Scripted("what_else", players=4, seed=9, path=str(path))
     logged.run_until(lambda s: seat_view(s)["phase"] == "over", limit=20000)
     logged.table.log.close()  # type: ignore[union-attr]
     viewer = ReplayScreen(load(path), SIZE)
     viewer.seek(viewer.trick_ends[len(viewer.trick_ends) // 2])
-    save(surface, viewer, folder, "what_else_11_replay_everything")
+    shots.take(viewer, "what_else", "replay_everything")
+
+
 class BarsPlay:
     """A Stars and Bars game on a table screen seen by seat 0 ("Sam"), against "Ada": seat 0
     plays as the default bot would, seat 1 too, except that Ada forgets her duties when
@@ -372,183 +568,6 @@ def _my_turn_to_place(view: dict[str, Any]) -> bool:
     return view["to_act"] == [0] and (view["turn"] or {}).get("placed") is None
 
 
-def bars_screens(surface: pygame.Surface, folder: Path) -> None:
-    """Stars and Bars: the first turn, a card chosen with teacher mode on, the points rising
-    after a placing, a claim offered and announced, face-down stacks, the end of a game, a
-    spectator, a small window and the replay viewer."""
-    from client.bars_choreography import BarsGeometry
-    from client.bars_view import BarsView
-    from client.replay_screen import ReplayScreen
-    from shared.replay import load
-
-    play = BarsPlay(seed=5)
-    play.run_until(_my_turn_to_place)
-    screen = play.screen
-    save(surface, screen, folder, "bars_1_first_turn")
-    view = screen.view
-    assert isinstance(view, BarsView)
-    placements = play.view()["legal"]["placements"]
-    card, (space, _) = max(((code, max(options, key=lambda o: o[1]))
-                            for code, options in placements.items()), key=lambda c: c[1][1])
-    screen.act(("bars_card", card))
-    view.teacher = True
-    screen.ui.mouse = BarsGeometry.of(screen.layout).space_rect(space).center
-    save(surface, screen, folder, "bars_2_card_chosen_teacher_on")
-    view.teacher = False
-    screen.ui.mouse = (-1, -1)
-    play.submit(Command("place", 0, {"card": card, "space": space}), settle=False)
-    screen.update(FLY_AND_A_BIT)
-    save(surface, screen, folder, "bars_3_points_rising")
-    screen.animator.skip_all()
-    save(surface, screen, folder, "bars_4_placed_end_turn")
-    play = BarsPlay(seed=11, forgetful=True)
-    play.run_until(lambda v: _my_turn_to_place(v) and bool(v["legal"].get("claims")))
-    save(surface, play.screen, folder, "bars_5_claim_offered")
-    claim = dict(play.view()["legal"]["claims"][0])
-    claim.pop("points", None)
-    play.submit(Command("claim", 0, claim), settle=False)
-    play.screen.update(0.3)
-    save(surface, play.screen, folder, "bars_6_claim_announced")
-    play.screen.animator.skip_all()
-    play.run_until(lambda v: any(entry["face_down"] for entry in v["board"])
-                   and _my_turn_to_place(v))
-    save(surface, play.screen, folder, "bars_7_face_down_stacks")
-    path = Path(tempfile.mkdtemp()) / "bars.starhall"
-    play = BarsPlay(seed=8, path=str(path))
-    play.run_until(lambda v: v["phase"] == "over", limit=5000)
-    save(surface, play.screen, folder, "bars_8_game_over")
-    play.screen.ui.dismissed_game_over = True
-    small = pygame.Surface((900, 560))
-    play.screen.resize(small.get_size())
-    save(small, play.screen, folder, "bars_9_small_window")
-    play.table.log.close()  # type: ignore[union-attr]
-    watcher = TableScreen(TableModel("stars_and_bars", None, 2, ["Sam", "Ada"]), None,
-                          size=SIZE)
-    viewer = ReplayScreen(load(path), SIZE)
-    viewer.seek(len(viewer.states) // 2)
-    seq, state = viewer.states[viewer.position]
-    watcher.receive(Batch([], play.game.view(state, None), seq, True))
-    save(surface, watcher, folder, "bars_10_spectator")
-    save(surface, viewer, folder, "bars_11_replay")
-
-
-FLY_AND_A_BIT = 0.75
-"""Seconds into a placing's animation: the card has landed and its points are rising."""
-
-
-def replay_screens(surface: pygame.Surface, folder: Path) -> None:
-    from client.replay_screen import ReplayScreen
-    from shared.replay import load
-
-    path = Path(tempfile.mkdtemp()) / "stars.starhall"
-    play = Scripted("stars", seed=6, path=str(path))
-    play.run_until(lambda s: s.phase == "over", limit=20000)
-    play.table.log.close()  # type: ignore[union-attr]
-    viewer = ReplayScreen(load(path), SIZE)
-    viewer.seek(len(viewer.states) // 3)
-    save(surface, viewer, folder, "replay_1_everything")
-    viewer.control("viewer")
-    viewer.control("viewer")
-    save(surface, viewer, folder, "replay_2_as_seat_0")
-
-
-def lobby_screen(surface: pygame.Surface, folder: Path) -> None:
-    """The lobby, its new-table form, a table waiting for players seen by the one who opened
-    it, and a player who left a game under way (seat tokens go to a scratch data folder)."""
-    from client.embedded import EmbeddedServer
-    from client.lobby import Lobby
-
-    saved = os.environ.get("STARHALL_DATA_DIR")
-    os.environ["STARHALL_DATA_DIR"] = tempfile.mkdtemp()
-
-    def pump(lobbies: list[Lobby], condition: Any) -> None:
-        for _ in range(500):
-            for each in lobbies:
-                each.frame(0.5)
-                each.draw(surface)
-            if condition():
-                return
-            time.sleep(0.01)
-
-    try:
-        with EmbeddedServer(tempfile.mkdtemp(), think=0.0) as server:
-            lobby = Lobby(SIZE, server.address, "You")
-            pump([lobby], lambda: lobby.form is not None)
-            assert lobby.link is not None and lobby.form is not None
-            lobby.link.send({"type": "create", "game": "hearts", "players": 4})
-            lobby.link.send({"type": "create", "game": "stars", "players": 4})
-            lobby.last_list = -100
-            pump([lobby], lambda: len(lobby.tables) >= 2)
-            save(surface, lobby, folder, "lobby")
-            while lobby.form.game.get("id") != "hearts":
-                lobby.act(("form", "game", 1))
-            lobby.act(("form", "players", 1))
-            lobby.act(("form", "option", "mode", 1))
-            lobby.act(("form", "fill"))
-            save(surface, lobby, folder, "lobby_new_table")
-            lobby.create(False)
-            pump([lobby], lambda: lobby.waiting_info() is not None)
-            info = lobby.waiting_info()
-            assert info is not None
-            guest = Lobby(SIZE, server.address, "Bruno")
-            pump([guest], lambda: bool(guest.tables))
-            guest.open_table("sit", str(info["id"]))
-            lobby.room_act(("room", "bot", 2))
-            pump([lobby, guest], lambda: sum(
-                s.get("state") != "free" for s in (lobby.waiting_info() or {}).get(
-                    "seats", [])) == 3)
-            save(surface, lobby, folder, "lobby_waiting_for_players")
-            lobby.room_act(("room", "start"))
-            pump([lobby, guest], lambda: lobby.waiting_info() is None
-                 and guest.waiting_info() is None and guest.live is not None
-                 and guest.live.table is not None)
-            guest.close_table()
-            pump([lobby, guest], lambda: any(
-                spot.action[:2] == ("room", "standin") for spot in lobby.hotspots.spots))
-            for _ in range(40):  # the deal's animation ends
-                lobby.frame(0.5)
-                time.sleep(0.01)
-            save(surface, lobby, folder, "lobby_player_left")
-            guest.close()
-            lobby.close()
-    finally:
-        if saved is None:
-            os.environ.pop("STARHALL_DATA_DIR", None)
-        else:
-            os.environ["STARHALL_DATA_DIR"] = saved
-
-
-def settings_screens(surface: pygame.Surface, folder: Path) -> None:
-    """The settings sheet over a table, its colour check for each game, in a scratch config
-    folder (never the user's settings)."""
-    from client import settings
-    from shared.games import GAMES
-
-    saved = os.environ.get(settings.CONFIG_ENV)
-    os.environ[settings.CONFIG_ENV] = tempfile.mkdtemp()
-    settings.forget()
-    try:
-        play = Scripted("hearts", players=6, seed=4)
-        play.run_until(lambda s: s.phase == "play" and s.turn == 0)
-        screen = play.screen()
-        save(surface, screen, folder, "settings_0_button_at_a_table")
-        sheet = screen.settings
-        sheet.show()
-        sheet.type_text("Sam")
-        sheet.focus = 2
-        save(surface, screen, folder, "settings_1_sheet")
-        sheet.page = "colours"
-        for index, game in enumerate(GAMES):
-            sheet.check_game = index
-            save(surface, screen, folder, f"settings_2_colour_check_{game}")
-    finally:
-        if saved is None:
-            os.environ.pop(settings.CONFIG_ENV, None)
-        else:
-            os.environ[settings.CONFIG_ENV] = saved
-        settings.forget()
-
-
 def _hand_end_screen(play: Scripted, seat: int = 0) -> TableScreen:
     """A table shown the last card of the latest hand, as the server sends it (the hand's
     end in an update of its own), with its summary up."""
@@ -597,65 +616,251 @@ def _moon_shot() -> Scripted:
     return play
 
 
-def trick_table_screens(surface: pygame.Surface, folder: Path) -> None:
-    """Trick tables at their smallest and largest player counts in a large and a small
-    window, hand summaries (a Stars contract, a Hearts moon shot), received cards marked
-    new, and the declarer's buried cards."""
-    small = pygame.Surface((800, 600))
-    for players in (3, 6):
-        play = Scripted("hearts", players=players, seed=5)
-        play.run_until(lambda s, n=players: s.phase == "play" and len(s.trick) == n - 1
-                       and s.turn == 0)
-        screen = play.screen()
-        save(surface, screen, folder, f"table_hearts_{players}p")
-        screen.resize(small.get_size())
-        save(small, screen, folder, f"table_hearts_{players}p_800x600")
-    stars = Scripted("stars", seed=3)
-    stars.run_until(lambda s: len(s.results) >= 1)
-    save(surface, _hand_end_screen(stars), folder, "summary_stars_hand")
-    save(surface, _hand_end_screen(_moon_shot()), folder, "summary_hearts_moon_shot")
-    hearts = Scripted("hearts", seed=4)
-    hearts.run_until(lambda s: s.phase == "play" and s.turn == 0 and s.tricks_played == 0)
-    save(surface, hearts.screen(), folder, "table_hearts_received_cards")
-    stars = Scripted("stars", seed=3)
-    stars.run_until(lambda s: s.phase == "bury")
-    save(surface, stars.screen(), folder, "table_stars_widow_received")
-    stars.run_until(lambda s: s.phase == "play" and s.turn == 0 and s.tricks_played >= 1)
-    screen = stars.screen()
-    screen.button("buried")
-    save(surface, screen, folder, "table_stars_buried_cards")
 
 
-def card_gallery(surface: pygame.Surface, folder: Path) -> None:
-    from client.cardart import CardArt
-    from client.theme import FELT
+def bars_screens(shots: Shots) -> None:
+    """Stars and Bars (two players): the first turn in both windows, a card chosen with
+    teacher mode on, the points rising after a placing, a claim offered and announced,
+    face-down stacks, the rules page, the leave question, the end of a game with the shared
+    panel, a spectator and the replay viewer."""
+    from client.bars_choreography import BarsGeometry
+    from client.bars_view import BarsView
+    from client.replay_screen import ReplayScreen
+    from shared.replay import load
 
-    art = CardArt()
-    surface.fill(FELT)
-    rows = [["A*", "K*", "Q*", "J*", "10*", "2*", "JK"], ["AC", "KD", "QH", "JS", "9C", "5D", "7H"],
-            ["Ck", "Kk", "Qs", "Sw", "Ll", "7k", "4s"], ["2w", "3l", "6w", "Cl", "Ks", "Lw", "5l"]]
-    for r, row in enumerate(rows):
-        for c, code in enumerate(row):
-            surface.blit(art.face(code, 100, 140), (30 + c * 112, 20 + r * 172))
-    surface.blit(art.back(100, 140), (30 + 7 * 112, 20))
-    pygame.image.save(surface, str(folder / "cards.png"))
-    print(folder / "cards.png")
+    play = BarsPlay(seed=5)
+    play.run_until(_my_turn_to_place)
+    screen = play.screen
+    shots.take(screen, "stars_and_bars", "first_turn")
+    shots.take(screen, "stars_and_bars", "first_turn", SMALL)
+    screen.resize(SIZE)
+    view = screen.view
+    assert isinstance(view, BarsView)
+    placements = play.view()["legal"]["placements"]
+    card, (space, _) = max(((code, max(options, key=lambda o: o[1]))
+                            for code, options in placements.items()), key=lambda c: c[1][1])
+    screen.act(("bars_card", card))
+    view.teacher = True
+    screen.ui.mouse = BarsGeometry.of(screen.layout).space_rect(space).center
+    shots.take(screen, "stars_and_bars", "card_chosen_teacher_on")
+    view.teacher = False
+    screen.ui.mouse = (-1, -1)
+    play.submit(Command("place", 0, {"card": card, "space": space}), settle=False)
+    screen.update(FLY_AND_A_BIT)
+    shots.take(screen, "stars_and_bars", "points_rising")
+    screen.animator.skip_all()
+    shots.take(screen, "stars_and_bars", "placed_end_turn")
+    rules_pages(shots, screen, "stars_and_bars", "#the-board")
+    leave_question(shots, screen, "stars_and_bars", (SIZE,))
+    play = BarsPlay(seed=11, forgetful=True)
+    play.run_until(lambda v: _my_turn_to_place(v) and bool(v["legal"].get("claims")))
+    shots.take(play.screen, "stars_and_bars", "claim_offered")
+    claim = dict(play.view()["legal"]["claims"][0])
+    claim.pop("points", None)
+    play.submit(Command("claim", 0, claim), settle=False)
+    play.screen.update(0.3)
+    shots.take(play.screen, "stars_and_bars", "claim_announced")
+    play.screen.animator.skip_all()
+    play.run_until(lambda v: any(entry["face_down"] for entry in v["board"])
+                   and _my_turn_to_place(v))
+    shots.take(play.screen, "stars_and_bars", "face_down_stacks")
+    log = shots.log()
+    play = BarsPlay(seed=8, path=log)
+    play.run_until(lambda v: v["phase"] == "over", limit=5000)
+    game_over(shots, play.screen, "stars_and_bars", log)
+    play.screen.ui.dismissed_game_over = True
+    shots.take(play.screen, "stars_and_bars", "game_over_box_closed", SMALL)
+    play.table.log.close()  # type: ignore[union-attr]
+    watcher = TableScreen(TableModel("stars_and_bars", None, 2, ["Sam", "Ada"]), None,
+                          size=SIZE)
+    viewer = ReplayScreen(load(log), SIZE)
+    viewer.seek(len(viewer.states) // 2)
+    seq, state = viewer.states[viewer.position]
+    watcher.receive(Batch([], play.game.view(state, None), seq, True))
+    shots.take(watcher, "stars_and_bars", "spectator")
+    shots.take(viewer, "stars_and_bars", "replay")
+
+
+FLY_AND_A_BIT = 0.75
+"""Seconds into a placing's animation: the card has landed and its points are rising."""
+
+
+def replay_screens(shots: Shots) -> None:
+    """The replay viewer on a finished game of Stars: everything seen, in both windows, then
+    as seat 0 sees it, and its close question."""
+    from client.replay_screen import ReplayScreen
+    from shared.replay import load
+
+    path = shots.log()
+    play = Scripted("stars", seed=6, path=path)
+    play.run_until(lambda s: s.phase == "over", limit=20000)
+    play.table.log.close()  # type: ignore[union-attr]
+    viewer = ReplayScreen(load(path), SIZE)
+    viewer.seek(len(viewer.states) // 3)
+    shots.take(viewer, "stars", "replay_everything")
+    shots.take(viewer, "stars", "replay_everything", SMALL)
+    viewer.control("viewer")
+    viewer.control("viewer")
+    shots.take(viewer, "stars", "replay_as_seat_0")
+    viewer.table.key(pygame.K_ESCAPE)
+    shots.take(viewer, "stars", "replay_close_question")
+
+
+def lobby_screens(shots: Shots) -> None:
+    """The lobby with two tables, its new-table form, a table waiting for players seen by the
+    one who opened it (both windows), and a player who left a game under way."""
+    from client.embedded import EmbeddedServer
+    from client.lobby import Lobby
+
+    surface = shots.window
+
+    def pump(lobbies: list[Lobby], condition: Any) -> None:
+        for _ in range(500):
+            for each in lobbies:
+                each.frame(0.5)
+                each.draw(surface)
+            if condition():
+                return
+            time.sleep(0.01)
+
+    with EmbeddedServer(tempfile.mkdtemp(), think=0.0) as server:
+        lobby = Lobby(SIZE, server.address, "You")
+        pump([lobby], lambda: lobby.form is not None)
+        assert lobby.link is not None and lobby.form is not None
+        lobby.link.send({"type": "create", "game": "hearts", "players": 4})
+        lobby.link.send({"type": "create", "game": "stars", "players": 4})
+        lobby.last_list = -100
+        pump([lobby], lambda: len(lobby.tables) >= 2)
+        shots.take(lobby, "lobby", "tables")
+        shots.take(lobby, "lobby", "tables", SMALL)
+        lobby.resize(SIZE)
+        while lobby.form.game.get("id") != "hearts":
+            lobby.act(("form", "game", 1))
+        lobby.act(("form", "players", 1))
+        lobby.act(("form", "option", "mode", 1))
+        lobby.act(("form", "fill"))
+        shots.take(lobby, "lobby", "new_table_form")
+        lobby.create(False)
+        pump([lobby], lambda: lobby.waiting_info() is not None)
+        info = lobby.waiting_info()
+        assert info is not None
+        shots.take(lobby, "lobby", "waiting_alone")
+        guest = Lobby(SIZE, server.address, "Bruno")
+        pump([guest], lambda: bool(guest.tables))
+        guest.open_table("sit", str(info["id"]))
+        lobby.room_act(("room", "bot", 2))
+        pump([lobby, guest], lambda: sum(
+            s.get("state") != "free" for s in (lobby.waiting_info() or {}).get(
+                "seats", [])) == 3)
+        shots.take(lobby, "lobby", "waiting_for_players")
+        shots.take(lobby, "lobby", "waiting_for_players", SMALL)
+        shots.take(guest, "lobby", "waiting_as_guest")
+        lobby.resize(SIZE)
+        lobby.room_act(("room", "start"))
+        pump([lobby, guest], lambda: lobby.waiting_info() is None
+             and guest.waiting_info() is None and guest.live is not None
+             and guest.live.table is not None)
+        guest.close_table()
+        pump([lobby, guest], lambda: any(
+            spot.action[:2] == ("room", "standin") for spot in lobby.hotspots.spots))
+        for _ in range(40):  # the deal's animation ends
+            lobby.frame(0.5)
+            time.sleep(0.01)
+        shots.take(lobby, "lobby", "player_left")
+        guest.close()
+        lobby.close()
+
+
+def settings_screens(shots: Shots) -> None:
+    """The settings sheet over a six-player table in both windows, and its colour check for
+    each game."""
+    from shared.games import GAMES
+
+    play = Scripted("hearts", players=6, seed=4)
+    play.run_until(lambda s: s.phase == "play" and s.turn == 0)
+    screen = play.screen()
+    shots.take(screen, "settings", "button_at_a_table")
+    sheet = screen.settings
+    sheet.show()
+    sheet.type_text("Sam")
+    sheet.focus = 2
+    shots.take(screen, "settings", "sheet")
+    shots.take(screen, "settings", "sheet", SMALL)
+    sheet.page = "colours"
+    for index, game in enumerate(GAMES):
+        sheet.check_game = index
+        shots.take(screen, "settings", f"colour_check_{game}")
+    shots.take(screen, "settings", f"colour_check_{list(GAMES)[-1]}", SMALL)
+
+
+class _Gallery:
+    """Every card face of every deck, and a back (drawn once, at the large size)."""
+
+    size = SIZE
+
+    def resize(self, size: Size) -> None:
+        self.size = size
+
+    def draw(self, surface: pygame.Surface) -> None:
+        from client.cardart import CardArt
+        from client.theme import FELT
+
+        art = CardArt()
+        surface.fill(FELT)
+        rows = [["A*", "K*", "Q*", "J*", "10*", "2*", "JK"],
+                ["AC", "KD", "QH", "JS", "9C", "5D", "7H"],
+                ["Ck", "Kk", "Qs", "Sw", "Ll", "7k", "4s"],
+                ["2w", "3l", "6w", "Cl", "Ks", "Lw", "5l"]]
+        for r, row in enumerate(rows):
+            for c, code in enumerate(row):
+                surface.blit(art.face(code, 100, 140), (30 + c * 112, 20 + r * 172))
+        surface.blit(art.back(100, 140), (30 + 7 * 112, 20))
+
+
+@contextlib.contextmanager
+def scratch_folders() -> Iterator[None]:
+    """Settings and data folders of the run's own: the user's settings change no picture,
+    and nothing (statistics, seats, logs) is written to the user's folders."""
+    from client import settings
+    from client.star_stats import DATA_ENV
+
+    saved = {name: os.environ.get(name) for name in (settings.CONFIG_ENV, DATA_ENV)}
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in saved:
+            os.environ[name] = str(Path(scratch) / name.lower())
+        settings.forget()
+        try:
+            yield
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+            settings.forget()
+
+
+def card_gallery(shots: Shots) -> None:
+    shots.take(_Gallery(), "cards", "gallery")
+
+
+SECTIONS: list[Callable[[Shots], None]] = [
+    card_gallery, lobby_screens, stars_screens, hearts_screens, star_screens, what_else_screens,
+    bars_screens, replay_screens, settings_screens]
+"""In the order a player meets them."""
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     folder = Path(argv[0] if argv else "screenshots")
     folder.mkdir(parents=True, exist_ok=True)
-    surface = open_window(SIZE)
-    card_gallery(surface, folder)
-    stars_screens(surface, folder)
-    hearts_screens(surface, folder)
-    trick_table_screens(surface, folder)
-    star_screens(surface, folder)
-    what_else_screens(surface, folder)
-    bars_screens(surface, folder)
-    replay_screens(surface, folder)
-    lobby_screen(surface, folder)
-    settings_screens(surface, folder)
+    with scratch_folders():
+        shots = Shots(folder, open_window(SIZE))
+        for section in SECTIONS:
+            section(shots)
+    print(f"{len(shots.taken)} screenshots in {folder}")
     return 0
 
 
