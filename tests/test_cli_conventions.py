@@ -292,3 +292,10 @@ def test_the_window_opens_no_audio_device() -> None:
                           timeout=WAIT, cwd=ROOT,
                           env={**env, "PYTHONPATH": str(ROOT), "SDL_VIDEODRIVER": "dummy"})
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_python_m_starhall_runs_the_command(tmp_path: Path) -> None:
+    # From a folder that is not the checkout: the installed `starhall` package answers.
+    done = subprocess.run([sys.executable, "-m", "starhall", "--version"], cwd=tmp_path,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout.startswith("starhall "), done.stderr

@@ -320,6 +320,7 @@ def test_the_replay_viewer_shows_the_rules(surface: pygame.Surface) -> None:
 def test_pyproject_lists_every_package_and_ships_the_pages() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     listed = set(config["packages"])
+    listed |= {folder.replace("/", ".") for folder in config["package-dir"].values()}
     folders = {str(path.parent.relative_to(ROOT)).replace(os.sep, ".")
                for top in ("shared", "server", "client")
                for path in (ROOT / top).rglob("*") if path.is_file()

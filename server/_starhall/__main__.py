@@ -1,0 +1,5 @@
+"""``python -m starhall …`` runs the ``starhall`` command."""
+
+from server.cli import main
+
+raise SystemExit(main())
