@@ -23,6 +23,7 @@ from typing import Any
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pygame  # noqa: E402
 
@@ -32,7 +33,7 @@ from client.model import TableModel  # noqa: E402
 from client.session import Batch  # noqa: E402
 from client.table_screen import GameOverPanel, Question, TableScreen  # noqa: E402
 from shared.bots import make_bot  # noqa: E402
-from shared.engine import Command, Event, Game  # noqa: E402
+from shared.engine import Command, Event, Game, IllegalCommand  # noqa: E402
 from shared.games import get_game  # noqa: E402
 from shared.table import Table  # noqa: E402
 
@@ -93,6 +94,15 @@ class Scripted:
                              size=SIZE)
         screen.receive(Batch([], view, self.table.seq, True))
         return screen
+
+
+def refusal(play: Scripted, command: Command) -> str:
+    """The words the server sends back for ``command``, which the game refuses."""
+    try:
+        play.game.decide(play.table.state, command)
+    except IllegalCommand as refused:
+        return refused.reason
+    raise AssertionError(f"{command} is not refused")
 
 
 def _event_dict(event: Event) -> dict[str, Any]:
@@ -210,6 +220,8 @@ def bug_report(shots: Shots, screen: TableScreen, game: str) -> None:
     box.save = lambda note: folder / "bug-0001-20250614-204512.starhall-bug"
     box.submit()
     shots.take(live, game, "bug_report_saved")
+    shots.take(live, game, "bug_report_saved", SMALL)
+    live.resize(SIZE)
 
 
 def offer_game_over(screen: TableScreen, log: str | None) -> TableScreen:
@@ -255,7 +267,9 @@ def stars_screens(shots: Shots) -> None:
     screen.button("buried")
     shots.take(screen, "stars", "buried_cards")
     screen.button("buried")
-    screen.model.refuse("you must follow suit: Leaves was led")
+    screen.card(screen.model.hand[0])  # greyed out: the client's own note, nothing sent
+    shots.take(screen, "stars", "greyed_out_card_clicked")
+    screen.model.refuse(refusal(play, Command("play", 0, {"card": screen.model.hand[0]})))
     shots.take(screen, "stars", "refused")
     rules_pages(shots, screen, "stars", "#card-points")
     leave_question(shots, screen, "stars")
@@ -267,24 +281,26 @@ def stars_screens(shots: Shots) -> None:
                    and not s.trick)
     before, event, after = play.history[-1]
     model = TableModel("stars", 0, 4, NAMES[:4])
-    screen = TableScreen(model, None, size=SIZE)
+    screen = TableScreen(model, lambda kind, data: None, size=SIZE)
     screen.receive(Batch([], game.view(before, 0), 1, True))
     shown = game.event_view(before, event, 0)
     assert shown is not None
     screen.receive(Batch([(2, _event_dict(shown))], game.view(after, 0), 2, False))
     screen.update(0.5)
     shots.take(screen, "stars", "trick_complete")
-    screen.update(0.95)
+    for _ in range(9):  # the trick shown whole, then the Star half-way to its pile
+        screen.update(0.1)
     shots.take(screen, "stars", "star_flies_to_pile")
     screen.update(3.0)
+    assert screen.summaries.shown is not None, "the Star was not the hand's last trick"
+    shots.take(screen, "stars", "hand_summary")
+    shots.take(screen, "stars", "hand_summary", SMALL)
+    screen.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN, mod=0), None)
+    assert screen.summaries.shown is None, "Enter did not dismiss the summary"
+    screen.update(0.1)
     shots.take(screen, "stars", "star_pile")
     screen.ui.overlay = "last"
     shots.take(screen, "stars", "last_trick")
-    hand = Scripted("stars", seed=3)
-    hand.run_until(lambda s: len(s.results) >= 1)
-    screen = _hand_end_screen(hand)
-    shots.take(screen, "stars", "hand_summary")
-    shots.take(screen, "stars", "hand_summary", SMALL)
     play.run_until(lambda s: s.phase == "over", limit=20000)
     screen = play.screen()
     game_over(shots, screen, "stars", log)
@@ -317,7 +333,7 @@ def hearts_screens(shots: Shots) -> None:
     five.run_until(lambda s: s.hand_number == 1)
     before, event, after = five.history[0]
     model = TableModel("hearts", 0, 5, NAMES[:5])
-    screen = TableScreen(model, None, size=SIZE)
+    screen = TableScreen(model, lambda kind, data: None, size=SIZE)
     screen.receive(Batch([], five.game.view(before, 0), 0, True))
     shown = five.game.event_view(before, event, 0)
     assert shown is not None
@@ -695,8 +711,8 @@ def replay_screens(shots: Shots) -> None:
     play = Scripted("stars", seed=6, path=path)
     play.run_until(lambda s: s.phase == "over", limit=20000)
     play.table.log.close()  # type: ignore[union-attr]
-    viewer = ReplayScreen(load(path), SIZE)
-    viewer.seek(len(viewer.states) // 3)
+    viewer = ReplayScreen(load(path), SIZE)  # as ``starhall replay`` opens a log
+    viewer.seek(viewer.trick_ends[len(viewer.trick_ends) // 3] - 1)  # a trick's last card
     shots.take(viewer, "stars", "replay_everything")
     shots.take(viewer, "stars", "replay_everything", SMALL)
     viewer.control("viewer")
@@ -704,6 +720,13 @@ def replay_screens(shots: Shots) -> None:
     shots.take(viewer, "stars", "replay_as_seat_0")
     viewer.table.key(pygame.K_ESCAPE)
     shots.take(viewer, "stars", "replay_close_question")
+    # Watch the replay from the game-over panel: the table's names, Esc goes back.
+    watched = ReplayScreen(load(path), SIZE, back=True, names=NAMES[:4])
+    watched.seek(0)
+    watched.control("play")
+    for _ in range(30):
+        watched.frame(0.1)
+    shots.take(watched, "stars", "replay_from_game_over")
 
 
 def lobby_screens(shots: Shots) -> None:
@@ -724,7 +747,7 @@ def lobby_screens(shots: Shots) -> None:
             time.sleep(0.01)
 
     with EmbeddedServer(tempfile.mkdtemp(), think=0.0) as server:
-        lobby = Lobby(SIZE, server.address, "You")
+        lobby = Lobby(SIZE, server.address, "Sam")
         pump([lobby], lambda: lobby.form is not None)
         assert lobby.link is not None and lobby.form is not None
         lobby.link.send({"type": "create", "game": "hearts", "players": 4})
