@@ -25,6 +25,7 @@ from client import fonts, theme
 from client.animation import Animator
 from client.cardart import CardArt
 from client.faces import card_name
+from client.fonts import wrap
 from client.game_views import GameTable
 from client.layout import Layout
 from client.model import TableModel
@@ -90,6 +91,106 @@ def forced(legal: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     if len(places) == 1 and not pairs:
         return "place", {"line": places[0]}
     return None
+
+
+LABEL_SIZE = 14
+"""The line names (N, NE, …) at the star's points."""
+PROMPT_SMALLEST = 15
+"""The prompt shrinks to this size before it takes a second line."""
+
+
+def prompt_lines(geometry: StarGeometry, message: str, size: int) -> tuple[list[str], int]:
+    """The prompt's lines and type size: one line, a little smaller if it must, else two."""
+    room = geometry.table.w - 48
+    for tried in range(size, PROMPT_SMALLEST - 1, -1):
+        if fonts.font(tried).size(message)[0] <= room:
+            return [message], tried
+    return wrap(message, PROMPT_SMALLEST, room)[:2], PROMPT_SMALLEST
+
+
+def prompt_box(geometry: StarGeometry, lines: list[str], size: int) -> pygame.Rect:
+    """The pill round the line at the bottom of the felt that says what to do (or a
+    refusal): its bottom stays where a one-line pill's is."""
+    table = geometry.table
+    width = max(fonts.font(size).size(line)[0] for line in lines) + 28
+    height = len(lines) * fonts.font(size).get_linesize() + 12
+    box = pygame.Rect(0, 0, min(width, table.w - 24), height)
+    box.midbottom = (table.centerx, prompt_y(geometry) + 17)
+    box.clamp_ip(table)
+    return box
+
+
+def prompt_y(geometry: StarGeometry) -> int:
+    """The middle of a one-line prompt."""
+    table = geometry.table
+    return table.bottom - min(32, table.h // 18)
+
+
+def draw_prompt_lines(surface: pygame.Surface, box: pygame.Rect, lines: list[str],
+                      size: int) -> None:
+    pitch = fonts.font(size).get_linesize()
+    top = box.centery - pitch * len(lines) / 2
+    for index, line in enumerate(lines):
+        blit_text(surface, line, size, theme.TEXT, "midtop",
+                  (box.centerx, top + index * pitch), max_width=box.w - 20)
+
+
+def _kept_clear(geometry: StarGeometry) -> list[pygame.Rect]:
+    """What a line's name must not cover or hide under: the felt's corner buttons (Rules,
+    Settings, the bug report), the prompt's band across the bottom, every place of the star,
+    the turned card, the stock and the removed pile with their captions."""
+    from client.layout import CORNER, CORNER_RIGHT
+
+    table = geometry.table
+    width, height = geometry.card_size
+    clear = [pygame.Rect(table.x, table.y, *CORNER),
+             pygame.Rect(table.right - CORNER_RIGHT[0], table.y, *CORNER_RIGHT)]
+    band = prompt_y(geometry) - 20
+    clear.append(pygame.Rect(table.x, band, table.w, table.bottom - band))
+    clear += [geometry.place_rect(ring, line) for ring in ("inner", "outer") for line in LINES]
+    clear.append(geometry.rect_at(geometry.centre, 1.08).inflate(12, 12))
+    stock = geometry.rect_at(geometry.stock)
+    clear.append(stock.union(stock.move(-10, -10)))
+    removed = geometry.rect_at(geometry.removed, 0.75)
+    clear.append(removed.inflate(round(removed.w * 0.5), 0))
+    for pile in (stock, removed):  # the two caption lines under each
+        caption = pygame.Rect(0, pile.bottom, max(60, width * 2), 40)
+        caption.centerx = pile.centerx
+        clear.append(caption)
+    return clear
+
+
+_LABELS: dict[tuple[int, ...], dict[str, pygame.Rect]] = {}
+
+
+def line_labels(geometry: StarGeometry) -> dict[str, pygame.Rect]:
+    """Where each line's name goes: at its point of the star, or the nearest place to it
+    that nothing covers (a corner button, the prompt, a card); worked out once a size."""
+    key = tuple(geometry.table)
+    if key not in _LABELS:
+        clear = _kept_clear(geometry)
+        inside = geometry.table.inflate(-16, -16)
+        reach = max(geometry.card_size)
+        offsets = sorted(((dx, dy) for dx in range(-reach, reach + 1, 3)
+                          for dy in range(-reach, reach + 1, 3)),
+                         key=lambda d: d[0] * d[0] + d[1] * d[1])
+        found: dict[str, pygame.Rect] = {}
+        for line in LINES:
+            rect = pygame.Rect((0, 0), fonts.font(LABEL_SIZE).size(line)).inflate(4, 2)
+            x, y = geometry.tip(line, 2.62)
+            rect.center = (round(x), round(y))
+            ideal = rect.copy()
+            for dx, dy in offsets:
+                moved = ideal.move(dx, dy)
+                if inside.contains(moved) and moved.collidelist(clear) < 0:
+                    rect = moved
+                    break
+            else:
+                rect.clamp_ip(inside)
+            found[line] = rect.inflate(-4, -2)
+            clear.append(rect)  # two names never share a place
+        _LABELS[key] = found
+    return _LABELS[key]
 
 
 class StarView(GameTable):
@@ -262,7 +363,7 @@ class StarView(GameTable):
 
         view = model.view
         if view.get("phase") == "stuck":
-            self.hint_note = "No move can save this card: undo (Ctrl+Z), or give up."
+            self.hint_note = "No move can save this card: Undo (Ctrl+Z) or Give up (G)."
             return
         if view.get("phase") != "play":
             self.hint_note = "Nothing to decide now."
@@ -390,7 +491,9 @@ class StarView(GameTable):
         self._draw_turned(surface, geometry, shown, hidden, bool(legal))
         self._draw_flights(surface, geometry, animator)
         self._draw_panel(surface, layout, model, shown, ui, hotspots, playing)
-        self._draw_prompt(surface, geometry, model, hint, playing, settled)
+        # Stuck: what to do is said as soon as the card is turned, under the banner.
+        stuck = model.view.get("phase") == "stuck" and not hidden[TURNED]
+        self._draw_prompt(surface, geometry, model, hint, playing, settled or stuck)
         if self.entry is not None:
             self._draw_entry(surface, layout, hotspots, ui)
         elif self._banner_open_for(model, playing) and settled:
@@ -425,12 +528,8 @@ class StarView(GameTable):
             tx, ty = geometry.tip(line, 2.6)
             pygame.draw.line(layer, (*theme.GOLD, 110), centre, (tx - bounds.x, ty - bounds.y), 3)
         surface.blit(layer, bounds)
-        for line in LINES:
-            x, y = geometry.tip(line, 2.62)
-            label = fonts.text(line, 14, theme.TEXT_DIM)
-            rect = label.get_rect(center=(round(x), round(y)))
-            rect.clamp_ip(geometry.table.inflate(-20, -20))
-            surface.blit(label, rect)
+        for line, rect in line_labels(geometry).items():
+            surface.blit(fonts.text(line, LABEL_SIZE, theme.TEXT_DIM), rect)
 
     def _draw_places(self, surface: pygame.Surface, geometry: StarGeometry,
                      shown: dict[str, Any], hidden: Any, legal: dict[str, Any],
@@ -682,7 +781,7 @@ class StarView(GameTable):
         name = card_name(turned)
         if phase == "stuck":
             lead = f"The {name} has no {rank_word(turned)} to pair with and no empty outer place"
-            return lead + (": undo (Ctrl+Z), or give up." if playing else ".")
+            return lead + (": Undo (Ctrl+Z) or Give up (G)." if playing else ".")
         if hint is not None:
             kind, data, chance = hint
             target = (f"pair it with the {card_name(data['card'])} on "
@@ -708,30 +807,21 @@ class StarView(GameTable):
     def _draw_prompt(self, surface: pygame.Surface, geometry: StarGeometry, model: TableModel,
                      hint: tuple[str, dict[str, Any], float] | None, playing: bool,
                      settled: bool) -> None:
-        table = geometry.table
-        centre = (table.centerx, table.bottom - min(32, table.h // 18))
         if model.refusal:
-            message = "Refused: " + model.refusal
-            image = fonts.text(message, 17, theme.TEXT)
-            box = image.get_rect(center=centre).inflate(28, 12)
-            box.w = min(box.w, table.w - 24)
-            box.clamp_ip(table)
+            lines, size = prompt_lines(geometry, "Refused: " + model.refusal, 17)
+            box = prompt_box(geometry, lines, size)
             pygame.draw.rect(surface, theme.ALERT, box, border_radius=10)
-            blit_text(surface, message, 17, theme.TEXT, "center", box.center,
-                      max_width=box.w - 20)
+            draw_prompt_lines(surface, box, lines, size)
             return
         message = self.prompt(model, hint, playing) if settled else ""
         if message:
-            image = fonts.text(message, 18, theme.TEXT)
-            box = image.get_rect(center=centre).inflate(26, 10)
-            box.w = min(box.w, table.w - 24)
-            box.centerx = centre[0]
+            lines, size = prompt_lines(geometry, message, 18)
+            box = prompt_box(geometry, lines, size)
             layer = pygame.Surface(box.size, pygame.SRCALPHA)
             pygame.draw.rect(layer, (*theme.PANEL, 190), layer.get_rect(),
-                             border_radius=box.h // 2)
+                             border_radius=min(box.h // 2, 18))
             surface.blit(layer, box)
-            blit_text(surface, message, 18, theme.TEXT, "center", centre,
-                      max_width=box.w - 20)
+            draw_prompt_lines(surface, box, lines, size)
 
     # --- boxes over the table --------------------------------------------------------
 
@@ -740,7 +830,7 @@ class StarView(GameTable):
         view = model.view
         won = view.get("result") == "won"
         area = self._end_box(geometry, playing)
-        panel(surface, area, 240)
+        panel(surface, area, 255)  # opaque: the star must not show through its text
         pygame.draw.rect(surface, theme.GOLD if won else theme.ALERT, area, 3, border_radius=12)
         hotspots.add(area, "star_button", "none")
         x, y = area.centerx, area.y + 14
@@ -801,15 +891,20 @@ class StarView(GameTable):
     def _draw_entry(self, surface: pygame.Surface, layout: Layout, hotspots: Hotspots,
                     ui: TableUi) -> None:
         table = layout.table
-        area = pygame.Rect(0, 0, min(420, table.w - 40), 196)
+        width = min(440, table.w - 40)
+        about = wrap(f"1 to {MAX_DEAL}: the same number is the same deal everywhere", 14,
+                     width - 40)
+        area = pygame.Rect(0, 0, width, 178 + 18 * len(about))
         area.center = table.center
-        panel(surface, area, 245)
+        panel(surface, area, 255)
         hotspots.add(area, "star_button", "none")
         blit_text(surface, "Play a deal by its number", 22, theme.GOLD, "midtop",
                   (area.centerx, area.y + 14), max_width=area.w - 20)
-        blit_text(surface, f"1 to {MAX_DEAL}: the same number is the same deal everywhere", 13,
-                  theme.TEXT_DIM, "midtop", (area.centerx, area.y + 44), max_width=area.w - 20)
-        field = pygame.Rect(area.x + 30, area.y + 70, area.w - 60, 44)
+        y = area.y + 46
+        for line in about:
+            blit_text(surface, line, 14, theme.TEXT_DIM, "midtop", (area.centerx, y))
+            y += 18
+        field = pygame.Rect(area.x + 30, y + 8, area.w - 60, 44)
         pygame.draw.rect(surface, theme.PAPER, field, border_radius=8)
         pygame.draw.rect(surface, theme.HIGHLIGHT, field, 2, border_radius=8)
         caret = "|" if int(self.clock * 2) % 2 == 0 else " "

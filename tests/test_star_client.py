@@ -22,9 +22,15 @@ from client.model import TableModel
 from client.net import ServerLink
 from client.replay_screen import ReplayScreen
 from client.session import Batch
-from client.star_choreography import StarGeometry, between
+from client.star_choreography import TURNED, StarGeometry, between
 from client.star_stats import StarStats, stats_path
-from client.star_view import StarView, forced
+from client.star_view import (
+    StarView,
+    forced,
+    line_labels,
+    prompt_box,
+    prompt_lines,
+)
 from client.table_screen import TableScreen
 from client.table_view import TableView
 from shared.games import get_game
@@ -193,7 +199,7 @@ def test_auto_play_hint_stuck_give_up_and_a_lost_game_in_the_statistics(
             run_until(live, surface, lambda live, seq=seq: live.table.model.seq > seq)
         model = live.table.model
         assert model.view["phase"] == "stuck"
-        assert "undo" in live.table.view.prompt(model, None, True)
+        assert "Undo (Ctrl+Z) or Give up (G)" in live.table.view.prompt(model, None, True)
         click_at(live, spot(live, "star_button", "give_up"))
         run_until(live, surface, lambda live: live.table.model.over and settled(live))
         assert model.view["result"] == "lost"
@@ -292,3 +298,96 @@ def test_rendering_a_view_at_two_sizes(surface: pygame.Surface, size: tuple[int,
         screen.update(0.05)
         screen.draw(canvas)
     assert not screen.animator.busy and screen.animator.payload == after
+
+
+
+def _submit(table: Table[Any], screen: TableScreen, command: Any) -> None:
+    game = table.game
+    before = table.state
+    for seq, event in table.submit(command):
+        shown = game.event_view(before, event, 0)
+        assert shown is not None
+        data = {"seq": seq, "type": shown.type, "seat": shown.seat, "data": dict(shown.data)}
+        screen.receive(Batch([(seq, data)], game.view(table.state, 0), seq, False))
+
+
+def _stuck_screen(size: tuple[int, int], settle: bool = True
+                  ) -> tuple[Table[Any], TableScreen]:
+    """Deal 638 played by the hints until it is stuck, on a screen of ``size``."""
+    game = get_game("star_patience")
+    table = Table.new(game, 1, {"deal": STUCK_DEAL})
+    table.shuffle(STUCK_DEAL)
+    screen = TableScreen(TableModel("star_patience", 0, 1, ["You"]), lambda kind, data: None,
+                         size=size)
+    screen.receive(Batch([], game.view(table.state, 0), table.seq, True))
+    while game.view(table.state, 0)["phase"] == "play":
+        _submit(table, screen, hint_for_view(game.view(table.state, 0)))
+        while (settle or game.view(table.state, 0)["phase"] == "play") and (
+                screen.animator.busy):
+            screen.update(0.1)
+    return table, screen
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1024, 640), (800, 600)])
+def test_the_line_names_stay_clear_of_the_buttons_the_prompt_and_the_cards(
+        surface: pygame.Surface, size: tuple[int, int]) -> None:
+    from client.bug_report import BugReportBox
+    from client.rules_screen import button_rect
+    from client.settings_screen import table_button_rect
+    from client.widgets import Hotspots
+
+    _, screen = _stuck_screen(size)
+    geometry = StarGeometry.of(screen.layout)
+    felt = screen.layout.table
+    bug = Hotspots()
+    BugReportBox(lambda note: Path(note)).draw(pygame.Surface(size), felt, bug)
+    message = screen.view.prompt(screen.model, None, True)  # the longest: stuck
+    lines, type_size = prompt_lines(geometry, message, 18)
+    assert type_size >= 15 and len(lines) <= 2  # shrunk a little at most, then two lines
+    covers = [button_rect(felt), table_button_rect(felt), bug.spots[0].rect,
+              prompt_box(geometry, [message[:60]], 18),
+              geometry.rect_at(geometry.stock), geometry.rect_at(geometry.removed, 0.75)]
+    covers += [geometry.place_rect(ring, line) for ring in ("inner", "outer")
+               for line in screen.model.view["lines"]]
+    labels = line_labels(geometry)
+    assert sorted(labels) == sorted(screen.model.view["lines"])
+    for line, rect in labels.items():
+        assert felt.contains(rect), (size, line)
+        assert rect.collidelist(covers) < 0, (size, line, covers[rect.collidelist(covers)])
+
+
+def test_stuck_says_what_to_do_under_the_banner_and_the_end_box_is_opaque(
+        surface: pygame.Surface) -> None:
+    from client import theme
+    from shared.commands import Command
+
+    table, screen = _stuck_screen((1280, 720), settle=False)
+    while screen.animator.hidden()[TURNED]:  # till the card is turned: the banner is up
+        screen.update(0.05)
+    assert screen.animator.busy and screen.model.view["phase"] == "stuck"
+    said: list[str] = []
+    view = screen.view
+    assert isinstance(view, StarView)
+    prompt = view.prompt
+
+    def spy(*args: Any) -> str:
+        said.append(prompt(*args))
+        return said[-1]
+
+    view.prompt = spy  # type: ignore[method-assign]
+    screen.draw(pygame.Surface((1280, 720)))
+    assert said and said[-1].endswith(": Undo (Ctrl+Z) or Give up (G).")
+    # Given up: the end box hides the star behind it (nothing shows through its text).
+    _submit(table, screen, Command("give_up", 0, {}))
+    while screen.animator.busy:
+        screen.update(0.1)
+    canvas = pygame.Surface((1280, 720))
+    canvas.fill((255, 255, 255))
+    screen.draw(canvas)
+    geometry = StarGeometry.of(screen.layout)
+    box = view._end_box(geometry, True)
+    x = box.x + 8  # inside the box's edge, left of its centred text
+    card = geometry.place_rect("outer", "W")
+    assert card.x < x < card.right and card.colliderect(box)
+    for y in range(max(box.y, card.y) + 4, min(box.bottom - 60, card.bottom)):
+        assert tuple(canvas.get_at((x, y)))[:3] == theme.PANEL, (x, y)
