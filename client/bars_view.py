@@ -879,7 +879,7 @@ class BarsView(GameTable):
         result = view.get("result") or {}
         winners = list(result.get("winners") or [])
         area = self._end_area(geometry)
-        panel(surface, area, 250)
+        panel(surface, area, 255)  # opaque: no card shows through its text
         won = playing and winners == [model.seat]
         colour = theme.GOLD if won or not playing or len(winners) != 1 else theme.ALERT
         pygame.draw.rect(surface, colour, area, 3, border_radius=12)

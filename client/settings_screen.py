@@ -389,7 +389,7 @@ class SettingsOverlay:
             self._draw_settings(surface, area, hotspots)
 
     def _sheet(self, surface: pygame.Surface, sheet: pygame.Rect, title: str) -> None:
-        panel(surface, sheet, 250, radius=10)
+        panel(surface, sheet, 255, radius=10)  # opaque: the table must not show through
         blit_text(surface, title, 24, theme.GOLD, "topleft", (sheet.x + 22, sheet.y + 14))
 
     def _draw_settings(self, surface: pygame.Surface, area: pygame.Rect,

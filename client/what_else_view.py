@@ -855,7 +855,7 @@ class WhatElseView(GameTable):
         height = 36 + sum(len(w) * (size + 5) + 6 for w in wrapped) + 2 * size + 90
         area.h = min(area.h, height)
         area.centery = table.centery
-        panel(surface, area, 248)
+        panel(surface, area, 255)
         hotspots.add(area, "we_button", HELP)
         x, y = area.x + 24, area.y + 16
         blit_text(surface, "How to play", 24, theme.GOLD, "topleft", (x, y))
