@@ -285,8 +285,9 @@ class _Leaving:
         self.live.close()
 
 
-KEPT_FOR_RESUME = ("The game is kept: resume it with `starhall play --resume` or from the "
-                   "lobby (`starhall join`).")
+KEPT_FOR_RESUME = ("The game is kept: resume it from the lobby (starhall join) or with "
+                   "starhall play --resume.")
+"""On screen, so plain words: no Markdown backticks."""
 
 
 class HostedTable(_Leaving):
