@@ -173,6 +173,15 @@ class Layout:
         return pygame.Rect(self.table.right - CORNER_RIGHT[0], self.table.y, *CORNER_RIGHT)
 
     @cached_property
+    def box_area(self) -> pygame.Rect:
+        """Where a box over the whole felt goes (the score sheet, the game-over box): below
+        the corners' buttons, which stay in view and usable over it."""
+        table = self.table
+        top = table.y + max(CORNER[1], CORNER_RIGHT[1]) + GAP
+        return pygame.Rect(table.x + 2 * MARGIN, top, table.w - 4 * MARGIN,
+                           table.bottom - MARGIN - top)
+
+    @cached_property
     def seat_room(self) -> pygame.Rect:
         """Where the other seats' boxes may go: above the status band."""
         top = self.table.y + MARGIN

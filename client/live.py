@@ -353,8 +353,10 @@ class LiveTable:
                 felt = self.table.layout.table
                 blit_text(surface, self.banner, 16, theme.GOLD, "topleft",
                           (felt.x + 16, felt.y + 12), max_width=felt.w // 3)
-            self.bug_report.draw(surface, self.table.layout.table, hotspots,
-                                 self.table.ui.mouse)
+            # No button over an open sheet (F9 still works); the box and the line saying
+            # where a report went are drawn over anything.
+            shown = hotspots if self.bug_report.open or not self.table.sheet_open else None
+            self.bug_report.draw(surface, self.table.layout.table, shown, self.table.ui.mouse)
             self.table.draw_on_top(surface, hotspots)
             return
         surface.fill(theme.FELT_DARK)

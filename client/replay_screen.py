@@ -18,6 +18,7 @@ from client.game_views import hooks_for, view_for
 from client.model import TableModel
 from client.session import Batch
 from client.settings_screen import KEY as SETTINGS_KEY
+from client.summary import DISMISS_KEYS, PASSED_KEYS
 from client.table_screen import Question, TableScreen
 from client.table_view import TableView
 from client.widgets import Hotspots, blit_text, button
@@ -27,6 +28,11 @@ from shared.replay import Recording
 DEFAULT_DATA = "replays"
 """The data folder of the embedded server (``client.embedded``)."""
 FOOTER = 92
+"""The controls' band at the bottom with one row of buttons (a wide window)."""
+BUTTON_ROW = 42
+"""Each further row of buttons, in a window too narrow for one."""
+SIDE = 24
+GAP = 8
 COUNTER_WIDTH = 130
 """Room right of the slider for the event counter."""
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)
@@ -106,11 +112,11 @@ class ReplayScreen:
         model = TableModel(self.game.id, self.seat, self.recording.players,
                            list(self.names), table=self.recording.path)
         old = getattr(self, "table", None)
-        self.table = TableScreen(model, None, self.view, self.size, FOOTER)
+        self.table = TableScreen(model, None, self.view, self.size, footer_height(self.size[0]))
         if not self.back:
             self.table.ask_before_leaving = Question(
-                "Close the replay?", f"The log stays in {self.recording.path}.", yes="Close",
-                yes_key=pygame.K_c)
+                "Close the replay?", "The log stays where it is:", yes="Close",
+                yes_key=pygame.K_c, path=str(self.recording.path))
         if old is not None:
             self.table.rules = old.rules  # the rules page stays open, and where it was read
             old.settings.on_save = self.table.settings.on_save  # saving lays out this table
@@ -238,6 +244,7 @@ class ReplayScreen:
     def resize(self, size: tuple[int, int]) -> None:
         self._changed = True
         self.size = size
+        self.table.footer = footer_height(size[0])
         self.table.resize(size)
         if self.forked is not None:
             self.forked.resize(size)
@@ -273,7 +280,8 @@ class ReplayScreen:
             self.done = True
 
     def key(self, key: int, mod: int = 0) -> None:
-        if self.table.summaries.handle(pygame.event.Event(pygame.KEYDOWN, key=key, mod=mod)):
+        if key in DISMISS_KEYS and self.table.summaries.handle(
+                pygame.event.Event(pygame.KEYDOWN, key=key, mod=mod)):
             return  # Enter, Space or Esc closes a hand's summary first
         actions = {
             pygame.K_SPACE: "play", pygame.K_RIGHT: "step", pygame.K_LEFT: "back",
@@ -285,8 +293,9 @@ class ReplayScreen:
             pygame.K_MINUS: "slower", pygame.K_KP_MINUS: "slower",
         }
         if key in actions:
-            self.control(actions[key])
-        else:
+            self.control(actions[key])  # a step moves on past a hand's summary
+        elif self.table.summaries.shown is None or key in PASSED_KEYS:
+            # a summary up takes the table's own keys (S, L, B …), not F1's rules page
             self.table.key(key)
             self.done = self.table.leaving
 
@@ -328,7 +337,8 @@ class ReplayScreen:
 
     def _slider_rect(self, surface_size: tuple[int, int]) -> pygame.Rect:
         width, height = surface_size
-        return pygame.Rect(24, height - FOOTER + 14, width - 48 - COUNTER_WIDTH, 18)
+        return pygame.Rect(SIDE, height - footer_height(width) + 14,
+                           width - 2 * SIDE - COUNTER_WIDTH, 18)
 
     def _slide(self, pos: tuple[int, int]) -> None:
         rect = self._slider_rect(self.size)
@@ -346,7 +356,7 @@ class ReplayScreen:
             return
         hotspots = self.table.draw(surface, on_top=False)
         width, height = surface.get_size()
-        footer = pygame.Rect(0, height - FOOTER, width, FOOTER)
+        footer = pygame.Rect(0, height - footer_height(width), width, footer_height(width))
         pygame.draw.rect(surface, theme.PANEL, footer)
         pygame.draw.line(surface, theme.PANEL_EDGE, footer.topleft, footer.topright, 2)
         slider = self._slider_rect((width, height))
@@ -362,30 +372,12 @@ class ReplayScreen:
         knob = (slider.x + filled.w, slider.centery)
         pygame.draw.circle(surface, theme.GOLD, knob, 11)
         hotspots.add(slider.inflate(0, 16), "replay", "slider")
-        y = footer.y + 46
-        small, big = self.jump_words
-        controls = [(f"|◀ {big}", "previous_hand"), (f"◀ {small}", "previous_trick"),
-                    ("◀ step", "back"), ("Pause" if self.playing else "Play", "play"),
-                    ("step ▶", "step"), (f"{small} ▶", "next_trick"), (f"{big} ▶|", "next_hand"),
-                    (f"speed ×{SPEEDS[self.speed_index]:g}", "faster")]
-        x = 24
         mouse = pygame.mouse.get_pos()
-        for label, action in controls:
-            label = label.replace("◀", "<").replace("▶", ">")  # the bundled font lacks arrows
-            rect = pygame.Rect(x, y, 96 if action != "faster" else 110, 34)
+        for rect, label, action, size in control_places(self.controls(), width,
+                                                        footer.y + 46):
             button(surface, hotspots, rect, label, "replay", action,
-                   hovered=rect.collidepoint(mouse), size=15)
-            x += rect.w + 8
-        seen = {EVERYTHING: "everything", None: "a spectator"}.get(
-            self.viewer, self.table.model.name(self.viewer)  # type: ignore[arg-type]
-            if isinstance(self.viewer, int) else "")
-        rect = pygame.Rect(x, y, 190, 34)
-        button(surface, hotspots, rect, f"seeing: {seen}  [V]", "replay", "viewer",
-               hovered=rect.collidepoint(mouse), size=14)
-        x += rect.w + 8
-        rect = pygame.Rect(max(x, width - 24 - 170), y, 170, 34)
-        button(surface, hotspots, rect, "Play from here  [F]", "replay", "fork",
-               enabled=self.can_fork, hovered=rect.collidepoint(mouse), size=15)
+                   enabled=action != "fork" or self.can_fork,
+                   hovered=rect.collidepoint(mouse), size=size)
         seq = self.states[self.position][0]
         blit_text(surface, f"event {seq} / {self.recording.last_seq}", 15, theme.TEXT_DIM,
                   "midright", (width - 24, slider.centery))
@@ -396,7 +388,68 @@ class ReplayScreen:
         self.table.draw_on_top(surface, hotspots)
         self.hotspots = hotspots
 
+    def controls(self) -> list[tuple[str, str, int]]:
+        """The footer's buttons (label, action, font size), as wide as ``WIDTHS`` says: the
+        transport first, then the speed, whose eyes the table is seen through, and Play from
+        here."""
+        small, big = self.jump_words
+        transport = [(f"|< {big}", "previous_hand"), (f"< {small}", "previous_trick"),
+                     ("< step", "back"), ("Pause" if self.playing else "Play", "play"),
+                     ("step >", "step"), (f"{small} >", "next_trick"), (f"{big} >|", "next_hand")]
+        seen = {EVERYTHING: "everything", None: "a spectator"}.get(
+            self.viewer, self.table.model.name(self.viewer)  # type: ignore[arg-type]
+            if isinstance(self.viewer, int) else "")
+        return [*((label, action, 15) for label, action in transport),
+                (f"speed ×{SPEEDS[self.speed_index]:g}", "faster", 15),
+                (f"seeing: {seen}  [V]", "viewer", 14),
+                ("Play from here  [F]", "fork", 15)]
+
     def close(self) -> None:
         if self.forked is not None:
             forked, self.forked = self.forked, None
             forked.close()
+
+
+TRANSPORT = 7
+"""How many of the controls move through the game (the rest: speed, eyes, Play from here)."""
+WIDTHS = (96,) * TRANSPORT + (110, 190, 170)
+"""The controls' widths, in order."""
+
+
+def _row_width(widths: list[int] | tuple[int, ...]) -> int:
+    return sum(widths) + GAP * (len(widths) - 1)
+
+
+def one_row(width: int) -> bool:
+    """Whether every control fits one row in a window ``width`` pixels wide."""
+    return _row_width(WIDTHS) <= width - 2 * SIDE
+
+
+def footer_height(width: int) -> int:
+    """The controls' band in a window ``width`` pixels wide: one row of buttons when they
+    all fit, else two (the transport, then the rest)."""
+    return FOOTER if one_row(width) else FOOTER + BUTTON_ROW
+
+
+def control_places(controls: list[tuple[str, str, int]], width: int, top: int
+                   ) -> list[tuple[pygame.Rect, str, str, int]]:
+    """Each control's (label, action, font size) placed: its rectangle, label, action and
+    size, in rows from ``top`` down, from the left, Play from here against the right edge;
+    a row too wide for the window shares its width out evenly."""
+    rows = [controls] if one_row(width) else [controls[:TRANSPORT], controls[TRANSPORT:]]
+    places = []
+    room = width - 2 * SIDE
+    start = 0
+    for number, row in enumerate(rows):
+        widths = WIDTHS[start:start + len(row)]
+        start += len(row)
+        spare = room - GAP * (len(row) - 1)
+        scale = min(1.0, spare / max(1, sum(widths)))
+        x = SIDE
+        for (label, action, size), wide in zip(row, widths, strict=True):
+            rect = pygame.Rect(x, top + number * BUTTON_ROW, int(wide * scale), 34)
+            if action == "fork":
+                rect.right = max(rect.right, width - SIDE)
+            places.append((rect, label, action, size))
+            x = rect.right + GAP
+    return places

@@ -8,12 +8,12 @@ from typing import Any
 
 import pygame
 
-from client import theme
+from client import fonts, theme
 from client.faces import card_name
 from client.layout import Layout
 from client.model import TableModel
 from client.summary import Summary
-from client.widgets import Hotspots, blit_text, button, panel
+from client.widgets import Hotspots, blit_text, button, fitted, panel, shade
 
 View = dict[str, Any]
 Names = Callable[[int], str]
@@ -179,8 +179,9 @@ def draw_score_sheet(surface: pygame.Surface, layout: Layout, model: TableModel,
                      hotspots: Hotspots, mouse: tuple[int, int]) -> None:
     view = model.view
     sheet: list[list[int]] = view.get("score_sheet") or []
-    area = layout.table.inflate(-60, -60)
-    panel(surface, area, 252)
+    shade(surface, layout.table)
+    area = layout.box_area
+    panel(surface, area, 255)
     hotspots.add(area, "button", "none")
     blit_text(surface, "Score sheet", 26, theme.GOLD, "midtop", (area.centerx, area.y + 14))
     _sheet_table(surface, pygame.Rect(area.x + 24, area.y + 60, area.w - 48, area.h - 130),
@@ -233,10 +234,15 @@ def _sheet_table(surface: pygame.Surface, area: pygame.Rect, model: TableModel,
 
 GAME_OVER_PANEL_HEIGHT = 84
 """The box's bottom strip, left free for the table screen's shared game-over panel."""
+RANK_SIZE = 17
+RANK_ROW = 24
+LABEL_SIZE = 13
+LABEL_ROOM = 80
+"""The chart's end labels: their font size and the room right of the lines for them."""
 
 
 def game_over_box(layout: Layout) -> pygame.Rect:
-    return layout.table.inflate(-50, -40)
+    return layout.box_area
 
 
 def game_over_panel_rect(layout: Layout) -> pygame.Rect:
@@ -246,46 +252,94 @@ def game_over_panel_rect(layout: Layout) -> pygame.Rect:
                        GAME_OVER_PANEL_HEIGHT - 12)
 
 
+def ranking_places(texts: list[str], area: pygame.Rect) -> list[pygame.Rect]:
+    """Where each line of the ranking goes, in order, under the chart in ``area``'s width: one
+    row of equal columns when every line fits its column, else as few rows as that takes
+    (six players in a small window: two rows of three)."""
+    if not texts:
+        return []
+    widths = [fonts.font(RANK_SIZE).size(text)[0] for text in texts]
+    per_row = len(texts)
+    while per_row > 1 and area.w / per_row < max(widths) + 16:
+        per_row -= 1
+    places = []
+    for index, width in enumerate(widths):
+        row, column = divmod(index, per_row)
+        in_row = min(per_row, len(texts) - row * per_row)
+        centre = area.x + area.w * (column + 0.5) / in_row
+        rect = pygame.Rect(0, 0, min(width, area.w // in_row - 8), RANK_SIZE + 4)
+        rect.midtop = (round(centre), area.y + row * RANK_ROW)
+        places.append(rect)
+    return places
+
+
 def draw_game_over(surface: pygame.Surface, layout: Layout, model: TableModel,
                    hotspots: Hotspots, mouse: tuple[int, int]) -> None:
     view = model.view
+    shade(surface, layout.table)
     area = game_over_box(layout)
     room = GAME_OVER_PANEL_HEIGHT
-    panel(surface, area, 252)
+    panel(surface, area, 255)
     hotspots.add(area, "button", "none")
     totals = view.get("totals") or []
     best = (min(totals) if view.get("game") == "hearts" else max(totals)) if totals else 0
     winners = [model.name(s) for s, t in enumerate(totals) if t == best]
     title = ("You win!" if model.seat is not None and totals and totals[model.seat] == best
              else f"{' and '.join(winners)} win{'s' if len(winners) == 1 else ''}")
-    blit_text(surface, "Game over", 18, theme.TEXT_DIM, "midtop", (area.centerx, area.y + 12))
-    blit_text(surface, title, 30, theme.GOLD, "midtop", (area.centerx, area.y + 34))
-    chart = pygame.Rect(area.x + 30, area.y + 84, area.w - 60, int((area.h - room) * 0.55))
-    draw_totals_chart(surface, chart, model, view.get("score_sheet") or [])
-    y = chart.bottom + 16
+    blit_text(surface, "Game over", 18, theme.TEXT_DIM, "midtop", (area.centerx, area.y + 10))
+    blit_text(surface, title, 30, theme.GOLD, "midtop", (area.centerx, area.y + 32))
     order = sorted(range(len(totals)), key=lambda s: totals[s],
                    reverse=view.get("game") != "hearts")
-    for rank, seat in enumerate(order, start=1):
+    texts = [f"{rank}. {model.name(seat)}  {totals[seat]}"
+             for rank, seat in enumerate(order, start=1)]
+    row = pygame.Rect(area.x + 16, 0, area.w - 32, 0)
+    rows = len({place.y for place in ranking_places(texts, row)})
+    buttons_y = area.bottom - room - 50
+    chart_top = area.y + 76
+    chart_bottom = buttons_y - 12 - rows * RANK_ROW - 8
+    chart = pygame.Rect(area.x + 30, chart_top, area.w - 60, max(60, chart_bottom - chart_top))
+    draw_totals_chart(surface, chart, model, view.get("score_sheet") or [])
+    row.y = chart.bottom + 10
+    for text, place, seat in zip(texts, ranking_places(texts, row), order, strict=True):
         colour = theme.SEAT_COLOURS[seat % len(theme.SEAT_COLOURS)]
-        text = f"{rank}. {model.name(seat)}  {totals[seat]}"
-        column = rank - 1
-        blit_text(surface, text, 17, colour, "midtop",
-                  (area.x + area.w * (column + 0.5) / max(1, len(order)), y))
+        blit_text(surface, fitted(text, RANK_SIZE, place.w), RANK_SIZE, colour, "midtop",
+                  place.midtop)
     buttons = [("Score sheet", "sheet"), ("Close", "dismiss")]
     x = area.centerx - 150
     for label, action in buttons:
-        rect = pygame.Rect(x, area.bottom - room - 50, 140, 38)
+        rect = pygame.Rect(x, buttons_y, 140, 38)
         button(surface, hotspots, rect, label, "button", action, hovered=rect.collidepoint(mouse))
         x += 160
+
+
+def spread(wanted: list[float], gap: float, low: float, high: float) -> list[float]:
+    """Heights for labels that want to be at ``wanted`` (in any order), moved apart as
+    little as possible so that any two are at least ``gap`` apart, within ``low`` ..
+    ``high`` when there is room for them all."""
+    order = sorted(range(len(wanted)), key=lambda i: (wanted[i], i))
+    placed = [min(max(wanted[i], low), high) for i in order]
+    for k in range(1, len(placed)):  # downwards: each below the one above it
+        placed[k] = max(placed[k], placed[k - 1] + gap)
+    if placed and placed[-1] > high:  # too low at the bottom: push back up
+        placed[-1] = high
+        for k in range(len(placed) - 2, -1, -1):
+            placed[k] = min(placed[k], placed[k + 1] - gap)
+    if placed and placed[0] < low:  # no room for them all: from the top, evenly
+        placed = [low + k * gap for k in range(len(placed))]
+    result = [0.0] * len(wanted)
+    for k, i in enumerate(order):
+        result[i] = placed[k]
+    return result
 
 
 def draw_totals_chart(surface: pygame.Surface, area: pygame.Rect, model: TableModel,
                       sheet: list[list[int]]) -> None:
     """A line per seat of its total after each hand; lines end in the seat's name, so the
-    chart reads without telling colours apart."""
+    chart reads without telling colours apart. Names of close totals are moved apart, with
+    a short stroke from the line's end to its name."""
     series = running_totals(sheet, model.players)
     pygame.draw.rect(surface, theme.FELT_DARK, area, border_radius=8)
-    plot = area.inflate(-90, -40).move(-20, 0)
+    plot = pygame.Rect(area.x + 44, area.y + 16, area.w - 44 - LABEL_ROOM - 20, area.h - 40)
     low = min(0, *(min(s) for s in series))
     high = max(1, *(max(s) for s in series))
     hands = max(1, len(sheet))
@@ -305,6 +359,7 @@ def draw_totals_chart(surface: pygame.Surface, area: pygame.Rect, model: TableMo
         if hands <= 20 or hand % 5 == 0:
             blit_text(surface, str(hand), 12, theme.TEXT_DIM, "midtop",
                       (point(hand, low)[0], plot.bottom + 4))
+    ends = []
     for seat, values in enumerate(series):
         colour = theme.SEAT_COLOURS[seat % len(theme.SEAT_COLOURS)]
         points = [point(hand, value) for hand, value in enumerate(values)]
@@ -312,6 +367,26 @@ def draw_totals_chart(surface: pygame.Surface, area: pygame.Rect, model: TableMo
             pygame.draw.lines(surface, colour, False, points, 3)
         for x, y in points:
             pygame.draw.circle(surface, colour, (x, y), 4)
-        end = points[-1]
-        blit_text(surface, model.name(seat), 13, colour, "midleft", (end[0] + 8, end[1]),
-                  max_width=80)
+        ends.append(points[-1])
+    for (rect, seat), end in zip(chart_labels(area, plot, model, ends), ends, strict=True):
+        colour = theme.SEAT_COLOURS[seat % len(theme.SEAT_COLOURS)]
+        if abs(rect.centery - end[1]) > 3:
+            pygame.draw.line(surface, colour, (end[0] + 4, end[1]),
+                             (rect.x - 2, rect.centery), 1)
+        blit_text(surface, fitted(model.name(seat), LABEL_SIZE, rect.w), LABEL_SIZE, colour,
+                  "midleft", rect.midleft)
+
+
+def chart_labels(area: pygame.Rect, plot: pygame.Rect, model: TableModel,
+                 ends: list[tuple[float, float]]) -> list[tuple[pygame.Rect, int]]:
+    """Where each seat's name goes at the end of its line: beside it, moved up or down so no
+    two names overlap; (its rectangle, the seat) per seat."""
+    height = fonts.font(LABEL_SIZE).get_linesize()
+    heights = spread([y for _, y in ends], height + 1, area.y + 2 + height / 2,
+                     area.bottom - 2 - height / 2)
+    labels = []
+    for seat, ((x, _), y) in enumerate(zip(ends, heights, strict=True)):
+        rect = pygame.Rect(0, 0, min(LABEL_ROOM, area.right - 6 - round(x) - 12), height)
+        rect.midleft = (round(x) + 12, round(y))
+        labels.append((rect, seat))
+    return labels

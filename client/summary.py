@@ -18,9 +18,11 @@ from typing import Any
 import pygame
 
 from client import fonts, theme
-from client.widgets import Hotspots, blit_text, panel
+from client.widgets import Hotspots, blit_text, panel, shade
 
 DISMISS_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE, pygame.K_ESCAPE)
+PASSED_KEYS = (pygame.K_F1, pygame.K_F2, pygame.K_F9)
+"""Keys a summary lets through: the rules page, the settings and a bug report."""
 LINE_SIZE = 17
 ROW_SIZE = 16
 TITLE_SIZE = 26
@@ -79,12 +81,15 @@ class Summary:
         self.done = True
 
     def handle(self, event: pygame.event.Event) -> bool:
-        """Takes every click and the dismissing keys; ``True`` when it used the event."""
+        """Takes every click and every key but ``PASSED_KEYS`` (it is modal: the table's own
+        keys, such as S for the score sheet, wait until it is gone); a click and the
+        ``DISMISS_KEYS`` close it. ``True`` when it used the event."""
         if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
             self.dismiss()
             return True
-        if event.type == pygame.KEYDOWN and event.key in DISMISS_KEYS:
-            self.dismiss()
+        if event.type == pygame.KEYDOWN and event.key not in PASSED_KEYS:
+            if event.key in DISMISS_KEYS:
+                self.dismiss()
             return True
         return False
 
@@ -93,9 +98,7 @@ class Summary:
     def draw(self, surface: pygame.Surface, area: pygame.Rect, hotspots: Hotspots | None = None
              ) -> pygame.Rect:
         """The panel in the middle of ``area`` (the table, not the score panel); returns it."""
-        shade = pygame.Surface(area.size, pygame.SRCALPHA)
-        shade.fill((0, 0, 0, 110))
-        surface.blit(shade, area)
+        shade(surface, area)
         width = min(area.w - 24, 680)
         inner = width - 48
         lines = [part for line in self.lines for part in fonts.wrap(line, LINE_SIZE, inner)]
@@ -108,7 +111,7 @@ class Summary:
         height = min(height, area.h - 16)
         rect = pygame.Rect(0, 0, width, height)
         rect.center = area.center
-        panel(surface, rect, 250, radius=14)
+        panel(surface, rect, 255, radius=14)
         if hotspots is not None:
             hotspots.add(rect, "summary", "dismiss")
         x, y = rect.x + 24, rect.y + 18

@@ -16,28 +16,32 @@ from the server, an animation, or a timer a game's table asks for.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pygame
 
 from client import fonts, sound, theme
-from client.animation import Animator
+from client.animation import Animator, Step
 from client.game_views import hooks_for, view_for
 from client.layout import Layout
 from client.model import TableModel, Update
 from client.rules_screen import RulesOverlay
+from client.scores import hand_ended
 from client.session import Batch
 from client.settings_screen import SettingsOverlay, table_button_rect
 from client.summary import SummaryGate
 from client.table_view import UNPLAYABLE_NOTE, TableView
 from client.ui import TableUi
-from client.widgets import Hotspots, blit_text, button, panel
+from client.widgets import Hotspots, blit_text, button, fitted, panel, shade, short_path
 
 Send = Callable[[str, dict[str, Any]], None]
+View = dict[str, Any]
 
 GAME_OVER_PANEL_HEIGHT = 84
 """The room a game's end box leaves for the ``GameOverPanel`` (its bottom strip)."""
+LOG_SIZE = 14
+"""The game-over panel's line saying where the log is: cut, never shrunk below it."""
 
 
 @dataclass(slots=True)
@@ -53,6 +57,9 @@ class Question:
     yes_key: int = pygame.K_l
     quitting: bool = False
     """Asked because the window is being closed: yes ends the program."""
+    path: str = ""
+    """A file the question is about, on a line of its own under ``detail``: cut in its middle
+    when long, so its name stays in view."""
     focus: str = "no"
     mouse: tuple[int, int] = (-1, -1)
 
@@ -78,18 +85,18 @@ class Question:
         return None
 
     def draw(self, surface: pygame.Surface, area: pygame.Rect, hotspots: Hotspots) -> None:
-        shade = pygame.Surface(area.size, pygame.SRCALPHA)
-        shade.fill((0, 0, 0, 120))
-        surface.blit(shade, area)
+        shade(surface, area)
         hotspots.add(area, "question", "shade")  # nothing underneath takes a click
         box = pygame.Rect(0, 0, min(600, area.w - 32), 196)
         box.center = area.center
-        panel(surface, box, 250)
+        panel(surface, box, 255)
         pygame.draw.rect(surface, theme.GOLD, box, 2, border_radius=12)
         blit_text(surface, self.title, 26, theme.GOLD, "midtop", (box.centerx, box.y + 20),
                   max_width=box.w - 32)
-        lines = fonts.wrap(self.detail, 17, box.w - 48)
-        for number, line in enumerate(lines[:3]):
+        lines = fonts.wrap(self.detail, 17, box.w - 48)[:2 if self.path else 3]
+        if self.path:
+            lines.append(short_path(self.path, 17, box.w - 48))
+        for number, line in enumerate(lines):
             blit_text(surface, line, 17, theme.TEXT, "midtop",
                       (box.centerx, box.y + 64 + 22 * number), max_width=box.w - 32)
         key_name = pygame.key.name(self.yes_key).upper()
@@ -138,10 +145,30 @@ class GameOverPanel:
             button(surface, hotspots, button_rect, label, "game_over", name, enabled=enabled,
                    hovered=enabled and button_rect.collidepoint(self.mouse), size=15)
             x += width + 12
-        where = f"Log saved: {self.log}" if self.log else self.where
+        if self.log:
+            label = "Log saved: "
+            room = inner.w - 4 - fonts.font(LOG_SIZE).size(label)[0]
+            where = label + short_path(self.log, LOG_SIZE, room)
+        else:
+            where = fitted(self.where, LOG_SIZE, inner.w - 4)
         if where:
-            blit_text(surface, where, 14, theme.TEXT_DIM, "topleft",
-                      (inner.x + 2, inner.y + 44), max_width=inner.w - 4)
+            blit_text(surface, where, LOG_SIZE, theme.TEXT_DIM, "topleft",
+                      (inner.x + 2, inner.y + 44))
+
+
+SCORE_KEYS = ("phase", "totals", "score_sheet", "contracts", "contract", "declarer", "moon")
+"""What a trick game's view says of a hand's result and of the scores."""
+
+
+def scores_after_animation(steps: list[Step], before: View, after: View) -> list[Step]:
+    """The steps of the event that ends a hand, showing the scores as they were (``before``)
+    until they have played, then ``after``: the side panel and the plates do not give the
+    hand's result away while its last trick is gathered, before the summary tells it."""
+    kept = {key: before[key] for key in SCORE_KEYS if key in before}
+    for step in steps:
+        if step.payload is not None:
+            step.payload = {**step.payload, **kept}
+    return [*steps, Step([], after)]
 
 
 class TableScreen:
@@ -183,9 +210,20 @@ class TableScreen:
         self.summaries = SummaryGate()
         """A hand's summary: shown once the hand's last trick has played, it holds the
         batches after it (the next deal) until the player dismisses it."""
+        self._log_after: list[tuple[Step | None, str]] = []
+        """Lines for the side log, each waiting for the last animation step of its event
+        (``None``: none) to have played."""
         self._game_over_shown = False
         self._changed = True
         self._looks: tuple[Any, ...] = ()
+
+    @property
+    def sheet_open(self) -> bool:
+        """Whether a sheet that takes the input is open over the table: the rules page, the
+        settings, a hand's summary or a question (buttons of the felt's corners are hidden
+        or covered meanwhile)."""
+        return (self.rules.open or self.settings.open or self.summaries.shown is not None
+                or self.question is not None)
 
     @property
     def interactive(self) -> bool:
@@ -233,15 +271,24 @@ class TableScreen:
             model.events += batch.events
             self.animator.skip_all()
             self.animator.add_settled(batch.view)
+        ends: list[Step | None] = [None] * len(batch.events)
+        if batch.fresh or not before:
+            model.apply(Update(batch.seq, None, batch.view))
+            model.events += batch.events
+            self.animator.skip_all()
+            self.animator.add_settled(batch.view)
         else:
             shown = before
             for index, (_seq, event) in enumerate(batch.events):
                 last = index == len(batch.events) - 1
                 after = batch.view if last else self.hooks.between(shown, event)
                 steps = self.choreographer.steps(shown, event, after)
+                if isinstance(self.view, TableView) and hand_ended(shown, after):
+                    steps = scores_after_animation(steps, shown, after)
                 sound.attach(steps, self.hooks.sound_cues(event, shown, after))
                 for step in steps:
                     self.animator.add(step)
+                ends[index] = steps[-1] if steps else None
                 shown = after
             if not batch.events:
                 self.animator.add_settled(batch.view)
@@ -249,15 +296,25 @@ class TableScreen:
                 sound.cue_turn(self.animator, before, batch.view)
             model.apply(Update(batch.seq, None, batch.view))
             model.events += batch.events
-        for _, event in batch.events:
+        for (_, event), end in zip(batch.events, ends, strict=True):
             line = self.hooks.describe(model, event)
             if line:
-                self.ui.say(line)
+                self._log_after.append((end, line))
+        self._say_shown()
         self._tidy_ui()
         if not batch.fresh and before:
             self.summaries.offer(self.hooks.summary(model, before, batch.view))
         self.hooks.received(self, batch)
         self._changed = True
+
+    def _say_shown(self) -> None:
+        """Put in the side log the lines of the events whose animation has played (a card
+        once it lands, a trick's taker and the hand's result once the trick is gathered)."""
+        queued = {id(step) for step in self.animator.queue}
+        while self._log_after and (self._log_after[0][0] is None
+                                   or id(self._log_after[0][0]) not in queued):
+            self.ui.say(self._log_after.pop(0)[1])
+            self._changed = True
 
     def _tidy_ui(self) -> None:
         """Forget choices that no longer fit what the server says the seat may do."""
@@ -349,9 +406,7 @@ class TableScreen:
         if self.ask_before_leaving is None:
             self.leaving, self.quitting = True, quitting
             return
-        template = self.ask_before_leaving
-        self.question = Question(template.title, template.detail, template.yes, template.no,
-                                 template.yes_key, quitting)
+        self.question = replace(self.ask_before_leaving, quitting=quitting, focus="no")
         self._changed = True
 
     def quit_requested(self) -> bool:
@@ -437,6 +492,7 @@ class TableScreen:
 
     def update(self, dt: float) -> None:
         self.animator.advance(dt)
+        self._say_shown()
         for batch in self.summaries.update(dt, self.animator.busy):
             self.receive(batch)
         up = self.summaries.shown is not None  # an overlay: no prompt, no game-over box

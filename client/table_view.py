@@ -23,7 +23,7 @@ from client.model import TableModel
 from client.scores import draw_game_over, draw_score_sheet, hand_result_line
 from client.summary import fit_size
 from client.ui import TableUi
-from client.widgets import Hotspots, blit_text, button, panel
+from client.widgets import Hotspots, blit_text, button, fitted, panel, shade
 
 TITLES = {"hearts": "Stardeck Hearts", "stars": "Stars"}
 PHASE_WORDS = {"deal": "Dealing", "exchange": "Exchange", "pass": "Passing", "play": "Playing",
@@ -34,16 +34,6 @@ PROMPT_SIZE = 19
 NEW_TAG = "new"
 UNPLAYABLE_NOTE = "That card cannot be played now: play one of the outlined cards."
 """Shown, without asking the server, when a greyed-out card is clicked."""
-
-
-def fitted(text: str, size: int, width: int) -> str:
-    """``text`` cut with an ellipsis to ``width`` pixels at ``size`` (never squeezed)."""
-    font = fonts.font(size)
-    if font.size(text)[0] <= width:
-        return text
-    while text and font.size(text + "…")[0] > width:
-        text = text[:-1]
-    return text.rstrip() + "…"
 
 
 def received_cards(model: TableModel) -> set[str]:
@@ -495,18 +485,24 @@ class TableView:
     # --- overlays --------------------------------------------------------------------
 
     def _overlay_box(self, surface: pygame.Surface, layout: Layout, cards: int,
-                     title: str, footer: str = "") -> pygame.Rect:
-        """A box over a shaded table for a row of cards, wide enough for ``footer``."""
+                     title: str, footer: str, key: str) -> pygame.Rect:
+        """A box over a shaded table for a row of cards, wide enough for ``footer`` and big
+        enough to cover the trick, saying at its foot how it closes (``key``, Esc or a
+        click); returns the room for its contents (title, cards, labels, footer line)."""
         width, height = layout.card_size
-        shade = pygame.Surface(layout.table.size, pygame.SRCALPHA)
-        shade.fill((0, 0, 0, 110))
-        surface.blit(shade, layout.table)
+        shade(surface, layout.table)
         wanted = max(360, (width + 16) * max(1, cards) + 40, fonts.font(14).size(footer)[0] + 32)
-        area = pygame.Rect(0, 0, min(layout.table.w - 24, wanted), height + 110)
-        area.center = layout.table.center
-        panel(surface, area, 250)
-        blit_text(surface, title, 22, theme.GOLD, "midtop", (area.centerx, area.y + 12))
-        return area
+        content = pygame.Rect(0, 0, min(layout.table.w - 24, wanted), height + 104)
+        cover = layout.trick_area.inflate(16, 16).clip(layout.table.inflate(-12, -12))
+        box = content.inflate(0, 22)
+        box.center = cover.center
+        box = box.union(cover)
+        content.midtop = (box.centerx, box.y + (box.h - 22 - content.h) // 2)
+        panel(surface, box, 255)
+        blit_text(surface, title, 22, theme.GOLD, "midtop", (content.centerx, content.y + 12))
+        blit_text(surface, f"{key}, Esc or a click closes it", 13, theme.TEXT_DIM, "midbottom",
+                  (box.centerx, box.bottom - 8))
+        return content
 
     def _draw_cards_row(self, surface: pygame.Surface, layout: Layout, area: pygame.Rect,
                         cards: list[str], labels: list[str]) -> None:
@@ -520,19 +516,40 @@ class TableView:
                           "midtop", (x + width / 2, area.y + 50 + height))
             x += step
 
+    @staticmethod
+    def last_trick_words(model: TableModel) -> str:
+        """What became of the last trick: who took it (a Star: whose Star pile it went to,
+        or who shared it), and who leads next while the hand goes on."""
+        view = model.view
+        trick = view.get("last_trick") or []
+        winner = view.get("last_winner")
+        if not trick or winner is None:
+            return ""
+        star = view.get("last_star")
+        if star:
+            words = stars_trick_words(model, star)
+        else:
+            won_with = next((code for who, code in trick if who == winner), None)
+            with_card = f" with the {card_name(won_with)}" if won_with else ""
+            words = f"{model.name(winner)} took the trick{with_card}"
+        going_on = view.get("phase") == "play" and any(view.get("hand_sizes") or [])
+        if star and going_on:
+            words += f"; {model.name(winner)} leads next"
+        return words
+
     def _draw_last_trick(self, surface: pygame.Surface, layout: Layout, model: TableModel,
                          hotspots: Hotspots) -> None:
         view = model.view
         trick = view.get("last_trick") or []
-        area = self._overlay_box(surface, layout, len(trick), "Last trick")
+        words = self.last_trick_words(model)
+        area = self._overlay_box(surface, layout, len(trick), "Last trick", words, "L")
         if not trick:
             blit_text(surface, "No trick has been played yet.", 16, theme.TEXT, "center",
                       area.center)
         self._draw_cards_row(surface, layout, area, [code for _, code in trick],
                              [model.name(seat) for seat, _ in trick])
-        winner = view.get("last_winner")
-        if winner is not None and trick:
-            blit_text(surface, f"led next: {model.name(winner)}", 14, theme.TEXT, "midbottom",
+        if words:
+            blit_text(surface, fitted(words, 14, area.w - 16), 14, theme.TEXT, "midbottom",
                       (area.centerx, area.bottom - 8))
         hotspots.add(layout.table, "button", "close")
 
@@ -548,7 +565,7 @@ class TableView:
         worth = (f"Worth {together - apart} points, which count for you at the end of the "
                  f"hand." if isinstance(together, int) and isinstance(apart, int)
                  else "Their points count for you at the end of the hand.")
-        area = self._overlay_box(surface, layout, len(buried), "Your buried cards", worth)
+        area = self._overlay_box(surface, layout, len(buried), "Your buried cards", worth, "B")
         if not buried:
             blit_text(surface, "Nothing is buried.", 16, theme.TEXT, "center", area.center)
         self._draw_cards_row(surface, layout, area, buried, [""] * len(buried))

@@ -61,6 +61,58 @@ def panel(surface: pygame.Surface, rect: pygame.Rect, alpha: int = 215,
     surface.blit(layer, rect)
 
 
+def fitted(text: str, size: int, width: int) -> str:
+    """``text`` cut with an ellipsis to ``width`` pixels at ``size`` (never squeezed)."""
+    font = fonts.font(size)
+    if font.size(text)[0] <= width:
+        return text
+    while text and font.size(text + "…")[0] > width:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+SHADE_ALPHA = 150
+"""How dark the shade under a modal box is: the table stays recognisable, not readable."""
+
+
+def shade(surface: pygame.Surface, area: pygame.Rect, alpha: int = SHADE_ALPHA) -> None:
+    """Darken ``area`` under a modal box, so nothing of the table competes with the box."""
+    layer = pygame.Surface(area.size, pygame.SRCALPHA)
+    layer.fill((0, 0, 0, alpha))
+    surface.blit(layer, area)
+
+
+def short_path(path: str, size: int, width: int) -> str:
+    """``path`` fitting ``width`` pixels at ``size``: whole when it fits, else with its
+    middle cut by an ellipsis, keeping as many of its last folders as fit and always the
+    file's name ("…/games/2026-11-22/0003.starhall"); a name too long by itself loses its
+    own middle. Text is cut rather than shrunk, so it stays readable."""
+    measure = fonts.font(size).size
+    if measure(path)[0] <= width:
+        return path
+    separator = "\\" if "\\" in path and "/" not in path else "/"
+    parts = [part for part in path.split(separator) if part]
+    best = ""
+    for keep in range(len(parts) - 1, 0, -1):
+        candidate = "…" + separator + separator.join(parts[-keep:])
+        if measure(candidate)[0] <= width:
+            best = candidate
+            break
+    if best:
+        return best
+    name = parts[-1] if parts else path
+    head, tail = name[: len(name) // 2], name[len(name) // 2:]
+    while head or tail:
+        candidate = f"{head}…{tail}"
+        if measure(candidate)[0] <= width:
+            return candidate
+        if len(head) >= len(tail):
+            head = head[:-1]
+        else:
+            tail = tail[1:]
+    return "…"
+
+
 def button(surface: pygame.Surface, hotspots: Hotspots, rect: pygame.Rect, label: str,
            *action: Any, enabled: bool = True, hovered: bool = False, size: int = 18) -> None:
     colour = theme.BUTTON_DISABLED if not enabled else (

@@ -307,12 +307,15 @@ def test_the_side_log_names_each_tricks_taker() -> None:
                  if e.type == "played" and a.tricks_played == 1)
     screen = play.screen(first)
     play.feed(screen, first, first + 1)
+    assert not screen.ui.log, "a line waits for its card to land and the trick to be taken"
+    settle(screen, 3.0)
     assert screen.ui.log[-1].splitlines()[-1] == "Ada takes the trick with the Ace of Clubs"
     stars = stars_hand()
     trick = next(i for i, (_, e, a) in enumerate(stars.history)
                  if e.type == "played" and a.tricks_played == 1 and not a.trick)
     screen = stars.screen(trick)
     stars.feed(screen, trick, trick + 1)
+    settle(screen, 3.0)
     result = stars.history[trick][2].tricks[0][1]
     words = screen.ui.log[-1].splitlines()[-1]
     if result.star:
@@ -460,9 +463,11 @@ def test_the_declarer_can_review_the_buried_cards(surface: pygame.Surface) -> No
                                                 range(table.y, table.bottom, 4))
                 if tuple(surface.get_at((x, y)))[:3] == theme.ALERT)
     assert alert == 0, "nothing shows through an overlay"
-    width, height = screen.layout.card_size
-    centre = table.center
-    assert sum(tuple(surface.get_at((centre[0], centre[1])))[:3]) > 600  # a card face
+    assert any(sum(tuple(surface.get_at((table.centerx, y)))[:3]) > 600  # a card face
+               for y in range(table.y, table.bottom, 2))
+    trick = screen.layout.trick_area.inflate(-4, -4)
+    for corner in (trick.topleft, trick.topright, trick.bottomleft, trick.bottomright):
+        assert tuple(surface.get_at(corner))[:3] == theme.PANEL, "the box covers the trick"
     screen.key(pygame.K_b)
     assert screen.ui.overlay is None
     others = Played("stars", 4, seed=3, chooser=stars_declarer_zero)
