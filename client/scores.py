@@ -262,6 +262,8 @@ def ranking_places(texts: list[str], area: pygame.Rect) -> list[pygame.Rect]:
     per_row = len(texts)
     while per_row > 1 and area.w / per_row < max(widths) + 16:
         per_row -= 1
+    rows = -(-len(texts) // per_row)
+    per_row = -(-len(texts) // rows)  # rows as even as can be: 3 and 3, not 4 and 2
     places = []
     for index, width in enumerate(widths):
         row, column = divmod(index, per_row)

@@ -31,6 +31,8 @@ PHASE_WORDS = {"deal": "Dealing", "exchange": "Exchange", "pass": "Passing", "pl
 LOG_SIZE = 13
 LOG_LINE = 17
 PROMPT_SIZE = 19
+REFUSAL_SIZES = (17, 15)
+"""A refusal's font sizes, largest first: it is never cut, and never drawn below 15 px."""
 NEW_TAG = "new"
 UNPLAYABLE_NOTE = "That card cannot be played now: play one of the outlined cards."
 """Shown, without asking the server, when a greyed-out card is clicked."""
@@ -81,7 +83,9 @@ class TableView:
         self._draw_flights(surface, layout, animator)
         self._draw_panel(surface, layout, model, shown, ui, hotspots)
         if not ui.overlay:
-            if interactive and seated:
+            # The buttons follow the scene shown, as the prompt does: none while the deal
+            # that gives the seat its turn is still flying.
+            if interactive and seated and model.seat in (shown.get("to_act") or []):
                 self._draw_actions(surface, layout, model, ui, hotspots)
             self._draw_prompt(surface, layout, model, shown, interactive)
         if ui.overlay == "sheet":
@@ -432,6 +436,8 @@ class TableView:
         if interactive and legal and model.seat in waiting:
             if "play" in legal:
                 return "Your turn: play a card."
+            if "bid" in legal and legal.get("pass") is not True:
+                return "Your bid: you must bid (the others passed)."
             if "bid" in legal or legal.get("pass") is True:
                 return "Your bid. Choose an amount, or pass."
             if "bury" in legal:
@@ -458,15 +464,18 @@ class TableView:
         if model.refusal:
             local = getattr(model, "refusal_local", False)
             message = model.refusal if local else "Refused: " + model.refusal
-            lines = wrap(message, 17, area.w - 28)[:2]
-            width = max(fonts.font(17).size(line)[0] for line in lines) + 28
-            box = pygame.Rect(0, 0, width, 20 * len(lines) + 12)
+            size, lines = self.refusal_lines(message, area.w - 28)
+            line_height = size + 3
+            width = max(fonts.font(size).size(line)[0] for line in lines) + 28
+            box = pygame.Rect(0, 0, width, line_height * len(lines) + 12)
             box.center = area.center
+            if box.h > area.h:  # a longer reason grows upwards, off the user's hand
+                box.bottom = area.bottom
             pygame.draw.rect(surface, theme.BUTTON if local else theme.ALERT, box,
                              border_radius=10)
             for number, line in enumerate(lines):
-                blit_text(surface, line, 17, theme.TEXT, "midtop",
-                          (box.centerx, box.y + 6 + 20 * number))
+                blit_text(surface, line, size, theme.TEXT, "midtop",
+                          (box.centerx, box.y + 6 + line_height * number))
             return
         message = self.prompt(model, interactive, shown)
         if not message:
@@ -481,6 +490,17 @@ class TableView:
             y = top + number * (size + 4)
             blit_text(surface, line, size, (0, 0, 0), "midtop", (area.centerx + 1, y + 2))
             blit_text(surface, line, size, theme.TEXT, "midtop", (area.centerx, y))
+
+    @staticmethod
+    def refusal_lines(message: str, width: int) -> tuple[int, list[str]]:
+        """The font size and lines of a refusal in ``width`` pixels: two lines at the largest
+        size that allows it, down to ``REFUSAL_SIZES``' smallest, and at that size as many
+        lines as the whole reason takes."""
+        for size in REFUSAL_SIZES:
+            lines = wrap(message, size, width)
+            if len(lines) <= 2:
+                return size, lines
+        return REFUSAL_SIZES[-1], lines
 
     # --- overlays --------------------------------------------------------------------
 
