@@ -25,6 +25,7 @@ from functools import cached_property, lru_cache
 
 import pygame
 
+from client import fonts
 from client.animation import (
     Banner,
     Flight,
@@ -48,6 +49,14 @@ TOP_ROW = 48
 GAP = 12
 HAND_GAP = 18
 """Between two cards of the user's hand: room for the rings of cards that fit."""
+PILE_SHARE = 0.66
+"""The draw and discard piles' height, as a share of the card to beat's."""
+PILE_LABEL_SIZE = 13
+LAID_BY = 26
+"""Under the card to beat: its "laid by" line."""
+STACK_EXTRA = LAID_BY + 64
+"""Down the middle besides the cards when the piles are on a row of their own: the "laid by"
+line, the piles' labels and the supply."""
 
 DEAL_GAP = 0.05
 FLY = 0.38
@@ -139,15 +148,39 @@ class WhatElseGeometry:
         """A seat's cards row and its name plate."""
         return self.small_size[1] + 4 + self.plate_size[1]
 
+    def _top_height(self, stacked: bool) -> float:
+        """The card to beat's height with the piles beside the round's cards, or on a row
+        of their own under them (``stacked``)."""
+        middle = self.centre_area
+        if stacked:
+            # Down: the top card, its "laid by" line, the piles (0.66) with their labels and
+            # the supply. Across: the top card (1) and four strips (0.8 × 0.45).
+            room = (middle.h - STACK_EXTRA) / (1 + PILE_SHARE)
+            across = (middle.w - 3 * GAP) / (1 + 4 * 0.36) * CARD_RATIO
+        else:
+            # Across: two piles (0.66), the top card (1) and four strips, and gaps.
+            room = middle.h - 76
+            across = (middle.w - 5 * GAP - 2 * self._label_overhang) / (
+                2 * PILE_SHARE + 1 + 4 * 0.36) * CARD_RATIO
+        return max(60.0, min(self.card_size[1] * 1.3, room, across))
+
+    @cached_property
+    def stacked(self) -> bool:
+        """Whether the draw and discard piles lie on a row under the round's cards: in a
+        narrow middle (six players in a small window) the round's cards are then much
+        larger than squeezed between the piles."""
+        return self._top_height(True) > 1.2 * self._top_height(False)
+
     @cached_property
     def top_size(self) -> tuple[int, int]:
-        """The card to beat, larger than the hand's, leaving room across for both piles and
-        a few strips of the round's earlier cards."""
-        room = self.centre_area.h - 76
-        # Across: two piles (0.66), the top card (1) and four strips (0.8 × 0.45), and gaps.
-        across = (self.centre_area.w - 5 * GAP) / (2 * 0.66 + 1 + 4 * 0.36) * CARD_RATIO
-        height = int(max(60, min(self.card_size[1] * 1.3, room, across)))
-        return _portrait(height)
+        """The card to beat, larger than the hand's, leaving room for both piles and a few
+        strips of the round's earlier cards."""
+        return _portrait(int(self._top_height(self.stacked)))
+
+    @cached_property
+    def _label_overhang(self) -> int:
+        """How far a pile's label reaches beyond a pile of the largest size, each side."""
+        return _overhang(round(self.card_size[1] * 1.3 * PILE_SHARE / CARD_RATIO))
 
     @cached_property
     def fan_size(self) -> tuple[int, int]:
@@ -158,7 +191,7 @@ class WhatElseGeometry:
     @cached_property
     def pile_size(self) -> tuple[int, int]:
         """The draw and the discard pile, smaller: the round's cards need the room."""
-        height = round(self.top_size[1] * 0.66)
+        height = round(self.top_size[1] * PILE_SHARE)
         return _portrait(height)
 
     # --- the bottom: the user's plate, hand and buttons ------------------------------
@@ -227,8 +260,32 @@ class WhatElseGeometry:
         return self.players - 1 >= 3
 
     @cached_property
+    def _top_blocks(self) -> list[pygame.Rect]:
+        """The top row's seats, left to right: near their share of the width, never touching,
+        right of the Rules and Settings buttons where there is room, else below them."""
+        table, corner = self.table, self.layout.corner
+        left, right = table.x + MARGIN, table.right - MARGIN
+        rects: list[pygame.Rect] = []
+        for kind, fraction in self._slots:
+            if kind != "top":
+                continue
+            rect = pygame.Rect(0, table.y + TOP_ROW, self.plate_size[0], self.block_height)
+            rect.centerx = round(table.x + table.w * fraction)
+            rect.x = max(rect.x, rects[-1].right + GAP if rects else corner.right + GAP)
+            rects.append(rect)
+        ceiling = right
+        for rect in reversed(rects):
+            rect.right = min(rect.right, ceiling)
+            rect.x = max(rect.x, left)
+            ceiling = rect.x - GAP
+        for rect in rects:
+            if rect.colliderect(corner):
+                rect.y = corner.bottom + GAP
+        return rects
+
+    @cached_property
     def centre_area(self) -> pygame.Rect:
-        top = self.table.y + TOP_ROW + self.block_height + GAP
+        top = max(rect.bottom for rect in self._top_blocks) + GAP
         bottom = self.status_centre[1] - 18
         left, right = self.table.x + MARGIN, self.table.right - MARGIN
         if self.sides:
@@ -238,8 +295,21 @@ class WhatElseGeometry:
 
     @cached_property
     def row_y(self) -> int:
-        """The middle of the pile's row; the supply lies below it."""
-        return round(self.centre_area.y + (self.centre_area.h - 48) / 2)
+        """The middle of the round's cards; the supply lies below them (and below the draw
+        and discard piles when they are ``stacked``)."""
+        middle = self.centre_area
+        if not self.stacked:
+            return round(middle.y + (middle.h - 48) / 2)
+        height = self.top_size[1]
+        used = height * (1 + PILE_SHARE) + STACK_EXTRA
+        return round(middle.y + max(0.0, (middle.h - used) / 2) + height / 2)
+
+    @cached_property
+    def pile_row_y(self) -> int:
+        """The middle of the draw and the discard pile."""
+        if not self.stacked:
+            return self.row_y
+        return round(self.row_y + self.top_size[1] / 2 + LAID_BY + self.pile_size[1] / 2)
 
     def seat_block(self, seat: int) -> pygame.Rect:
         """Another seat's cards row and plate (the bottom seat's plate is ``own_plate``)."""
@@ -251,11 +321,11 @@ class WhatElseGeometry:
             return rect
         kind, fraction = self._slots[relative - 1]
         table = self.table
-        if kind == "side":
-            x = table.x + MARGIN if fraction == 0.0 else table.right - MARGIN - width
-            rect.topleft = (x, self.row_y - self.block_height // 2)
-        else:
-            rect.midtop = (round(table.x + table.w * fraction), table.y + TOP_ROW)
+        if kind == "top":
+            tops_before = sum(1 for k, _ in self._slots[: relative - 1] if k == "top")
+            return pygame.Rect(self._top_blocks[tops_before])
+        x = table.x + MARGIN if fraction == 0.0 else table.right - MARGIN - width
+        rect.topleft = (x, self.row_y - self.block_height // 2)
         rect.clamp_ip(table.inflate(-2 * MARGIN, -2 * MARGIN))
         return rect
 
@@ -301,16 +371,17 @@ class WhatElseGeometry:
 
     @cached_property
     def draw_pile(self) -> pygame.Rect:
+        """Left in the middle, its label ("Draw pile: 18") clear of the felt's edge."""
         width, height = self.pile_size
         rect = pygame.Rect(0, 0, width, height)
-        rect.midleft = (self.centre_area.x + 4, self.row_y)
+        rect.midleft = (self.centre_area.x + 4 + _overhang(width), self.pile_row_y)
         return rect
 
     @cached_property
     def discard_pile(self) -> pygame.Rect:
         width, height = self.pile_size
         rect = pygame.Rect(0, 0, width, height)
-        rect.midright = (self.centre_area.right - 4, self.row_y)
+        rect.midright = (self.centre_area.right - 4 - _overhang(width), self.pile_row_y)
         return rect
 
     @cached_property
@@ -318,11 +389,16 @@ class WhatElseGeometry:
         width, height = self.top_size
         rect = pygame.Rect(0, 0, width, height)
         centre = self.centre_area.centerx + round(width * 0.6)
-        rect.center = (min(centre, self.discard_pile.left - GAP * 2 - width // 2), self.row_y)
+        right = (self.centre_area.right - 4 if self.stacked
+                 else self.discard_pile.left - GAP * 2)
+        rect.center = (min(centre, right - width // 2), self.row_y)
         return rect
 
     @cached_property
     def fan_left(self) -> int:
+        """Where the round's earlier cards may reach, left of the top card."""
+        if self.stacked:
+            return self.centre_area.x + 4
         return self.draw_pile.right + GAP + 6
 
     def pile_rects(self, count: int) -> list[pygame.Rect]:
@@ -354,6 +430,8 @@ class WhatElseGeometry:
 
     @cached_property
     def supply_centre(self) -> tuple[int, int]:
+        if self.stacked:
+            return self.centre_area.centerx, self.pile_row_y + self.pile_size[1] // 2 + 34
         return self.centre_area.centerx, self.row_y + self.top_size[1] // 2 + 40
 
     def supply_point(self, index: int, count: int) -> tuple[float, float]:
@@ -361,6 +439,13 @@ class WhatElseGeometry:
         cx, cy = self.supply_centre
         step = 2 * self.token_radius + 3
         return cx + 46 + (index - (count - 1) / 2) * step, cy
+
+
+def _overhang(pile_width: int) -> int:
+    """How far a pile's label ("Discard pile: 24") reaches beyond the pile, each side."""
+    widest = max(fonts.font(PILE_LABEL_SIZE).size(label)[0]
+                 for label in ("Draw pile: 00", "Discard pile: 00"))
+    return max(0, (widest - pile_width) // 2)
 
 
 def _portrait(height: int) -> tuple[int, int]:

@@ -51,6 +51,9 @@ from client.what_else_cards import (
 )
 from client.what_else_choreography import (
     DISCARD,
+    GAP,
+    MARGIN,
+    PILE_LABEL_SIZE,
     SWEPT,
     Hidden,
     WhatElseChoreographer,
@@ -75,11 +78,19 @@ TITLE = "what else?"
 NOTE_SECONDS = 3.5
 HELP = "help"
 """``ui.overlay`` while the rules card is open."""
+END_NARROWEST = 420
+"""An end box narrower than this would squeeze its buttons and the log's path."""
 PHASES = {"deal": "Dealing", "play": "Playing", "refill": "Refill", "over": "Game over"}
 
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def refill_words(selected: Any) -> str:
+    """What the refill's button does with the cards chosen: its label, and the prompt's."""
+    count = len(selected)
+    return f"Discard {count}, draw" if count else "Keep all, draw"
 
 
 def joined(names: list[str]) -> str:
@@ -193,9 +204,10 @@ class WhatElseView(GameTable):
         top = view.get("top")
         if legal.get("refill"):
             if selected:
-                return (f"Discarding {plural(len(selected), 'card')}: click Draw, or click a "
-                        "card again to keep it.")
-            return "Your refill: click the cards you want to discard (or none), then Draw."
+                return (f"Discarding {plural(len(selected), 'card')}: click "
+                        f'"{refill_words(selected)}" (D), or click a card again to keep it.')
+            return f'Your refill: click the cards to discard, or "{refill_words(selected)}" (D).'
+
         fits = list(legal.get("play") or [])
         if fits or legal.get("pass"):
             if top is None:
@@ -472,10 +484,14 @@ class WhatElseView(GameTable):
 
     # --- the middle ------------------------------------------------------------------
 
-    def _label(self, surface: pygame.Surface, text: str, rect: pygame.Rect, size: int = 13
-               ) -> None:
-        blit_text(surface, text, size, theme.TEXT_DIM, "midtop", (rect.centerx, rect.bottom + 5),
-                  max_width=max(40, rect.w + 40))
+    @staticmethod
+    def _label(surface: pygame.Surface, geometry: WhatElseGeometry, text: str,
+               rect: pygame.Rect) -> None:
+        """A pile's caption under it, whole and inside the felt."""
+        image = fonts.text(text, PILE_LABEL_SIZE, theme.TEXT_DIM)
+        where = image.get_rect(midtop=(rect.centerx, rect.bottom + 5))
+        where.clamp_ip(geometry.table.inflate(-2 * MARGIN, 0))
+        surface.blit(image, where)
 
     def _draw_draw_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry,
                         shown: View) -> None:
@@ -489,7 +505,7 @@ class WhatElseView(GameTable):
                 surface.blit(back, rect.move(-offset, -offset))
         else:
             pygame.draw.rect(surface, theme.PANEL_EDGE, rect, 2, border_radius=rect.w // 10)
-        self._label(surface, f"Draw pile: {count}", rect)
+        self._label(surface, geometry, f"Draw pile: {count}", rect)
 
     def _draw_discard_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry,
                            shown: View, hidden: Hidden) -> None:
@@ -505,7 +521,7 @@ class WhatElseView(GameTable):
             surface.blit(self.art.face(landed[-1], rect.w, rect.h), rect)
         else:
             pygame.draw.rect(surface, theme.PANEL_EDGE, rect, 2, border_radius=rect.w // 10)
-        self._label(surface, f"Discard pile: {len(landed)}", rect)
+        self._label(surface, geometry, f"Discard pile: {len(landed)}", rect)
 
     def _draw_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: View,
                    hidden: Hidden) -> None:
@@ -532,7 +548,7 @@ class WhatElseView(GameTable):
             # Under the fan, ending short of the top card, where the felt is free.
             label = f"this round: {plural(len(pile), 'card')}"
             right = top.left - 6
-            if right - fonts.font(12).size(label)[0] >= geometry.draw_pile.right + 6:
+            if right - fonts.font(12).size(label)[0] >= geometry.fan_left - GAP:
                 blit_text(surface, label, 12, theme.TEXT_DIM, "topright",
                           (right, rects[0].bottom + 4))
 
@@ -717,10 +733,11 @@ class WhatElseView(GameTable):
         rect = pygame.Rect(area.x, area.centery - 22, area.w, 44)
         phase = model.view.get("phase")
         if legal.get("refill"):
-            count = len(ui.selected)
-            label = f"Discard {count} and draw  D" if count else "Keep all and draw  D"
+            label = refill_words(ui.selected) + "  D"
+            size = next((size for size in (15, 14) if fonts.font(size).size(label)[0]
+                         <= rect.w - 12), 13)
             button(surface, hotspots, rect, label, "we_button", "refill",
-                   hovered=rect.collidepoint(ui.mouse), size=15)
+                   hovered=rect.collidepoint(ui.mouse), size=size)
         elif phase == "play":
             enabled = bool(legal.get("pass"))
             button(surface, hotspots, rect, "Pass  P", "we_button", "pass", enabled=enabled,
@@ -791,7 +808,7 @@ class WhatElseView(GameTable):
         view = model.view
         players = model.players
         area = self._end_area(geometry, players)
-        panel(surface, area, 250)
+        panel(surface, area, 255)  # opaque: the piles must not show through its text
         pygame.draw.rect(surface, theme.GOLD, area, 3, border_radius=12)
         hotspots.add(area, "we_button", "none")
         x, y = area.centerx, area.y + 14
@@ -825,9 +842,15 @@ class WhatElseView(GameTable):
         table, middle = geometry.table, geometry.centre_area
         tall = 150 + 26 * players + panel_room(self.panel_offered)
         wide = middle.w + 8 if geometry.sides else 560
-        area = pygame.Rect(0, 0, min(wide, 620, table.w - 40), 0)
-        area.centerx = middle.centerx
-        area.y = middle.y - 6
+        if wide < END_NARROWEST:  # a narrow middle: over the side plates rather than squeezed
+            wide = 560
+        if wide >= table.w - 40:  # nearly the felt's width: all of it, so nothing peeks out
+            wide = table.w - 16
+        area = pygame.Rect(0, 0, min(wide, 620), 0)
+        area.centerx = table.centerx
+        # Below the top row, and above the user's hand when it fits: else higher up.
+        floor = geometry.hand_area.y - geometry.raise_by - 6
+        area.y = max(table.y + 10, min(middle.y - 6, floor - tall))
         area.h = min(tall, table.bottom - 10 - area.y)
         return area
 

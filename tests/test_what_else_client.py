@@ -18,7 +18,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from client import fonts
+from client import fonts, theme
 from client.animation import Flight
 from client.app import _wait_for_welcome, open_window
 from client.bug_report import BUTTON_LABEL
@@ -28,10 +28,13 @@ from client.live import LiveTable
 from client.model import TableModel
 from client.net import ServerLink
 from client.replay_screen import ReplayScreen
+from client.rules_screen import button_rect
 from client.session import Batch
+from client.settings_screen import table_button_rect
 from client.table_screen import TableScreen
 from client.what_else_cards import TOKEN, WhatElseArt, card_words
 from client.what_else_choreography import (
+    MARGIN,
     STEP,
     WhatElseChoreographer,
     WhatElseGeometry,
@@ -144,7 +147,8 @@ def _disjoint(named: dict[str, pygame.Rect]) -> None:
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6])
 @pytest.mark.parametrize("size,footer", [((1280, 720), 0), ((1024, 640), 0),
-                                         ((1280, 720), 92), ((1024, 640), 92)])
+                                         ((1280, 720), 92), ((1024, 640), 92),
+                                         ((800, 600), 0)])
 def test_the_table_at_every_size_of_table_without_overlaps(
         surface: pygame.Surface, players: int, size: tuple[int, int], footer: int) -> None:
     table = table_where(players, my_turn_with_choice)
@@ -156,16 +160,21 @@ def test_the_table_at_every_size_of_table_without_overlaps(
     area = screen.layout.table
     width = fonts.font(14).size(BUTTON_LABEL)[0] + 24
     bug = pygame.Rect(area.right - 12 - width, area.y + 12, width, 30)
-    named: dict[str, pygame.Rect] = {"bug report button": bug}
-    for seat in range(1, players):
-        named[f"seat {seat}"] = geometry.seat_block(seat)
+    named: dict[str, pygame.Rect] = {"bug report button": bug, "Rules": button_rect(area),
+                                     "Settings": table_button_rect(area)}
+    for seat in range(1, players):  # a gap between two seats: their plates never touch
+        named[f"seat {seat}"] = geometry.seat_block(seat).inflate(4, 4)
     raised = geometry.hand_rects(5, set(range(5)))
+
+    def with_label(rect: pygame.Rect, below: int) -> pygame.Rect:
+        return pygame.Rect(rect.x, rect.y, rect.w, rect.h + below)
+
     named.update({
         "own plate": geometry.own_plate, "buttons": geometry.buttons,
         "hand": raised[0].unionall(raised).union(geometry.hand_area),
-        "draw pile": geometry.draw_pile.inflate(0, 40),  # with its label
-        "discard pile": geometry.discard_pile.inflate(0, 40),
-        "top card": geometry.top_rect.inflate(0, 44),
+        "draw pile": with_label(geometry.draw_pile, 22),
+        "discard pile": with_label(geometry.discard_pile, 22),
+        "top card": with_label(geometry.top_rect, 24),
         "supply": pygame.Rect(geometry.centre_area.x, geometry.supply_centre[1] - 10,
                               geometry.centre_area.w, 20),
         "status line": pygame.Rect(area.x + 12, geometry.status_centre[1] - 14,
@@ -174,10 +183,18 @@ def test_the_table_at_every_size_of_table_without_overlaps(
     for name, rect in named.items():
         assert area.contains(rect), (name, rect, area)
     _disjoint(named)
-    # A long round's pile stays between the draw pile and the discard pile.
+    # The piles' labels are whole on the felt; the card to beat can be read.
+    for pile in (geometry.draw_pile, geometry.discard_pile):
+        label = pygame.Rect((0, 0), fonts.font(13).size("Discard pile: 24"))
+        label.midtop = (pile.centerx, pile.bottom + 5)
+        assert area.inflate(-2 * MARGIN, 0).contains(label)
+    assert geometry.top_size[0] >= 60, geometry.top_size
+    # A long round's pile stays between the draw pile and the discard pile (or, when those
+    # lie on a row of their own, inside the middle).
+    right = geometry.centre_area.right if geometry.stacked else geometry.discard_pile.left
     for count in (1, 8, 30):
         for rect in geometry.pile_rects(count):
-            assert rect.left >= geometry.fan_left and rect.right <= geometry.discard_pile.left
+            assert rect.left >= geometry.fan_left and rect.right <= right
     # The hand is inside the window, every fitting card a hotspot.
     for rect in geometry.hand_rects(len(view["hand"])):
         assert canvas.get_rect().contains(rect)
@@ -261,13 +278,33 @@ def test_the_refill_selects_cards_then_draw_sends_them(surface: pygame.Surface) 
     assert click(screen, canvas, "we_card", hand[0])  # a second click keeps it
     assert sent == [] and screen.ui.selected == [hand[1]]
     prompt = screen.view.prompt(screen.model, True, screen.ui.selected)
-    assert prompt.startswith("Discarding 1 card")
+    assert prompt.startswith('Discarding 1 card: click "Discard 1, draw" (D)')  # the button's
+    assert fonts.font(14).size("Discard 1, draw  D")[0] <= 140 - 12  # words, whole at 800 px
     assert click(screen, canvas, "we_button", "refill")
     assert sent == [("refill", {"discard": [hand[1]]})]
     # Nothing chosen: "Keep all and draw" sends an empty discard (D on the keyboard).
     screen, sent = screen_at(table)
+    assert '"Keep all, draw" (D)' in screen.view.prompt(screen.model, True, [])
     press(screen, canvas, pygame.K_d)
     assert sent == [("refill", {"discard": []})]
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (800, 600)])
+def test_the_end_box_is_wide_enough_for_its_buttons_and_clear_of_the_hand(
+        surface: pygame.Surface, size: tuple[int, int]) -> None:
+    table = table_where(6, lambda view: view["phase"] == "over")
+    screen, _ = screen_at(table, size=size)
+    canvas = pygame.Surface(size)
+    screen.draw(canvas)
+    view = screen.view
+    assert isinstance(view, WhatElseView)
+    geometry = WhatElseGeometry.of(screen.layout)
+    area = view._end_area(geometry, 6)
+    assert area.w >= 420 and screen.layout.table.contains(area)
+    assert area.bottom <= geometry.hand_area.y - geometry.raise_by
+    x = area.x + 6  # inside its edge, left of the centred words: nothing shows through
+    for y in range(area.y + 10, area.bottom - 10, 7):
+        assert tuple(canvas.get_at((x, y)))[:3] == theme.PANEL, (x, y)
 
 
 def test_a_spectator_sees_backs_and_no_controls(surface: pygame.Surface) -> None:
