@@ -156,19 +156,21 @@ class GameOverPanel:
                       (inner.x + 2, inner.y + 44))
 
 
-SCORE_KEYS = ("phase", "totals", "score_sheet", "contracts", "contract", "declarer", "moon")
+SCORE_KEYS = ("phase", "totals", "score_sheet", "contracts", "contract", "declarer", "dealer",
+              "moon")
 """What a trick game's view says of a hand's result and of the scores."""
 
 
-def scores_after_animation(steps: list[Step], before: View, after: View) -> list[Step]:
-    """The steps of the event that ends a hand, showing the scores as they were (``before``)
-    until they have played, then ``after``: the side panel and the plates do not give the
-    hand's result away while its last trick is gathered, before the summary tells it."""
+def scores_after_animation(steps: list[Step], before: View) -> list[Step]:
+    """The steps of the event that ends a hand, showing the scores as they were (``before``):
+    the side panel and the plates do not give the hand's result away while its last trick is
+    gathered, before the summary tells it. (Once they have played, the table shows the
+    server's view again: ``TableScreen.update``.)"""
     kept = {key: before[key] for key in SCORE_KEYS if key in before}
     for step in steps:
         if step.payload is not None:
             step.payload = {**step.payload, **kept}
-    return [*steps, Step([], after)]
+    return steps
 
 
 class TableScreen:
@@ -210,6 +212,9 @@ class TableScreen:
         self.summaries = SummaryGate()
         """A hand's summary: shown once the hand's last trick has played, it holds the
         batches after it (the next deal) until the player dismisses it."""
+        self._scores_held = False
+        """Steps showing the scores from before a hand's end are queued (see
+        ``scores_after_animation``)."""
         self._log_after: list[tuple[Step | None, str]] = []
         """Lines for the side log, each waiting for the last animation step of its event
         (``None``: none) to have played."""
@@ -284,7 +289,8 @@ class TableScreen:
                 after = batch.view if last else self.hooks.between(shown, event)
                 steps = self.choreographer.steps(shown, event, after)
                 if isinstance(self.view, TableView) and hand_ended(shown, after):
-                    steps = scores_after_animation(steps, shown, after)
+                    steps = scores_after_animation(steps, shown)
+                    self._scores_held = True
                 sound.attach(steps, self.hooks.sound_cues(event, shown, after))
                 for step in steps:
                     self.animator.add(step)
@@ -492,6 +498,11 @@ class TableScreen:
 
     def update(self, dt: float) -> None:
         self.animator.advance(dt)
+        if self._scores_held and not self.animator.busy:
+            # The hand's end has played: the scores its steps held back show now.
+            self.animator.settled_payload = self.model.view
+            self._scores_held = False
+            self._changed = True
         self._say_shown()
         for batch in self.summaries.update(dt, self.animator.busy):
             self.receive(batch)

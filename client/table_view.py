@@ -83,11 +83,14 @@ class TableView:
         self._draw_flights(surface, layout, animator)
         self._draw_panel(surface, layout, model, shown, ui, hotspots)
         if not ui.overlay:
-            # The buttons follow the scene shown, as the prompt does: none while the deal
-            # that gives the seat its turn is still flying.
-            if interactive and seated and model.seat in (shown.get("to_act") or []):
+            # The buttons and the prompt follow the scene shown: none while the seat's turn
+            # is not on the table yet, nor while its cards are still being dealt to it.
+            dealing = seated and any(hidden[hand_key(code)] for code in model.hand)
+            if (interactive and seated and not dealing
+                    and model.seat in (shown.get("to_act") or [])):
                 self._draw_actions(surface, layout, model, ui, hotspots)
-            self._draw_prompt(surface, layout, model, shown, interactive)
+            self._draw_prompt(surface, layout, model, shown, interactive and not dealing,
+                              "Dealing…" if dealing else None)
         if ui.overlay == "sheet":
             draw_score_sheet(surface, layout, model, hotspots, ui.mouse)
         elif ui.overlay == "last":
@@ -459,7 +462,10 @@ class TableView:
         return ""
 
     def _draw_prompt(self, surface: pygame.Surface, layout: Layout, model: TableModel,
-                     shown: dict[str, Any], interactive: bool) -> None:
+                     shown: dict[str, Any], interactive: bool, instead: str | None = None
+                     ) -> None:
+        """The refusal, else the status line: ``instead``, or what the seat may do now or
+        whom the table waits for."""
         area = layout.prompt_area
         if model.refusal:
             local = getattr(model, "refusal_local", False)
@@ -477,7 +483,7 @@ class TableView:
                 blit_text(surface, line, size, theme.TEXT, "midtop",
                           (box.centerx, box.y + 6 + line_height * number))
             return
-        message = self.prompt(model, interactive, shown)
+        message = instead or self.prompt(model, interactive, shown)
         if not message:
             return
         size = PROMPT_SIZE
