@@ -33,7 +33,8 @@ from client.animation import (
 )
 from client.bars_cards import LABEL
 from client.choreography import Event, View
-from client.layout import Layout
+from client.layout import CORNER_RIGHT, Layout
+from client.rules_screen import button_rect
 from client.settings_screen import table_button_rect
 from client.theme import CARD_RATIO
 from shared.games.stars_and_bars import CENTRE, CLAIM_POINTS, GAME, SIDE, SPACES, UNDER
@@ -176,7 +177,22 @@ class BarsGeometry:
         total = count * width + (count - 1) * g
         left = self.table.centerx - total // 2
         y = self.table.bottom - 16 - height if bottom else self.table.y + 12
+        if not bottom:  # between the Rules button and the bug report's, where they fit
+            low, high = self._top_row_room(y, height)
+            if high - low >= total:
+                left = min(max(left, low), high - total)
         return [pygame.Rect(left + i * (width + g), y, width, height) for i in range(count)]
+
+    def _top_row_room(self, y: int, height: int) -> tuple[int, int]:
+        """From where to where a row of cards at ``y`` clears the buttons in the felt's top
+        corners (Rules and Settings on the left, the bug report on the right)."""
+        row = pygame.Rect(self.table.x, y, self.table.w, height)
+        low = self.table.x + 12
+        for corner in (button_rect(self.table), table_button_rect(self.table)):
+            if corner.colliderect(row):
+                low = max(low, corner.right + 10)
+        high = self.table.right - CORNER_RIGHT[0] - 4
+        return low, high
 
     def hand_slot(self, seat: int, index: int, count: int) -> pygame.Rect:
         rects = self.hand_rects(seat, max(count, index + 1))
@@ -224,9 +240,15 @@ class BarsGeometry:
 
     @cached_property
     def deck_rect(self) -> pygame.Rect:
+        """At the top of the left column, below the Settings button (the deck's backs are
+        drawn a little up and left of it, one per layer)."""
         width, height = self.pile_size
         column = self.left_column
-        return pygame.Rect(column.centerx - width // 2, column.y + 4, width, height)
+        rect = pygame.Rect(column.centerx - width // 2, column.y + 4, width, height)
+        corner = table_button_rect(self.table)
+        if rect.inflate(20, 20).colliderect(corner):
+            rect.y = corner.bottom + 16
+        return rect
 
     @cached_property
     def discard_rect(self) -> pygame.Rect:

@@ -52,6 +52,7 @@ from client.fonts import wrap
 from client.game_views import ColourGroup, GameTable, Swatch, seat_group
 from client.layout import Layout
 from client.model import TableModel
+from client.new_table import ellipsized
 from client.settings_screen import table_button_rect
 from client.table_parts import (
     SEAT_NOTE,
@@ -92,6 +93,7 @@ PHASES = {"deal": "Setting up", "play": "Playing", "over": "Game over"}
 WINNING = ("To win: over 200 points and 15 ahead, or over 50 ahead, at the end of a round; "
            "else 15 ahead when no card can be placed.")
 LEGEND_TITLE = "Differences to score (= points)"
+PLATE_NAME_SIZE = 16
 LEGEND_LINES = ("Middle: the card it lies on. Sides 2, above and below 4, corners 3.",
                 "Outer spaces must score with every card they touch; centre spaces need not.")
 
@@ -660,12 +662,13 @@ class BarsView(GameTable):
         bottom = geometry.status_centre[1] - 18
         if bottom - top < 100:
             return
-        blit_text(surface, LEGEND_TITLE, 13, theme.TEXT, "topleft", (column.x, top),
-                  max_width=column.w)
+        for line in wrap(LEGEND_TITLE, 13, column.w):  # wrapped in a narrow column
+            blit_text(surface, line, 13, theme.TEXT, "topleft", (column.x, top))
+            top += 17
         cell_w = min(42, (column.w - 8) // 3)
         cell_h = round(cell_w / 1.4)
         grid = pygame.Rect(0, 0, cell_w * 3 + 8, cell_h * 3 + 8)
-        grid.midtop = (column.centerx, top + 20)
+        grid.midtop = (column.centerx, top + 3)
         numbers = (("3", "4", "3"), ("2", "1", "2"), ("3", "4", "3"))
         for row in range(3):
             for col in range(3):
@@ -717,7 +720,7 @@ class BarsView(GameTable):
                 blit_text(surface, words, 13, theme.GOLD if best is not None else
                           theme.TEXT_DIM, "midbottom", (lifted.centerx, lifted.y - 2))
         if choosing and hand:
-            blit_text(surface, "keys 1-4 choose", 11, theme.TEXT_DIM, "topleft",
+            blit_text(surface, "keys 1-4 choose", 12, theme.TEXT_DIM, "topleft",
                       (rects[-1].right + 10, rects[-1].bottom - 14))
 
     def _draw_plate(self, surface: pygame.Surface, geometry: BarsGeometry, model: TableModel,
@@ -729,13 +732,13 @@ class BarsView(GameTable):
             pygame.draw.rect(surface, theme.HIGHLIGHT, rect.inflate(4, 4), 3, border_radius=12)
         dot = theme.SEAT_COLOURS[seat % len(theme.SEAT_COLOURS)]
         pygame.draw.circle(surface, dot, (rect.x + 14, rect.y + 16), 6)
-        name = model.name(seat) + (" (you)" if playing and seat == model.seat else "")
-        blit_text(surface, name, 16, theme.TEXT, "midleft", (rect.x + 26, rect.y + 16),
-                  max_width=rect.w - 74)
         scores = shown.get("scores") or []
-        if seat < len(scores):
-            blit_text(surface, str(scores[seat]), 22, theme.GOLD, "midright",
-                      (rect.right - 10, rect.y + 17))
+        score = str(scores[seat]) if seat < len(scores) else ""
+        room = rect.w - 26 - 16 - fonts.font(22).size(score)[0]
+        blit_text(surface, plate_name(model, seat, playing, room), PLATE_NAME_SIZE, theme.TEXT,
+                  "midleft", (rect.x + 26, rect.y + 16))
+        if score:
+            blit_text(surface, score, 22, theme.GOLD, "midright", (rect.right - 10, rect.y + 17))
         note = "to play" if to_act and shown.get("phase") == "play" else ""
         if shown.get("starter") == seat:
             note = (note + " · " if note else "") + "began"
@@ -916,7 +919,9 @@ class BarsView(GameTable):
     def _end_area(self, geometry: BarsGeometry) -> pygame.Rect:
         table = geometry.table
         tall = 214 + panel_room(self.panel_offered)
-        area = pygame.Rect(0, 0, min(560, table.w - 40), min(tall, table.h - 20))
+        # Nearly the felt's width (a small window): all of it, so nothing peeks out beside.
+        wide = 560 if table.w - 40 > 560 else table.w - 16
+        area = pygame.Rect(0, 0, wide, min(tall, table.h - 20))
         area.center = geometry.board.center
         corner = table_button_rect(table)  # Rules and Settings: not under the box
         if area.left < corner.right:
@@ -926,6 +931,16 @@ class BarsView(GameTable):
 
 
 # --- words shared by the drawing and the log ---------------------------------------------
+
+def plate_name(model: TableModel, seat: int, playing: bool, room: int) -> str:
+    """A seat's name on its plate, whole at ``PLATE_NAME_SIZE`` in ``room`` pixels: the
+    player's own with "(you)" when it fits (the side panel says it too), else cut."""
+    name = model.name(seat)
+    mine = f"{name} (you)"
+    if playing and seat == model.seat and fonts.font(PLATE_NAME_SIZE).size(mine)[0] <= room:
+        return mine
+    return ellipsized(name, PLATE_NAME_SIZE, room)
+
 
 def claim_label(claim: dict[str, Any]) -> str:
     space = claim.get("space")

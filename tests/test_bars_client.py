@@ -17,9 +17,11 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
+from client import fonts, theme
 from client.app import _wait_for_welcome, open_window
 from client.bars_choreography import BarsGeometry, between, touch
-from client.bars_view import BarsView, result_line
+from client.bars_view import PLATE_NAME_SIZE, BarsView, plate_name, result_line
+from client.bug_report import BUTTON_LABEL
 from client.embedded import EmbeddedServer
 from client.game_views import view_for
 from client.live import LiveTable
@@ -83,6 +85,12 @@ def key(screen: TableScreen, surface: pygame.Surface, code: int) -> None:
     screen.handle(pygame.event.Event(pygame.KEYDOWN, key=code, mod=0, unicode=""), hotspots)
 
 
+def bug_button(felt: pygame.Rect) -> pygame.Rect:
+    """Where a live table's "Save a bug report" button is (``client.bug_report``)."""
+    width = fonts.font(14).size(BUTTON_LABEL)[0] + 24
+    return pygame.Rect(felt.right - 12 - width, felt.y + 12, width, 30)
+
+
 def test_registry_gives_stars_and_bars_its_table() -> None:
     assert isinstance(view_for("stars_and_bars"), BarsView)
     model = TableModel("stars_and_bars", None, 2, ["Ada", "Bruno"])
@@ -98,7 +106,7 @@ MOMENTS = {
 
 
 @pytest.mark.parametrize("moment", list(MOMENTS))
-@pytest.mark.parametrize("size", [SIZE, (860, 540)])
+@pytest.mark.parametrize("size", [SIZE, (860, 540), (800, 600)])
 def test_drawing_real_views(surface: pygame.Surface, moment: str,
                             size: tuple[int, int]) -> None:
     play = BarsPlay(seed=3)
@@ -115,8 +123,22 @@ def test_drawing_real_views(surface: pygame.Surface, moment: str,
         for rect in geometry.hand_rects(seat, 4):
             assert screen.layout.table.contains(rect), (seat, rect)
     # The name plates keep clear of the Rules and Settings buttons in the felt's corner.
-    corner = table_button_rect(screen.layout.table).union(button_rect(screen.layout.table))
+    felt = screen.layout.table
+    corner = table_button_rect(felt).union(button_rect(felt))
     assert not any(geometry.plate_rect(seat).colliderect(corner) for seat in (0, 1))
+    # The deck (its backs drawn up and left of it) is not under Settings, the opponent's
+    # open cards keep off the buttons, and a plate's name is whole at its size.
+    deck = geometry.deck_rect.union(geometry.deck_rect.move(-8, -8))
+    buttons = [button_rect(felt), table_button_rect(felt), bug_button(felt)]
+    assert deck.collidelist(buttons) < 0
+    for rect in geometry.hand_rects(1, 4):
+        assert rect.inflate(8, 8).collidelist(buttons) < 0, rect
+    for seat in (0, 1):
+        plate = geometry.plate_rect(seat)
+        room = plate.w - 42 - fonts.font(22).size(str(view["scores"][seat]))[0]
+        name = plate_name(screen.model, seat, True, room)
+        assert fonts.font(PLATE_NAME_SIZE).size(name)[0] <= room
+        assert name.startswith(screen.model.name(seat)[:3])
     for space, entry in enumerate(view["board"]):
         rect = geometry.space_rect(space)
         colour = canvas.get_at((rect.x + 6, rect.centery))[:3]
@@ -129,6 +151,9 @@ def test_drawing_real_views(surface: pygame.Surface, moment: str,
     if moment == "game_over":
         screen.ui.dismissed_game_over = False
         hotspots = screen.draw(canvas)
+        box = screen.view._end_area(geometry)  # type: ignore[attr-defined]
+        for y in range(box.y + 10, box.bottom - 10, 5):  # opaque: no card shows through
+            assert tuple(canvas.get_at((box.x + 6, y)))[:3] == theme.PANEL, y
         assert spot_of(hotspots, "button", "leave") is not None
         assert spot_of(hotspots, "button", "dismiss") is not None
         line = result_line(screen.model)
@@ -250,6 +275,8 @@ def test_a_claim_is_offered_sent_and_announced(surface: pygame.Surface) -> None:
     captions = [caption.text for caption in _captions_over(screen, 0.2)]
     assert any(text.startswith("Claim:") and f"+{claim['points']}" in text
                for text in captions), captions
+    while screen.animator.busy:  # the log's line comes once its animation has played
+        screen.update(0.1)
     assert any("claims" in line for line in screen.ui.log)
 
 
