@@ -25,6 +25,7 @@ from typing import Any
 import pygame
 
 from client import fonts, settings, sound, theme
+from client.new_table import ellipsized
 from client.settings import Settings, SettingsError
 from client.symbols import draw_symbol
 from client.widgets import Hotspots, blit_text, button, panel
@@ -197,6 +198,24 @@ def table_button_rect(felt: pygame.Rect) -> pygame.Rect:
     rules = button_rect(felt)
     width = max(rules.w, fonts.font(14).size(BUTTON_LABEL)[0] + 24)
     return pygame.Rect(rules.x, rules.bottom + 6, width, rules.h)
+
+
+TAB_SIZE = 15
+
+
+def tab_places(titles: list[str], row: pygame.Rect) -> list[pygame.Rect]:
+    """The colour check's game tabs, left to right from ``row``'s top-left, in as many rows
+    as its width needs (a small window takes two)."""
+    places: list[pygame.Rect] = []
+    x, y = row.x, row.y
+    for title in titles:
+        tab = pygame.Rect(x, y, fonts.font(TAB_SIZE).size(title)[0] + 28, 32)
+        if tab.right > row.right and places:
+            y += tab.h + 6
+            tab.topleft = (row.x, y)
+        places.append(tab)
+        x = tab.right + 8
+    return places
 
 
 class SettingsOverlay:
@@ -397,13 +416,15 @@ class SettingsOverlay:
         sheet = pygame.Rect(0, 0, min(area.w - 24, 860), min(area.h - 24, 600))
         sheet.center = area.center
         self._sheet(surface, sheet, "Settings")
-        blit_text(surface, "Up/Down: row · Left/Right: change · Enter: save · Esc: cancel",
-                  13, theme.TEXT_DIM, "topright", (sheet.right - 22, sheet.y + 22),
-                  max_width=sheet.w // 2)
+        keys = "Up/Down: row · Left/Right: change · Enter: save · Esc: cancel"
+        room = sheet.w - 44 - fonts.font(24).size("Settings")[0] - 24
+        blit_text(surface, ellipsized(keys, 13, room), 13, theme.TEXT_DIM, "topright",
+                  (sheet.right - 22, sheet.y + 22))
         top, bottom = sheet.y + 60, sheet.bottom - 96
         row_height = min(72, (bottom - top) // len(ROWS))
         hints = row_height >= 56
-        label_width = min(210, sheet.w // 4)
+        widest = max(fonts.font(17).size(label)[0] for label in LABELS.values()) + 24
+        label_width = max(widest, min(210, sheet.w // 4))  # a label is never squeezed
         for index, row in enumerate(ROWS):
             rect = pygame.Rect(sheet.x + 12, top + index * row_height, sheet.w - 24,
                                row_height - 4)
@@ -495,27 +516,30 @@ class SettingsOverlay:
                hovered=back.collidepoint(self.mouse), size=15)
         # The middle of the title bar stays free: a live table's bug report button is there.
         marks = "on" if self.draft.colour_blind else "off"
-        blit_text(surface, f"Colour-blind marks: {marks} (a setting). Left/Right or a tab: "
-                  "another game. Simulated with Machado et al. (2009); a close pair is fine "
-                  "when a shape or mark tells it apart.", 13, theme.TEXT_DIM, "bottomleft",
-                  (sheet.x + 22, sheet.bottom - 10), max_width=sheet.w - 44)
+        footer = fonts.wrap(f"Colour-blind marks: {marks} (a setting). Left/Right or a tab: "
+                            "another game. Simulated with Machado et al. (2009); a close pair "
+                            "is fine when a shape or mark tells it apart.", 13, sheet.w - 44)
+        bottom = sheet.bottom - 10 - 16 * len(footer)
+        for number, line in enumerate(footer):
+            blit_text(surface, line, 13, theme.TEXT_DIM, "topleft",
+                      (sheet.x + 22, bottom + 4 + 16 * number))
         games = self.games()
-        x, y = sheet.x + 22, sheet.y + 56
-        for index, game_id in enumerate(games):
+        tabs = tab_places([str(GAMES[game_id].title) for game_id in games],
+                          pygame.Rect(sheet.x + 22, sheet.y + 56, sheet.w - 44, 0))
+        for index, (game_id, tab) in enumerate(zip(games, tabs, strict=True)):
             title = str(GAMES[game_id].title)
-            tab = pygame.Rect(x, y, fonts.font(15).size(title)[0] + 28, 32)
             chosen = index == self.check_game
             fill = theme.GOLD if chosen else (
                 theme.BUTTON_HOVER if tab.collidepoint(self.mouse) else theme.BUTTON)
             pygame.draw.rect(surface, fill, tab, border_radius=7)
-            blit_text(surface, title, 15, theme.INK if chosen else theme.TEXT, "center",
+            blit_text(surface, title, TAB_SIZE, theme.INK if chosen else theme.TEXT, "center",
                       tab.center)
             hotspots.add(tab, "settings", "check_game", index)
-            x = tab.right + 8
         if not games:
             return
         game = games[self.check_game % len(games)]
-        body = pygame.Rect(sheet.x + 22, y + 46, sheet.w - 44, sheet.bottom - y - 80)
+        top = tabs[-1].bottom + 14
+        body = pygame.Rect(sheet.x + 22, top, sheet.w - 44, bottom - 6 - top)
         self._draw_check(surface, body, colour_groups(game))
 
     def _draw_check(self, surface: pygame.Surface, body: pygame.Rect,
@@ -591,21 +615,17 @@ def _art(cls: Any) -> Any:
 
 def _wrapped(surface: pygame.Surface, text: str, size: int, colour: Colour,
              area: pygame.Rect, centred: bool = False) -> int:
-    """``text`` wrapped into ``area``'s width, as many lines as fit; returns the y below."""
-    font = fonts.font(size)
-    line, y = "", area.y
+    """``text`` wrapped into ``area``'s width, as many lines as fit (the last one ending in
+    an ellipsis when some is left out); returns the y below."""
+    pitch = fonts.font(size).get_linesize()
+    lines = fonts.wrap(text, size, area.w)
+    fit = max(0, min(len(lines), (area.bottom - area.y) // pitch))
+    shown = lines[:fit]
+    if 0 < fit < len(lines):
+        shown[-1] = ellipsized(" ".join(lines[fit - 1:]), size, area.w)
     anchor, x = ("midtop", area.centerx) if centred else ("topleft", area.x)
-    for word in text.split():
-        candidate = f"{line} {word}".strip()
-        if font.size(candidate)[0] <= area.w or not line:
-            line = candidate
-            continue
-        if y + font.get_linesize() > area.bottom:
-            return y
-        blit_text(surface, line, size, colour, anchor, (x, y), max_width=area.w)
-        y += font.get_linesize()
-        line = word
-    if line and y + font.get_linesize() <= area.bottom:
-        blit_text(surface, line, size, colour, anchor, (x, y), max_width=area.w)
-        y += font.get_linesize()
+    y = area.y
+    for line in shown:
+        blit_text(surface, line, size, colour, anchor, (x, y))
+        y += pitch
     return y

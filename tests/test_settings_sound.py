@@ -278,6 +278,34 @@ def test_every_row_and_page_draws_at_small_and_large_sizes(surface: pygame.Surfa
             sheet.draw(canvas, canvas.get_rect(), _hotspots())
 
 
+@pytest.mark.parametrize("size", [(800, 600), (1280, 720)])
+def test_the_sheets_are_opaque_and_the_colour_checks_tabs_fit(
+        surface: pygame.Surface, size: tuple[int, int]) -> None:
+    from client import theme
+    from client.layout import Layout
+
+    felt = Layout(*size, 4, 0).table
+    canvas = pygame.Surface(size)
+    canvas.fill((255, 255, 255))  # a white table: any of it showing through would be seen
+    sheet = SettingsOverlay("stars")
+    sheet.show()
+    spots = _hotspots()
+    sheet.draw(canvas, felt, spots)
+    save = _spot(spots, "settings", "save")  # left of Save, under the last row: bare sheet
+    assert tuple(canvas.get_at((save.x - 30, save.y - 8)))[:3] == theme.PANEL
+    # The colour check: every game's tab whole inside the sheet, in two rows if need be.
+    sheet.page = "colours"
+    spots = _hotspots()
+    sheet.draw(canvas, felt, spots)
+    tabs = [spot.rect for spot in spots.spots if spot.action[:2] == ("settings", "check_game")]
+    assert len(tabs) == len(GAMES)
+    inner = felt.inflate(-24, -24)
+    for tab in tabs:
+        assert inner.contains(tab), tab
+    for first, second in zip(tabs, tabs[1:], strict=False):
+        assert not first.colliderect(second)
+
+
 def test_the_lobby_has_a_settings_button_and_sits_with_a_saved_name(
         surface: pygame.Surface) -> None:
     from client.lobby import Lobby
