@@ -22,6 +22,7 @@ from client.replay_screen import ReplayScreen
 from client.session import Batch
 from client.symbols import SHAPES, draw_symbol
 from client.table_screen import TableScreen
+from client.table_view import UNPLAYABLE_NOTE
 from shared.bots import make_bot
 from shared.games import get_game
 from shared.replay import load
@@ -35,8 +36,11 @@ def surface() -> pygame.Surface:
     return open_window(SIZE)
 
 
-def click(target: object, rect: pygame.Rect) -> None:
-    """A real left click, through pygame's event queue, at the middle of the visible part."""
+def click(target: object, rect: pygame.Rect | None) -> None:
+    """A real left click, through pygame's event queue, at the middle of the visible part;
+    nothing when there is nothing to click (a button not shown while the deal still flies)."""
+    if rect is None:
+        return
     pos = (rect.x + min(rect.w // 2, 12), rect.y + 20)
     pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1))
     for event in pygame.event.get():
@@ -72,9 +76,10 @@ def test_lobby_to_table_to_game_over(surface: pygame.Surface, tmp_path: object) 
                 legal = model.legal
                 if "play" in legal:
                     illegal = [c for c in model.hand if c not in legal["play"]]
-                    if illegal and not refused_seen and model.refusal is None:
+                    if illegal and not refused_seen:
+                        # A greyed-out card: the client's own note at once, nothing sent.
                         click(lobby, spot(lobby, "card", illegal[0]))
-                        refused_seen = True
+                        refused_seen = model.refusal_local and model.refusal == UNPLAYABLE_NOTE
                     elif model.refusal is None or refused_seen:
                         click(lobby, spot(lobby, "card", legal["play"][0]))
                 elif "bury" in legal and len(table.ui.selected) < 3:
