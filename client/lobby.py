@@ -2,12 +2,14 @@
 a form for a new table.
 
 Discovery listens for the servers' UDP beacons (docs/protocol.md §8). Once connected, the
-lobby lists the tables every couple of seconds. Creating, joining, resuming or watching a
-table hands the same link to a ``LiveTable``; while that table waits for people the lobby
-shows its waiting room (``client.waiting_room``) instead of an empty felt, and once the game
-runs, a line over the table for each person who has gone. Leaving a table sends ``leave``:
-the server frees the seat of a game not yet started and keeps it, for its token, in a game
-under way — the lobby then lists that game under "Your games" with Resume.
+lobby lists the tables every couple of seconds: those waiting for people and those playing,
+every page of them (following the server's cursor), waiting tables first. Creating, joining,
+resuming or watching a table hands the same link to a ``LiveTable``; while that table waits
+for people the lobby shows its waiting room (``client.waiting_room``) instead of an empty
+felt, and once the game runs, a line over the table for each person who has gone. Leaving a
+table sends ``leave``: the server frees the seat of a game not yet started and keeps it, for
+its token, in a game under way — the lobby then lists that game under "Your games" with
+Resume.
 """
 
 from __future__ import annotations
@@ -34,9 +36,55 @@ from client.widgets import Hotspots, blit_text, button, panel, row_of_buttons
 from shared import protocol
 
 LIST_EVERY = 2.0
+LIST_GIVE_UP = 10.0
+"""Seconds after which a listing whose next page never came starts again."""
 FORGET_AFTER = 5.0
 OPEN = (protocol.WAITING, protocol.PLAYING)
 SERVERS_FOLDER = "servers"
+
+
+def in_lobby_order(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tables with a free seat first, then games under way, then the rest; each group in the
+    order the tables were made (ids of one length compare as text, a shorter id first)."""
+    rank = {protocol.WAITING: 0, protocol.PLAYING: 1}
+    return sorted(tables, key=lambda t: (rank.get(t.get("status"), 2), len(str(t.get("id"))),
+                                         str(t.get("id"))))
+
+
+ROW_HEIGHT = 50
+ROW_TALL = 70
+"""A table's row in a narrow column: its title on a line of its own."""
+ROW_WIDE_ENOUGH = 440
+"""A row narrower than this takes two lines."""
+MARGIN = 24
+
+
+def lobby_places(width: int, height: int, servers_height: int, your_games: bool
+                 ) -> tuple[pygame.Rect, pygame.Rect | None, pygame.Rect, pygame.Rect]:
+    """Where the lobby's panels go: the servers, the user's games (if any), the tables and
+    the new-table form. Wide: three columns (servers over the user's games, tables, form).
+    Narrow (an 800-pixel window): the form right; left of it the servers (beside the user's
+    games) above the tables, which keep the width their buttons need."""
+    top, bottom = 110, height - MARGIN
+    form_width = max(320, min(420, width // 3))
+    form = pygame.Rect(width - MARGIN - form_width, top, form_width, bottom - top)
+    column = max(240, min(300, width // 4))
+    if form.x - 20 - (MARGIN + column + 20) - 24 >= ROW_WIDE_ENOUGH:
+        left = pygame.Rect(MARGIN, top, column, bottom - top)
+        tables = pygame.Rect(left.right + 20, top, form.x - 20 - left.right - 20, bottom - top)
+        if not your_games:
+            return left, None, tables, form
+        half = left.h // 2
+        return (pygame.Rect(left.x, left.y, left.w, half - 10), pygame.Rect(
+            left.x, left.y + half, left.w, left.h - half), tables, form)
+    left = pygame.Rect(MARGIN, top, form.x - 20 - MARGIN, bottom - top)
+    band = min(max(servers_height, 150 if your_games else 0), left.h // 2)
+    tables = pygame.Rect(left.x, left.y + band + 12, left.w, left.h - band - 12)
+    if not your_games:
+        return pygame.Rect(left.x, left.y, left.w, band), None, tables, form
+    half = (left.w - 12) // 2
+    return (pygame.Rect(left.x, left.y, half, band),
+            pygame.Rect(left.x + half + 12, left.y, left.w - half - 12, band), tables, form)
 
 
 class ServerSeatBook(SeatBook):
@@ -111,6 +159,10 @@ class Lobby:
         self.tables: list[dict[str, Any]] = []
         self.tables_complete = False
         """Whether ``tables`` is the server's whole list (it pages a long one)."""
+        self._listing: int | None = None
+        """The ``rid`` of the page of tables asked for, while a listing goes on."""
+        self._pages: list[dict[str, Any]] = []
+        """The tables of a listing's pages so far (``tables`` once the last has come)."""
         self.games: list[dict[str, Any]] = []
         self.options: dict[str, Any] = {}
         """Values the new-table form starts from (tests shorten games with a low target)."""
@@ -150,6 +202,7 @@ class Lobby:
             self.link.close()
         self.link = ServerLink(address, name=self.name)
         self.tables, self.tables_complete = [], False
+        self._listing, self._pages = None, []
         self.server_name = ""
         self.ever_connected = False
         self.book = seat_book(self.link.address)
@@ -191,9 +244,21 @@ class Lobby:
             self._changed = True
             self._receive(message)
         now = time.monotonic()
-        if self.link.state == "connected" and now - self.last_list >= LIST_EVERY:
+        if (self.link.state == "connected" and now - self.last_list >= LIST_EVERY
+                and (self._listing is None or now - self.last_list >= LIST_GIVE_UP)):
             self.last_list = now
-            self.link.send({"type": protocol.LIST})
+            self._pages = []
+            self._list_page({})
+
+    def _list_page(self, where: dict[str, Any]) -> None:
+        """Ask for a page of the tables people can sit at or watch (waiting and playing;
+        ``starhall watch TABLE`` asks for every table): the first page, or the one after
+        ``where`` (``cursor``, or ``offset`` for a server that pages the older way)."""
+        assert self.link is not None
+        request: dict[str, Any] = {"type": protocol.LIST, **where}
+        if not self.watch_table:
+            request["status"] = list(OPEN)
+        self._listing = self.link.send(request)
 
     def _receive(self, message: dict[str, Any]) -> None:
         assert self.link is not None
@@ -207,8 +272,19 @@ class Lobby:
             self.message = f"Connected to {self.server_name or 'the server'} " \
                            f"({host_port(self.link.address)})"
         elif kind == protocol.TABLES:
-            self.tables = list(message.get("tables") or [])
-            self.tables_complete = message.get("next") is None
+            if message.get("rid") != self._listing:
+                return  # an answer to a listing given up on
+            self._pages.extend(message.get("tables") or [])
+            cursor, offset = message.get("cursor"), message.get("next")
+            if isinstance(cursor, str):  # more tables: the next page, by the server's cursor
+                self._list_page({"cursor": cursor})
+                return
+            if "cursor" not in message and isinstance(offset, int):  # an older server
+                self._list_page({"offset": offset})
+                return
+            self._listing = None
+            self.tables = in_lobby_order(self._pages)
+            self.tables_complete = True
             self._forget_finished()
             self._maybe_watch()
         elif kind == protocol.CREATED and message.get("rid") == self.creating:
@@ -216,6 +292,8 @@ class Lobby:
             self._open_created(message["table"])
         elif kind == protocol.ERROR:
             reason = str(message.get("reason"))
+            if message.get("rid") == self._listing and self._listing is not None:
+                self._listing = None  # listed again from the first page in a moment
             if message.get("rid") == self.creating and self.creating is not None:
                 self.creating = None
                 if self.form is not None:
@@ -226,8 +304,10 @@ class Lobby:
             self._forget(str(message.get("table")), message.get("seat"))
         elif kind == LOST:
             self.creating = None
+            self._listing = None
         elif kind == REJOINED:
             self.last_list = -LIST_EVERY
+            self._listing = None
 
     def _forget_finished(self) -> None:
         """Seats at tables that ended or are gone are no games to go back to."""
@@ -364,6 +444,7 @@ class Lobby:
         live.close()
         self.resuming = None
         self.last_list = -LIST_EVERY
+        self._listing = None
         self._find_local_games()
         self.watch_table = None  # `starhall watch`: back to that server's lobby, not out
 
@@ -554,14 +635,13 @@ class Lobby:
         blit_text(surface, "Starhall", 40, theme.GOLD, "topleft", (32, 22))
         blit_text(surface, self.message or "Choose a server", 17, theme.TEXT_DIM, "topleft",
                   (34, 74), max_width=width - 68)
-        column = max(240, min(300, width // 4))
-        form_width = max(320, min(420, width // 3))
-        left = pygame.Rect(24, 110, column, height - 134)
-        self._servers(surface, left)
-        tables = pygame.Rect(left.right + 20, 110, width - left.right - form_width - 64,
-                             height - 134)
+        mine = self._my_games()
+        servers, games, tables, form = lobby_places(width, height, self._servers_height(),
+                                                    bool(mine))
+        self._servers(surface, servers)
+        if games is not None:
+            self._your_games(surface, games, mine)
         self._tables(surface, tables)
-        form = pygame.Rect(tables.right + 20, 110, form_width, height - 134)
         enabled = self.link is not None and self.link.state == "connected" and \
             bool(self.games) and self.creating is None
         if self.form is not None:
@@ -578,10 +658,13 @@ class Lobby:
         corner = pygame.Rect(width - 174, 26, 150, 34)
         self.settings.draw(surface, surface.get_rect(), self.hotspots, corner)
 
-    def _servers(self, surface: pygame.Surface, area: pygame.Rect) -> None:
-        mine = self._my_games()
-        split = area.h // 2 if mine else area.h
-        servers = pygame.Rect(area.x, area.y, area.w, split - (10 if mine else 0))
+    def _servers_height(self) -> int:
+        """What the servers' panel needs: its title, a button per server heard (or a line
+        saying none is), the button for this computer."""
+        heard = len(self.discovery.servers)
+        return 50 + (heard * 48 if heard else 30) + 52
+
+    def _servers(self, surface: pygame.Surface, servers: pygame.Rect) -> None:
         panel(surface, servers)
         blit_text(surface, "Servers on the LAN", 19, theme.TEXT, "topleft",
                   (servers.x + 16, servers.y + 14))
@@ -603,9 +686,6 @@ class Lobby:
         button(surface, self.hotspots, rect, "This computer (localhost)", "server",
                f"tcp://127.0.0.1:{protocol.DEFAULT_PORT}", hovered=rect.collidepoint(self.mouse),
                size=15)
-        if mine:
-            self._your_games(surface, pygame.Rect(area.x, servers.bottom + 10, area.w,
-                                                  area.bottom - servers.bottom - 10), mine)
 
     def _resumable(self) -> dict[str, Seat]:
         """The user's seats, by table, that nobody plays now: a seat connected to a session
@@ -675,9 +755,15 @@ class Lobby:
         elif not self.tables:
             blit_text(surface, "No tables yet: create one on the right.", 15, theme.TEXT_DIM,
                       "topleft", (area.x + 16, y))
-        for table in self.tables[: max(0, (area.bottom - y - 10) // 56)]:
-            self._table_row(surface, pygame.Rect(area.x + 12, y, area.w - 24, 50), table)
-            y += 56
+        row = ROW_TALL if area.w - 24 < ROW_WIDE_ENOUGH else ROW_HEIGHT
+        shown = self.tables[: max(0, (area.bottom - y - 10) // (row + 6))]
+        for table in shown:
+            self._table_row(surface, pygame.Rect(area.x + 12, y, area.w - 24, row), table)
+            y += row + 6
+        if len(shown) < len(self.tables):
+            more = len(self.tables) - len(shown)
+            blit_text(surface, f"and {more} more", 13, theme.TEXT_DIM, "topright",
+                      (area.right - 16, area.y + 18))
 
     def _table_row(self, surface: pygame.Surface, rect: pygame.Rect,
                    table: dict[str, Any]) -> None:
@@ -692,13 +778,17 @@ class Lobby:
         if status == protocol.WAITING:
             status = f"waiting: {len(seats) - free} of {len(seats)} seated"
         title = TITLES.get(str(table.get("game")), str(table.get("title")))
-        sit = pygame.Rect(rect.right - 226, rect.y + 9, 116, 32)
-        watch = pygame.Rect(rect.right - 104, rect.y + 9, 96, 32)
-        blit_text(surface, f"{table.get('id')}  {title}", 16, theme.TEXT, "topleft",
-                  (rect.x + 12, rect.y + 7), max_width=sit.x - rect.x - 20)
+        # Wide: the words left, Join and Watch right. Narrow (a tall row): the title across
+        # the row, the buttons under its right end, what is going on at their left.
+        tall = rect.h >= ROW_TALL
+        sit = pygame.Rect(rect.right - 226, rect.bottom - 41, 116, 32)
+        watch = pygame.Rect(rect.right - 104, rect.bottom - 41, 96, 32)
+        title_room = (rect.w if tall else sit.x - rect.x) - 20
+        blit_text(surface, ellipsized(f"{table.get('id')}  {title}", 16, title_room), 16,
+                  theme.TEXT, "topleft", (rect.x + 12, rect.y + 7))
         detail = f"{status} · {who}" if who else status
         blit_text(surface, ellipsized(detail, 13, sit.x - rect.x - 20), 13, theme.TEXT_DIM,
-                  "topleft", (rect.x + 12, rect.y + 29))
+                  "topleft", (rect.x + 12, rect.bottom - 21 if tall else rect.y + 29))
         held = self._resumable().get(str(table.get("id")))
         if held is not None:
             button(surface, self.hotspots, sit, "Resume", "resume", held,

@@ -237,7 +237,8 @@ class NewTableForm:
                 y += 16
         y = max(y + 6, area.bottom - bottom_block)
         pygame.draw.line(surface, theme.PANEL_EDGE, (x, y - 4), (right, y - 4))
-        fill = pygame.Rect(right - 200, y + 2, 200, ROW - 6)
+        room = right - x - fonts.font(LABEL_SIZE).size("Empty seats")[0] - 12
+        fill = pygame.Rect(right - min(200, room), y + 2, min(200, room), ROW - 6)
         blit_text(surface, "Empty seats", LABEL_SIZE, theme.TEXT, "midleft", (x, fill.centery))
         button(surface, hotspots, fill, "Bots fill them" if self.fill_with_bots
                else "Wait for people", "form", "fill", enabled=enabled,
@@ -303,7 +304,9 @@ class NewTableForm:
                  edit: tuple[Any, ...] | None = None, highlight: bool = False) -> None:
         """``label``, then ``[-] text [+]`` at the right; each button moves ``action``."""
         width = 250 if wide else 200
-        width = min(width, right - x - 90)
+        # The label whole at its size where the buttons can spare the room.
+        width = min(width, right - x - 90,
+                    max(150, right - x - fonts.font(LABEL_SIZE).size(label)[0] - 12))
         height = ROW - 6
         low = pygame.Rect(right - width, y + 3, height, height)
         high = pygame.Rect(right - height, y + 3, height, height)

@@ -17,9 +17,9 @@ from typing import Any
 
 import pygame
 
-from client import theme
+from client import fonts, theme
 from client.fonts import wrap
-from client.new_table import humanise
+from client.new_table import ellipsized, humanise
 from client.widgets import Hotspots, blit_text, button, panel
 from shared import protocol
 from shared.bots import bot_name
@@ -50,6 +50,19 @@ def invite_address(address: str) -> str:
     if host in LOOPBACK:
         host = lan_address() or socket.gethostname() or host
     return f"{host}:{port}"
+
+
+def seat_lines(label: str, room: int, height: int) -> list[tuple[str, int]]:
+    """A seat's words and their sizes: one line at 17 px when it fits, else the name at 17
+    and what is in brackets ("(bot: heuristic)") under it at 13 when the row has the
+    height, each cut with an ellipsis rather than shrunk."""
+    if fonts.font(17).size(label)[0] <= room:
+        return [(label, 17)]
+    name, bracket, rest = label.partition(" (")
+    lines = [(ellipsized(name, 17, room), 17)]
+    if bracket and height >= 40:
+        lines.append((ellipsized("(" + rest, 13, room), 13))
+    return lines
 
 
 def seat_label(entry: dict[str, Any]) -> str:
@@ -151,8 +164,15 @@ class WaitingRoom:
             colour_text = theme.TEXT_DIM if state == protocol.FREE else (
                 theme.GOLD if number == mine else theme.TEXT)
             action = pygame.Rect(rect.right - 150, rect.y + 4, 142, rect.h - 8)
-            blit_text(surface, label, 17, colour_text, "midleft", (rect.x + 110, rect.centery),
-                      max_width=action.x - rect.x - 120)
+            room = action.x - rect.x - 120
+            if state == protocol.FREE and mine is None:
+                room -= 150  # "Sit here" beside "Add a bot"
+            lines = seat_lines(label, room, rect.h)
+            pitch = 19
+            top = rect.centery - pitch * (len(lines) - 1) / 2
+            for index, (line, size) in enumerate(lines):
+                blit_text(surface, line, size, colour_text if index == 0 else theme.TEXT_DIM,
+                          "midleft", (rect.x + 110, top + index * pitch))
             if state == protocol.FREE:
                 button(surface, hotspots, action, "Add a bot", "room", "bot", number,
                        hovered=action.collidepoint(mouse), size=15)
@@ -190,10 +210,16 @@ class WaitingRoom:
         y += 14
         free = sum(1 for entry in seats if entry.get("state") == protocol.FREE)
         if creator:
-            start = pygame.Rect(x, y, right - x, 44)
-            button(surface, hotspots, start, "Start now with bots in the empty seats", "room",
-                   "start", enabled=free > 0, hovered=start.collidepoint(mouse), size=15)
-            y += 58
+            label = "Start now with bots in the empty seats"
+            lines = wrap(label, 15, right - x - 20)
+            start = pygame.Rect(x, y, right - x, max(44, 20 * len(lines) + 8))
+            button(surface, hotspots, start, "", "room", "start", enabled=free > 0,
+                   hovered=start.collidepoint(mouse), size=15)
+            for index, line in enumerate(lines):  # wrapped, not shrunk, in a narrow column
+                blit_text(surface, line, 15, theme.TEXT if free > 0 else theme.TEXT_DIM,
+                          "center", (start.centerx,
+                                     start.centery + (index - (len(lines) - 1) / 2) * 20))
+            y = start.bottom + 14
         else:
             for line in wrap("Anyone at the table may add bots; the one who opened it "
                                    "can also start at once with bots in every empty seat.",

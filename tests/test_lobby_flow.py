@@ -391,3 +391,117 @@ def test_who_sits_where_arrives_before_the_events_it_names(server: EmbeddedServe
     assert rosters and rosters[0] < first_update, [m["type"] for m in ada.received]
     for participant in (lobby, ada):
         participant.close()
+
+
+# --- the lobby's list of tables: every page, waiting tables first; laid out when narrow ---
+
+class FakeLink:
+    """A connected link that keeps what the lobby sends (the replies are handed in)."""
+
+    address = "tcp://127.0.0.1:9"
+    state = "connected"
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    def send(self, message: dict[str, Any]) -> int:
+        self.sent.append(message)
+        return len(self.sent)
+
+    def poll(self) -> list[dict[str, Any]]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+def table_entry(table: str, status: str, game: str = "hearts") -> dict[str, Any]:
+    seats = [{"seat": s, "state": "free" if status == protocol.WAITING else "player",
+              "name": None if status == protocol.WAITING else f"P{s}", "connected": True,
+              "bot": None, "standin": False} for s in range(4)]
+    return {"id": table, "game": game, "title": game, "status": status, "seats": seats}
+
+
+def fake_lobby(size: tuple[int, int] = SIZE) -> tuple[Any, FakeLink]:
+    from client.lobby import Lobby
+
+    lobby = Lobby(size, None, "Sam")
+    link = FakeLink()
+    lobby.link = link  # type: ignore[assignment]
+    return lobby, link
+
+
+def test_the_lobby_follows_every_page_and_lists_waiting_tables_first(
+        own_folders: None) -> None:
+    lobby, link = fake_lobby()
+    lobby.frame(0.0)
+    assert link.sent == [{"type": protocol.LIST, "status": [protocol.WAITING,
+                                                            protocol.PLAYING]}]
+    # Pages in id order (docs/protocol.md): the lobby asks for the next by the cursor given.
+    lobby._receive({"type": protocol.TABLES, "rid": 1, "total": 4, "cursor": "c1",
+                    "tables": [table_entry("0002", protocol.PLAYING),
+                               table_entry("0010", protocol.WAITING)]})
+    assert link.sent[-1] == {"type": protocol.LIST, "cursor": "c1",
+                             "status": [protocol.WAITING, protocol.PLAYING]}
+    assert lobby.tables == [] and not lobby.tables_complete  # shown once all have come
+    lobby.frame(0.0)
+    assert len(link.sent) == 2  # no new listing while one goes on
+    lobby._receive({"type": protocol.TABLES, "rid": 2, "total": 4, "cursor": None,
+                    "tables": [table_entry("0100", protocol.PLAYING),
+                               table_entry("0101", protocol.WAITING)]})
+    assert [t["id"] for t in lobby.tables] == ["0010", "0101", "0002", "0100"]
+    assert lobby.tables_complete
+    # An older server pages by offset (`next`) and has no cursor: followed the same way.
+    lobby.last_list = -100.0
+    lobby.frame(0.0)
+    rid = len(link.sent)
+    lobby._receive({"type": protocol.TABLES, "rid": rid, "total": 2, "next": 1,
+                    "tables": [table_entry("0003", protocol.WAITING)]})
+    assert link.sent[-1]["offset"] == 1
+    lobby._receive({"type": protocol.TABLES, "rid": rid + 1, "total": 2, "next": None,
+                    "tables": [table_entry("0001", protocol.WAITING)]})
+    assert [t["id"] for t in lobby.tables] == ["0001", "0003"]
+    lobby._receive({"type": protocol.TABLES, "rid": 1, "tables": []})  # a stale answer
+    assert [t["id"] for t in lobby.tables] == ["0001", "0003"]
+    lobby.close()
+
+
+@pytest.mark.parametrize("size", [(800, 600), (1024, 640), (1280, 720)])
+def test_the_tables_buttons_keep_inside_their_panel_in_any_window(
+        own_folders: None, size: tuple[int, int]) -> None:
+    import pygame
+
+    from client import fonts
+    from client.lobby import lobby_places
+
+    pygame.display.init()
+    lobby, _ = fake_lobby(size)
+    lobby.tables = [table_entry("0001", protocol.WAITING),
+                    table_entry("0002", protocol.PLAYING, "stars")]
+    surface = pygame.Surface(size)
+    lobby.draw(surface)
+    servers, _, tables, form = lobby_places(*size, lobby._servers_height(), False)
+    spots = lobby.hotspots.spots
+    rows = [spot.rect for spot in spots if spot.action[0] in ("sit", "watch")]
+    assert len(rows) == 4
+    for rect in rows:
+        assert tables.contains(rect), (rect, tables)
+    for panel_rect in (servers, form):
+        assert not panel_rect.colliderect(tables)
+    for first, second in zip(rows, rows[1:], strict=False):
+        assert not first.colliderect(second)
+    # The title has the row to itself at 16 px, or is cut: never under the buttons.
+    row_width = tables.w - 24
+    assert row_width >= 300 and fonts.font(16).size("0001  Stardeck Hearts")[0] < row_width
+    lobby.close()
+
+
+def test_a_waiting_rooms_seat_wraps_its_words_rather_than_shrinking() -> None:
+    from client import fonts
+    from client.waiting_room import seat_lines
+
+    lines = seat_lines("Clara (bot: heuristic)", 150, 50)
+    assert lines[0] == ("Clara", 17) and lines[1][1] == 13 and lines[1][0].startswith("(bot")
+    assert all(fonts.font(size).size(text)[0] <= 150 for text, size in lines)
+    assert seat_lines("Clara (bot: heuristic)", 400, 50) == [("Clara (bot: heuristic)", 17)]
+    assert len(seat_lines("Clara (bot: heuristic)", 150, 30)) == 1  # a low row: the name
