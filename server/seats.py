@@ -7,6 +7,7 @@ file is no secret and a copied data folder gives nobody a seat.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -31,6 +32,15 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def keyed_token(key: str, table: str, seat: int) -> str:
+    """The token a ``sit`` carrying the client's ``key`` gets: worked out from the key, so a
+    resent ``sit`` (its reply lost, even to a restart) is answered with the same token while
+    only the token's hash is kept. The key is as secret as the token it gives."""
+    digest = hmac.new(key.encode("utf-8"), f"starhall-seat\0{table}\0{seat}".encode(),
+                      hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:18]).decode("ascii")
+
+
 @dataclass(slots=True)
 class SeatRecord:
     state: str = protocol.FREE
@@ -40,6 +50,9 @@ class SeatRecord:
     """The owner's token hash: a person's, kept while a stand-in bot plays for them."""
     bot_kind: str | None = None
     standin: bool = False
+    since: int = 0
+    """The table's ``seq`` when the seat's person took it: the command ids logged with later
+    events of this seat are theirs."""
     # Runtime only: the session bound to the seat, and the commands it has already made.
     session: bytes | None = None
     cids: OrderedDict[object, int] = field(default_factory=OrderedDict)
@@ -48,10 +61,12 @@ class SeatRecord:
         """Whether the seat's owner has the token of this ``token_hash``."""
         return self.token_sha256 is not None and hmac.compare_digest(self.token_sha256, hashed)
 
-    def seat_person(self, name: str) -> str:
-        """Give the seat to a person; returns their new token."""
-        token = new_token()
+    def seat_person(self, name: str, *, since: int = 0, token: str | None = None) -> str:
+        """Give the seat to a person at event ``since``; returns their token (a new one
+        unless ``token`` is given)."""
+        token = token or new_token()
         self.state, self.name, self.token_sha256 = protocol.PLAYER, name, token_hash(token)
+        self.since = since
         self.bot_kind, self.standin, self.session = None, False, None
         self.cids.clear()
         return token
@@ -75,15 +90,18 @@ class SeatRecord:
 
     def to_file(self) -> dict[str, Any]:
         return {"state": self.state, "name": self.name, "token_sha256": self.token_sha256,
-                "bot": self.bot_kind, "standin": self.standin}
+                "bot": self.bot_kind, "standin": self.standin, "since": self.since}
 
     @classmethod
     def from_file(cls, data: dict[str, Any]) -> SeatRecord:
         state = data.get("state")
         if state not in (protocol.FREE, protocol.PLAYER, BOT):
             raise ValueError(f"unknown seat state {state!r}")
+        since = data.get("since", 0)
+        if type(since) is not int:
+            raise ValueError(f"seat 'since' {since!r} is not an event number")
         return cls(state, data.get("name"), data.get("token_sha256"), data.get("bot"),
-                   bool(data.get("standin")))
+                   bool(data.get("standin")), since)
 
 
 def save_seating(path: Path, table_name: str, seats: list[SeatRecord]) -> None:

@@ -17,7 +17,7 @@ from shared import protocol
 from shared.bots import Bot, bot_kinds, make_bot
 from shared.engine import Game, Outcome
 from shared.logfile import SUFFIX, LogWriter
-from shared.replay import load
+from shared.replay import Recording, load
 from shared.table import Table
 
 SEATING_SUFFIX = ".seats.json"
@@ -36,6 +36,9 @@ class LiveTable:
     broken: bool = False
     bot_due: float | None = None
     """When the table's bots next act, if they are scheduled."""
+    create_key: str | None = None
+    """The SHA-256 of the ``key`` the ``create`` request carried, if any (kept in the log's
+    header as ``create_key_sha256``), so a resent ``create`` finds this table."""
     _outcome: tuple[Any, Outcome] | None = field(default=None, repr=False)
     """The last state whose outcome was asked for, and that outcome."""
 
@@ -127,7 +130,8 @@ def create_table(folder: Path, table_id: str, name: str, game: Game[Any], player
     path = folder / f"{table_id}{SUFFIX}"
     table = Table.new(game, players, options, path=str(path), table=table_id, name=name,
                       **info)
-    live = LiveTable(table_id, name, table, [SeatRecord() for _ in range(players)], folder)
+    live = LiveTable(table_id, name, table, [SeatRecord() for _ in range(players)], folder,
+                     create_key=info.get("create_key_sha256"))
     live.save_seating()
     return live
 
@@ -161,7 +165,10 @@ def restore_table(folder: Path, table_id: str) -> LiveTable:
         writer.close()
         raise
     name = saved_name or str(recording.header.get("name") or table_id)
-    live = LiveTable(table_id, name, table, seats, folder)
+    create_key = recording.header.get("create_key_sha256")
+    live = LiveTable(table_id, name, table, seats, folder,
+                     create_key=create_key if isinstance(create_key, str) else None)
+    remember_commands(seats, recording)
     for index, seat in enumerate(seats):
         if seat.state == BOT:
             kind = seat.bot_kind or "random"
@@ -169,6 +176,18 @@ def restore_table(folder: Path, table_id: str) -> LiveTable:
                 kind = "random"
             live.put_bot(index, kind, standin=seat.standin)
     return live
+
+
+def remember_commands(seats: list[SeatRecord], recording: Recording) -> None:
+    """Each seat's memory of the command ids its person already made, from the ids logged
+    with the events (so a command resent after a restart is known as done)."""
+    events = recording.events
+    for seq, cid in recording.cids.items():  # in order: a command's last event wins
+        number = events[seq - 1][1].seat
+        if number is not None and 0 <= number < len(seats):
+            seat = seats[number]
+            if seat.token_sha256 is not None and seq > seat.since:
+                seat.remember(cid, seq)
 
 
 def next_table_id(tables: Mapping[str, LiveTable]) -> str:
