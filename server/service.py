@@ -16,6 +16,7 @@ the log gets the events → the state evolves → every participant gets the eve
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 import socket as sockets
@@ -35,7 +36,7 @@ from server.durability import GroupCommit
 from server.fields import RequestError
 from server.games_cli import game_info
 from server.rendering import Frames, LaterView, Outgoing, table_of
-from server.seats import BOT, token_hash
+from server.seats import BOT, keyed_token, token_hash
 from server.sessions import Outbox, Session, Viewer
 from server.tables import LiveTable, create_table, next_table_id, restore_tables
 from shared import protocol
@@ -96,6 +97,9 @@ class Service:
         """Tables whose participants should get a fresh ``table`` message."""
         self.bot_queue: list[tuple[float, int, str]] = []
         self._order = itertools.count()
+        self.created_keys: dict[str, str] = {
+            table.create_key: table.id for table in self.tables.values() if table.create_key}
+        """Tables made by a keyed ``create``: the key's SHA-256 → the table's id."""
         self.committer = GroupCommit()
         self.games_info = [game_info(GAMES[game_id]) for game_id in sorted(GAMES)]
         self.moves = 0
@@ -242,7 +246,11 @@ class Service:
         except protocol.ProtocolError as error:
             self._error(identity, None, protocol.BAD_MESSAGE, str(error))
             return
-        rid = fields.request_id(message)
+        try:
+            rid = fields.request_id(message)
+        except RequestError as error:  # no rid to copy: the reply names the field instead
+            self._error(identity, None, error.code, error.reason, **error.extra)
+            return
         handler = self._handlers.get(message["type"])
         if handler is None:
             self._error(identity, rid, protocol.UNKNOWN_TYPE,
@@ -295,31 +303,59 @@ class Service:
         })
 
     def _ping(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        self._reply(session, rid, {"type": protocol.PONG, "time": time.time()})
+        """A ``pong`` with the ``seq`` of every table the session follows: a client whose
+        last update was lost sees that it is behind."""
+        followed = {table_id for table_id, number in session.seats
+                    if table_id in self.tables
+                    and self.tables[table_id].seats[number].session == session.identity}
+        followed.update(table_id for table_id in session.watching if table_id in self.tables)
+        seqs = {table_id: self.tables[table_id].seq
+                for table_id in sorted(followed, key=listing_order)[:protocol.MAX_PONG_TABLES]}
+        self._reply(session, rid, {"type": protocol.PONG, "time": time.time(), "seqs": seqs})
 
     def _list(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        offset = fields.optional_whole(message, "offset") or 0
-        order = {protocol.WAITING: 0, protocol.PLAYING: 1}
-        ranked = sorted(self.tables.values(), key=lambda t: (order.get(t.status, 2), t.id))
+        """A page of the tables in the order of their ids, which never changes (a new table
+        comes last), so paging by ``cursor`` lists each table once."""
+        cursor = fields.optional_text(message, "cursor", max_chars=64)
+        offset = fields.optional_whole(message, "offset")
+        wanted = fields.optional_choices(message, "status", protocol.STATUSES)
+        if cursor is not None and offset is not None:
+            raise RequestError(protocol.BAD_FIELD, "give 'cursor' or 'offset', not both",
+                               field="offset")
+        ranked = sorted((t for t in self.tables.values() if wanted is None or t.status in wanted),
+                        key=lambda t: listing_order(t.id))
+        start = offset or 0
+        if cursor is not None:
+            start = bisect.bisect_right(ranked, listing_order(cursor),
+                                        key=lambda t: listing_order(t.id))
         listed: list[dict[str, Any]] = []
         size = 0
         budget = protocol.MAX_MESSAGE_BYTES - 4096
-        next_offset = None
-        for position in range(offset, len(ranked)):
-            info = ranked[position].info()
+        more = False
+        for table in ranked[start:]:
+            info = table.info()
             size += len(protocol.encode(info))
             if size > budget:
-                next_offset = position
+                more = True
                 break
             listed.append(info)
-        self._reply(session, rid, {"type": protocol.TABLES, "tables": listed,
-                                   "total": len(ranked), "next": next_offset})
+        self._reply(session, rid, {
+            "type": protocol.TABLES, "tables": listed, "total": len(ranked),
+            "cursor": listed[-1]["id"] if more and listed else None,
+            "next": start + len(listed) if more else None,
+        })
 
     def _create(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         game_id = fields.text(message, "game", max_chars=64)
         players = fields.whole(message, "players", maximum=1000)
         options = fields.mapping(message, "options")
         name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
+        key = fields.request_key(message)
+        hashed_key = None if key is None else token_hash(key)
+        made = self.tables.get(self.created_keys.get(hashed_key or "", ""))
+        if made is not None:  # a resend: the table its first sending made
+            self._reply(session, rid, {"type": protocol.CREATED, "table": made.info()})
+            return
         game = GAMES.get(game_id)
         if game is None:
             raise RequestError(protocol.UNKNOWN_GAME,
@@ -334,9 +370,12 @@ class Service:
         table_id = next_table_id(self.tables)
         while (self.folder / f"{table_id}{SUFFIX}").exists():  # a log that failed to load
             table_id = f"{int(table_id) + 1:04d}"
+        keyed = {} if hashed_key is None else {"create_key_sha256": hashed_key}
         table = create_table(self.folder, table_id, name or f"{game.title} {table_id}", game,
-                             players, options)
+                             players, options, **keyed)
         self.tables[table_id] = table
+        if hashed_key is not None:
+            self.created_keys[hashed_key] = table_id
         self._reply(session, rid, {"type": protocol.CREATED, "table": table.info()})
 
     # --- seats -------------------------------------------------------------------------------
@@ -347,13 +386,16 @@ class Service:
         if table is None:
             raise RequestError(protocol.NO_TABLE, f"no table {table_id!r}", table=table_id)
         if playable:
-            if table.broken:
-                raise RequestError(protocol.BROKEN, "this table was stopped after a server fault",
-                                   table=table_id)
-            if table.over:
-                raise RequestError(protocol.TABLE_OVER, "the game at this table has ended",
-                                   table=table_id)
+            self._playable(table)
         return table
+
+    def _playable(self, table: LiveTable) -> None:
+        if table.broken:
+            raise RequestError(protocol.BROKEN, "this table was stopped after a server fault",
+                               table=table.id)
+        if table.over:
+            raise RequestError(protocol.TABLE_OVER, "the game at this table has ended",
+                               table=table.id)
 
     def _seat_number(self, table: LiveTable, message: dict[str, Any]) -> int:
         seat = fields.whole(message, "seat", maximum=10_000)
@@ -363,8 +405,19 @@ class Service:
         return seat
 
     def _sit(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        table = self._table(message, playable=True)
+        table = self._table(message)
         name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
+        key = fields.request_key(message)
+        if key is not None:
+            for number, seat in enumerate(table.seats):
+                token = keyed_token(key, table.id, number)
+                if seat.holds(token_hash(token)):  # a resend: the seat its first sending took
+                    self._take_back(session, table, number)
+                    self._reply(session, rid, {"type": protocol.SEATED, "table": table.id,
+                                               "seat": number, "token": token})
+                    self._snapshot(session, rid, table, number)
+                    return
+        self._playable(table)
         if message.get("seat") is None:
             free = [i for i, seat in enumerate(table.seats) if seat.state == protocol.FREE]
             if not free:
@@ -375,7 +428,8 @@ class Service:
             if table.seats[number].state != protocol.FREE:
                 raise RequestError(protocol.SEAT_TAKEN, f"seat {number} is not free")
         seat = table.seats[number]
-        token = seat.seat_person(name or session.name or f"Player {number + 1}")
+        token = seat.seat_person(name or session.name or f"Player {number + 1}", since=table.seq,
+                                 token=None if key is None else keyed_token(key, table.id, number))
         self._bind(session, table, number)
         table.save_seating()
         self.changed_rosters[table.id] = table
@@ -535,9 +589,10 @@ class Service:
     # --- moves -------------------------------------------------------------------------------
 
     def _act(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        table = self._table(message, playable=True)
-        if table.status != protocol.PLAYING:
-            raise RequestError(protocol.NOT_STARTED, "the game starts when every seat is filled")
+        table = self._table(message)
+        if table.broken:  # its last moves may not be durable: nothing is acknowledged there
+            raise RequestError(protocol.BROKEN, "this table was stopped after a server fault",
+                               table=table.id)
         number = self._owned_seat(table, message)
         seat = table.seats[number]
         cid = fields.command_id(message)
@@ -545,18 +600,21 @@ class Service:
         command = fields.mapping(message, "command", required=True)
         kind = fields.text(command, "type", max_chars=64)
         data = fields.mapping(command, "data")
-        if seat.standin:
-            raise RequestError(protocol.BAD_TOKEN, "a stand-in bot plays this seat: resume first")
         done = seat.cids.get(cid)
-        if done is not None:
+        if done is not None:  # made already (even if the game has ended since): say so again
             self._reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
                                        "seq": done, "duplicate": True})
             return
+        self._playable(table)
+        if table.status != protocol.PLAYING:
+            raise RequestError(protocol.NOT_STARTED, "the game starts when every seat is filled")
+        if seat.standin:
+            raise RequestError(protocol.BAD_TOKEN, "a stand-in bot plays this seat: resume first")
         if seen != table.seq:
             raise RequestError(protocol.STALE, f"the table is at event {table.seq}, not {seen}",
                                table=table.id, seq=table.seq, cid=cid)
         try:
-            self._submit(table, Command(kind, number, data))
+            self._submit(table, Command(kind, number, data), cid)
         except IllegalCommand as refusal:
             raise RequestError(refusal.code, refusal.reason, table=table.id, cid=cid) from None
         seat.remember(cid, table.seq)
@@ -564,12 +622,13 @@ class Service:
                                    "seq": table.seq, "duplicate": False})
         self._advance(table)
 
-    def _submit(self, table: LiveTable, command: Command) -> None:
-        """Decide, append and evolve one command, and queue its events for the participants."""
+    def _submit(self, table: LiveTable, command: Command, cid: int | str | None = None) -> None:
+        """Decide, append and evolve one command (a person's with its ``cid``, which the log
+        keeps), and queue its events for the participants."""
         live = table.table
         before_state, before_seq = live.state, live.seq
         try:
-            numbered = live.submit(command)
+            numbered = live.submit(command, cid)
         except IllegalCommand:
             raise
         except Exception as error:
@@ -744,6 +803,11 @@ class Service:
                 table.watchers.discard(session.identity)
                 self.changed_rosters[table.id] = table
         self.sessions.pop(session.identity, None)
+
+
+def listing_order(table_id: str) -> tuple[int, str]:
+    """The order of tables in a ``list``: by id, numerically for the usual numbered ids."""
+    return len(table_id), table_id
 
 
 def _broken_reply(message: dict[str, Any], identity: bytes,
