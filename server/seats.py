@@ -50,12 +50,12 @@ class SeatRecord:
     """The owner's token hash: a person's, kept while a stand-in bot plays for them."""
     bot_kind: str | None = None
     standin: bool = False
-    since: int = 0
-    """The table's ``seq`` when the seat's person took it: the command ids logged with later
-    events of this seat are theirs."""
     # Runtime only: the session bound to the seat, and the commands it has already made.
     session: bytes | None = None
     cids: OrderedDict[object, int] = field(default_factory=OrderedDict)
+    since: int = 0
+    """The table's ``seq`` when the seat's person took it: the command ids logged with later
+    events of this seat are theirs (kept in the file; copies of a record must carry it)."""
 
     def holds(self, hashed: str) -> bool:
         """Whether the seat's owner has the token of this ``token_hash``."""
@@ -101,7 +101,7 @@ class SeatRecord:
         if type(since) is not int:
             raise ValueError(f"seat 'since' {since!r} is not an event number")
         return cls(state, data.get("name"), data.get("token_sha256"), data.get("bot"),
-                   bool(data.get("standin")), since)
+                   bool(data.get("standin")), since=since)
 
 
 def save_seating(path: Path, table_name: str, seats: list[SeatRecord]) -> None:
