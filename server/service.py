@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
+import secrets
 import socket as sockets
 import sys
 import threading
@@ -104,6 +105,9 @@ class Service:
         self.games_info = [game_info(GAMES[game_id]) for game_id in sorted(GAMES)]
         self.moves = 0
         """Game events appended since start (the benchmark reads it)."""
+        self.instance = secrets.token_hex(8)
+        """Names this run of the server in ``welcome`` and ``pong``: a client that sees it
+        change knows the server restarted and forgot its session."""
         self._next_housekeeping = 0.0
         self._handlers: dict[str, Handler] = {
             protocol.HELLO: self._hello, protocol.PING: self._ping, protocol.LIST: self._list,
@@ -299,7 +303,7 @@ class Service:
             "type": protocol.WELCOME, "server": self.config.name,
             "protocol": protocol.PROTOCOL_VERSION, "heartbeat": self.config.heartbeat,
             "timeout": self.config.timeout, "max_message": protocol.MAX_MESSAGE_BYTES,
-            "games": self.games_info,
+            "games": self.games_info, "instance": self.instance,
         })
 
     def _ping(self, session: Session, message: dict[str, Any], rid: Any) -> None:
@@ -311,7 +315,8 @@ class Service:
         followed.update(table_id for table_id in session.watching if table_id in self.tables)
         seqs = {table_id: self.tables[table_id].seq
                 for table_id in sorted(followed, key=listing_order)[:protocol.MAX_PONG_TABLES]}
-        self._reply(session, rid, {"type": protocol.PONG, "time": time.time(), "seqs": seqs})
+        self._reply(session, rid, {"type": protocol.PONG, "time": time.time(), "seqs": seqs,
+                                   "instance": self.instance})
 
     def _list(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         """A page of the tables in the order of their ids, which never changes (a new table
