@@ -16,7 +16,7 @@ from pathlib import Path
 
 import zmq
 
-from server.beacon import BeaconSender
+from server.beacon import BeaconSender, source_address
 from server.service import TABLES_FOLDER, ServerConfig, Service
 from shared import protocol
 
@@ -35,8 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--flood-rate", type=float, default=200.0, metavar="PER_SECOND",
                         help="messages a client may send per second before the excess is "
                              "dropped (default 200, bursts of twice that)")
-    parser.add_argument("--beacon", default="255.255.255.255", metavar="ADDR|off",
-                        help="where the LAN beacon goes (default: broadcast; off: no beacon)")
+    parser.add_argument("--beacon", nargs="?", default="", const="", metavar="ADDR:PORT|off",
+                        help="where the LAN beacon goes: ADDR, ADDR:PORT or PORT (default: "
+                             f"broadcast to UDP port {protocol.BEACON_PORT}, where clients "
+                             "listen); off: no beacon")
 
 
 def endpoint(bind: str) -> str:
@@ -49,6 +51,25 @@ def endpoint(bind: str) -> str:
     if port != "*" and not (port.isdigit() and 0 <= int(port) <= 65535):
         raise ValueError(f"--bind: {port!r} is not a port (0 to 65535, or * for any free one)")
     return f"tcp://{host or '0.0.0.0'}:{port}"
+
+
+def beacon_target(text: str) -> tuple[str, int] | None:
+    """``--beacon``: ``off``, ``PORT``, ``ADDR``, ``ADDR:PORT`` or nothing, as the beacon's
+    (address, UDP port); ``None`` for off."""
+    if text.strip().lower() == "off":
+        return None
+    host, sep, port = text.strip().rpartition(":")
+    if not sep:
+        host, port = ("", port) if port.isdigit() else (port, str(protocol.BEACON_PORT))
+    if not (port.isdigit() and 1 <= int(port) <= 65535):
+        raise ValueError(f"--beacon {text}: {port!r} is not a UDP port (1 to 65535); write "
+                         f"ADDR, ADDR:PORT, PORT or off")
+    host = host or "255.255.255.255"
+    try:
+        socket.getaddrinfo(host, None, socket.AF_INET)
+    except (OSError, UnicodeError):
+        raise ValueError(f"--beacon {text}: no IPv4 address {host!r} to send to") from None
+    return host, int(port)
 
 
 def bind_problem(bind: str, error: zmq.ZMQError) -> str:
@@ -67,6 +88,7 @@ def bind_problem(bind: str, error: zmq.ZMQError) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.think < 0 or args.flood_rate <= 0:
         raise ValueError("--think cannot be negative, --flood-rate must be positive")
+    target = beacon_target(args.beacon)
     config = ServerConfig(data=Path(args.data), bind=endpoint(args.bind),
                           name=args.name or socket.gethostname(), think=args.think,
                           flood_rate=args.flood_rate, flood_burst=2 * args.flood_rate)
@@ -82,8 +104,9 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
     beacon = None
-    if args.beacon != "off":
-        beacon = BeaconSender(service.port, config.name, target=args.beacon)
+    if target is not None:
+        beacon = BeaconSender(service.port, config.name, target=target[0],
+                              target_port=target[1], source=source_address(service.address))
         beacon.start()
     print(f"starhall serve: listening on {service.address} "
           f"({len(service.tables)} tables from {service.folder})", flush=True)
