@@ -11,13 +11,13 @@ import base64
 import hashlib
 import hmac
 import json
-import os
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from server.durability import write_durably
 from shared import protocol
 
 BOT = "bot"
@@ -83,10 +83,29 @@ class SeatRecord:
         self.bot_kind, self.standin, self.session = None, False, None
         self.cids.clear()
 
+    def end_standin(self) -> None:
+        """The person is back: their stand-in bot goes."""
+        self.state, self.bot_kind, self.standin = protocol.PLAYER, None, False
+
+    def copy(self) -> SeatRecord:
+        return SeatRecord(self.state, self.name, self.token_sha256, self.bot_kind,
+                          self.standin, self.session, OrderedDict(self.cids), self.since)
+
+    def assign(self, other: SeatRecord) -> None:
+        """Become ``other`` (the record stays the same object: handlers hold it)."""
+        self.state, self.name, self.token_sha256 = other.state, other.name, other.token_sha256
+        self.bot_kind, self.standin, self.session = other.bot_kind, other.standin, other.session
+        self.cids, self.since = other.cids, other.since
+
     def remember(self, cid: object, seq: int) -> None:
         self.cids[cid] = seq
         if len(self.cids) > REMEMBERED_CIDS:
             self.cids.popitem(last=False)
+
+    def forget_after(self, seq: int) -> None:
+        """Forget the commands whose events came after ``seq`` (a commit that failed)."""
+        for cid in [cid for cid, done in self.cids.items() if done > seq]:
+            del self.cids[cid]
 
     def to_file(self) -> dict[str, Any]:
         return {"state": self.state, "name": self.name, "token_sha256": self.token_sha256,
@@ -105,20 +124,11 @@ class SeatRecord:
 
 
 def save_seating(path: Path, table_name: str, seats: list[SeatRecord]) -> None:
-    """Replace the seating file atomically and durably (write, fsync, rename, fsync folder)."""
+    """Replace the seating file atomically and durably (write, fsync, rename, fsync folder);
+    ``OSError`` if that failed (``server.durability.write_durably``)."""
     body = json.dumps({"name": table_name, "seats": [seat.to_file() for seat in seats]},
                       indent=1).encode("utf-8")
-    temporary = path.with_suffix(".tmp")
-    with open(temporary, "wb") as file:
-        file.write(body)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(temporary, path)
-    folder = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
+    write_durably(path, body)
 
 
 def load_seating(path: Path, players: int) -> tuple[str | None, list[SeatRecord]]:

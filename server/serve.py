@@ -1,7 +1,9 @@
 """``starhall serve``: the authoritative game service on the LAN (``docs/protocol.md``).
 
 Listens on TCP port 47474 of every interface by default, keeps one log per table in
-``DATA/tables/`` and rebuilds every table from its log when it starts again.
+``DATA/tables/`` and restores every table when it starts again: finished ones from their
+summaries, live ones from their logs. A data folder it cannot write stops it at once, unless
+it is told ``--read-only``: then it serves the tables for watching and writes nothing.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import errno
 import os
 import signal
 import socket
+import sys
 import threading
 from pathlib import Path
 
@@ -35,6 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--flood-rate", type=float, default=200.0, metavar="PER_SECOND",
                         help="messages a client may send per second before the excess is "
                              "dropped (default 200, bursts of twice that)")
+    parser.add_argument("--read-only", action="store_true",
+                        help="serve the tables in DIR for watching and replays only: nothing "
+                             "is written, every change is refused")
     parser.add_argument("--beacon", nargs="?", default="", const="", metavar="ADDR:PORT|off",
                         help="where the LAN beacon goes: ADDR, ADDR:PORT or PORT (default: "
                              f"broadcast to UDP port {protocol.BEACON_PORT}, where clients "
@@ -85,13 +91,20 @@ def bind_problem(bind: str, error: zmq.ZMQError) -> str:
     return f"--bind {bind}: cannot listen there ({reason})"
 
 
+def say(line: str) -> None:
+    """What the server is doing while it starts (restoring its tables), on stderr: stdout's
+    first line is the address it listens on."""
+    print(f"starhall serve: {line}", file=sys.stderr, flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.think < 0 or args.flood_rate <= 0:
         raise ValueError("--think cannot be negative, --flood-rate must be positive")
     target = beacon_target(args.beacon)
     config = ServerConfig(data=Path(args.data), bind=endpoint(args.bind),
                           name=args.name or socket.gethostname(), think=args.think,
-                          flood_rate=args.flood_rate, flood_burst=2 * args.flood_rate)
+                          flood_rate=args.flood_rate, flood_burst=2 * args.flood_rate,
+                          read_only=args.read_only, say=say)
     try:
         service = Service(config)
     except zmq.ZMQError as error:
@@ -108,8 +121,9 @@ def run(args: argparse.Namespace) -> int:
         beacon = BeaconSender(service.port, config.name, target=target[0],
                               target_port=target[1], source=source_address(service.address))
         beacon.start()
+    mode = ", read-only: watching only" if args.read_only else ""
     print(f"starhall serve: listening on {service.address} "
-          f"({len(service.tables)} tables from {service.folder})", flush=True)
+          f"({len(service.tables)} tables from {service.folder}{mode})", flush=True)
     try:
         service.run(stop)
     finally:
