@@ -152,6 +152,7 @@ class TableSession:
             return
         known = seqs.get(self.table)
         if type(known) is int and (self.syncing or known > self.event_seq):
+            self.fresh = True  # events were lost to us: show the table at once
             self.syncing = False
             self._sync()
 
