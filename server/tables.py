@@ -24,6 +24,7 @@ import random
 import secrets
 import sys
 import time
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,8 +45,10 @@ from shared.table import Table
 SEATING_SUFFIX = ".seats.json"
 SUMMARY_SUFFIX = ".summary.json"
 SUMMARY_FORMAT = 1
-HEAD_BYTES = 65536
-"""How much of a log's start is read for its header (a longer header: the log is folded)."""
+HEAD_BYTES = 4096
+"""How much of a log's start is read first for its header (most headers are far shorter)."""
+MAX_HEADER_BYTES = 1 << 20
+"""A header longer than this: the summary is not used, the log is folded."""
 PROGRESS_SECONDS = 1.0
 """How often a long restore says how far it has got."""
 
@@ -293,10 +296,17 @@ def write_summary(live: LiveTable, length: int, last_record: int, crc: int) -> N
         "winners": None if outcome.winners is None else list(outcome.winners),
         "to_act": list(live.game.to_act(live.table.state)),
     }
+    body["check"] = _summary_check(body)
     try:
         write_durably(live.summary_path, json.dumps(body).encode("utf-8"), durable=False)
     except OSError as error:  # only the next start is slower
         print(f"starhall serve: table {live.id}: writing its summary: {error}", file=sys.stderr)
+
+
+def _summary_check(body: dict[str, Any]) -> int:
+    """The CRC-32 of a summary's other fields (so a damaged summary is not believed)."""
+    fields = {key: value for key, value in body.items() if key != "check"}
+    return zlib.crc32(json.dumps(fields, sort_keys=True, separators=(",", ":")).encode())
 
 
 def read_summary(path: Path, summary_path: Path) -> Finished | None:
@@ -308,6 +318,8 @@ def read_summary(path: Path, summary_path: Path) -> Finished | None:
         return None
     try:
         if summary["format"] != SUMMARY_FORMAT or summary["over"] is not True:
+            return None
+        if summary["check"] != _summary_check(summary):
             return None
         length, start, crc, seq = (summary["log_bytes"], summary["last_record"],
                                    summary["last_crc"], summary["seq"])
@@ -321,9 +333,12 @@ def read_summary(path: Path, summary_path: Path) -> Finished | None:
             if os.fstat(file.fileno()).st_size != length or not 0 < start < length:
                 return None
             head = file.read(min(start, HEAD_BYTES))
+            records, _ = read_records(head, path, limit=1)
+            if not records and start > len(head):  # a long header: read on up to the tail
+                head += file.read(min(start, MAX_HEADER_BYTES) - len(head))
+                records, _ = read_records(head, path, limit=1)
             file.seek(start)
             tail = file.read()
-        records, _ = read_records(head, path)
         last, good = read_records(tail, path)
         if not records or len(last) != 1 or good != len(tail):
             return None
@@ -522,16 +537,15 @@ def _remove_if_never_created(path: Path, table_id: str, folder: Path) -> None:
     its header was on disk): nobody was told of it, so it is removed (``EmptyLog``)."""
     with open(path, "rb") as file:
         data = file.read(HEAD_BYTES)
-    if data and data[0] != 0x92:
-        return  # not a torn header: loading it will say what it is
+        whole = not file.read(1)
+    if not whole or (data and data[0] != 0x92):
+        return  # a log, or not a torn header: loading it will say what it is
     try:
-        records, _ = read_records(data, path)
+        records, _ = read_records(data, path, limit=1)
     except LogError:
         return
     if records:
         return
-    if len(data) == HEAD_BYTES:
-        return  # a header longer than this: not ours to judge
     print(f"starhall serve: removing table {table_id}: its creation never finished "
           f"({path.name} holds no whole header)", file=sys.stderr)
     for made in (path, folder / f"{table_id}{SEATING_SUFFIX}"):

@@ -62,9 +62,10 @@ class Scan:
     """What errors name: the file, or ``FILE#log`` for the log a bug report holds."""
 
 
-def read_records(data: bytes, path: str | os.PathLike[str]) -> tuple[list[tuple[int, Any]], int]:
-    """Every whole record of ``data`` as ``(offset, body)``, and the length of the good part,
-    which is shorter than ``data`` when the tail is torn."""
+def read_records(data: bytes, path: str | os.PathLike[str], limit: int | None = None
+                 ) -> tuple[list[tuple[int, Any]], int]:
+    """Every whole record of ``data`` (the first ``limit`` of them) as ``(offset, body)``, and
+    the length of the good part read, which is shorter than ``data`` when the tail is torn."""
     unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=len(data) + 1)
     unpacker.feed(data)
     view = memoryview(data)
@@ -87,6 +88,8 @@ def read_records(data: bytes, path: str | os.PathLike[str]) -> tuple[list[tuple[
                                "checksum mismatch: the record is damaged")
             append((start, item[0]))
             start = end
+            if limit is not None and len(records) >= limit:
+                break
     # TypeError: damage can turn a map key into a list, which msgpack cannot hash.
     except (ValueError, TypeError, msgpack.UnpackException) as error:
         raise LogError(path, len(records), start, f"not a msgpack record ({error})") from None
