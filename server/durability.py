@@ -30,12 +30,13 @@ READ_ONLY_REASON = ("this server only shows its tables (it was started with --re
                     "watch them or replay them; nothing can be changed")
 
 
-class StorageError(Exception):
-    """A write to the data folder failed; nothing it was part of was changed."""
+class StorageError(OSError):
+    """A write to the data folder failed; nothing it was part of was changed. Its text says
+    so in words (an ``OSError``, so a command-line tool reports it in one line)."""
 
     def __init__(self, error: OSError) -> None:
-        self.error = error
         super().__init__(storage_reason(error))
+        self.error = error
 
 
 class ReadOnly(Exception):

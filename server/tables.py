@@ -128,33 +128,42 @@ class LiveTable:
         if self.loaded is None:
             self.table  # noqa: B018 - reading it loads it
 
+    def _summary(self) -> Finished:
+        """What a table not read yet is known by: its summary (it has one, or it is read)."""
+        finished = self.finished
+        if finished is None:
+            raise AssertionError(f"table {self.id} has neither a game nor a summary")
+        return finished
+
+    # The properties below run several times a move: each looks at ``loaded`` once.
+
     @property
     def game(self) -> Game[Any]:
-        if self.loaded is None and self.finished is not None:
-            return self.finished.game
-        return self.table.game
+        loaded = self.loaded
+        return loaded.game if loaded is not None else self._summary().game
 
     @property
     def seq(self) -> int:
-        if self.loaded is None and self.finished is not None:
-            return self.finished.seq
-        return self.table.seq
+        loaded = self.loaded
+        return loaded.seq if loaded is not None else self._summary().seq
 
     @property
     def log(self) -> LogWriter | None:
         """The open log, if the table has one (not a finished or read-only one)."""
-        return None if self.loaded is None else self.loaded.log
+        loaded = self.loaded
+        return loaded.log if loaded is not None else None
 
     @property
     def outcome(self) -> Outcome:
         """The game's outcome now; worked out once per state (states are immutable), as a
         move asks for it several times."""
-        if self.loaded is None and self.finished is not None:
-            return self.finished.outcome
-        state = self.table.state
+        loaded = self.loaded
+        if loaded is None:
+            return self._summary().outcome
+        state = loaded.state
         known = self._outcome
         if known is None or known[0] is not state:
-            known = self._outcome = (state, self.table.game.outcome(state))
+            known = self._outcome = (state, loaded.game.outcome(state))
         return known[1]
 
     @property
@@ -169,7 +178,7 @@ class LiveTable:
     def status(self) -> str:
         if self.broken:
             return "broken"
-        if self.over:
+        if self.outcome.over:
             return protocol.OVER
         if self.seq > 0 or self.filled:
             return protocol.PLAYING
