@@ -425,9 +425,12 @@ def restore_tables(folder: Path, *, read_only: bool = False,
             print(f"starhall serve: skipping table {table_id}: {error}", file=sys.stderr)
         progress.step(f"listed {len(tables)} finished tables from their summaries")
     listed = len(tables)
-    if to_rebuild:
+    if to_rebuild and listed:
         progress.line(f"{listed} finished tables listed from their summaries; rebuilding "
                       f"{len(to_rebuild)} from their logs…")
+    elif to_rebuild:
+        progress.line(f"no summaries of finished games: rebuilding all {len(to_rebuild)} "
+                      "tables from their logs (finished ones get a summary for next time)…")
     events = 0
     for done, path in enumerate(to_rebuild, 1):
         table_id = path.name[: -len(SUFFIX)]
