@@ -17,12 +17,21 @@ folder and fdatasyncs it before answering (the least any durable server does). T
    once; events appended per second over ``--seconds`` (from the tables' sequence numbers; a
    deal is one event in about 65), while the same player keeps timing its moves at a table of
    its own: p50/p99 of a move's round trip under that load.
+3. Restart (``--part restart`` for this one alone): from starting a ``starhall serve`` process
+   to the reply to a client's first ``list``, on a data folder holding a history of finished
+   games of at least ``--history-events`` events plus a few live tables, alternated round by
+   round with the same on an empty data folder; the ratio of the medians (target at most 2).
+   The history is generated once with bots (a minute or so) and kept in the temporary folder
+   for later runs. Also, once: the same start when the finished games have no summaries yet
+   (as on the first start after an upgrade), which folds every log.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import random
 import shutil
 import signal
 import statistics
@@ -40,8 +49,15 @@ import zmq  # noqa: E402
 
 import shared  # noqa: E402
 from server.embed import free_loopback_port  # noqa: E402
+from server.seats import SeatRecord, new_token, save_seating  # noqa: E402
+from server.sim import play_out  # noqa: E402
 from shared import protocol  # noqa: E402
+from shared.bots import bot_seats, make_bot  # noqa: E402
 from shared.connection import Connection  # noqa: E402
+from shared.games import get_game  # noqa: E402
+from shared.logfile import FORMAT_VERSION  # noqa: E402
+from shared.shuffle import MAX_SEED  # noqa: E402
+from shared.table import Table  # noqa: E402
 
 ENDLESS = {"target": 1_000_000}
 
@@ -167,12 +183,24 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=2000)
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--part", choices=("all", "moves", "restart"), default="all",
+                        help="moves: 1 and 2 only; restart: 3 only")
+    parser.add_argument("--history-events", type=int, default=500_000)
+    parser.add_argument("--restart-rounds", type=int, default=5)
     parser.add_argument("--echo-server", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--durable-file", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_server is not None:
         echo_server(args.echo_server, args.durable_file)
         return 0
+    if args.part != "restart":
+        moves_and_throughput(args)
+    if args.part != "moves":
+        restart(args.history_events, args.restart_rounds)
+    return 0
+
+
+def moves_and_throughput(args: argparse.Namespace) -> None:
 
     data = tempfile.mkdtemp(prefix="starhall-bench-")
     server_port, echo_port, durable_port = (free_loopback_port(), free_loopback_port(),
@@ -240,7 +268,131 @@ def main() -> int:
             except subprocess.TimeoutExpired:
                 process.kill()
         shutil.rmtree(data, ignore_errors=True)
-    return 0
+
+
+# --- 3. restart -------------------------------------------------------------------------------
+
+LIVE_TABLES = 3
+LIVE_EVENTS = 400
+"""Events into each live table's game (a few hands of Hearts)."""
+
+
+def history_folder(events: int) -> Path:
+    """A data folder holding finished games of at least ``events`` events and a few live
+    tables, made once and kept in the temporary folder (it is only read afterwards)."""
+    root = Path(tempfile.gettempdir()) / f"starhall-bench-history-{events}-f{FORMAT_VERSION}"
+    done = root / "complete"
+    if done.exists():
+        return root
+    shutil.rmtree(root, ignore_errors=True)
+    folder = root / "tables"
+    folder.mkdir(parents=True)
+    game = get_game("hearts")
+    rng = random.Random(14)
+    started, total, number = time.perf_counter(), 0, 0
+    print(f"generating a history of {events:,} events in {root} (once)…", flush=True)
+    while total < events:
+        number += 1
+        table = new_table(folder, number, bots=True)
+        bots = [make_bot(game, "random", random.Random(rng.random())) for _ in range(4)]
+        play_out(table, bots, rng)
+        assert table.log is not None
+        table.log.close()
+        total += table.seq
+    for _ in range(LIVE_TABLES):
+        number += 1
+        table = new_table(folder, number, bots=False)
+        bots = [make_bot(game, "random", random.Random(rng.random())) for _ in range(4)]
+        while table.seq < LIVE_EVENTS:  # a game under way, its seats held by people
+            if game.chance(table.state) is not None:
+                table.shuffle(int(rng.random() * MAX_SEED))
+            else:
+                seat = game.to_act(table.state)[0]
+                table.submit(bots[seat].choose(game, table.state, seat))
+        assert table.log is not None
+        table.log.close()
+    done.write_text(json.dumps({"finished_tables": number - LIVE_TABLES, "events": total}))
+    print(f"  {number - LIVE_TABLES} finished games, {total:,} events, and {LIVE_TABLES} live "
+          f"tables, in {time.perf_counter() - started:.0f} s")
+    return root
+
+
+def new_table(folder: Path, number: int, *, bots: bool) -> Table[Any]:
+    table_id = f"{number:04d}"
+    name = f"Hearts {table_id}"
+    table = Table.new(get_game("hearts"), 4, {}, path=str(folder / f"{table_id}.starhall"),
+                      seats=bot_seats(["random"] * 4), table=table_id, name=name)
+    seats = [SeatRecord() for _ in range(4)]
+    for seat, record in enumerate(seats):
+        if bots:
+            record.seat_bot("random", standin=False)
+        else:
+            record.seat_person(f"Person {seat + 1}", token=new_token())
+    save_seating(folder / f"{table_id}.seats.json", name, seats)
+    return table
+
+
+def time_to_first_reply(data: Path) -> float:
+    """Seconds from starting ``starhall serve`` on ``data`` to the reply to a ``list`` sent
+    at once (it waits in the client's socket until the server reads it)."""
+    port = free_loopback_port()
+    dealer = zmq.Context.instance().socket(zmq.DEALER)
+    dealer.setsockopt(zmq.LINGER, 0)
+    dealer.setsockopt(zmq.RECONNECT_IVL, 1)  # connect as soon as the server listens
+    started = time.perf_counter()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "serve", "--bind", f"127.0.0.1:{port}",
+         "--data", str(data), "--beacon", "off"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        dealer.connect(f"tcp://127.0.0.1:{port}")
+        dealer.send(protocol.encode({"type": "list", "rid": 1}))
+        if not dealer.poll(120_000):
+            raise RuntimeError(f"no reply from a server started on {data}")
+        elapsed = time.perf_counter() - started
+        reply = protocol.decode(dealer.recv())
+        if reply.get("type") != protocol.TABLES:
+            raise RuntimeError(f"not a list of tables: {reply}")
+    finally:
+        dealer.close()
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    return elapsed
+
+
+def restart(events: int, rounds: int) -> None:
+    history = history_folder(events)
+    facts = json.loads((history / "complete").read_text())
+    empty = Path(tempfile.mkdtemp(prefix="starhall-bench-empty-"))
+    unsummarised = Path(tempfile.mkdtemp(prefix="starhall-bench-nosummary-"))
+    try:
+        time_to_first_reply(history)  # warm the page cache; writes any missing summary
+        time_to_first_reply(empty)
+        emptied, full = [], []
+        for _ in range(rounds):
+            emptied.append(time_to_first_reply(empty))
+            full.append(time_to_first_reply(history))
+        shutil.copytree(history / "tables", unsummarised / "tables",
+                        ignore=shutil.ignore_patterns("*.summary.json"))
+        first = time_to_first_reply(unsummarised)
+    finally:
+        shutil.rmtree(empty, ignore_errors=True)
+        shutil.rmtree(unsummarised, ignore_errors=True)
+    empty_p50, full_p50 = statistics.median(emptied), statistics.median(full)
+    print(f"\nrestart to the first reply (a list), {rounds} rounds of each, alternated:")
+    print(f"  empty data folder          p50 {empty_p50:.3f} s  (min {min(emptied):.3f}, "
+          f"max {max(emptied):.3f})")
+    print(f"  {facts['finished_tables']} finished games ({facts['events']:,} events) and "
+          f"{LIVE_TABLES} live tables")
+    print(f"                             p50 {full_p50:.3f} s  (min {min(full):.3f}, "
+          f"max {max(full):.3f})")
+    print(f"  history p50 / empty p50 = {full_p50 / empty_p50:.2f} (target at most 2)")
+    print(f"  once, the same history without summaries (the first start after an upgrade, "
+          f"every log folded): {first:.3f} s")
+    print(f"  history in {history} (kept for later runs); starhall engines: {shared.build()}")
 
 
 def report(title: str, echoes: list[float], moves: list[float],

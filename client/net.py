@@ -4,6 +4,11 @@
 a server that has gone quiet. A lost link is replaced by a fresh one at once, and when the
 server answers again ``poll`` hands back a ``{"type": "_rejoined"}`` message so the screens
 can resume their seats and watch again (a reconnect is a new session on the server).
+
+Every ``sit`` and ``create`` goes with a random ``key``; one whose reply has not come when the
+link is lost is sent again, key and ``rid`` unchanged, once the server answers: the server
+gives a resent request the answer it gave the first (the same seat and token, the same table),
+so a reply lost with the connection leaves no seat nobody holds.
 """
 
 from __future__ import annotations
@@ -73,12 +78,17 @@ class ServerLink:
         """The last messages as ``(time.time(), "sent" | "received", frame)``."""
         self._socket: Any = None
         self._ever_connected = False
+        self._keyed: dict[int, tuple[dict[str, Any], int, float]] = {}
+        """``sit`` and ``create`` requests awaiting their reply, by ``rid``, each with the
+        socket it last went out on (a count of the sockets opened) and when."""
+        self._sockets = 0
         self._open()
 
     def _open(self) -> None:
         if self._socket is not None:
             self._socket.close(linger=0)
         self._socket = self.context.socket(zmq.DEALER)
+        self._sockets += 1
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.setsockopt(zmq.RECONNECT_IVL, 200)
         self._socket.setsockopt(zmq.MAXMSGSIZE, protocol.MAX_MESSAGE_BYTES)
@@ -90,16 +100,44 @@ class ServerLink:
                    "protocol": protocol.PROTOCOL_VERSION})
 
     def send(self, message: dict[str, Any]) -> int:
-        """Send a request; returns the ``rid`` it carries."""
+        """Send a request; returns the ``rid`` it carries. A ``sit`` or ``create`` gets a
+        ``key`` (unless it has one) and is sent again after a reconnect until answered."""
         rid = next(self._rids)
         message = {**message, "rid": rid}
+        if message["type"] in (protocol.SIT, protocol.CREATE):
+            message.setdefault("key", protocol.new_key())
+            self._keyed[rid] = (message, self._sockets, self.clock())
+        self._send_frame(message)
+        return rid
+
+    def pending_sit(self, table: str) -> bool:
+        """Whether a ``sit`` at ``table`` still waits for its reply."""
+        return any(m["type"] == protocol.SIT and m.get("table") == table
+                   for m, _, _ in self._keyed.values())
+
+    def _restarted(self, pong: dict[str, Any]) -> bool:
+        """Whether a ``pong`` comes from another run of the server than the ``welcome``."""
+        known = (self.welcome or {}).get("instance")
+        return self.state == "connected" and known is not None and pong.get(
+            "instance") not in (None, known)
+
+    def _resend_keyed(self, *, everything: bool = False) -> None:
+        """Send again the keyed requests a lost socket took with it, or whose reply has not
+        come for ``timeout`` seconds, or (``everything``) all of them after a reconnect: the
+        server answers a resend as it answered the first."""
+        now = self.clock()
+        for rid, (request, socket_number, sent) in list(self._keyed.items()):
+            if everything or socket_number != self._sockets or now - sent > self.timeout:
+                self._keyed[rid] = (request, self._sockets, now)
+                self._send_frame(request)
+
+    def _send_frame(self, message: dict[str, Any]) -> None:
         frame = protocol.encode(message)
         self.record.append((time.time(), "sent", frame))
         # When the link is down the send fails; the heartbeat logic notices and starts over.
         with contextlib.suppress(zmq.Again):
             self._socket.send(frame, zmq.NOBLOCK)
         self.last_sent = self.clock()
-        return rid
 
     def poll(self) -> list[dict[str, Any]]:
         received: list[dict[str, Any]] = []
@@ -114,6 +152,9 @@ class ServerLink:
             except protocol.ProtocolError:
                 continue
             self.last_heard = self.clock()
+            rid = message.get("rid")
+            if type(rid) is int:
+                self._keyed.pop(rid, None)
             if message["type"] == protocol.WELCOME:
                 self.welcome = message
                 self.heartbeat = float(message.get("heartbeat", self.heartbeat))
@@ -121,8 +162,15 @@ class ServerLink:
                 if self.state != "connected":
                     if self._ever_connected:
                         received.append({"type": REJOINED})
+                    self._resend_keyed(everything=self._ever_connected)
                     self.state = "connected"
                     self._ever_connected = True
+            elif message["type"] == protocol.PONG and self._restarted(message):
+                # The server restarted between two heartbeats and knows nothing of this
+                # session: say hello again; its welcome rejoins as after a lost link.
+                self.state = "connecting"
+                self.send({"type": protocol.HELLO, "name": self.name,
+                           "protocol": protocol.PROTOCOL_VERSION})
             received.append(message)
         now = self.clock()
         if now - self.last_heard > self.timeout:
@@ -130,8 +178,11 @@ class ServerLink:
                 received.append({"type": LOST})
             self.state = "lost"
             self._open()  # a new session; hello is sent again, and again until answered
-        elif now - self.last_sent > self.heartbeat:
-            self.send({"type": protocol.PING})
+        else:
+            if self.state == "connected" and self._keyed:
+                self._resend_keyed()
+            if now - self.last_sent > self.heartbeat:
+                self.send({"type": protocol.PING})
         return received
 
     def wait(self, timeout: float) -> bool:
@@ -154,6 +205,8 @@ class ServerLink:
                 message: dict[str, Any] = protocol.decode(frame)
             except protocol.ProtocolError:
                 message = {"undecodable": bytes(frame)}
+            if message.get("type") == protocol.SIT and "key" in message:
+                message["key"] = "<key>"  # as secret as the token it gives
             found.append({"time": when, "direction": direction, "message": message})
         return found
 

@@ -3,6 +3,10 @@ the user's commands become ``act`` requests.
 
 Each update carries the events since the last one and the view after them; events animate,
 the view is the truth. After a gap the session asks for a ``sync`` and drops what it held.
+A lost *last* update leaves no gap to see, so the session also reads the table's ``seq`` in
+each ``pong``: when the server is further on, it syncs. After a reconnect, moves whose
+``ack`` never came are sent again under their ``cid``: the server acknowledges one it
+already made as a duplicate.
 """
 
 from __future__ import annotations
@@ -57,6 +61,9 @@ class TableSession:
         self._cids = itertools.count(1)
         self._acts: dict[int, dict[str, Any]] = {}
         """Requests of moves awaiting their ``ack``, by ``rid``: resent once if stale."""
+        self._asked = 0
+        """The ``rid`` of the latest request whose answer the session waits for or had (a
+        snapshot's or a ``sync``'s): a ``pong`` to an earlier ping says nothing new."""
 
     # --- requests ----------------------------------------------------------------------
 
@@ -64,6 +71,8 @@ class TableSession:
         self.link.send({"type": protocol.WATCH, "table": self.table})
 
     def resume(self) -> None:
+        if self.token is None and self.link.pending_sit(self.table):
+            return  # the link sends the sit again: its answer seats us
         if self.token is not None and self.seat is not None:
             self.link.send({"type": protocol.RESUME, "table": self.table, "seat": self.seat,
                             "token": self.token})
@@ -76,7 +85,7 @@ class TableSession:
             message: dict[str, Any] = {"type": protocol.SYNC, "table": self.table}
             if self.token is not None:
                 message["token"] = self.token
-            self.link.send(message)
+            self._asked = self.link.send(message)
 
     def act(self, command: str, data: dict[str, Any] | None = None) -> None:
         """Ask the server to make a move; its answer (events or a refusal) comes later."""
@@ -99,6 +108,10 @@ class TableSession:
             self.syncing = False
             self.fresh = True
             self.resume()
+            self._resend_acts()
+            return None
+        if kind == protocol.PONG:
+            self._check_seq(message)
             return None
         if message.get("table") not in (None, self.table) and kind != protocol.TABLE:
             return None
@@ -117,6 +130,31 @@ class TableSession:
         elif kind == protocol.ERROR:
             self._error(message)
         return None
+
+    def _resend_acts(self) -> None:
+        """Moves sent before the link was lost and never acknowledged, again with their own
+        ``cid`` and ``seq``: one the server made is acknowledged as a duplicate, one it never
+        got is made now (or refused as stale, and then retried as any stale move)."""
+        for rid, request in list(self._acts.items()):
+            del self._acts[rid]
+            again = {k: v for k, v in request.items() if k != "retried"}
+            self._acts[self.link.send(again)] = request
+
+    def _check_seq(self, pong: dict[str, Any]) -> None:
+        """A ``pong`` carries the ``seq`` of each table the session follows: one past what
+        the session has means the last update was lost, and a sync whose snapshot has not
+        come before a later ping's pong was lost too. Either way, sync. (A table missing from
+        the pong is one this session no longer follows: its seat was taken up elsewhere. A
+        server that restarted is noticed by the link, which rejoins.)"""
+        rid, seqs = pong.get("rid"), pong.get("seqs")
+        if self.model is None or type(rid) is not int or rid <= self._asked or not isinstance(
+                seqs, dict):
+            return
+        known = seqs.get(self.table)
+        if type(known) is int and (self.syncing or known > self.event_seq):
+            self.fresh = True  # events were lost to us: show the table at once
+            self.syncing = False
+            self._sync()
 
     def _take_info(self, info: dict[str, Any]) -> None:
         self.info = info
@@ -143,6 +181,8 @@ class TableSession:
 
     def _snapshot(self, message: dict[str, Any]) -> Batch | None:
         self.syncing = False
+        if type(message.get("rid")) is int:
+            self._asked = max(self._asked, message["rid"])
         seq = int(message["seq"])
         info = message.get("info") or {}
         if self.model is None:

@@ -5,16 +5,50 @@ then calls ``commit`` once: each dirty log is flushed and fsynced, the fsyncs ru
 side on a small thread pool (an fsync waits for the disk, not the processor, and a disk
 serves several at a time), and only then are acknowledgements and updates sent. So a busy
 server pays one round of fsyncs per batch rather than one per move.
+
+A write that fails (a full disk, a disk gone read-only) must change nothing: a log whose
+commit failed is cut back to what its last good commit left (``rollback``), and the request
+that wanted the write gets a ``storage`` error (``StorageError``) rather than ``internal``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from shared.logfile import LogWriter
 
 SYNC_THREADS = 16
+
+STORAGE = "storage"
+"""The error code of a request the server could not write to its data folder."""
+READ_ONLY = "read_only"
+"""The error code of a request that would write, sent to a server started ``--read-only``."""
+READ_ONLY_REASON = ("this server only shows its tables (it was started with --read-only): "
+                    "watch them or replay them; nothing can be changed")
+
+
+class StorageError(OSError):
+    """A write to the data folder failed; nothing it was part of was changed. Its text says
+    so in words (an ``OSError``, so a command-line tool reports it in one line)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(storage_reason(error))
+        self.error = error
+
+
+class ReadOnly(Exception):
+    """A change refused because the server was started ``--read-only``."""
+
+    def __init__(self) -> None:
+        super().__init__(READ_ONLY_REASON)
+
+
+def storage_reason(error: OSError) -> str:
+    why = error.strerror or str(error) or type(error).__name__
+    return f"the server could not write its data folder ({why})"
 
 
 class GroupCommit:
@@ -42,4 +76,81 @@ def _sync(writer: LogWriter) -> tuple[LogWriter, OSError] | None:
         _datasync(writer.fileno())
     except OSError as error:
         return writer, error
+    writer.synced()
     return None
+
+
+def rollback(writer: LogWriter) -> bool:
+    """Cut a log whose commit failed back to its last good commit; whether that worked (if
+    not, what is on disk past it is unknown, and the table must stop)."""
+    try:
+        writer.rollback(_datasync)
+    except OSError:
+        return False
+    return True
+
+
+def sync_folder(folder: Path) -> None:
+    """fsync a folder, so that the files made, renamed or removed in it stay so after a
+    crash of the machine (where the system has no such thing, nothing to do)."""
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except (PermissionError, IsADirectoryError):  # Windows cannot open a folder
+        return
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+def write_durably(path: Path, body: bytes, *, durable: bool = True) -> None:
+    """Replace ``path`` by a file holding ``body``, atomically and (``durable``) durably:
+    write a temporary file beside it, fsync it, rename it over ``path``, fsync the folder. If
+    a step fails the temporary file is removed and ``OSError`` raised; ``path`` is then the old
+    file, unless the rename was done and only the folder's sync failed (``RenamedError``).
+    Without ``durable`` nothing is synced: for a file that is checked before it is trusted."""
+    temporary = path.with_suffix(".tmp")
+    try:
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _OPEN_FLAGS, 0o644)
+        try:
+            view = memoryview(body)
+            while view:
+                view = view[os.write(handle, view):]
+            if durable:
+                os.fsync(handle)
+        finally:
+            os.close(handle)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    if not durable:
+        return
+    try:
+        sync_folder(path.parent)
+    except OSError as error:
+        raise RenamedError(error.errno, error.strerror) from error
+
+
+class RenamedError(OSError):
+    """The new file was renamed into place, but the folder could not be synced after."""
+
+
+def check_writable(folder: Path) -> None:
+    """Raise ``OSError`` unless a file can be made, written, synced and removed in
+    ``folder`` (a read-only or full disk, a folder of someone else's)."""
+    probe = folder / f".write-check-{os.getpid()}"
+    try:
+        handle = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _OPEN_FLAGS, 0o644)
+        try:
+            os.write(handle, b"starhall")
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
+
+
+_OPEN_FLAGS = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)

@@ -75,8 +75,35 @@ def command_id(message: Mapping[str, Any], key: str = "cid") -> int | str:
 
 
 def request_id(message: Mapping[str, Any]) -> int | str | None:
-    """The ``rid`` to copy into the reply; one of the wrong type is dropped, not echoed."""
+    """The ``rid`` to copy into the reply (``None`` when there is none); one that breaks the
+    rule is refused, since the client could not match its reply."""
     value = message.get("rid")
-    if type(value) is int or (isinstance(value, str) and len(value) <= protocol.MAX_CID_CHARS):
+    if value is None or type(value) is int or (
+            isinstance(value, str) and len(value) <= protocol.MAX_CID_CHARS):
         return value
-    return None
+    raise _bad("rid", f"a whole number or a string of at most {protocol.MAX_CID_CHARS} "
+                      "characters")
+
+
+def request_key(message: Mapping[str, Any]) -> str | None:
+    """A ``sit``'s or ``create``'s ``key``: the client's name for the request, so a resend
+    gets the same answer."""
+    value = message.get("key")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not (
+            protocol.MIN_KEY_CHARS <= len(value) <= protocol.MAX_KEY_CHARS):
+        raise _bad("key", f"a string of {protocol.MIN_KEY_CHARS} to {protocol.MAX_KEY_CHARS} "
+                          "characters, chosen at random for the request")
+    return value
+
+
+def optional_choices(message: Mapping[str, Any], key: str,
+                     choices: tuple[str, ...]) -> set[str] | None:
+    """A list of some of ``choices``, as a set; ``None`` when absent."""
+    value = message.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or not all(item in choices for item in value):
+        raise _bad(key, f"a list of some of {', '.join(choices)}")
+    return set(value)

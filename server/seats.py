@@ -7,16 +7,17 @@ file is no secret and a copied data folder gives nobody a seat.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
-import os
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from server.durability import write_durably
 from shared import protocol
 
 BOT = "bot"
@@ -31,6 +32,15 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def keyed_token(key: str, table: str, seat: int) -> str:
+    """The token a ``sit`` carrying the client's ``key`` gets: worked out from the key, so a
+    resent ``sit`` (its reply lost, even to a restart) is answered with the same token while
+    only the token's hash is kept. The key is as secret as the token it gives."""
+    digest = hmac.new(key.encode("utf-8"), f"starhall-seat\0{table}\0{seat}".encode(),
+                      hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:18]).decode("ascii")
+
+
 @dataclass(slots=True)
 class SeatRecord:
     state: str = protocol.FREE
@@ -43,15 +53,20 @@ class SeatRecord:
     # Runtime only: the session bound to the seat, and the commands it has already made.
     session: bytes | None = None
     cids: OrderedDict[object, int] = field(default_factory=OrderedDict)
+    since: int = 0
+    """The table's ``seq`` when the seat's person took it: the command ids logged with later
+    events of this seat are theirs (kept in the file; copies of a record must carry it)."""
 
     def holds(self, hashed: str) -> bool:
         """Whether the seat's owner has the token of this ``token_hash``."""
         return self.token_sha256 is not None and hmac.compare_digest(self.token_sha256, hashed)
 
-    def seat_person(self, name: str) -> str:
-        """Give the seat to a person; returns their new token."""
-        token = new_token()
+    def seat_person(self, name: str, *, since: int = 0, token: str | None = None) -> str:
+        """Give the seat to a person at event ``since``; returns their token (a new one
+        unless ``token`` is given)."""
+        token = token or new_token()
         self.state, self.name, self.token_sha256 = protocol.PLAYER, name, token_hash(token)
+        self.since = since
         self.bot_kind, self.standin, self.session = None, False, None
         self.cids.clear()
         return token
@@ -68,39 +83,52 @@ class SeatRecord:
         self.bot_kind, self.standin, self.session = None, False, None
         self.cids.clear()
 
+    def end_standin(self) -> None:
+        """The person is back: their stand-in bot goes."""
+        self.state, self.bot_kind, self.standin = protocol.PLAYER, None, False
+
+    def copy(self) -> SeatRecord:
+        return SeatRecord(self.state, self.name, self.token_sha256, self.bot_kind,
+                          self.standin, self.session, OrderedDict(self.cids), self.since)
+
+    def assign(self, other: SeatRecord) -> None:
+        """Become ``other`` (the record stays the same object: handlers hold it)."""
+        self.state, self.name, self.token_sha256 = other.state, other.name, other.token_sha256
+        self.bot_kind, self.standin, self.session = other.bot_kind, other.standin, other.session
+        self.cids, self.since = other.cids, other.since
+
     def remember(self, cid: object, seq: int) -> None:
         self.cids[cid] = seq
         if len(self.cids) > REMEMBERED_CIDS:
             self.cids.popitem(last=False)
 
+    def forget_after(self, seq: int) -> None:
+        """Forget the commands whose events came after ``seq`` (a commit that failed)."""
+        for cid in [cid for cid, done in self.cids.items() if done > seq]:
+            del self.cids[cid]
+
     def to_file(self) -> dict[str, Any]:
         return {"state": self.state, "name": self.name, "token_sha256": self.token_sha256,
-                "bot": self.bot_kind, "standin": self.standin}
+                "bot": self.bot_kind, "standin": self.standin, "since": self.since}
 
     @classmethod
     def from_file(cls, data: dict[str, Any]) -> SeatRecord:
         state = data.get("state")
         if state not in (protocol.FREE, protocol.PLAYER, BOT):
             raise ValueError(f"unknown seat state {state!r}")
+        since = data.get("since", 0)
+        if type(since) is not int:
+            raise ValueError(f"seat 'since' {since!r} is not an event number")
         return cls(state, data.get("name"), data.get("token_sha256"), data.get("bot"),
-                   bool(data.get("standin")))
+                   bool(data.get("standin")), since=since)
 
 
 def save_seating(path: Path, table_name: str, seats: list[SeatRecord]) -> None:
-    """Replace the seating file atomically and durably (write, fsync, rename, fsync folder)."""
+    """Replace the seating file atomically and durably (write, fsync, rename, fsync folder);
+    ``OSError`` if that failed (``server.durability.write_durably``)."""
     body = json.dumps({"name": table_name, "seats": [seat.to_file() for seat in seats]},
                       indent=1).encode("utf-8")
-    temporary = path.with_suffix(".tmp")
-    with open(temporary, "wb") as file:
-        file.write(body)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(temporary, path)
-    folder = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
+    write_durably(path, body)
 
 
 def load_seating(path: Path, players: int) -> tuple[str | None, list[SeatRecord]]:

@@ -1,7 +1,9 @@
 """``starhall serve``: the authoritative game service on the LAN (``docs/protocol.md``).
 
 Listens on TCP port 47474 of every interface by default, keeps one log per table in
-``DATA/tables/`` and rebuilds every table from its log when it starts again.
+``DATA/tables/`` and restores every table when it starts again: finished ones from their
+summaries, live ones from their logs. A data folder it cannot write stops it at once, unless
+it is told ``--read-only``: then it serves the tables for watching and writes nothing.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ import errno
 import os
 import signal
 import socket
+import sys
 import threading
 from pathlib import Path
 
 import zmq
 
-from server.beacon import BeaconSender
+from server.beacon import BeaconSender, source_address
 from server.service import TABLES_FOLDER, ServerConfig, Service
 from shared import protocol
 
@@ -35,8 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--flood-rate", type=float, default=200.0, metavar="PER_SECOND",
                         help="messages a client may send per second before the excess is "
                              "dropped (default 200, bursts of twice that)")
-    parser.add_argument("--beacon", default="255.255.255.255", metavar="ADDR|off",
-                        help="where the LAN beacon goes (default: broadcast; off: no beacon)")
+    parser.add_argument("--read-only", action="store_true",
+                        help="serve the tables in DIR for watching and replays only: nothing "
+                             "is written, every change is refused")
+    parser.add_argument("--beacon", nargs="?", default="", const="", metavar="ADDR:PORT|off",
+                        help="where the LAN beacon goes: ADDR, ADDR:PORT or PORT (default: "
+                             f"broadcast to UDP port {protocol.BEACON_PORT}, where clients "
+                             "listen); off: no beacon")
 
 
 def endpoint(bind: str) -> str:
@@ -49,6 +57,25 @@ def endpoint(bind: str) -> str:
     if port != "*" and not (port.isdigit() and 0 <= int(port) <= 65535):
         raise ValueError(f"--bind: {port!r} is not a port (0 to 65535, or * for any free one)")
     return f"tcp://{host or '0.0.0.0'}:{port}"
+
+
+def beacon_target(text: str) -> tuple[str, int] | None:
+    """``--beacon``: ``off``, ``PORT``, ``ADDR``, ``ADDR:PORT`` or nothing, as the beacon's
+    (address, UDP port); ``None`` for off."""
+    if text.strip().lower() == "off":
+        return None
+    host, sep, port = text.strip().rpartition(":")
+    if not sep:
+        host, port = ("", port) if port.isdigit() else (port, str(protocol.BEACON_PORT))
+    if not (port.isdigit() and 1 <= int(port) <= 65535):
+        raise ValueError(f"--beacon {text}: {port!r} is not a UDP port (1 to 65535); write "
+                         f"ADDR, ADDR:PORT, PORT or off")
+    host = host or "255.255.255.255"
+    try:
+        socket.getaddrinfo(host, None, socket.AF_INET)
+    except (OSError, UnicodeError):
+        raise ValueError(f"--beacon {text}: no IPv4 address {host!r} to send to") from None
+    return host, int(port)
 
 
 def bind_problem(bind: str, error: zmq.ZMQError) -> str:
@@ -64,12 +91,20 @@ def bind_problem(bind: str, error: zmq.ZMQError) -> str:
     return f"--bind {bind}: cannot listen there ({reason})"
 
 
+def say(line: str) -> None:
+    """What the server is doing while it starts (restoring its tables), on stderr: stdout's
+    first line is the address it listens on."""
+    print(f"starhall serve: {line}", file=sys.stderr, flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.think < 0 or args.flood_rate <= 0:
         raise ValueError("--think cannot be negative, --flood-rate must be positive")
+    target = beacon_target(args.beacon)
     config = ServerConfig(data=Path(args.data), bind=endpoint(args.bind),
                           name=args.name or socket.gethostname(), think=args.think,
-                          flood_rate=args.flood_rate, flood_burst=2 * args.flood_rate)
+                          flood_rate=args.flood_rate, flood_burst=2 * args.flood_rate,
+                          read_only=args.read_only, say=say)
     try:
         service = Service(config)
     except zmq.ZMQError as error:
@@ -82,11 +117,13 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
     beacon = None
-    if args.beacon != "off":
-        beacon = BeaconSender(service.port, config.name, target=args.beacon)
+    if target is not None:
+        beacon = BeaconSender(service.port, config.name, target=target[0],
+                              target_port=target[1], source=source_address(service.address))
         beacon.start()
+    mode = ", read-only: watching only" if args.read_only else ""
     print(f"starhall serve: listening on {service.address} "
-          f"({len(service.tables)} tables from {service.folder})", flush=True)
+          f"({len(service.tables)} tables from {service.folder}{mode})", flush=True)
     try:
         service.run(stop)
     finally:

@@ -16,8 +16,10 @@ the log gets the events → the state evolves → every participant gets the eve
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
+import secrets
 import socket as sockets
 import sys
 import threading
@@ -31,11 +33,20 @@ from typing import Any
 import zmq
 
 from server import fields
-from server.durability import GroupCommit
+from server.durability import (
+    READ_ONLY,
+    STORAGE,
+    GroupCommit,
+    ReadOnly,
+    StorageError,
+    check_writable,
+    rollback,
+    storage_reason,
+)
 from server.fields import RequestError
 from server.games_cli import game_info
 from server.rendering import Frames, LaterView, Outgoing, table_of
-from server.seats import BOT, distinct_name, token_hash
+from server.seats import BOT, distinct_name, keyed_token, token_hash
 from server.sessions import Outbox, Session, Viewer
 from server.tables import LiveTable, create_table, next_table_id, restore_tables
 from shared import protocol
@@ -72,13 +83,19 @@ class ServerConfig:
     people_wait: float = 0.002
     """Seconds of bot moves a person's message may wait behind before it is handled; the
     bots keep enough of a turn to commit many tables at once."""
+    read_only: bool = False
+    """Serve the tables for watching only: nothing is written, every change is refused."""
+    say: Callable[[str], None] | None = None
+    """Hears what the server does while it restores its tables (``serve`` prints it)."""
+    stall_retry: float = 1.0
+    """Seconds before a table whose log could not be written tries again."""
 
 
 class Service:
     def __init__(self, config: ServerConfig, context: Any = None) -> None:
         self.config = config
         self.folder = Path(config.data) / TABLES_FOLDER
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self._check_folder()
         self.context = context or zmq.Context.instance()
         self.socket = self.context.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
@@ -87,7 +104,10 @@ class Service:
         self.socket.setsockopt(zmq.SNDHWM, 10_000)
         self.socket.bind(config.bind)
         self.address: str = self.socket.getsockopt(zmq.LAST_ENDPOINT).decode()
-        self.tables: dict[str, LiveTable] = restore_tables(self.folder)
+        self.tables: dict[str, LiveTable] = restore_tables(
+            self.folder, read_only=config.read_only, say=config.say)
+        self.stalled: dict[str, float] = {}
+        """Tables whose log could not be written, and when they next try."""
         self.sessions: dict[bytes, Session] = {}
         self.outbox = Outbox()
         self.dirty: dict[str, LiveTable] = {}
@@ -96,10 +116,16 @@ class Service:
         """Tables whose participants should get a fresh ``table`` message."""
         self.bot_queue: list[tuple[float, int, str]] = []
         self._order = itertools.count()
+        self.created_keys: dict[str, str] = {
+            table.create_key: table.id for table in self.tables.values() if table.create_key}
+        """Tables made by a keyed ``create``: the key's SHA-256 → the table's id."""
         self.committer = GroupCommit()
         self.games_info = [game_info(GAMES[game_id]) for game_id in sorted(GAMES)]
         self.moves = 0
         """Game events appended since start (the benchmark reads it)."""
+        self.instance = secrets.token_hex(8)
+        """Names this run of the server in ``welcome`` and ``pong``: a client that sees it
+        change knows the server restarted and forgot its session."""
         self._next_housekeeping = 0.0
         self._handlers: dict[str, Handler] = {
             protocol.HELLO: self._hello, protocol.PING: self._ping, protocol.LIST: self._list,
@@ -115,6 +141,21 @@ class Service:
     @property
     def port(self) -> int:
         return int(self.address.rsplit(":", 1)[1])
+
+    def _check_folder(self) -> None:
+        """A server must be able to write its data folder (or be told it is read-only)."""
+        if self.config.read_only:
+            if not self.folder.is_dir():
+                raise OSError(f"--read-only: {self.folder} is no folder of tables")
+            return
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            check_writable(self.folder)
+        except OSError as error:
+            why = error.strerror or str(error)
+            raise OSError(f"cannot write the data folder {self.folder} ({why}); make room or "
+                          "fix its permissions, or serve its tables to watch with --read-only"
+                          ) from None
 
     # --- the loop ----------------------------------------------------------------------
 
@@ -163,17 +204,50 @@ class Service:
             self._send_roster(table)
         self.changed_rosters.clear()
         withheld: dict[str, BaseException] = {}
+        undone: dict[str, LiveTable] = {}
         if self.dirty:
-            writers = [t.table.log for t in self.dirty.values() if t.table.log is not None]
-            for writer, error in self.committer.commit(writers):
-                for table in self.dirty.values():
-                    if table.table.log is writer:
-                        # The move is not durable, so nothing more may be built on it.
-                        withheld[table.id] = error
-                        self._break(table, error)
+            logs = {t.log: t for t in self.dirty.values() if t.log is not None}
+            for writer, error in self.committer.commit(list(logs)):
+                table = logs[writer]
+                if self._undo_batch(table, error):
+                    undone[table.id] = table
+                else:  # not durable, and not cut back: nothing more may be built on it
+                    withheld[table.id] = error
+                    self._break(table, error)
+            for table in self.dirty.values():
+                table.before_batch = None
+                if table.id not in undone and table.id not in withheld:
+                    if table.stalled is not None:
+                        table.stalled = None
+                        print(f"starhall serve: table {table.id}: its log is written again",
+                              file=sys.stderr)
+                    if table.over:
+                        table.write_summary()
             self.dirty.clear()
         if self.outbox:
-            self._send(self.outbox.drain(), withheld)
+            self._send(self.outbox.drain(), withheld, undone)
+
+    def _undo_batch(self, table: LiveTable, error: OSError) -> bool:
+        """A commit failed (a full disk): cut the log back to the last commit and the table
+        back to its state then, as if this batch's moves had never been made; the requests
+        that made them get a ``storage`` error, and the table tries again a little later.
+        Whether that worked (if the log cannot be cut back, the table must stop)."""
+        writer, before = table.log, table.before_batch
+        if writer is None or before is None or not rollback(writer):
+            return False
+        live = table.table
+        live.state, live.seq = before
+        for seat in table.seats:
+            seat.forget_after(live.seq)
+        table.bot_due = None
+        if table.stalled is None:
+            print(f"starhall serve: table {table.id}: cannot write its log ({error}); its last "
+                  f"moves were undone, it tries again every {self.config.stall_retry:g} s",
+                  file=sys.stderr)
+        table.stalled = storage_reason(error)
+        self.stalled[table.id] = time.monotonic() + self.config.stall_retry
+        self.changed_rosters[table.id] = table
+        return True
 
     def _send_roster(self, table: LiveTable) -> None:
         """A ``table`` message to everyone following the table (it goes out with the batch)."""
@@ -181,14 +255,21 @@ class Service:
         for identity in table.participants():
             self.outbox.send(identity, message)
 
-    def _send(self, messages: list[Outgoing], withheld: dict[str, BaseException]) -> None:
+    def _send(self, messages: list[Outgoing], withheld: dict[str, BaseException],
+              undone: dict[str, LiveTable] | None = None) -> None:
         """Build and send each frame in turn, but none about a table whose sync failed or
         whose view cannot be built: that table stops, and a request waiting on it gets a
-        ``broken`` error instead."""
+        ``broken`` error instead. Of a table whose batch was undone (``_undo_batch``) no
+        event is sent, and nothing that shows them."""
         frames = Frames()
         answered: set[tuple[bytes, Any]] = set()
         send = self.socket.send_multipart
         for identity, message in messages:
+            if undone and table_of(message) in undone:
+                kept = _without_undone(message, undone[table_of(message) or ""])
+                if kept is None:
+                    continue
+                message = kept
             if withheld and table_of(message) in withheld:
                 replacement = _broken_reply(message, identity, answered)
                 if replacement is None:
@@ -215,9 +296,9 @@ class Service:
 
     def close(self) -> None:
         for table in self.tables.values():
-            if table.table.log is not None:
+            if table.log is not None:
                 try:
-                    table.table.log.close()
+                    table.log.close()
                 except OSError as error:
                     print(f"starhall serve: closing table {table.id}: {error}", file=sys.stderr)
         self.committer.close()
@@ -242,7 +323,11 @@ class Service:
         except protocol.ProtocolError as error:
             self._error(identity, None, protocol.BAD_MESSAGE, str(error))
             return
-        rid = fields.request_id(message)
+        try:
+            rid = fields.request_id(message)
+        except RequestError as error:  # no rid to copy: the reply names the field instead
+            self._error(identity, None, error.code, error.reason, **error.extra)
+            return
         handler = self._handlers.get(message["type"])
         if handler is None:
             self._error(identity, rid, protocol.UNKNOWN_TYPE,
@@ -252,6 +337,11 @@ class Service:
             handler(session, message, rid)
         except RequestError as error:
             self._error(identity, rid, error.code, error.reason, **error.extra)
+        except StorageError as error:  # nothing was changed
+            print(f"starhall serve: {message['type']}: {error.error}", file=sys.stderr)
+            self._error(identity, rid, STORAGE, str(error))
+        except ReadOnly as error:
+            self._error(identity, rid, READ_ONLY, str(error))
         except Exception:  # a bug must cost one request, never the server
             traceback.print_exc(file=sys.stderr)
             self._error(identity, rid, protocol.INTERNAL, "the server failed on this request")
@@ -291,35 +381,66 @@ class Service:
             "type": protocol.WELCOME, "server": self.config.name,
             "protocol": protocol.PROTOCOL_VERSION, "heartbeat": self.config.heartbeat,
             "timeout": self.config.timeout, "max_message": protocol.MAX_MESSAGE_BYTES,
-            "games": self.games_info,
+            "games": self.games_info, "instance": self.instance,
         })
 
     def _ping(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        self._reply(session, rid, {"type": protocol.PONG, "time": time.time()})
+        """A ``pong`` with the ``seq`` of every table the session follows: a client whose
+        last update was lost sees that it is behind."""
+        followed = {table_id for table_id, number in session.seats
+                    if table_id in self.tables
+                    and self.tables[table_id].seats[number].session == session.identity}
+        followed.update(table_id for table_id in session.watching if table_id in self.tables)
+        seqs = {table_id: self.tables[table_id].seq
+                for table_id in sorted(followed, key=listing_order)[:protocol.MAX_PONG_TABLES]}
+        self._reply(session, rid, {"type": protocol.PONG, "time": time.time(), "seqs": seqs,
+                                   "instance": self.instance})
 
     def _list(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        offset = fields.optional_whole(message, "offset") or 0
-        order = {protocol.WAITING: 0, protocol.PLAYING: 1}
-        ranked = sorted(self.tables.values(), key=lambda t: (order.get(t.status, 2), t.id))
+        """A page of the tables in the order of their ids, which never changes (a new table
+        comes last), so paging by ``cursor`` lists each table once."""
+        cursor = fields.optional_text(message, "cursor", max_chars=64)
+        offset = fields.optional_whole(message, "offset")
+        wanted = fields.optional_choices(message, "status", protocol.STATUSES)
+        if cursor is not None and offset is not None:
+            raise RequestError(protocol.BAD_FIELD, "give 'cursor' or 'offset', not both",
+                               field="offset")
+        ranked = sorted((t for t in self.tables.values() if wanted is None or t.status in wanted),
+                        key=lambda t: listing_order(t.id))
+        start = offset or 0
+        if cursor is not None:
+            start = bisect.bisect_right(ranked, listing_order(cursor),
+                                        key=lambda t: listing_order(t.id))
         listed: list[dict[str, Any]] = []
         size = 0
         budget = protocol.MAX_MESSAGE_BYTES - 4096
-        next_offset = None
-        for position in range(offset, len(ranked)):
-            info = ranked[position].info()
+        more = False
+        for table in ranked[start:]:
+            info = table.info()
             size += len(protocol.encode(info))
             if size > budget:
-                next_offset = position
+                more = True
                 break
             listed.append(info)
-        self._reply(session, rid, {"type": protocol.TABLES, "tables": listed,
-                                   "total": len(ranked), "next": next_offset})
+        self._reply(session, rid, {
+            "type": protocol.TABLES, "tables": listed, "total": len(ranked),
+            "cursor": listed[-1]["id"] if more and listed else None,
+            "next": start + len(listed) if more else None,
+        })
 
     def _create(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         game_id = fields.text(message, "game", max_chars=64)
         players = fields.whole(message, "players", maximum=1000)
         options = fields.mapping(message, "options")
         name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
+        key = fields.request_key(message)
+        hashed_key = None if key is None else token_hash(key)
+        made = self.tables.get(self.created_keys.get(hashed_key or "", ""))
+        if made is not None:  # a resend: the table its first sending made
+            self._reply(session, rid, {"type": protocol.CREATED, "table": made.info()})
+            return
+        if self.config.read_only:
+            raise ReadOnly()
         game = GAMES.get(game_id)
         if game is None:
             raise RequestError(protocol.UNKNOWN_GAME,
@@ -334,9 +455,12 @@ class Service:
         table_id = next_table_id(self.tables)
         while (self.folder / f"{table_id}{SUFFIX}").exists():  # a log that failed to load
             table_id = f"{int(table_id) + 1:04d}"
+        keyed = {} if hashed_key is None else {"create_key_sha256": hashed_key}
         table = create_table(self.folder, table_id, name or f"{game.title} {table_id}", game,
-                             players, options)
+                             players, options, **keyed)
         self.tables[table_id] = table
+        if hashed_key is not None:
+            self.created_keys[hashed_key] = table_id
         self._reply(session, rid, {"type": protocol.CREATED, "table": table.info()})
 
     # --- seats -------------------------------------------------------------------------------
@@ -347,13 +471,16 @@ class Service:
         if table is None:
             raise RequestError(protocol.NO_TABLE, f"no table {table_id!r}", table=table_id)
         if playable:
-            if table.broken:
-                raise RequestError(protocol.BROKEN, "this table was stopped after a server fault",
-                                   table=table_id)
-            if table.over:
-                raise RequestError(protocol.TABLE_OVER, "the game at this table has ended",
-                                   table=table_id)
+            self._playable(table)
         return table
+
+    def _playable(self, table: LiveTable) -> None:
+        if table.broken:
+            raise RequestError(protocol.BROKEN, "this table was stopped after a server fault",
+                               table=table.id)
+        if table.over:
+            raise RequestError(protocol.TABLE_OVER, "the game at this table has ended",
+                               table=table.id)
 
     def _seat_number(self, table: LiveTable, message: dict[str, Any]) -> int:
         seat = fields.whole(message, "seat", maximum=10_000)
@@ -363,8 +490,19 @@ class Service:
         return seat
 
     def _sit(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        table = self._table(message, playable=True)
+        table = self._table(message)
         name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
+        key = fields.request_key(message)
+        if key is not None:
+            for number, seat in enumerate(table.seats):
+                token = keyed_token(key, table.id, number)
+                if seat.holds(token_hash(token)):  # a resend: the seat its first sending took
+                    self._take_back(session, table, number)
+                    self._reply(session, rid, {"type": protocol.SEATED, "table": table.id,
+                                               "seat": number, "token": token})
+                    self._snapshot(session, rid, table, number)
+                    return
+        self._playable(table)
         if message.get("seat") is None:
             free = [i for i, seat in enumerate(table.seats) if seat.state == protocol.FREE]
             if not free:
@@ -374,12 +512,12 @@ class Service:
             number = self._seat_number(table, message)
             if table.seats[number].state != protocol.FREE:
                 raise RequestError(protocol.SEAT_TAKEN, f"seat {number} is not free")
-        seat = table.seats[number]
-        others = {other.name for other in table.seats if other is not seat and other.name}
-        token = seat.seat_person(distinct_name(name or session.name or f"Player {number + 1}",
-                                               others))
+        others = {seat.name for index, seat in enumerate(table.seats)
+                  if index != number and seat.name}
+        wanted = name or session.name or f"Player {number + 1}"
+        token = table.seat_person(number, distinct_name(wanted, others), since=table.seq,
+                                  token=None if key is None else keyed_token(key, table.id, number))
         self._bind(session, table, number)
-        table.save_seating()
         self.changed_rosters[table.id] = table
         self._reply(session, rid, {"type": protocol.SEATED, "table": table.id, "seat": number,
                                    "token": token})
@@ -408,9 +546,7 @@ class Service:
         """Bind an owned seat to this session, sending a stand-in bot away."""
         seat = table.seats[number]
         if seat.standin:
-            seat.state, seat.bot_kind, seat.standin = protocol.PLAYER, None, False
-            table.remove_bot(number)
-            table.save_seating()
+            table.end_standin(number)
         previous = seat.session
         if previous is not None and previous != session.identity:
             old = self.sessions.get(previous)
@@ -434,17 +570,14 @@ class Service:
                                field="give_up")
         number = self._owned_seat(table, message)
         seat = table.seats[number]
-        if seat.session is not None:
-            holder = self.sessions.get(seat.session)
-            if holder is not None:
-                holder.seats.discard((table.id, number))
+        holder = seat.session
         kept = not give_up and table.status != protocol.WAITING
         if kept:
             seat.session = None
         else:
-            seat.free()
-            table.remove_bot(number)
-            table.save_seating()
+            table.free_seat(number)  # written first: if that fails, nothing has changed
+        if holder is not None and holder in self.sessions:
+            self.sessions[holder].seats.discard((table.id, number))
         self.changed_rosters[table.id] = table
         self._reply(session, rid, {"type": protocol.LEFT, "table": table.id, "seat": number,
                                    "kept": kept})
@@ -501,7 +634,6 @@ class Service:
             raise RequestError(protocol.SEAT_TAKEN, f"seat {number} holds a connected player "
                                "or a bot")
         table.put_bot(number, kind, standin=standin)
-        table.save_seating()
         self.changed_rosters[table.id] = table
         self._reply(session, rid, {"type": protocol.BOTTED, "table": table.id, "seat": number,
                                    "kind": kind, "standin": standin})
@@ -519,11 +651,9 @@ class Service:
                                    "only a player at this table can take a bot out now")
             self._owned_seat(table, message)
         if seat.standin:
-            seat.state, seat.bot_kind, seat.standin = protocol.PLAYER, None, False
+            table.end_standin(number)
         else:
-            seat.free()
-        table.remove_bot(number)
-        table.save_seating()
+            table.free_seat(number)
         self.changed_rosters[table.id] = table
         self._reply(session, rid, {"type": protocol.UNBOTTED, "table": table.id, "seat": number})
 
@@ -537,9 +667,10 @@ class Service:
     # --- moves -------------------------------------------------------------------------------
 
     def _act(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        table = self._table(message, playable=True)
-        if table.status != protocol.PLAYING:
-            raise RequestError(protocol.NOT_STARTED, "the game starts when every seat is filled")
+        table = self._table(message)
+        if table.broken:  # its last moves may not be durable: nothing is acknowledged there
+            raise RequestError(protocol.BROKEN, "this table was stopped after a server fault",
+                               table=table.id)
         number = self._owned_seat(table, message)
         seat = table.seats[number]
         cid = fields.command_id(message)
@@ -547,18 +678,24 @@ class Service:
         command = fields.mapping(message, "command", required=True)
         kind = fields.text(command, "type", max_chars=64)
         data = fields.mapping(command, "data")
-        if seat.standin:
-            raise RequestError(protocol.BAD_TOKEN, "a stand-in bot plays this seat: resume first")
+        table.recall_commands()
         done = seat.cids.get(cid)
-        if done is not None:
+        if done is not None:  # made already (even if the game has ended since): say so again
             self._reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
                                        "seq": done, "duplicate": True})
             return
+        self._playable(table)
+        if self.config.read_only:
+            raise ReadOnly()
+        if table.status != protocol.PLAYING:
+            raise RequestError(protocol.NOT_STARTED, "the game starts when every seat is filled")
+        if seat.standin:
+            raise RequestError(protocol.BAD_TOKEN, "a stand-in bot plays this seat: resume first")
         if seen != table.seq:
             raise RequestError(protocol.STALE, f"the table is at event {table.seq}, not {seen}",
                                table=table.id, seq=table.seq, cid=cid)
         try:
-            self._submit(table, Command(kind, number, data))
+            self._submit(table, Command(kind, number, data), cid)
         except IllegalCommand as refusal:
             raise RequestError(refusal.code, refusal.reason, table=table.id, cid=cid) from None
         seat.remember(cid, table.seq)
@@ -566,12 +703,13 @@ class Service:
                                    "seq": table.seq, "duplicate": False})
         self._advance(table)
 
-    def _submit(self, table: LiveTable, command: Command) -> None:
-        """Decide, append and evolve one command, and queue its events for the participants."""
+    def _submit(self, table: LiveTable, command: Command, cid: int | str | None = None) -> None:
+        """Decide, append and evolve one command (a person's with its ``cid``, which the log
+        keeps), and queue its events for the participants."""
         live = table.table
         before_state, before_seq = live.state, live.seq
         try:
-            numbered = live.submit(command)
+            numbered = live.submit(command, cid)
         except IllegalCommand:
             raise
         except Exception as error:
@@ -585,7 +723,9 @@ class Service:
         if not numbered:
             return
         self.moves += len(numbered)
-        self.dirty[table.id] = table
+        if table.id not in self.dirty:  # what a failed commit would go back to
+            table.before_batch = (before_state, before_seq)
+            self.dirty[table.id] = table
         self._publish(table, before_state, numbered, command.seat)
         if table.over:
             self.changed_rosters[table.id] = table
@@ -629,6 +769,8 @@ class Service:
 
     def _advance(self, table: LiveTable) -> None:
         """Answer the game's chance requests, then wake the bots if it is theirs to move."""
+        if self.config.read_only:
+            return
         self._deal(table)
         self._schedule_bots(table)
 
@@ -721,6 +863,11 @@ class Service:
         limit = now - self.config.timeout
         for session in [s for s in self.sessions.values() if s.last_heard < limit]:
             self._disconnect(session)
+        for table_id in [t for t, due in self.stalled.items() if due <= now]:
+            del self.stalled[table_id]
+            table = self.tables.get(table_id)
+            if table is not None and not table.broken:
+                self._advance(table)  # deal and let the bots move again: maybe it writes now
 
     def _disconnect(self, session: Session) -> None:
         """Forget a session: the seats it held at tables that have not started become free;
@@ -731,12 +878,11 @@ class Service:
                 continue
             if table.status == protocol.WAITING:
                 # Nobody waits for a person who has gone before the game began.
-                table.seats[number].free()
                 try:
-                    table.save_seating()
-                except OSError as error:  # the seat is free in memory; the file catches up later
-                    print(f"starhall serve: table {table.id}: saving its seats: {error}",
-                          file=sys.stderr)
+                    table.free_seat(number)
+                except (StorageError, ReadOnly):
+                    # Not written, so the seat stays its person's, as after a started game.
+                    table.seats[number].session = None
             else:
                 table.seats[number].session = None
             self.changed_rosters[table.id] = table
@@ -746,6 +892,32 @@ class Service:
                 table.watchers.discard(session.identity)
                 self.changed_rosters[table.id] = table
         self.sessions.pop(session.identity, None)
+
+
+def listing_order(table_id: str) -> tuple[int, str]:
+    """The order of tables in a ``list``: by id, numerically for the usual numbered ids."""
+    return len(table_id), table_id
+
+
+def _without_undone(message: dict[str, Any], table: LiveTable) -> dict[str, Any] | None:
+    """A message of a batch whose moves at ``table`` were undone, as it may still go out:
+    no update (its events never happened), a ``storage`` error for the ack of an undone
+    move, snapshots and table messages made again from the table as it now is."""
+    kind = message["type"]
+    if kind == protocol.UPDATE:
+        return None
+    if kind == protocol.ACK and not message.get("duplicate"):
+        error = {"type": protocol.ERROR, "code": STORAGE, "reason": table.stalled,
+                 "table": table.id, "cid": message.get("cid")}
+        if "rid" in message:
+            error["rid"] = message["rid"]
+        return error
+    if kind == protocol.SNAPSHOT:
+        return {**message, "seq": table.seq, "info": table.info(),
+                "view": LaterView(table.game, table.table.state, message.get("seat"))}
+    if kind == protocol.TABLE:
+        return {**message, "table": table.info()}
+    return message
 
 
 def _broken_reply(message: dict[str, Any], identity: bytes,

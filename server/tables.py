@@ -1,60 +1,169 @@
 """A table as the server keeps it: the game (a ``Table`` and its log), the seating, the
 spectators, and the bots playing there. Creating one writes its log; restoring one folds its
-log back into a state, so the state is always the fold of what is on disk."""
+log back into a state, so the state is always the fold of what is on disk.
+
+Every change of the seating is written first and made in memory only once the file is on
+disk (``LiveTable.change_seat``), so a write that fails changes nothing.
+
+A finished game never changes again, so a restart need not fold its log: when a game ends the
+server writes ``<table>.summary.json`` beside the log (its length, where its last record starts
+and that record's CRC, the last event's number, the scores). A restart trusts a summary only
+if the log still has exactly that length and that last record, whole and with that CRC; the
+table is then listed from the summary and the log's header, and its log is folded only when
+someone watches it. A summary that is missing, torn or out of step with its log (a crash
+between the two writes, a log cut back) is ignored: the log is folded, as for a live table,
+and the summary written again.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 import random
 import secrets
 import sys
-from collections.abc import Iterator, Mapping
+import time
+import zlib
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from server.durability import ReadOnly, RenamedError, StorageError, write_durably
+from server.fields import RequestError
 from server.seats import BOT, SeatRecord, load_seating, save_seating
 from shared import protocol
 from shared.bots import Bot, bot_kinds, make_bot
 from shared.engine import Game, Outcome
-from shared.logfile import SUFFIX, LogWriter
-from shared.replay import load
+from shared.games import get_game
+from shared.logfile import SUFFIX, LogError, LogWriter, check_header, read_records, scan
+from shared.options import Options
+from shared.replay import Recording, load
 from shared.table import Table
 
 SEATING_SUFFIX = ".seats.json"
+SUMMARY_SUFFIX = ".summary.json"
+SUMMARY_FORMAT = 1
+HEAD_BYTES = 4096
+"""How much of a log's start is read first for its header (most headers are far shorter)."""
+MAX_HEADER_BYTES = 1 << 20
+"""A header longer than this: the summary is not used, the log is folded."""
+PROGRESS_SECONDS = 1.0
+"""How often a long restore says how far it has got."""
+
+T = TypeVar("T")
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """A finished game as its checked summary and its log's header give it."""
+
+    game: Game[Any]
+    players: int
+    options: Options
+    seq: int
+    outcome: Outcome
+    to_act: tuple[int, ...]
+    name: str | None
+    """The table's name in the header (the seating file's wins)."""
+    create_key: str | None
 
 
 @dataclass(slots=True)
 class LiveTable:
     id: str
     name: str
-    table: Table[Any]
+    loaded: Table[Any] | None
+    """The game and its log; ``None`` for a finished table not yet read (``finished``)."""
     seats: list[SeatRecord]
     folder: Path
+    finished: Finished | None = None
+    """What a finished table's summary says, until its log is read."""
+    read_only: bool = False
+    """Nothing may be written: the seating is not changed, the log is not open."""
     watchers: set[bytes] = field(default_factory=set)
     bots: dict[int, Bot] = field(default_factory=dict)
     """The bot objects for the seats whose state is ``bot``."""
     broken: bool = False
     bot_due: float | None = None
     """When the table's bots next act, if they are scheduled."""
+    before_batch: tuple[Any, int] | None = None
+    """The state and seq before the batch being handled changed them: what a failed commit
+    goes back to."""
+    stalled: str | None = None
+    """Why the table's last commit failed, while it waits to write again."""
+    create_key: str | None = None
+    """The SHA-256 of the ``key`` the ``create`` request carried, if any (kept in the log's
+    header as ``create_key_sha256``), so a resent ``create`` finds this table."""
     _outcome: tuple[Any, Outcome] | None = field(default=None, repr=False)
     """The last state whose outcome was asked for, and that outcome."""
 
     @property
+    def table(self) -> Table[Any]:
+        """The game; a finished table's log is read the first time it is asked for."""
+        loaded = self.loaded
+        if loaded is None:
+            loaded = self.loaded = self._read_finished()
+        return loaded
+
+    def _read_finished(self) -> Table[Any]:
+        path = self.log_path
+        try:
+            recording = load(path)
+            state = recording.state_at(strict=False)
+        except Exception as error:  # damaged since its summary was written
+            self.broken = True
+            print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
+            raise RequestError(protocol.BROKEN, f"the log of table {self.id} cannot be read",
+                               table=self.id) from None
+        remember_commands(self.seats, recording)
+        return Table(recording.game, recording.players, recording.options, state,
+                     recording.last_seq, None)
+
+    def recall_commands(self) -> None:
+        """Make sure each seat knows the command ids its person made (a finished table listed
+        from its summary learns them from its log), so a resent command is known as done."""
+        if self.loaded is None:
+            self.table  # noqa: B018 - reading it loads it
+
+    def _summary(self) -> Finished:
+        """What a table not read yet is known by: its summary (it has one, or it is read)."""
+        finished = self.finished
+        if finished is None:
+            raise AssertionError(f"table {self.id} has neither a game nor a summary")
+        return finished
+
+    # The properties below run several times a move: each looks at ``loaded`` once.
+
+    @property
     def game(self) -> Game[Any]:
-        return self.table.game
+        loaded = self.loaded
+        return loaded.game if loaded is not None else self._summary().game
 
     @property
     def seq(self) -> int:
-        return self.table.seq
+        loaded = self.loaded
+        return loaded.seq if loaded is not None else self._summary().seq
+
+    @property
+    def log(self) -> LogWriter | None:
+        """The open log, if the table has one (not a finished or read-only one)."""
+        loaded = self.loaded
+        return loaded.log if loaded is not None else None
 
     @property
     def outcome(self) -> Outcome:
         """The game's outcome now; worked out once per state (states are immutable), as a
         move asks for it several times."""
-        state = self.table.state
+        loaded = self.loaded
+        if loaded is None:
+            return self._summary().outcome
+        state = loaded.state
         known = self._outcome
         if known is None or known[0] is not state:
-            known = self._outcome = (state, self.table.game.outcome(state))
+            known = self._outcome = (state, loaded.game.outcome(state))
         return known[1]
 
     @property
@@ -69,25 +178,86 @@ class LiveTable:
     def status(self) -> str:
         if self.broken:
             return "broken"
-        if self.over:
+        if self.outcome.over:
             return protocol.OVER
-        if self.table.seq > 0 or self.filled:
+        if self.seq > 0 or self.filled:
             return protocol.PLAYING
         return protocol.WAITING
+
+    @property
+    def log_path(self) -> Path:
+        return self.folder / f"{self.id}{SUFFIX}"
 
     @property
     def seating_path(self) -> Path:
         return self.folder / f"{self.id}{SEATING_SUFFIX}"
 
+    @property
+    def summary_path(self) -> Path:
+        return self.folder / f"{self.id}{SUMMARY_SUFFIX}"
+
     def save_seating(self) -> None:
         save_seating(self.seating_path, self.name, self.seats)
 
-    def put_bot(self, seat: int, kind: str, *, standin: bool) -> None:
-        self.seats[seat].seat_bot(kind, standin=standin)
-        self.bots[seat] = make_bot(self.game, kind, random.Random(secrets.randbits(64)))
+    # --- changing the seating: the file first, then memory ------------------------------------
 
-    def remove_bot(self, seat: int) -> None:
-        self.bots.pop(seat, None)
+    def change_seat(self, number: int, change: Callable[[SeatRecord], T]) -> T:
+        """Apply ``change`` to seat ``number``: first to a copy, which is written with the
+        other seats, then, once that is on disk, to the seat itself. ``StorageError`` (or
+        ``ReadOnly``) if it could not be written, and then nothing has changed."""
+        if self.read_only:
+            raise ReadOnly()
+        proposed = self.seats[number].copy()
+        result = change(proposed)
+        seats = list(self.seats)
+        seats[number] = proposed
+        try:
+            save_seating(self.seating_path, self.name, seats)
+        except OSError as error:
+            if isinstance(error, RenamedError):  # the new file is in place: put the old back
+                with contextlib.suppress(OSError):
+                    self.save_seating()
+            raise StorageError(error) from error
+        self.seats[number].assign(proposed)
+        return result
+
+    def seat_person(self, number: int, name: str, *, since: int = 0,
+                    token: str | None = None) -> str:
+        """Give a free seat to a person at event ``since``; returns their token (a new one
+        unless ``token`` is given)."""
+        return self.change_seat(
+            number, lambda seat: seat.seat_person(name, since=since, token=token))
+
+    def put_bot(self, number: int, kind: str, *, standin: bool) -> None:
+        bot = make_bot(self.game, kind, random.Random(secrets.randbits(64)))
+        self.change_seat(number, lambda seat: seat.seat_bot(kind, standin=standin))
+        self.bots[number] = bot
+
+    def end_standin(self, number: int) -> None:
+        """The seat's person takes it back from their stand-in bot."""
+        self.change_seat(number, SeatRecord.end_standin)
+        self.bots.pop(number, None)
+
+    def free_seat(self, number: int) -> None:
+        self.change_seat(number, SeatRecord.free)
+        self.bots.pop(number, None)
+
+    def _start_bot(self, number: int, kind: str) -> None:
+        """The bot object of a seat the seating file gives a bot (nothing is written)."""
+        self.bots[number] = make_bot(self.game, kind, random.Random(secrets.randbits(64)))
+
+    # --- the summary of a finished game -------------------------------------------------------
+
+    def write_summary(self) -> None:
+        """Write the summary of a finished game (after its last event is on disk). It is not
+        synced: a summary lost or torn in a crash is ignored on the next start."""
+        log = self.log
+        if self.read_only or log is None or log.last_record is None or not self.over:
+            return
+        if log.durable_length != log.written_length:
+            return
+        offset, crc = log.last_record
+        write_summary(self, log.durable_length, offset, crc)
 
     def participants(self) -> Iterator[bytes]:
         """Every session that follows the table, once each."""
@@ -109,66 +279,291 @@ class LiveTable:
             connected = seat.state == BOT or seat.session is not None
             seats.append({"seat": index, "state": seat.state, "name": seat.name,
                           "connected": connected, "bot": seat.bot_kind, "standin": seat.standin})
+        finished = self.finished if self.loaded is None else None
+        if finished is not None:
+            players, options, to_act = finished.players, finished.options, finished.to_act
+        else:
+            players, options = self.table.players, self.table.options
+            to_act = game.to_act(self.table.state) if not self.broken else ()
         return {
             "id": self.id, "name": self.name, "game": game.id, "title": game.title,
-            "players": self.table.players, "options": dict(self.table.options),
-            "status": self.status, "seq": self.table.seq, "seats": seats,
+            "players": players, "options": dict(options),
+            "status": self.status, "seq": self.seq, "seats": seats,
             "spectators": len(self.watchers),
-            "to_act": list(game.to_act(self.table.state)) if not self.broken else [],
+            "to_act": list(to_act) if not self.broken else [],
             "scores": list(outcome.scores),
             "winners": None if outcome.winners is None else list(outcome.winners),
         }
 
 
+def write_summary(live: LiveTable, length: int, last_record: int, crc: int) -> None:
+    outcome = live.outcome
+    body = {
+        "format": SUMMARY_FORMAT, "log_bytes": length, "last_record": last_record,
+        "last_crc": crc, "seq": live.seq, "over": outcome.over,
+        "scores": list(outcome.scores),
+        "winners": None if outcome.winners is None else list(outcome.winners),
+        "to_act": list(live.game.to_act(live.table.state)),
+    }
+    body["check"] = _summary_check(body)
+    try:
+        write_durably(live.summary_path, json.dumps(body).encode("utf-8"), durable=False)
+    except OSError as error:  # only the next start is slower
+        print(f"starhall serve: table {live.id}: writing its summary: {error}", file=sys.stderr)
+
+
+def _summary_check(body: dict[str, Any]) -> int:
+    """The CRC-32 of a summary's other fields (so a damaged summary is not believed)."""
+    fields = {key: value for key, value in body.items() if key != "check"}
+    return zlib.crc32(json.dumps(fields, sort_keys=True, separators=(",", ":")).encode())
+
+
+def read_summary(path: Path, summary_path: Path) -> Finished | None:
+    """The finished game a summary describes, if it is a summary of exactly this log; else
+    ``None`` (the log must be folded)."""
+    try:
+        summary = json.loads(summary_path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    try:
+        if summary["format"] != SUMMARY_FORMAT or summary["over"] is not True:
+            return None
+        if summary["check"] != _summary_check(summary):
+            return None
+        length, start, crc, seq = (summary["log_bytes"], summary["last_record"],
+                                   summary["last_crc"], summary["seq"])
+        scores, winners, to_act = summary["scores"], summary["winners"], summary["to_act"]
+        if not all(type(n) is int for n in (length, start, crc, seq, *scores, *to_act)):
+            return None
+        if winners is not None and (type(winners) is not list
+                                    or not all(type(n) is int for n in winners)):
+            return None
+        with open(path, "rb") as file:
+            if os.fstat(file.fileno()).st_size != length or not 0 < start < length:
+                return None
+            head = file.read(min(start, HEAD_BYTES))
+            records, _ = read_records(head, path, limit=1)
+            if not records and start > len(head):  # a long header: read on up to the tail
+                head += file.read(min(start, MAX_HEADER_BYTES) - len(head))
+                records, _ = read_records(head, path, limit=1)
+            file.seek(start)
+            tail = file.read()
+        last, good = read_records(tail, path)
+        if not records or len(last) != 1 or good != len(tail):
+            return None
+        if int.from_bytes(tail[-4:], "big") != crc or last[0][1].get("seq") != seq:
+            return None
+        header = records[0][1]
+        check_header(header, str(path))
+        game = get_game(header["game"])
+        if header.get("rules") != game.rules_version:
+            return None
+        players = header["players"]
+        options = game.make_options(players, header.get("options", {}))
+        if len(scores) != players:
+            return None
+    except (LogError, KeyError, TypeError, ValueError):
+        return None
+    outcome = Outcome(True, tuple(scores), None if winners is None else tuple(winners))
+    name, key = header.get("name"), header.get("create_key_sha256")
+    return Finished(game, players, options, seq, outcome, tuple(to_act),
+                    name if isinstance(name, str) else None,
+                    key if isinstance(key, str) else None)
+
+
 def create_table(folder: Path, table_id: str, name: str, game: Game[Any], players: int,
                  options: Mapping[str, object], **info: Any) -> LiveTable:
-    """A new table with its log on disk (``OptionError`` if the game refuses the options);
-    ``info`` goes into the log's header too (a fork's ``forked_from``)."""
+    """A new table with its log and seating on disk (``OptionError`` if the game refuses the
+    options; ``StorageError`` if they could not be written, and then no file is left); ``info``
+    goes into the log's header too (a fork's ``forked_from``)."""
     path = folder / f"{table_id}{SUFFIX}"
-    table = Table.new(game, players, options, path=str(path), table=table_id, name=name,
-                      **info)
-    live = LiveTable(table_id, name, table, [SeatRecord() for _ in range(players)], folder)
-    live.save_seating()
+    try:
+        table = Table.new(game, players, options, path=str(path), table=table_id, name=name,
+                          **info)
+    except OSError as error:
+        raise StorageError(error) from error
+    live = LiveTable(table_id, name, table, [SeatRecord() for _ in range(players)], folder,
+                     create_key=info.get("create_key_sha256"))
+    try:
+        live.save_seating()
+    except OSError as error:
+        if table.log is not None:
+            table.log.abandon()
+        for made in (path, live.seating_path):
+            with contextlib.suppress(OSError):
+                made.unlink()
+        raise StorageError(error) from error
+    if table.log is not None:
+        table.log.spill_bytes = None  # the server's commits alone write
     return live
 
 
-def restore_tables(folder: Path) -> dict[str, LiveTable]:
-    """Every table whose log is in ``folder``, rebuilt from the log; a log that cannot be read
-    is reported and left alone rather than stopping the server."""
+def restore_tables(folder: Path, *, read_only: bool = False,
+                   say: Say | None = None) -> dict[str, LiveTable]:
+    """Every table whose log is in ``folder``: finished ones from their summaries, the others
+    rebuilt from their logs; a log that cannot be read is reported and left alone rather than
+    stopping the server. ``say`` hears how far it has got."""
+    if not read_only:
+        _remove_leftovers(folder)
+    paths = sorted(folder.glob(f"*{SUFFIX}"))
     tables: dict[str, LiveTable] = {}
-    for path in sorted(folder.glob(f"*{SUFFIX}")):
+    if not paths:
+        return tables
+    started = time.monotonic()
+    progress = Progress(say)
+    progress.line(f"restoring {len(paths)} tables from {folder}…")
+    to_rebuild: list[Path] = []
+    for path in paths:
+        table_id = path.name[: -len(SUFFIX)]
+        finished = read_summary(path, folder / f"{table_id}{SUMMARY_SUFFIX}")
+        if finished is None:
+            to_rebuild.append(path)
+            continue
+        try:
+            tables[table_id] = _finished_table(folder, table_id, finished, read_only)
+        except Exception as error:  # a damaged seating file: the table is skipped, as below
+            print(f"starhall serve: skipping table {table_id}: {error}", file=sys.stderr)
+        progress.step(f"listed {len(tables)} finished tables from their summaries")
+    listed = len(tables)
+    if to_rebuild and listed:
+        progress.line(f"{listed} finished tables listed from their summaries; rebuilding "
+                      f"{len(to_rebuild)} from their logs…")
+    elif to_rebuild:
+        progress.line(f"no summaries of finished games: rebuilding all {len(to_rebuild)} "
+                      "tables from their logs (finished ones get a summary for next time)…")
+    events = 0
+    for done, path in enumerate(to_rebuild, 1):
         table_id = path.name[: -len(SUFFIX)]
         try:
-            live = restore_table(folder, table_id)
+            live = restore_table(folder, table_id, read_only=read_only)
+        except EmptyLog:
+            continue
         except Exception as error:  # one damaged table must not keep the others down
             print(f"starhall serve: skipping table {table_id}: {error}", file=sys.stderr)
             continue
         tables[table_id] = live
+        events += live.seq
+        progress.step(f"rebuilt {done} of {len(to_rebuild)} tables ({events:,} events)")
+    live_count = sum(1 for table in tables.values() if not table.over)
+    progress.line(f"restored {len(tables)} tables ({live_count} live, {listed} from summaries, "
+                  f"{events:,} events folded) in {time.monotonic() - started:.1f} s")
     return tables
 
 
-def restore_table(folder: Path, table_id: str) -> LiveTable:
+class Progress:
+    """Says a line at the start and the end, and one a second in between."""
+
+    def __init__(self, say: Say | None) -> None:
+        self.say = say
+        self.next = time.monotonic() + PROGRESS_SECONDS
+
+    def line(self, text: str) -> None:
+        if self.say is not None:
+            self.say(text)
+
+    def step(self, text: str) -> None:
+        if self.say is not None and time.monotonic() >= self.next:
+            self.next = time.monotonic() + PROGRESS_SECONDS
+            self.say(text)
+
+
+class EmptyLog(Exception):
+    """A log with no whole record: a table whose creation never finished (it was removed)."""
+
+
+def _remove_leftovers(folder: Path) -> None:
+    """Temporary files of writes a crash interrupted (the files they were to replace are
+    whole: they are renamed into place only once written)."""
+    for leftover in folder.glob("*.tmp"):
+        with contextlib.suppress(OSError):
+            leftover.unlink()
+
+
+def _finished_table(folder: Path, table_id: str, finished: Finished,
+                    read_only: bool) -> LiveTable:
+    saved_name, seats = load_seating(folder / f"{table_id}{SEATING_SUFFIX}", finished.players)
+    return LiveTable(table_id, saved_name or finished.name or table_id, None, seats, folder,
+                     finished, read_only, create_key=finished.create_key)
+
+
+def restore_table(folder: Path, table_id: str, *, read_only: bool = False) -> LiveTable:
+    """A table rebuilt by folding its log, with its log open for appending (unless
+    ``read_only``); a finished one gets its summary written again."""
     path = folder / f"{table_id}{SUFFIX}"
-    writer, _ = LogWriter.reopen(path)  # truncates a torn tail before we read
+    if not read_only:
+        _remove_if_never_created(path, table_id, folder)
+    size = path.stat().st_size
+    recording = load(path)
+    writer = None
+    if not read_only:
+        writer = (LogWriter.reopen(path)[0] if recording.torn
+                  else LogWriter.reopen_at(path, size))  # a torn tail is cut off
+        writer.spill_bytes = None
     try:
-        recording = load(path)
         state = recording.state_at(strict=False)  # its own log, CRC-checked: trusted
         table = Table(recording.game, recording.players, recording.options, state,
                       recording.last_seq, writer)
         saved_name, seats = load_seating(folder / f"{table_id}{SEATING_SUFFIX}",
                                          recording.players)
     except BaseException:
-        writer.close()
+        if writer is not None:
+            writer.abandon()
         raise
     name = saved_name or str(recording.header.get("name") or table_id)
-    live = LiveTable(table_id, name, table, seats, folder)
+    create_key = recording.header.get("create_key_sha256")
+    live = LiveTable(table_id, name, table, seats, folder, read_only=read_only,
+                     create_key=create_key if isinstance(create_key, str) else None)
+    remember_commands(seats, recording)
     for index, seat in enumerate(seats):
         if seat.state == BOT:
             kind = seat.bot_kind or "random"
             if kind not in bot_kinds(table.game):
                 kind = "random"
-            live.put_bot(index, kind, standin=seat.standin)
+            live._start_bot(index, kind)
+    if writer is not None and live.over:
+        found = scan(path)
+        last = found.records[-1][0]
+        with open(path, "rb") as file:
+            file.seek(found.good_length - 4)
+            crc = int.from_bytes(file.read(4), "big")
+        write_summary(live, found.good_length, last, crc)
+        writer.abandon()  # a finished game is written no more
+        table.log = None
     return live
+
+
+def remember_commands(seats: list[SeatRecord], recording: Recording) -> None:
+    """Each seat's memory of the command ids its person already made, from the ids logged
+    with the events (so a command resent after a restart is known as done)."""
+    events = recording.events
+    for seq, cid in recording.cids.items():  # in order: a command's last event wins
+        number = events[seq - 1][1].seat
+        if number is not None and 0 <= number < len(seats):
+            seat = seats[number]
+            if seat.token_sha256 is not None and seq > seat.since:
+                seat.remember(cid, seq)
+
+
+def _remove_if_never_created(path: Path, table_id: str, folder: Path) -> None:
+    """A log without a whole header is a table whose creation never finished (a crash before
+    its header was on disk): nobody was told of it, so it is removed (``EmptyLog``)."""
+    with open(path, "rb") as file:
+        data = file.read(HEAD_BYTES)
+        whole = not file.read(1)
+    if not whole or (data and data[0] != 0x92):
+        return  # a log, or not a torn header: loading it will say what it is
+    try:
+        records, _ = read_records(data, path, limit=1)
+    except LogError:
+        return
+    if records:
+        return
+    print(f"starhall serve: removing table {table_id}: its creation never finished "
+          f"({path.name} holds no whole header)", file=sys.stderr)
+    for made in (path, folder / f"{table_id}{SEATING_SUFFIX}"):
+        with contextlib.suppress(OSError):
+            made.unlink()
+    raise EmptyLog(table_id)
 
 
 def next_table_id(tables: Mapping[str, LiveTable]) -> str:

@@ -104,7 +104,7 @@ class TableFeed:
     """One table as one viewer follows it: the last snapshot's view and the events since.
 
     ``apply`` answers ``"applied"``, ``"old"`` (already seen), or ``"gap"`` (messages were
-    lost: send ``sync`` and apply the snapshot it brings).
+    lost: send ``sync`` and apply the snapshot it brings); ``behind`` reads a ``pong``.
     """
 
     table: str
@@ -128,6 +128,13 @@ class TableFeed:
         self.seq = message["seq"]
         self.events.extend(message["events"])
         return "applied"
+
+    def behind(self, pong: dict[str, Any]) -> bool:
+        """Whether a ``pong`` says the table is past what this feed has: its last update
+        was lost (no later update will show the gap), so send ``sync``. Ask only of a pong
+        to a ping sent after the feed's last snapshot was asked for."""
+        known = (pong.get("seqs") or {}).get(self.table)
+        return type(known) is int and known > self.seq
 
 
 @dataclass(frozen=True, slots=True)

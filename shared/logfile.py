@@ -12,12 +12,13 @@ and the record, so a damaged file never turns silently into a different game.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import msgpack
 
@@ -27,6 +28,8 @@ FORMAT_VERSION = 1
 MAGIC = "starhall-log"
 SUFFIX = ".starhall"
 
+_OPEN_FLAGS = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+"""No inheritance by child processes; no newline translation on Windows."""
 _ARRAY2 = b"\x92"
 _UINT32 = b"\xce"
 
@@ -59,9 +62,10 @@ class Scan:
     """What errors name: the file, or ``FILE#log`` for the log a bug report holds."""
 
 
-def read_records(data: bytes, path: str | os.PathLike[str]) -> tuple[list[tuple[int, Any]], int]:
-    """Every whole record of ``data`` as ``(offset, body)``, and the length of the good part,
-    which is shorter than ``data`` when the tail is torn."""
+def read_records(data: bytes, path: str | os.PathLike[str], limit: int | None = None
+                 ) -> tuple[list[tuple[int, Any]], int]:
+    """Every whole record of ``data`` (the first ``limit`` of them) as ``(offset, body)``, and
+    the length of the good part read, which is shorter than ``data`` when the tail is torn."""
     unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=len(data) + 1)
     unpacker.feed(data)
     view = memoryview(data)
@@ -84,6 +88,8 @@ def read_records(data: bytes, path: str | os.PathLike[str]) -> tuple[list[tuple[
                                "checksum mismatch: the record is damaged")
             append((start, item[0]))
             start = end
+            if limit is not None and len(records) >= limit:
+                break
     # TypeError: damage can turn a map key into a list, which msgpack cannot hash.
     except (ValueError, TypeError, msgpack.UnpackException) as error:
         raise LogError(path, len(records), start, f"not a msgpack record ({error})") from None
@@ -116,7 +122,12 @@ def scan(path: str | os.PathLike[str]) -> Scan:
     source, data, records, good_length = _read_log(path)
     if not records:
         raise LogError(source, 0, 0, "no header: the file is empty or not a Starhall log")
-    header = records[0][1]
+    check_header(records[0][1], source)
+    return Scan(records, good_length, good_length < len(data), source)
+
+
+def check_header(header: dict[str, Any], source: str) -> None:
+    """``LogError`` unless record 0, ``header``, is a log header of the format this reads."""
     if header.get("kind") != "header" or header.get("magic") != MAGIC:
         raise LogError(source, 0, 0, "the first record is not a Starhall log header")
     if type(header.get("format")) is not int or header["format"] != FORMAT_VERSION:
@@ -124,7 +135,6 @@ def scan(path: str | os.PathLike[str]) -> Scan:
             source, 0, 0,
             f"format {header.get('format')!r} is not {FORMAT_VERSION}, which this reads",
         )
-    return Scan(records, good_length, good_length < len(data), source)
 
 
 def make_header(
@@ -150,20 +160,49 @@ def make_header(
 
 
 class LogWriter:
-    """Appends records to one table's log. ``sync()`` makes what was appended durable."""
+    """Appends records to one table's log.
 
-    def __init__(self, path: Path, file: IO[bytes]) -> None:
+    ``append`` only encodes the record into memory, so it never fails on a full disk;
+    ``flush`` hands what was appended to the operating system (it survives a crash of the
+    process) and ``sync`` also fsyncs it (it survives a crash of the machine). ``durable_length``
+    is how far the file is known to be on disk; after a failed write or sync, ``rollback``
+    forgets what was appended since and cuts the file back to that length, so a write that
+    failed leaves the log as it was.
+
+    A writer that is not flushed by its owner writes what it holds once more than
+    ``spill_bytes`` wait (a long ``starhall sim`` game need not sit in memory); the server sets
+    it to ``None``, so that only its own flushes ever touch the disk.
+    """
+
+    def __init__(self, path: Path, fd: int, length: int,
+                 spill_bytes: int | None = 1 << 20) -> None:
         self.path = path
-        self._file = file
-        self._dirty = False
+        self._fd = fd
+        self._pending = bytearray()
+        self.durable_length = length
+        """Bytes of the file known to be on disk (the last successful sync)."""
+        self.written_length = length
+        """Bytes of the file handed to the operating system."""
+        self.spill_bytes = spill_bytes
+        self.last_record: tuple[int, int] | None = None
+        """Where the last record this writer appended starts, and its CRC."""
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], header: Mapping[str, Any]) -> LogWriter:
+        """A new log holding ``header``, written and synced; if that fails, no file is left."""
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        writer = cls(target, open(target, "xb"))  # noqa: SIM115 - the writer owns the file
-        writer.append(header)
-        writer.sync()
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | _OPEN_FLAGS,
+                     0o644)
+        writer = cls(target, fd, 0)
+        try:
+            writer.append(header)
+            writer.sync()
+        except BaseException:
+            writer.abandon()
+            with contextlib.suppress(OSError):
+                target.unlink()
+            raise
         return writer
 
     @classmethod
@@ -171,35 +210,84 @@ class LogWriter:
         """Open an existing log for appending, truncating a torn tail first."""
         target = Path(path)
         found = scan(target)
-        file = open(target, "r+b")  # noqa: SIM115 - the writer owns the file
-        if found.torn:
-            file.truncate(found.good_length)
-            os.fsync(file.fileno())
-        file.seek(found.good_length)
-        return cls(target, file), found
+        return cls.reopen_at(target, found.good_length), found
+
+    @classmethod
+    def reopen_at(cls, path: str | os.PathLike[str], good_length: int) -> LogWriter:
+        """Open an existing log for appending after its first ``good_length`` bytes (its whole
+        records, as a reader found them), truncating anything after them (a torn tail)."""
+        target = Path(path)
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | _OPEN_FLAGS)
+        try:
+            if os.fstat(fd).st_size != good_length:
+                os.ftruncate(fd, good_length)
+                os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(target, fd, good_length)
 
     def append(self, body: Mapping[str, Any]) -> None:
-        self._file.write(encode_record(body))
-        self._dirty = True
+        record = encode_record(body)
+        self.last_record = (self.written_length + len(self._pending),
+                            int.from_bytes(record[-4:], "big"))
+        self._pending += record
+        if self.spill_bytes is not None and len(self._pending) > self.spill_bytes:
+            self.flush()
 
     def flush(self) -> None:
         """Hand what was appended to the operating system (survives a process crash)."""
-        self._file.flush()
+        pending = self._pending
+        while pending:
+            written = os.write(self._fd, pending)
+            del pending[:written]
+            self.written_length += written
 
     def sync(self) -> None:
         """Flush and fsync (survives a machine crash); a no-op when nothing is pending."""
-        if self._dirty:
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._dirty = False
+        self.flush()
+        if self.written_length != self.durable_length:
+            os.fsync(self._fd)
+            self.durable_length = self.written_length
+
+    def synced(self) -> None:
+        """Record that everything flushed is on disk (after the owner's own fsync of
+        ``fileno()``)."""
+        self.durable_length = self.written_length
+
+    def rollback(self, sync: Callable[[int], None] = os.fsync) -> None:
+        """Forget what was appended since the last successful sync, and cut the file back to
+        ``durable_length``, syncing that with ``sync``. Raises ``OSError`` when the file cannot
+        be cut back: then what is on disk past ``durable_length`` is unknown."""
+        if self._pending or self.written_length != self.durable_length:
+            self.last_record = None
+        self._pending.clear()
+        if self.written_length != self.durable_length:
+            os.ftruncate(self._fd, self.durable_length)
+            sync(self._fd)
+            self.written_length = self.durable_length
 
     def fileno(self) -> int:
-        return self._file.fileno()
+        return self._fd
+
+    @property
+    def closed(self) -> bool:
+        return self._fd < 0
 
     def close(self) -> None:
-        if not self._file.closed:
-            self.sync()
-            self._file.close()
+        """Sync what is pending and close the file (closed even when the sync fails)."""
+        if self._fd >= 0:
+            try:
+                self.sync()
+            finally:
+                self.abandon()
+
+    def abandon(self) -> None:
+        """Close the file without writing what is pending."""
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            self._pending.clear()
+            os.close(fd)
 
     def __enter__(self) -> LogWriter:
         return self

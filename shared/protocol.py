@@ -6,6 +6,7 @@ msgpack framing of messages and the UDP beacon's datagram. It does no I/O.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,10 @@ TIMEOUT_SECONDS = 6.0
 BEACON_INTERVAL_SECONDS = 1.0
 MAX_CID_CHARS = 64
 MAX_NAME_CHARS = 32
+MIN_KEY_CHARS, MAX_KEY_CHARS = 16, 64
+"""The length of a ``sit``'s or ``create``'s ``key`` (random, so nobody else guesses it)."""
+MAX_PONG_TABLES = 1000
+"""The most tables whose ``seq`` one ``pong`` carries."""
 
 # Requests a client sends.
 HELLO, PING, LIST, CREATE, SIT, RESUME, LEAVE = "hello", "ping", "list", "create", "sit", \
@@ -59,9 +64,15 @@ BROKEN = "broken"
 INTERNAL = "internal"
 
 # Table status.
-WAITING, PLAYING, OVER = "waiting", "playing", "over"
+WAITING, PLAYING, OVER, BROKEN_STATUS = "waiting", "playing", "over", "broken"
+STATUSES = (WAITING, PLAYING, OVER, BROKEN_STATUS)
 # Seat state.
 FREE, PLAYER = "free", "player"
+
+
+def new_key() -> str:
+    """A fresh ``key`` for a ``sit`` or ``create`` (resend the request with the same one)."""
+    return secrets.token_urlsafe(18)
 
 
 class ProtocolError(ValueError):

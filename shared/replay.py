@@ -35,6 +35,9 @@ class Recording:
     places: list[tuple[int, int]] = field(default_factory=list)
     """Where each event stands in the file: its record number and byte offset."""
     checkpoints: dict[int, Checkpoint] = field(default_factory=dict)
+    cids: dict[int, int | str] = field(default_factory=dict)
+    """The client command id logged with an event, by the event's ``seq`` (events a
+    person's ``act`` caused; a bot's or the host's have none)."""
     torn: bool = False
     source: str = ""
     """What errors name: ``path``, or ``path#log`` for the log inside a bug report."""
@@ -193,6 +196,11 @@ def load(path: str | os.PathLike[str]) -> Recording:
                 seat is None or type(seat) is int
             ):
                 raise LogError(source, index, offset, "malformed event")
+            cid = body.get("cid")
+            if cid is not None:
+                if type(cid) is not int and type(cid) is not str:
+                    raise LogError(source, index, offset, f"malformed command id {cid!r}")
+                recording.cids[seq] = cid
             append((seq, Event(event_type, seat, data)))
             place((index, offset))
             expected += 1

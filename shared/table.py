@@ -27,9 +27,13 @@ def state_hash(snapshot: Mapping[str, Any]) -> str:
     return hashlib.blake2b(packed, digest_size=16).hexdigest()
 
 
-def event_record(seq: int, event: Event) -> dict[str, Any]:
-    return {"kind": "event", "seq": seq, "type": event.type, "seat": event.seat,
-            "data": dict(event.data)}
+def event_record(seq: int, event: Event, cid: int | str | None = None) -> dict[str, Any]:
+    """An event's log record; ``cid``: the client's id of the command that caused it."""
+    record: dict[str, Any] = {"kind": "event", "seq": seq, "type": event.type,
+                              "seat": event.seat, "data": dict(event.data)}
+    if cid is not None:
+        record["cid"] = cid
+    return record
 
 
 def checkpoint_record(game: Game[Any], seq: int, state: Any) -> dict[str, Any]:
@@ -68,8 +72,10 @@ class Table(Generic[S]):
             log = LogWriter.create(path, header)
         return cls(game, players, checked, game.new_state(players, checked), 0, log)
 
-    def submit(self, command: Command) -> list[tuple[int, Event]]:
-        """Decide, append and evolve; returns the new events with their sequence numbers."""
+    def submit(self, command: Command, cid: int | str | None = None) -> list[tuple[int, Event]]:
+        """Decide, append and evolve; returns the new events with their sequence numbers.
+        ``cid``, a client's command id, is logged with each event (so a server restarted
+        still knows a resent command as done)."""
         game = self.game
         events = game.decide(self.state, command)
         numbered = []
@@ -78,7 +84,7 @@ class Table(Generic[S]):
             numbered.append((self.seq, event))
             self.state = game.evolve(self.state, event)
             if self.log is not None:
-                self.log.append(event_record(self.seq, event))
+                self.log.append(event_record(self.seq, event, cid))
                 if game.is_checkpoint(self.state):
                     self.log.append(checkpoint_record(game, self.seq, self.state))
         return numbered

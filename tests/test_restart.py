@@ -1,0 +1,246 @@
+"""A restart of the server: finished tables listed from their summaries without folding their
+logs, live tables rebuilt from their logs to exactly the state a full, strict rebuild gives,
+and whatever a crash or a person did to the files (a torn tail, a summary missing, damaged or
+of another log, logs from before summaries existed) restored correctly all the same."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server.embed import EmbeddedServer
+from server.tables import SUMMARY_SUFFIX, LiveTable, restore_tables
+from shared import protocol
+from shared.logfile import encode_record, scan
+from shared.replay import Verified, load, log_files, verify
+from shared.table import state_hash
+from tests.server_helpers import FAST_HEARTS, Participant, Person, fill_with_bots, wait_for
+
+GOLDEN = Path(__file__).resolve().parent.parent / "replays" / "golden"
+SLOW_BOTS = 60.0
+"""Bots that do not move while a test looks."""
+SHOWN = ("name", "game", "players", "options", "status", "seq", "seats", "to_act", "scores",
+         "winners")
+"""What the lobby shows of a table, which a restart must keep (not who is connected)."""
+
+
+def listing(address: str) -> dict[str, dict[str, Any]]:
+    lobby = Participant(address)
+    try:
+        tables: list[dict[str, Any]] = lobby.request({"type": "list"})["tables"]
+    finally:
+        lobby.close()
+    shown = {}
+    for table in tables:
+        seats = [{k: v for k, v in seat.items() if k != "connected"} for seat in table["seats"]]
+        shown[table["id"]] = {**{key: table[key] for key in SHOWN}, "seats": seats}
+    return shown
+
+
+def rebuilt_hash(log: Path) -> str:
+    """The hash of the state a full, strict rebuild of the log gives."""
+    recording = load(log)
+    return state_hash(recording.game.snapshot(recording.state_at()))
+
+
+def live_hash(table: LiveTable) -> str:
+    return state_hash(table.game.snapshot(table.table.state))
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """A data folder with two finished games (Hearts and The Star), a game of people under way
+    and one of bots under way (their bots stopped), and a table still waiting."""
+    tables: dict[str, str] = {}
+    with EmbeddedServer(tmp_path, think=0.0) as server:
+        assert server.address is not None
+        lobby = Participant(server.address)
+        for name, game, players, options in (("hearts over", "hearts", 4, FAST_HEARTS),
+                                             ("star over", "star_patience", 1, {})):
+            created = lobby.request({"type": "create", "game": game, "players": players,
+                                     "options": options, "name": name})
+            tables[name] = created["table"]["id"]
+            fill_with_bots(lobby, tables[name], range(players))
+        for name in ("hearts over", "star over"):
+            wait_for(lambda name=name: listing(server.address or "")[tables[name]]["status"]
+                     == protocol.OVER, timeout=60)
+        lobby.close()
+    with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
+        assert server.address is not None
+        lobby = Participant(server.address)
+        for name in ("people", "bots", "waiting"):
+            tables[name] = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                                          "options": {"target": 1000}, "name": name}
+                                         )["table"]["id"]
+        people = [Person(server.address, tables["people"], seat, f"P{seat}")
+                  for seat in range(4)]
+        for _ in range(60):  # a few tricks
+            for person in people:
+                person.step()
+        fill_with_bots(lobby, tables["bots"], range(4))
+        Person(server.address, tables["waiting"], 2, "Early")
+        lobby.close()
+    yield tables
+
+
+def test_a_restart_lists_every_table_as_it_was(tmp_path: Path, history: dict[str, str]) -> None:
+    folder = tmp_path / "tables"
+    for name in ("hearts over", "star over"):
+        assert (folder / f"{history[name]}{SUMMARY_SUFFIX}").exists(), name
+    with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
+        assert server.address is not None and server.service is not None
+        before = listing(server.address)
+    with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
+        assert server.address is not None and server.service is not None
+        assert listing(server.address) == before
+        tables = server.service.tables
+        for name in ("hearts over", "star over"):
+            assert tables[history[name]].loaded is None, f"{name}: its log was folded"
+            assert before[history[name]]["status"] == protocol.OVER
+            assert before[history[name]]["winners"]
+        for name in ("people", "bots"):
+            table = tables[history[name]]
+            assert table.loaded is not None and table.status == protocol.PLAYING
+            assert live_hash(table) == rebuilt_hash(folder / f"{table.id}.starhall"), name
+        assert before[history["waiting"]]["status"] == protocol.WAITING
+        assert before[history["waiting"]]["seats"][2]["name"] == "Early"
+
+
+def test_live_tables_play_on_exactly(tmp_path: Path, history: dict[str, str]) -> None:
+    with EmbeddedServer(tmp_path, think=0.0) as server:
+        assert server.address is not None and server.service is not None
+        table = server.service.tables[history["bots"]]
+        seq = table.seq
+        wait_for(lambda: table.seq > seq + 50)  # the bots play on where they were
+    with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
+        assert server.address is not None and server.service is not None
+        for name in ("people", "bots"):
+            live = server.service.tables[history[name]]
+            assert live_hash(live) == rebuilt_hash(live.log_path)
+    for log in log_files([str(tmp_path / "tables")]):
+        assert isinstance(verify(log), Verified), log
+
+
+def test_watching_a_finished_table_reads_its_log(tmp_path: Path,
+                                                 history: dict[str, str]) -> None:
+    table_id = history["hearts over"]
+    log = tmp_path / "tables" / f"{table_id}.starhall"
+    with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
+        assert server.address is not None and server.service is not None
+        watcher = Participant(server.address)
+        assert watcher.request({"type": "watch", "table": table_id})["type"] == \
+            protocol.WATCHING
+        snapshot = watcher.connection.receive(5.0)
+        assert snapshot is not None and snapshot["type"] == protocol.SNAPSHOT
+        recording = load(log)
+        assert snapshot["seq"] == recording.last_seq
+        assert snapshot["view"] == recording.game.view(recording.state_at(), None)
+        live = server.service.tables[table_id]
+        assert live.loaded is not None and live_hash(live) == rebuilt_hash(log)
+        refused = watcher.request({"type": "sit", "table": table_id, "seat": 0})
+        assert refused["code"] == protocol.TABLE_OVER
+        watcher.close()
+
+
+def damage_summary(summary: Path, how: str, other: Path) -> None:
+    body = json.loads(summary.read_text())
+    if how == "missing":
+        summary.unlink()
+    elif how == "torn":
+        summary.write_bytes(summary.read_bytes()[:40])
+    elif how == "empty":
+        summary.write_bytes(b"")
+    elif how == "another table's":
+        shutil.copy(other, summary)
+    elif how == "scores changed":
+        body["scores"] = [0] * len(body["scores"])  # its check no longer agrees
+        summary.write_text(json.dumps(body))
+    elif how.startswith("wrong "):
+        key = how.removeprefix("wrong ")
+        body[key] += 1
+        from server.tables import _summary_check
+
+        body["check"] = _summary_check(body)  # a consistent summary of some other log
+        summary.write_text(json.dumps(body))
+    else:
+        raise AssertionError(how)
+
+
+@pytest.mark.parametrize("how", ["missing", "torn", "empty", "another table's", "scores changed",
+                                 "wrong log_bytes", "wrong last_record", "wrong last_crc",
+                                 "wrong seq"])
+def test_a_summary_out_of_step_with_its_log_is_not_believed(
+        tmp_path: Path, history: dict[str, str], how: str) -> None:
+    folder = tmp_path / "tables"
+    table_id = history["hearts over"]
+    with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
+        before = listing(server.address or "")
+    summary = folder / f"{table_id}{SUMMARY_SUFFIX}"
+    good = summary.read_bytes()
+    damage_summary(summary, how, folder / f"{history['star over']}{SUMMARY_SUFFIX}")
+    with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
+        assert server.service is not None
+        assert server.service.tables[table_id].loaded is not None  # folded
+        assert listing(server.address or "") == before
+    assert summary.read_bytes() == good  # written again
+    restored = restore_tables(folder, read_only=True)
+    assert restored[table_id].loaded is None  # believed again
+
+
+def test_a_torn_tail_is_cut_off_live_or_finished(tmp_path: Path,
+                                                 history: dict[str, str]) -> None:
+    folder = tmp_path / "tables"
+    with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
+        before = listing(server.address or "")
+    logs = {name: folder / f"{history[name]}.starhall" for name in ("hearts over", "people")}
+    whole = {name: log.read_bytes() for name, log in logs.items()}
+    torn = encode_record({"kind": "event", "seq": 10_000, "type": "played", "seat": 0,
+                          "data": {"card": "2C"}})[:-3]
+    for log in logs.values():
+        with open(log, "ab") as file:
+            file.write(torn)
+    with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
+        assert server.service is not None
+        assert listing(server.address or "") == before
+        people = server.service.tables[history["people"]]
+        assert live_hash(people) == rebuilt_hash(logs["people"])
+    for name, log in logs.items():
+        assert log.read_bytes() == whole[name], name  # the torn record is gone
+        assert not scan(log).torn
+
+
+def test_logs_from_before_summaries_load(tmp_path: Path) -> None:
+    """Logs with no summary, no seating file and no command ids (the goldens, written by
+    earlier versions) are listed as their rebuilt games say; their summaries are written."""
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    goldens = sorted(GOLDEN.glob("*.starhall"))[:6]
+    assert goldens
+    for number, golden in enumerate(goldens, 1):
+        shutil.copy(golden, folder / f"{number:04d}.starhall")
+    lines: list[str] = []
+    with EmbeddedServer(tmp_path, think=SLOW_BOTS, say=lines.append) as server:
+        assert server.address is not None
+        shown = listing(server.address)
+    assert lines[0].startswith(f"restoring {len(goldens)} tables")
+    assert lines[-1].startswith(f"restored {len(goldens)} tables")
+    assert sorted(shown) == [f"{n:04d}" for n in range(1, len(goldens) + 1)]
+    for number, golden in enumerate(goldens, 1):
+        recording = load(golden)
+        outcome = recording.game.outcome(recording.state_at())
+        table = shown[f"{number:04d}"]
+        assert table["seq"] == recording.last_seq
+        assert table["status"] == (protocol.OVER if outcome.over else protocol.PLAYING)
+        assert table["scores"] == list(outcome.scores)
+        if outcome.over:
+            assert (folder / f"{number:04d}{SUMMARY_SUFFIX}").exists()
+    lines.clear()
+    with EmbeddedServer(tmp_path, think=SLOW_BOTS, say=lines.append) as server:
+        assert listing(server.address or "") == shown
+    finished = sum(1 for table in shown.values() if table["status"] == protocol.OVER)
+    assert f"{finished} from summaries" in lines[-1]
