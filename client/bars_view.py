@@ -231,6 +231,9 @@ class BarsView(GameTable):
         if key == pygame.K_BACKSPACE and legal.get("take_back"):
             screen.command("take_back", {})
             return True
+        if key == pygame.K_p and legal.get("pass"):  # the "Pass  [P]" button's key
+            screen.command("pass", {})
+            return True
         return False
 
     def act(self, screen: TableScreen, action: tuple[Any, ...]) -> bool:

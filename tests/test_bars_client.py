@@ -607,3 +607,28 @@ def test_replay_viewer_on_stars_and_bars_logs(surface: pygame.Surface,
         viewer.draw(surface)
         assert viewer.table.model.seat == 0
 
+
+
+def test_the_rules_page_is_for_players_first_then_for_developers() -> None:
+    from client.rules_screen import page_text
+
+    page = page_text("stars_and_bars") or ""
+    players, _, developers = page.partition("\n## For developers\n")
+    assert developers, "no For developers part"
+    assert "shared/games/" not in players and "replay format" not in players
+    for words in ("## The cards", "## The board", "## How to play", "## At the table",
+                  "differences", "Backspace", "Enter", "**T**", "**1** to **4**", "(P)"):
+        assert words in players, words
+    for words in ("### Cards and codes", "### Commands", "### Events", "### View",
+                  "shared/games/stars_and_bars.py", "`SRLF`", "event_view"):
+        assert words in developers, words
+
+
+def test_p_passes_as_its_button_says(surface: pygame.Surface) -> None:
+    screen = TableScreen(TableModel("stars_and_bars", 0, 2, ["Sam", "Ada"]),
+                         lambda kind, data: sent.append((kind, data)), size=SIZE)
+    sent: Sent = []
+    view = {"phase": "play", "to_act": [0], "hands": [[], []], "legal": {"pass": True}}
+    screen.receive(Batch([], view, 1, True))
+    key(screen, surface, pygame.K_p)
+    assert sent == [("pass", {})]

@@ -588,3 +588,18 @@ def test_a_refusal_from_the_server_replaces_the_prompt_for_a_while(
     for _ in range(100):
         screen.update(0.1)
     assert screen.model.refusal is None
+
+
+def test_the_rules_page_is_for_players_first_then_for_developers() -> None:
+    from client.rules_screen import page_text
+
+    page = page_text("what_else") or ""
+    players, _, developers = page.partition("\n## For developers\n")
+    assert developers, "no For developers part"
+    assert "shared/games/" not in players and "replay format" not in players
+    for words in ("## The cards", "## How to play", "## At the table", "fit", "star joker",
+                  '"Discard 2, draw"', "**D**", "**P**", "**H**", "F1"):
+        assert words in players, words
+    for words in ("### Cards and codes", "### Commands", "### Events", "### Views and snapshot",
+                  "shared/games/what_else.py", "event_view", "`J1`"):
+        assert words in developers, words
