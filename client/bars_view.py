@@ -503,7 +503,7 @@ class BarsView(GameTable):
             edge = CENTRE_TINT if space in CENTRE else theme.PANEL_EDGE
             pygame.draw.rect(layer, (*edge, 170), layer.get_rect(), 2, border_radius=radius)
             surface.blit(layer, rect)
-            blit_text(surface, space_name(space), max(11, height // 6), theme.TEXT_DIM,
+            blit_text(surface, space_name(space), max(12, height // 6), theme.TEXT_DIM,
                       "center", rect.center)
             return
         # Lower cards peek out under the top one, one edge per card (three at most).
@@ -519,13 +519,13 @@ class BarsView(GameTable):
         if count >= 2 or face_down:
             full = count >= 4
             centre = (rect.right - max(10, height // 7), rect.y + max(10, height // 7))
-            size = max(9, height // 8)
+            size = max(10, height // 8)
             pygame.draw.circle(surface, theme.GOLD if full else theme.PANEL, centre, size)
             pygame.draw.circle(surface, theme.INK if full else theme.PANEL_EDGE, centre, size, 2)
-            blit_text(surface, str(count), max(11, height // 6),
+            blit_text(surface, str(count), max(12, height // 6),
                       theme.INK if full else theme.TEXT, "center", centre)
         if face_down:
-            blit_text(surface, "face down", max(10, height // 8), theme.TEXT, "midbottom",
+            blit_text(surface, "face down", max(12, height // 8), theme.TEXT, "midbottom",
                       (rect.centerx, rect.bottom - 4), max_width=width - 8)
 
     def _draw_offers(self, surface: pygame.Surface, geometry: BarsGeometry, model: TableModel

@@ -595,10 +595,10 @@ class StarView(GameTable):
                          3 if open_ else 2, border_radius=radius)
         surface.blit(layer, rect)
         if open_:
-            blit_text(surface, "place", max(11, rect.w // 5), theme.TEXT, "center",
+            blit_text(surface, "place", max(12, rect.w // 5), theme.TEXT, "center",
                       rect.center, max_width=rect.w - 6)
         else:
-            blit_text(surface, "empty", max(10, rect.w // 6), theme.TEXT_DIM, "center",
+            blit_text(surface, "empty", max(12, rect.w // 6), theme.TEXT_DIM, "center",
                       rect.center, max_width=rect.w - 6)
 
     def _draw_stock(self, surface: pygame.Surface, geometry: StarGeometry,
