@@ -52,7 +52,6 @@ from client.fonts import wrap
 from client.game_views import ColourGroup, GameTable, Swatch, seat_group
 from client.layout import Layout
 from client.model import TableModel
-from client.new_table import ellipsized
 from client.settings_screen import table_button_rect
 from client.table_parts import (
     SEAT_NOTE,
@@ -67,7 +66,7 @@ from client.table_parts import (
 )
 from client.table_view import Felt, draw_flights
 from client.ui import TableUi
-from client.widgets import Hotspots, blit_text, button, panel
+from client.widgets import Hotspots, blit_text, button, fitted, panel
 from shared.games.stars_and_bars import (
     ATTRIBUTE_VALUES,
     CENTRE,
@@ -942,7 +941,7 @@ def plate_name(model: TableModel, seat: int, playing: bool, room: int) -> str:
     mine = f"{name} (you)"
     if playing and seat == model.seat and fonts.font(PLATE_NAME_SIZE).size(mine)[0] <= room:
         return mine
-    return ellipsized(name, PLATE_NAME_SIZE, room)
+    return fitted(name, PLATE_NAME_SIZE, room)
 
 
 def claim_label(claim: dict[str, Any]) -> str:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import pygame
 
 from client import fonts, theme
-from client.widgets import Hotspots, blit_text, button, panel
+from client.widgets import Hotspots, blit_text, button, panel, short_path
 from shared.bugreport import BUG_SUFFIX, make_bug_report, write_bug_report
 
 if TYPE_CHECKING:
@@ -246,5 +246,7 @@ class BugReportBox:
         box.midtop = (area.centerx, area.y + 52)
         panel(surface, box, 255)
         blit_text(surface, heading, 16, colour, "topleft", (box.x + 16, box.y + 10))
-        blit_text(surface, detail, 15, theme.TEXT, "topleft", (box.x + 16, box.y + 34),
+        # A saved report's path keeps its file name, cut in the middle rather than shrunk.
+        shown = short_path(detail, 15, box.w - 32) if self.saved is not None else detail
+        blit_text(surface, shown, 15, theme.TEXT, "topleft", (box.x + 16, box.y + 34),
                   max_width=box.w - 32)

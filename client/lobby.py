@@ -27,12 +27,12 @@ from client.embedded import Seat, SeatBook, user_data
 from client.fonts import wrap
 from client.live import LiveTable
 from client.net import LOST, REJOINED, ServerLink
-from client.new_table import NewTableForm, ellipsized
+from client.new_table import NewTableForm
 from client.settings import player_name
 from client.settings_screen import SettingsOverlay
 from client.table_view import TITLES, TableView
 from client.waiting_room import WaitingRoom, absent_people, draw_absent, host_port
-from client.widgets import Hotspots, blit_text, button, panel, row_of_buttons
+from client.widgets import Hotspots, blit_text, button, fitted, panel, row_of_buttons
 from shared import protocol
 
 LIST_EVERY = 2.0
@@ -734,9 +734,9 @@ class Lobby:
             pygame.draw.rect(surface, theme.FELT, rect, border_radius=8)
             go = pygame.Rect(rect.right - 86, rect.y + 6, 80, 32)
             room = go.x - rect.x - 16
-            blit_text(surface, ellipsized(title, 14, room), 14, theme.TEXT, "topleft",
+            blit_text(surface, fitted(title, 14, room), 14, theme.TEXT, "topleft",
                       (rect.x + 10, rect.y + 6))
-            blit_text(surface, ellipsized(detail, 13, room), 13, theme.TEXT_DIM, "topleft",
+            blit_text(surface, fitted(detail, 13, room), 13, theme.TEXT_DIM, "topleft",
                       (rect.x + 10, rect.y + 25))
             button(surface, self.hotspots, go, "Resume", *action,
                    hovered=go.collidepoint(self.mouse), size=14)
@@ -784,10 +784,10 @@ class Lobby:
         sit = pygame.Rect(rect.right - 226, rect.bottom - 41, 116, 32)
         watch = pygame.Rect(rect.right - 104, rect.bottom - 41, 96, 32)
         title_room = (rect.w if tall else sit.x - rect.x) - 20
-        blit_text(surface, ellipsized(f"{table.get('id')}  {title}", 16, title_room), 16,
+        blit_text(surface, fitted(f"{table.get('id')}  {title}", 16, title_room), 16,
                   theme.TEXT, "topleft", (rect.x + 12, rect.y + 7))
         detail = f"{status} · {who}" if who else status
-        blit_text(surface, ellipsized(detail, 13, sit.x - rect.x - 20), 13, theme.TEXT_DIM,
+        blit_text(surface, fitted(detail, 13, sit.x - rect.x - 20), 13, theme.TEXT_DIM,
                   "topleft", (rect.x + 12, rect.bottom - 21 if tall else rect.y + 29))
         held = self._resumable().get(str(table.get("id")))
         if held is not None:

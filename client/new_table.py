@@ -32,17 +32,6 @@ def humanise(name: str) -> str:
 
 
 
-def ellipsized(text: str, size: int, width: int) -> str:
-    """``text`` cut with an ellipsis to fit ``width`` pixels at ``size`` (rather than shrunk
-    to a size nobody reads)."""
-    font = fonts.font(size)
-    if font.size(text)[0] <= width:
-        return text
-    while text and font.size(text + "…")[0] > width:
-        text = text[:-1]
-    return text.rstrip() + "…"
-
-
 def step_of(spec: dict[str, Any]) -> int:
     """How far one press of + or − moves an ``int`` option: by tens around a hundred, by ones
     for small numbers."""

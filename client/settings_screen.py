@@ -25,10 +25,9 @@ from typing import Any
 import pygame
 
 from client import fonts, settings, sound, theme
-from client.new_table import ellipsized
 from client.settings import Settings, SettingsError
 from client.symbols import draw_symbol
-from client.widgets import Hotspots, blit_text, button, panel
+from client.widgets import Hotspots, blit_text, button, fitted, panel
 
 Colour = tuple[int, int, int]
 
@@ -418,7 +417,7 @@ class SettingsOverlay:
         self._sheet(surface, sheet, "Settings")
         keys = "Up/Down: row · Left/Right: change · Enter: save · Esc: cancel"
         room = sheet.w - 44 - fonts.font(24).size("Settings")[0] - 24
-        blit_text(surface, ellipsized(keys, 13, room), 13, theme.TEXT_DIM, "topright",
+        blit_text(surface, fitted(keys, 13, room), 13, theme.TEXT_DIM, "topright",
                   (sheet.right - 22, sheet.y + 22))
         top, bottom = sheet.y + 60, sheet.bottom - 96
         row_height = min(72, (bottom - top) // len(ROWS))
@@ -622,7 +621,7 @@ def _wrapped(surface: pygame.Surface, text: str, size: int, colour: Colour,
     fit = max(0, min(len(lines), (area.bottom - area.y) // pitch))
     shown = lines[:fit]
     if 0 < fit < len(lines):
-        shown[-1] = ellipsized(" ".join(lines[fit - 1:]), size, area.w)
+        shown[-1] = fitted(" ".join(lines[fit - 1:]), size, area.w)
     anchor, x = ("midtop", area.centerx) if centred else ("topleft", area.x)
     y = area.y
     for line in shown:

@@ -19,8 +19,8 @@ import pygame
 
 from client import fonts, theme
 from client.fonts import wrap
-from client.new_table import ellipsized, humanise
-from client.widgets import Hotspots, blit_text, button, panel
+from client.new_table import humanise
+from client.widgets import Hotspots, blit_text, button, fitted, panel
 from shared import protocol
 from shared.bots import bot_name
 
@@ -59,9 +59,9 @@ def seat_lines(label: str, room: int, height: int) -> list[tuple[str, int]]:
     if fonts.font(17).size(label)[0] <= room:
         return [(label, 17)]
     name, bracket, rest = label.partition(" (")
-    lines = [(ellipsized(name, 17, room), 17)]
+    lines = [(fitted(name, 17, room), 17)]
     if bracket and height >= 40:
-        lines.append((ellipsized("(" + rest, 13, room), 13))
+        lines.append((fitted("(" + rest, 13, room), 13))
     return lines
 
 
