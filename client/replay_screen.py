@@ -9,6 +9,7 @@ own (``starhall replay view``), Esc asks before the window closes.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import pygame
@@ -41,12 +42,18 @@ EVERYTHING = "all"
 
 
 def header_names(recording: Recording) -> list[str]:
+    """The seats' names from the log's header, else from the seating file a server keeps
+    beside its log, else "Seat N"."""
     seats = recording.header.get("seats") or []
-    names = []
-    for seat in range(recording.players):
-        entry = seats[seat] if seat < len(seats) and isinstance(seats[seat], dict) else {}
-        names.append(str(entry.get("name") or f"Seat {seat}"))
-    return names
+    named = [str(seats[seat]["name"]) if seat < len(seats) and isinstance(seats[seat], dict)
+             and seats[seat].get("name") not in (None, "", f"Seat {seat}") else None
+             for seat in range(recording.players)]  # "Seat N": a header written before sitting
+    if None in named and recording.path:
+        from server.seats import names_beside
+
+        beside = names_beside(Path(recording.path), recording.players)
+        named = [name or other for name, other in zip(named, beside, strict=True)]
+    return [name or f"Seat {seat}" for seat, name in enumerate(named)]
 
 
 class ReplayScreen:

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from server.seats import SEATING_SUFFIX
 from server.service import TABLES_FOLDER
-from server.tables import SEATING_SUFFIX, create_table
+from server.tables import create_table
 from shared.bugreport import BUG_SUFFIX
 from shared.logfile import SUFFIX, log_bytes
 from shared.replay import Recording, load

@@ -19,6 +19,7 @@ from typing import Any
 
 from server.durability import write_durably
 from shared import protocol
+from shared.logfile import SUFFIX
 
 BOT = "bot"
 REMEMBERED_CIDS = 1024
@@ -26,6 +27,9 @@ REMEMBERED_CIDS = 1024
 
 def new_token() -> str:
     return secrets.token_urlsafe(18)
+
+SEATING_SUFFIX = ".seats.json"
+"""A table's seating file beside its log: ``0001.starhall`` → ``0001.seats.json``."""
 
 
 def token_hash(token: str) -> str:
@@ -156,3 +160,15 @@ def distinct_name(wanted: str, taken: set[str], limit: int = protocol.MAX_NAME_C
         if candidate not in taken:
             return candidate
         number += 1
+
+
+def names_beside(log: Path, players: int) -> list[str | None]:
+    """The seat names a server's seating file beside ``log`` holds (a server writes a table's
+    log header before anyone sits, so its header has no names); ``None`` for a seat it does
+    not name, or for every seat when there is no readable file."""
+    seating = log.with_name(log.name.removesuffix(SUFFIX) + SEATING_SUFFIX)
+    try:
+        _, seats = load_seating(seating, players)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return [None] * players
+    return [seat.name for seat in seats]

@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 from server.durability import ReadOnly, RenamedError, StorageError, write_durably
 from server.fields import RequestError
-from server.seats import BOT, SeatRecord, load_seating, save_seating
+from server.seats import BOT, SEATING_SUFFIX, SeatRecord, load_seating, save_seating
 from shared import protocol
 from shared.bots import Bot, bot_kinds, make_bot
 from shared.engine import Game, Outcome
@@ -42,7 +42,6 @@ from shared.options import Options
 from shared.replay import Recording, load
 from shared.table import Table
 
-SEATING_SUFFIX = ".seats.json"
 SUMMARY_SUFFIX = ".summary.json"
 SUMMARY_FORMAT = 1
 HEAD_BYTES = 4096
