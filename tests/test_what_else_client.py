@@ -506,10 +506,11 @@ def test_a_whole_game_against_bots_by_clicks_watched_and_reported(
             legal = model.legal
             seq = model.seq
             if legal.get("refill"):
-                card = _hotspot(live, "we_card", model.hand[0])
-                assert card is not None
-                click_live(live, card)
-                live.draw(surface)
+                if model.hand:  # discard one (a hand played out to its last card has none)
+                    card = _hotspot(live, "we_card", model.hand[0])
+                    assert card is not None
+                    click_live(live, card)
+                    live.draw(surface)
                 target = _hotspot(live, "we_button", "refill")
                 kind = "refill"
             elif legal.get("play"):
