@@ -55,7 +55,6 @@ from client.model import TableModel
 from client.settings_screen import table_button_rect
 from client.table_parts import (
     SEAT_NOTE,
-    draw_connection,
     draw_log,
     end_box_open,
     offers_panel,
@@ -66,7 +65,7 @@ from client.table_parts import (
 )
 from client.table_view import Felt, draw_flights
 from client.ui import TableUi
-from client.widgets import Hotspots, blit_text, button, fitted, panel
+from client.widgets import Hotspots, blit_text, button, draw_connection, fitted, panel
 from shared.games.stars_and_bars import (
     ATTRIBUTE_VALUES,
     CENTRE,

@@ -41,7 +41,7 @@ from client.star_choreography import (
 from client.star_stats import StarStats, record_game
 from client.table_view import Felt, draw_flights
 from client.ui import TableUi
-from client.widgets import Hotspots, blit_text, button, panel
+from client.widgets import Hotspots, blit_text, button, draw_connection, panel
 
 if TYPE_CHECKING:
     from client.session import Batch
@@ -499,7 +499,7 @@ class StarView(GameTable):
         elif self._banner_open_for(model, playing) and settled:
             self._draw_end(surface, geometry, model, hotspots, ui, playing)
         if model.connection != "connected":
-            self._draw_connection(surface, layout, model)
+            draw_connection(surface, layout, model)
         return hotspots
 
     def _banner_open(self, screen: TableScreen) -> bool:
@@ -920,12 +920,3 @@ class StarView(GameTable):
         cancel.topleft = (area.centerx + 8, field.bottom + 18)
         button(surface, hotspots, cancel, "Cancel  Esc", "star_button", "deal_cancel",
                hovered=cancel.collidepoint(ui.mouse), size=15)
-
-    @staticmethod
-    def _draw_connection(surface: pygame.Surface, layout: Layout, model: TableModel) -> None:
-        message = {"lost": "Connection lost, re-joining…", "closed": "Disconnected"}.get(
-            model.connection, model.connection)
-        rect = pygame.Rect(0, 0, 420, 44)
-        rect.midtop = (layout.table.centerx, 12)
-        pygame.draw.rect(surface, theme.ALERT, rect, border_radius=10)
-        blit_text(surface, message, 18, theme.TEXT, "center", rect.center)

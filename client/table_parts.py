@@ -10,7 +10,6 @@ import pygame
 from client import fonts, theme
 from client.fonts import wrap
 from client.layout import Layout
-from client.model import TableModel
 from client.table_screen import GAME_OVER_PANEL_HEIGHT, TableScreen
 from client.widgets import blit_text
 
@@ -73,14 +72,6 @@ def pointed_card(rects: list[pygame.Rect], mouse: tuple[int, int] | None,
     return None
 
 
-def draw_connection(surface: pygame.Surface, layout: Layout, model: TableModel) -> None:
-    """A red notice at the top of the table while the server cannot be reached."""
-    message = {"lost": "Connection lost, re-joining…", "closed": "Disconnected"}.get(
-        model.connection, model.connection)
-    rect = pygame.Rect(0, 0, 420, 44)
-    rect.midtop = (layout.table.centerx, 12)
-    pygame.draw.rect(surface, theme.ALERT, rect, border_radius=10)
-    blit_text(surface, message, 18, theme.TEXT, "center", rect.center)
 
 
 def offers_panel(screen: TableScreen, offered: bool) -> bool:

@@ -23,7 +23,7 @@ from client.model import TableModel
 from client.scores import draw_game_over, draw_score_sheet, hand_result_line
 from client.summary import fit_size
 from client.ui import TableUi
-from client.widgets import Hotspots, blit_text, button, fitted, panel, shade
+from client.widgets import Hotspots, blit_text, button, draw_connection, fitted, panel, shade
 
 TITLES = {"hearts": "Stardeck Hearts", "stars": "Stars"}
 PHASE_WORDS = {"deal": "Dealing", "exchange": "Exchange", "pass": "Passing", "play": "Playing",
@@ -100,7 +100,7 @@ class TableView:
         elif not ui.overlay and model.over and not ui.dismissed_game_over and not animator.busy:
             draw_game_over(surface, layout, model, hotspots, ui.mouse)
         if model.connection != "connected":
-            self._draw_connection(surface, layout, model)
+            draw_connection(surface, layout, model)
         return hotspots
 
     # --- table -----------------------------------------------------------------------
@@ -599,13 +599,6 @@ class TableView:
         blit_text(surface, worth, 14, theme.TEXT, "midbottom", (area.centerx, area.bottom - 8))
         hotspots.add(layout.table, "button", "close")
 
-    def _draw_connection(self, surface: pygame.Surface, layout: Layout, model: TableModel) -> None:
-        message = {"lost": "Connection lost, re-joining…", "closed": "Disconnected"}.get(
-            model.connection, model.connection)
-        rect = pygame.Rect(0, 0, 420, 44)
-        rect.midtop = (layout.table.centerx, 12)
-        pygame.draw.rect(surface, theme.ALERT, rect, border_radius=10)
-        blit_text(surface, message, 18, theme.TEXT, "center", rect.center)
 
 
 def button_row(surface: pygame.Surface, hotspots: Hotspots, room: pygame.Rect,

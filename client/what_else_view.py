@@ -28,7 +28,6 @@ from client.model import TableModel
 from client.summary import Summary
 from client.table_parts import (
     SEAT_NOTE,
-    draw_connection,
     draw_log,
     end_box_open,
     offers_panel,
@@ -65,7 +64,7 @@ from client.what_else_choreography import (
     round_ended,
     token_key,
 )
-from client.widgets import Hotspots, blit_text, button, panel
+from client.widgets import Hotspots, blit_text, button, draw_connection, panel
 from shared.games.what_else import COLOUR_NAMES, MAX_PLAYERS
 
 if TYPE_CHECKING:

@@ -7,11 +7,15 @@ controller can tell what a click or a key meant, from the same rectangles people
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pygame
 
 from client import fonts, theme
+
+if TYPE_CHECKING:
+    from client.layout import Layout
+    from client.model import TableModel
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,3 +144,12 @@ def row_of_buttons(surface: pygame.Surface, hotspots: Hotspots, centre: tuple[in
                hovered=rect.collidepoint(hover), size=size)
         x += width + gap
     return area
+
+def draw_connection(surface: pygame.Surface, layout: Layout, model: TableModel) -> None:
+    """A red notice at the top of the table while the server cannot be reached."""
+    message = {"lost": "Connection lost, re-joining…", "closed": "Disconnected"}.get(
+        model.connection, model.connection)
+    rect = pygame.Rect(0, 0, 420, 44)
+    rect.midtop = (layout.table.centerx, 12)
+    pygame.draw.rect(surface, theme.ALERT, rect, border_radius=10)
+    blit_text(surface, message, 18, theme.TEXT, "center", rect.center)

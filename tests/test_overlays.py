@@ -28,6 +28,7 @@ from client.model import TableModel, Update
 from client.replay_screen import ReplayScreen, footer_height
 from client.rules_screen import button_rect
 from client.scores import game_over_box, ranking_places, spread
+from client.screenshots import in_window
 from client.settings_screen import table_button_rect
 from client.table_screen import Question, TableScreen
 from client.table_view import Felt, TableView
@@ -54,25 +55,6 @@ def surface() -> pygame.Surface:
     return open_window(SIZE)
 
 
-class FedByHand:
-    """Stands in for a live table's link: the table is fed by hand."""
-
-    address = "127.0.0.1:7730"
-    name = "Sam"
-    state = "connected"
-
-    def poll(self) -> list[dict[str, Any]]:
-        return []
-
-    def close(self) -> None:
-        pass
-
-
-def in_window(screen: TableScreen) -> LiveTable:
-    size = (screen.layout.width, screen.layout.height)
-    live = LiveTable(FedByHand(), size, own_link=False)  # type: ignore[arg-type]
-    live.table = screen
-    return live
 
 
 def drawn(live: LiveTable, size: tuple[int, int]) -> Hotspots:
