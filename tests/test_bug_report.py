@@ -8,7 +8,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -134,7 +133,7 @@ def test_f9_a_note_and_enter_write_a_report_every_reader_takes(
     assert {m["direction"] for m in messages} == {"sent", "received"}
     times = [m["time"] for m in messages]
     assert all(isinstance(t, float) for t in times)
-    assert times == sorted(times) and times[-1] <= time.time()  # Unix seconds, in order
+    assert times == sorted(times)  # in the order they were sent and received
     kinds = {(m["direction"], m["message"]["type"]) for m in messages}
     assert {("sent", "hello"), ("sent", "create"), ("sent", "act"), ("received", "welcome"),
             ("received", "seated"), ("received", "update")} <= kinds

@@ -412,7 +412,7 @@ class FakeLink:
         return []
 
     def close(self) -> None:
-        pass
+        """Nothing to close: the stand-in has no socket."""
 
 
 def table_entry(table: str, status: str, game: str = "hearts") -> dict[str, Any]:

@@ -263,7 +263,7 @@ class _Kept:
         return getattr(self.screen, name)
 
     def close(self) -> None:
-        pass
+        """Leaves the real screen open: the fixture closes it."""
 
 
 # --- the game is over ---------------------------------------------------------------------
