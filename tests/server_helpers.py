@@ -8,12 +8,21 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from server.embed import EmbeddedServer
 from shared import protocol
 from shared.connection import Connection, TableFeed
 from shared.replay import load
 
 FAST_HEARTS = {"target": 10}
 """A game of one or two hands, so a full game stays quick."""
+
+FAST_SERVER: dict[str, Any] = {"think": 0.0, "flood_rate": 10_000, "flood_burst": 10_000}
+"""An embedded server whose bots do not wait and whose flood limits a test never meets."""
+
+
+def address(server: EmbeddedServer) -> str:
+    assert server.address is not None
+    return server.address
 
 
 def fill_with_bots(lobby: Connection | Participant, table: str,

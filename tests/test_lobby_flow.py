@@ -14,21 +14,22 @@ import pytest
 
 from server.embed import EmbeddedServer
 from shared import protocol
-from tests.server_helpers import FAST_HEARTS, Participant, Person, fill_with_bots, wait_for
+from tests.server_helpers import (
+    FAST_HEARTS,
+    FAST_SERVER,
+    Participant,
+    Person,
+    address,
+    fill_with_bots,
+    wait_for,
+)
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[EmbeddedServer]:
-    embedded = EmbeddedServer(tmp_path / "server", think=0.0, flood_rate=10_000,
-                              flood_burst=10_000)
-    embedded.start()
-    yield embedded
-    embedded.stop()
+    with EmbeddedServer(tmp_path / "server", **FAST_SERVER) as embedded:
+        yield embedded
 
-
-def address(server: EmbeddedServer) -> str:
-    assert server.address is not None
-    return server.address
 
 
 def create(lobby: Participant, players: int = 4, **options: Any) -> str:

@@ -23,27 +23,21 @@ from shared.logfile import scan
 from shared.replay import load
 from tests.server_helpers import (
     FAST_HEARTS,
+    FAST_SERVER,
     Participant,
     Person,
+    address,
     choose,
     fill_with_bots,
     wait_for,
 )
 
-SETTINGS: dict[str, Any] = {"think": 0.0, "flood_rate": 10_000, "flood_burst": 10_000}
-
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[EmbeddedServer]:
-    embedded = EmbeddedServer(tmp_path, **SETTINGS)
-    embedded.start()
-    yield embedded
-    embedded.stop()
+    with EmbeddedServer(tmp_path, **FAST_SERVER) as embedded:
+        yield embedded
 
-
-def address(server: EmbeddedServer) -> str:
-    assert server.address is not None
-    return server.address
 
 
 def restart(server: EmbeddedServer, **settings: Any) -> EmbeddedServer:
@@ -51,7 +45,7 @@ def restart(server: EmbeddedServer, **settings: Any) -> EmbeddedServer:
     may name a port); its replies not yet read are lost with it."""
     server.stop()
     again = EmbeddedServer(server.config.data, bind=server.config.bind,
-                           **{**SETTINGS, **settings})
+                           **{**FAST_SERVER, **settings})
     again.start()
     return again
 
@@ -332,7 +326,7 @@ def test_a_quick_restart_is_noticed_and_the_seat_taken_up_again(tmp_path: Path) 
     """The server restarts between two heartbeats, so the link never times out: the pong
     names another run, the link says hello again and rejoins, and the session resumes."""
     port = free_loopback_port()
-    server = EmbeddedServer(tmp_path, bind=f"tcp://127.0.0.1:{port}", **SETTINGS)
+    server = EmbeddedServer(tmp_path, bind=f"tcp://127.0.0.1:{port}", **FAST_SERVER)
     server.start()
     try:
         lobby = Participant(address(server))
@@ -405,7 +399,7 @@ def test_a_server_bound_to_one_address_is_announced_at_that_address(tmp_path: Pa
         pytest.skip("no 127.0.0.2 on this machine")
     port = free_loopback_port()
     listener = ServerListener(port, host="127.0.0.1")
-    with EmbeddedServer(tmp_path, bind="tcp://127.0.0.2:*", **SETTINGS) as server:
+    with EmbeddedServer(tmp_path, bind="tcp://127.0.0.2:*", **FAST_SERVER) as server:
         assert server.service is not None
         sender = BeaconSender(server.service.port, "bound", target="127.0.0.1",
                               target_port=port, interval=0.05,

@@ -20,9 +20,11 @@ from shared.games import GAMES
 from shared.replay import Verified, load, verify
 from tests.server_helpers import (
     FAST_HEARTS,
+    FAST_SERVER,
     HiddenCards,
     Participant,
     Person,
+    address,
     choose,
     fill_with_bots,
     play_until_over,
@@ -32,15 +34,9 @@ from tests.server_helpers import (
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[EmbeddedServer]:
-    embedded = EmbeddedServer(tmp_path, think=0.0, flood_rate=10_000, flood_burst=10_000)
-    embedded.start()
-    yield embedded
-    embedded.stop()
+    with EmbeddedServer(tmp_path, **FAST_SERVER) as embedded:
+        yield embedded
 
-
-def address(server: EmbeddedServer) -> str:
-    assert server.address is not None
-    return server.address
 
 
 def create(lobby: Participant | Connection, players: int = 4, **options: Any) -> str:
