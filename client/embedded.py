@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
+
+from client.user_folders import data_dir
+from server.durability import write_durably
 
 DEFAULT_DATA = "replays"
 """The data folder when one is given to no one (forks, tests)."""
@@ -42,8 +44,6 @@ def embedded_at(address: str) -> EmbeddedServer | None:
 
 def user_data() -> Path:
     """The user's Starhall data folder (``$STARHALL_DATA_DIR`` overrides it)."""
-    from client.star_stats import data_dir
-
     return data_dir()
 
 
@@ -180,18 +180,8 @@ class SeatBook:
             table: {"seat": s.seat, "token": s.token, "game": s.game, "players": s.players,
                     "options": s.options, "bot": s.bot, "name": s.name}
             for table, s in sorted(seats.items())}}
-        temporary = self.path.with_name(f".{SEATS_FILE}.{os.getpid()}.tmp")
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-                json.dump(body, file, indent=1)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temporary, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
-            raise
+        # Readable by the user only: the file holds seat tokens.
+        write_durably(self.path, json.dumps(body, indent=1).encode("utf-8"), mode=0o600)
 
 
 # --- games left unfinished ---------------------------------------------------------------

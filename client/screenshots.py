@@ -845,9 +845,9 @@ def scratch_folders() -> Iterator[None]:
     """Settings and data folders of the run's own: the user's settings change no picture,
     and nothing (statistics, seats, logs) is written to the user's folders."""
     from client import settings
-    from client.star_stats import DATA_ENV
+    from client.user_folders import CONFIG_ENV, DATA_ENV
 
-    saved = {name: os.environ.get(name) for name in (settings.CONFIG_ENV, DATA_ENV)}
+    saved = {name: os.environ.get(name) for name in (CONFIG_ENV, DATA_ENV)}
     with tempfile.TemporaryDirectory() as scratch:
         for name in saved:
             os.environ[name] = str(Path(scratch) / name.lower())

@@ -12,17 +12,16 @@ as they were (it raises ``SettingsError`` with a sentence for the window).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
 import sys
-import tempfile
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-CONFIG_ENV = "STARHALL_CONFIG_DIR"
+from client.user_folders import config_dir
+from server.durability import RenamedError, write_durably
+
 FILE_NAME = "settings.json"
 NAME_LIMIT = 32
 CARD_SIZES = ("small", "normal", "large")
@@ -115,14 +114,6 @@ def from_json(data: dict[str, Any]) -> tuple[Settings, list[str]]:
     return replace(DEFAULTS, **values), bad
 
 
-def config_dir() -> Path:
-    """The user's Starhall config folder (``$STARHALL_CONFIG_DIR`` overrides it)."""
-    override = os.environ.get(CONFIG_ENV)
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("starhall"))
 
 
 def settings_path() -> Path:
@@ -182,21 +173,13 @@ def save(settings: Settings) -> None:
     global _current
     settings = replace(settings, name=clean_name(settings.name))
     path = settings_path()
-    temporary: str | None = None
+    body = json.dumps(settings.to_json(), indent=1, sort_keys=True) + "\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=".settings.", suffix=".tmp",
-                                             dir=path.parent)
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(settings.to_json(), out, indent=1, sort_keys=True)
-            out.write("\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
+        write_durably(path, body.encode("utf-8"))
+    except RenamedError:
+        pass  # the new file is in place; only the folder's sync failed
     except OSError as error:
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
         reason = error.strerror or str(error)
         raise SettingsError(f"Could not save the settings in {path.parent}: {reason}.") \
             from error

@@ -11,24 +11,16 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-DATA_ENV = "STARHALL_DATA_DIR"
+from client.user_folders import data_dir
+from server.durability import write_durably
+
 FILE = Path("stats") / "star_patience.json"
 
 
-def data_dir() -> Path:
-    """The user's Starhall data folder (``$STARHALL_DATA_DIR`` overrides it)."""
-    override = os.environ.get(DATA_ENV)
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("starhall"))
 
 
 def stats_path() -> Path:
@@ -129,18 +121,8 @@ class StarStats:
     def save(self, path: Path | None = None) -> Path:
         path = path or stats_path()
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=".star_patience.", suffix=".tmp",
-                                             dir=path.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(self.to_json(), out, indent=1, sort_keys=True)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        body = json.dumps(self.to_json(), indent=1, sort_keys=True)
+        write_durably(path, body.encode("utf-8"))
         return path
 
 

@@ -103,15 +103,16 @@ def sync_folder(folder: Path) -> None:
         os.close(handle)
 
 
-def write_durably(path: Path, body: bytes, *, durable: bool = True) -> None:
+def write_durably(path: Path, body: bytes, *, durable: bool = True, mode: int = 0o644) -> None:
     """Replace ``path`` by a file holding ``body``, atomically and (``durable``) durably:
     write a temporary file beside it, fsync it, rename it over ``path``, fsync the folder. If
     a step fails the temporary file is removed and ``OSError`` raised; ``path`` is then the old
     file, unless the rename was done and only the folder's sync failed (``RenamedError``).
-    Without ``durable`` nothing is synced: for a file that is checked before it is trusted."""
+    Without ``durable`` nothing is synced: for a file that is checked before it is trusted.
+    ``mode``: the new file's permissions (0o600 for a file holding seat tokens)."""
     temporary = path.with_suffix(".tmp")
     try:
-        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _OPEN_FLAGS, 0o644)
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _OPEN_FLAGS, mode)
         try:
             view = memoryview(body)
             while view:

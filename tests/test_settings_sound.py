@@ -39,6 +39,7 @@ from client.settings_screen import (
     verdict,
 )
 from client.table_screen import TableScreen
+from client.user_folders import CONFIG_ENV
 from shared.bots import make_bot
 from shared.engine import Event
 from shared.games import GAMES, get_game
@@ -53,7 +54,7 @@ SIZE = (1280, 720)
 def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Every test reads and writes settings in a folder of its own, never the user's."""
     folder = tmp_path / "config"
-    monkeypatch.setenv(settings.CONFIG_ENV, str(folder))
+    monkeypatch.setenv(CONFIG_ENV, str(folder))
     settings.forget()
     yield folder
     settings.forget()
@@ -132,7 +133,7 @@ def test_a_save_into_a_folder_that_cannot_be_made_fails_cleanly(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocker = tmp_path / "a file"
     blocker.write_text("")
-    monkeypatch.setenv(settings.CONFIG_ENV, str(blocker / "config"))
+    monkeypatch.setenv(CONFIG_ENV, str(blocker / "config"))
     settings.forget()
     with pytest.raises(SettingsError):
         settings.save(Settings(name="Nowhere"))
@@ -246,7 +247,7 @@ def test_a_failed_save_stays_open_and_says_why(surface: pygame.Surface, tmp_path
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     blocker = tmp_path / "a file"
     blocker.write_text("")
-    monkeypatch.setenv(settings.CONFIG_ENV, str(blocker / "config"))
+    monkeypatch.setenv(CONFIG_ENV, str(blocker / "config"))
     settings.forget()
     sheet = SettingsOverlay("hearts")
     sheet.show()

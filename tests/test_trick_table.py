@@ -34,6 +34,7 @@ from client.settings_screen import table_button_rect
 from client.summary import Summary
 from client.table_screen import TableScreen
 from client.table_view import UNPLAYABLE_NOTE, TableView, received_cards
+from client.user_folders import CONFIG_ENV
 from shared.bots import make_bot
 from shared.engine import Command, Event
 from shared.games import get_game
@@ -54,7 +55,7 @@ def surface() -> pygame.Surface:
 @pytest.fixture(autouse=True)
 def own_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test reads settings from its own folder: the defaults unless it saves some."""
-    monkeypatch.setenv(settings.CONFIG_ENV, str(tmp_path / "config"))
+    monkeypatch.setenv(CONFIG_ENV, str(tmp_path / "config"))
     settings.forget()
     yield
     settings.forget()
