@@ -176,16 +176,17 @@ def play_until_over(people: Iterable[Person], timeout: float = 30.0) -> None:
 
 # --- the recorder's check ----------------------------------------------------------------
 
-def _strings(value: Any) -> Iterable[str]:
+def strings(value: Any) -> Iterable[str]:
+    """Every string in a message or view, keys included (card codes are strings)."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _strings(key)
-            yield from _strings(item)
+            yield from strings(key)
+            yield from strings(item)
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _strings(item)
+            yield from strings(item)
 
 
 class HiddenCards:
@@ -202,9 +203,9 @@ class HiddenCards:
         self.hidden_from: dict[tuple[int, int | None], set[str]] = {}
         self.seen_at: dict[tuple[int, int | None], set[str]] = {}
         for seq, state in recording.states():
-            everything = self.deck & set(_strings(game.snapshot(state)))
+            everything = self.deck & set(strings(game.snapshot(state)))
             for viewer in (None, *range(recording.players)):
-                seen = self.deck & set(_strings(game.view(state, viewer)))
+                seen = self.deck & set(strings(game.view(state, viewer)))
                 self.hidden_from[seq, viewer] = everything - seen
                 self.seen_at[seq, viewer] = seen
 
@@ -226,22 +227,22 @@ class HiddenCards:
                 continue
             if message["type"] == protocol.UPDATE:
                 for event in message["events"]:
-                    cards = self.deck & set(_strings(event))
+                    cards = self.deck & set(strings(event))
                     bad = cards & self.new_to(event["seq"], message["seat"])
                     if bad:
                         found.append(f"event {event} shows {sorted(bad)}")
                 if "view" in message:  # the table after the update's events
-                    cards = self.deck & set(_strings(message["view"]))
+                    cards = self.deck & set(strings(message["view"]))
                     bad = cards & self.hidden(message["seq"], message["seat"])
                     if bad:
                         found.append(f"the view at {message['seq']} shows {sorted(bad)}")
             elif message["type"] == protocol.SNAPSHOT:
-                cards = self.deck & set(_strings(message["view"]))
+                cards = self.deck & set(strings(message["view"]))
                 bad = cards & self.hidden(message["seq"], message["seat"])
                 if bad:
                     found.append(f"snapshot at {message['seq']} shows {sorted(bad)}")
             else:
-                cards = self.deck & set(_strings(message))
+                cards = self.deck & set(strings(message))
                 if cards:
                     found.append(f"{message['type']} message shows {sorted(cards)}")
         return found

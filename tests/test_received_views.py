@@ -16,6 +16,7 @@ from shared.games import get_game
 from shared.games.hearts import STARDECK
 from shared.games.stars import DECK as STARS_DECK
 from shared.table import Table
+from tests.server_helpers import strings as every_string
 
 STARS = get_game("stars")
 
@@ -27,13 +28,7 @@ def hearts_cards(players: int, options: dict[str, Any]) -> list[str]:
 
 
 def strings(value: Any) -> set[str]:
-    if isinstance(value, str):
-        return {value}
-    if isinstance(value, dict):
-        return set().union(*map(strings, value.keys()), *map(strings, value.values()))
-    if isinstance(value, list | tuple):
-        return set().union(*map(strings, value))
-    return set()
+    return set(every_string(value))
 
 
 # --- Stars: the widow ---------------------------------------------------------------------

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,7 @@ from shared.games.star_patience_bots import (
 )
 from shared.replay import Mismatch, load, verify
 from shared.table import Table
+from tests.server_helpers import strings
 
 GAME = get_game("star_patience")
 ROOT = Path(__file__).resolve().parent.parent
@@ -270,16 +270,6 @@ def command_for(event: Event) -> Command:
         return GAME.command_for(event)
     return Command(GAME.event_commands[event.type], event.seat, event.data)
 
-
-def strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from strings(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from strings(item)
 
 
 def check_secrecy_and_redecide(table: Table[Any], command: Command) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from shared.games.what_else import (
 from shared.games.what_else_bots import HeuristicBot, miss_chance
 from shared.replay import Verified, load, verify
 from shared.table import Table
+from tests.server_helpers import strings
 
 DECK = cards_for("standard").deck
 ALL = DECK.code_of
@@ -582,17 +583,6 @@ def test_view_keys_for_the_client() -> None:
     assert set(view(table)["last_round"]) == {"round", "winner", "ended", "pile", "status",
                                               "drawn", "discarded"}
 
-
-def strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from strings(key)
-            yield from strings(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from strings(item)
 
 
 def check_views(state: WhatElseState) -> None:
