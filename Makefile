@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-COMPILED := $(VENV)/.compiled
+# In build/, beside the package tree mypy reads: removing build/ makes both again.
+COMPILED := build/.compiled
 ENGINE_SOURCES := $(wildcard shared/*.py shared/games/*.py)
 
 .PHONY: play test build lint typecheck bench clean

@@ -3,8 +3,12 @@
 The engines are typed Python and stay the one source: mypyc compiles the same files, about
 twice as fast, the way black and mypy ship. Without a C compiler (or with
 ``STARHALL_PURE_PYTHON=1``) the install goes on with the plain Python modules, which behave
-identically; ``shared/__init__.py`` also falls back to them when a source file is newer than
-its compiled module, so an edit is never shadowed by a stale build.
+identically; ``shared/__init__.py`` also falls back to them when a source differs from what
+was compiled, so an edit is never shadowed by a stale build.
+
+mypy and mypyc name a module after its path, but ``shared/cards.py`` is installed as
+``starhall.shared.cards`` (pyproject.toml's package-dir): so both read the sources through
+``build/package-tree/starhall/``, a tree of links laid out as the installed package is.
 """
 
 from __future__ import annotations
@@ -37,10 +41,29 @@ COMPILED = [
 ]
 
 
+PACKAGE_TREE = Path("build", "package-tree")
+"""Links laid out as the installed ``starhall`` package (mypy's config reads it too)."""
+PACKAGE_LINKS = {"__init__.py": "server/_starhall/__init__.py", "shared": "shared",
+                 "server": "server", "client": "client"}
+
+
+def make_package_tree() -> Path:
+    """``build/package-tree/starhall``: each entry a link to the folder or file it is
+    installed from, made again on every run so that it always matches pyproject.toml."""
+    package = PACKAGE_TREE / "starhall"
+    package.mkdir(parents=True, exist_ok=True)
+    for name, source in PACKAGE_LINKS.items():
+        link = package / name
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(os.path.relpath(source, package))
+    return package
+
+
 # The compiled code of all those modules lives in one library, ``shared/engines__mypyc…``:
 # inside the package, so it is found wherever the package is (mypyc's default name is a
 # top-level module, which an editable install's console script cannot import).
-GROUP = "shared.engines"
+GROUP = "starhall.shared.engines"
 BUILD_RECORD = "engines_build.json"  # shared.BUILD_RECORD: setup.py cannot import the package
 
 
@@ -82,6 +105,7 @@ def _warn(message: str) -> None:
 
 
 def _extensions() -> list[object]:
+    make_package_tree()  # for mypy too, when nothing is compiled
     if os.environ.get("STARHALL_PURE_PYTHON"):
         return []
     try:
@@ -90,7 +114,9 @@ def _extensions() -> list[object]:
         _warn("mypyc is not available; using pure Python")
         return []
     try:
-        return list(mypycify(COMPILED, opt_level="3", group_name=GROUP))
+        package = make_package_tree()
+        sources = [str(package / source) for source in COMPILED]
+        return list(mypycify(sources, opt_level="3", group_name=GROUP))
     except BaseException as error:  # noqa: BLE001 — mypyc exits on a type error
         _warn(f"mypyc could not translate the engines ({error!r}); using pure Python")
         return []

@@ -32,11 +32,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import pygame  # noqa: E402
 
-from client.app import open_window  # noqa: E402
-from client.model import TableModel  # noqa: E402
-from client.screenshots import NAMES, Scripted, _event_dict  # noqa: E402
-from client.session import Batch  # noqa: E402
-from client.table_screen import TableScreen  # noqa: E402
+from starhall.client.app import open_window  # noqa: E402
+from starhall.client.model import TableModel  # noqa: E402
+from starhall.client.screenshots import NAMES, Scripted, _event_dict  # noqa: E402
+from starhall.client.session import Batch  # noqa: E402
+from starhall.client.table_screen import TableScreen  # noqa: E402
 
 SIZE = (1280, 720)
 
@@ -105,7 +105,7 @@ class _Nothing:
 
 def cpu_share(screen: Any) -> float:
     """Process CPU time over wall time while ``client.app.run`` drives ``screen``."""
-    from client import app
+    from starhall.client import app
 
     wall, cpu = time.perf_counter(), time.process_time()
     app.run(screen)
@@ -115,7 +115,7 @@ def cpu_share(screen: Any) -> float:
 def idle_table(seconds: float, rounds: int) -> None:
     import tempfile
 
-    from client import app
+    from starhall.client import app
 
     os.environ["STARHALL_DATA_DIR"] = tempfile.mkdtemp(prefix="starhall-bench-")
     app.BOT_THINK = 0.0  # to the user's bid at once; the waiting is the same

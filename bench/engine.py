@@ -29,12 +29,12 @@ import msgpack
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import shared  # noqa: E402
-from server.sim import simulate  # noqa: E402
-from shared.games import get_game  # noqa: E402
-from shared.replay import load  # noqa: E402
-from shared.shuffle import MAX_SEED  # noqa: E402
-from shared.table import Table  # noqa: E402
+from starhall import shared  # noqa: E402
+from starhall.server.sim import simulate  # noqa: E402
+from starhall.shared.games import get_game  # noqa: E402
+from starhall.shared.replay import load  # noqa: E402
+from starhall.shared.shuffle import MAX_SEED  # noqa: E402
+from starhall.shared.table import Table  # noqa: E402
 
 HEARTS = get_game("hearts")
 CLASSIC = {"deck": "classic"}
@@ -152,8 +152,8 @@ def bench_replay(seconds: float, rounds: int) -> None:
 def bench_star_patience(seconds: float) -> None:
     """The Star: random playouts per second (deal, decisions, end), and the solver's and the
     hint player's mean time per deal over deals 1, 2, 3 …"""
-    from server.solve import dealt, hint_player_wins
-    from shared.games.star_patience_bots import solve
+    from starhall.server.solve import dealt, hint_player_wins
+    from starhall.shared.games.star_patience_bots import solve
 
     game = get_game("star_patience")
     rng = random.Random(3)
@@ -181,7 +181,7 @@ PLAYOUTS = (("what_else", 3), ("what_else", 6), ("stars_and_bars", 2))
 
 def bench_playouts(seconds: float) -> None:
     """Whole games of random play per second, deals and reshuffles included."""
-    from shared.games import GAMES
+    from starhall.shared.games import GAMES
 
     def playout(game: Any, players: int, rng: random.Random) -> int:
         table = Table.new(game, players, {})

@@ -48,17 +48,17 @@ sys.path.insert(0, str(ROOT))
 
 import zmq  # noqa: E402
 
-import shared  # noqa: E402
-from server.embed import free_loopback_port  # noqa: E402
-from server.seats import SeatRecord, new_token, save_seating  # noqa: E402
-from server.sim import play_out  # noqa: E402
-from shared import protocol  # noqa: E402
-from shared.bots import bot_seats, make_bot  # noqa: E402
-from shared.connection import Connection  # noqa: E402
-from shared.games import get_game  # noqa: E402
-from shared.logfile import FORMAT_VERSION  # noqa: E402
-from shared.shuffle import MAX_SEED  # noqa: E402
-from shared.table import Table  # noqa: E402
+from starhall import shared  # noqa: E402
+from starhall.server.embed import free_loopback_port  # noqa: E402
+from starhall.server.seats import SeatRecord, new_token, save_seating  # noqa: E402
+from starhall.server.sim import play_out  # noqa: E402
+from starhall.shared import protocol  # noqa: E402
+from starhall.shared.bots import bot_seats, make_bot  # noqa: E402
+from starhall.shared.connection import Connection  # noqa: E402
+from starhall.shared.games import get_game  # noqa: E402
+from starhall.shared.logfile import FORMAT_VERSION  # noqa: E402
+from starhall.shared.shuffle import MAX_SEED  # noqa: E402
+from starhall.shared.table import Table  # noqa: E402
 
 ENDLESS = {"target": 1_000_000}
 
@@ -206,7 +206,7 @@ def moves_and_throughput(args: argparse.Namespace) -> None:
     data = tempfile.mkdtemp(prefix="starhall-bench-")
     server_port, echo_port, durable_port = (free_loopback_port(), free_loopback_port(),
                                             free_loopback_port())
-    server = start([sys.executable, "-m", "server.cli", "serve", "--bind",
+    server = start([sys.executable, "-m", "starhall", "serve", "--bind",
                     f"127.0.0.1:{server_port}", "--data", data, "--think", "0",
                     "--flood-rate", "100000",  # the timing client sends far more than people
                     "--beacon", "off"])
@@ -342,7 +342,7 @@ def time_to_first_reply(data: Path) -> float:
     dealer.setsockopt(zmq.RECONNECT_IVL, 1)  # connect as soon as the server listens
     started = time.perf_counter()
     server = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--bind", f"127.0.0.1:{port}",
+        [sys.executable, "-m", "starhall", "serve", "--bind", f"127.0.0.1:{port}",
          "--data", str(data), "--beacon", "off"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from client import settings
+from starhall.client import settings
 
 Easing = Callable[[float], float]
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import pygame
 
-from client import fonts, symbols, theme
-from client.cardart import SUPERSAMPLE, CardArt, _ready, _rounded_card
-from shared.games.stars_and_bars import ATTRIBUTE_VALUES, ATTRIBUTES, card_name
+from starhall.client import fonts, symbols, theme
+from starhall.client.cardart import SUPERSAMPLE, CardArt, _ready, _rounded_card
+from starhall.shared.games.stars_and_bars import ATTRIBUTE_VALUES, ATTRIBUTES, card_name
 
 Point = tuple[float, float]
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pygame
 
-from client.animation import (
+from starhall.client.animation import (
     Banner,
     Flight,
     Pose,
@@ -31,14 +31,14 @@ from client.animation import (
     ease_out_back,
     ease_out_cubic,
 )
-from client.bars_cards import LABEL
-from client.choreography import Event, View
-from client.layout import CORNER_RIGHT, Layout
-from client.rules_screen import button_rect
-from client.settings_screen import table_button_rect
-from client.theme import CARD_RATIO
-from shared.games.stars_and_bars import CENTRE, CLAIM_POINTS, GAME, SIDE, SPACES, UNDER
-from shared.games.stars_and_bars import space_name as engine_space_name
+from starhall.client.bars_cards import LABEL
+from starhall.client.choreography import Event, View
+from starhall.client.layout import CORNER_RIGHT, Layout
+from starhall.client.rules_screen import button_rect
+from starhall.client.settings_screen import table_button_rect
+from starhall.client.theme import CARD_RATIO
+from starhall.shared.games.stars_and_bars import CENTRE, CLAIM_POINTS, GAME, SIDE, SPACES, UNDER
+from starhall.shared.games.stars_and_bars import space_name as engine_space_name
 
 COLUMNS = "abcd"
 WAYS = {"left": "horizontal", "right": "horizontal", "up": "vertical", "down": "vertical",

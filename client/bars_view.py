@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import pygame
 
-from client import fonts, theme
-from client.animation import Animator, Banner
-from client.bars_cards import (
+from starhall.client import fonts, theme
+from starhall.client.animation import Animator, Banner
+from starhall.client.bars_cards import (
     INK_OF,
     LABEL,
     BarsArt,
@@ -33,7 +33,7 @@ from client.bars_cards import (
     card_words,
     symbol_name,
 )
-from client.bars_choreography import (
+from starhall.client.bars_choreography import (
     COLUMNS,
     BarsChoreographer,
     BarsGeometry,
@@ -48,12 +48,12 @@ from client.bars_choreography import (
     space_name,
     touch,
 )
-from client.fonts import wrap
-from client.game_views import ColourGroup, GameTable, Swatch, seat_group
-from client.layout import Layout
-from client.model import TableModel
-from client.settings_screen import table_button_rect
-from client.table_parts import (
+from starhall.client.fonts import wrap
+from starhall.client.game_views import ColourGroup, GameTable, Swatch, seat_group
+from starhall.client.layout import Layout
+from starhall.client.model import TableModel
+from starhall.client.settings_screen import table_button_rect
+from starhall.client.table_parts import (
     SEAT_NOTE,
     draw_log,
     end_box_open,
@@ -63,10 +63,10 @@ from client.table_parts import (
     side_panel,
     status_pill,
 )
-from client.table_view import Felt, draw_flights
-from client.ui import TableUi
-from client.widgets import Hotspots, blit_text, button, draw_connection, fitted, panel
-from shared.games.stars_and_bars import (
+from starhall.client.table_view import Felt, draw_flights
+from starhall.client.ui import TableUi
+from starhall.client.widgets import Hotspots, blit_text, button, draw_connection, fitted, panel
+from starhall.shared.games.stars_and_bars import (
     ATTRIBUTE_VALUES,
     CENTRE,
     NEIGHBOUR_POINTS,
@@ -77,8 +77,8 @@ from shared.games.stars_and_bars import (
 )
 
 if TYPE_CHECKING:
-    from client.session import Batch
-    from client.table_screen import TableScreen
+    from starhall.client.session import Batch
+    from starhall.client.table_screen import TableScreen
 
 View = dict[str, Any]
 

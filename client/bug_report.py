@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 import pygame
 
-from client import fonts, theme
-from client.widgets import Hotspots, blit_text, button, panel, short_path
-from shared.bugreport import BUG_SUFFIX, make_bug_report, write_bug_report
+from starhall.client import fonts, theme
+from starhall.client.widgets import Hotspots, blit_text, button, panel, short_path
+from starhall.shared.bugreport import BUG_SUFFIX, make_bug_report, write_bug_report
 
 if TYPE_CHECKING:
-    from client.net import ServerLink
-    from client.session import TableSession
+    from starhall.client.net import ServerLink
+    from starhall.client.session import TableSession
 
 REPORTS_FOLDER = "bug-reports"
 TOKEN = "<token>"
@@ -54,7 +54,7 @@ def redact(value: Any, secrets: frozenset[str] = frozenset()) -> Any:
 
 def report_folder(address: str) -> Path:
     """Where reports of tables on the server at ``address`` are written."""
-    from client.embedded import embedded_at
+    from starhall.client.embedded import embedded_at
 
     server = embedded_at(address)
     return (server.data if server is not None else Path(".")) / REPORTS_FOLDER
@@ -74,7 +74,7 @@ def report_path(folder: Path, table: str, now: float) -> Path:
 
 def table_log(address: str, table: str) -> tuple[bytes | None, str]:
     """The table's log bytes when this process runs its server, else ``None`` and why not."""
-    from client.embedded import embedded_at
+    from starhall.client.embedded import embedded_at
 
     server = embedded_at(address)
     if server is None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pygame
 
-from client import fonts, theme
-from client.faces import Face, face
-from client.symbols import draw_symbol
+from starhall.client import fonts, theme
+from starhall.client.faces import Face, face
+from starhall.client.symbols import draw_symbol
 
 SUPERSAMPLE = 3
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from client.animation import Banner, Flight, Pose, Step, ease_in_out_cubic, ease_out_back
-from client.layout import Layout
+from starhall.client.animation import Banner, Flight, Pose, Step, ease_in_out_cubic, ease_out_back
+from starhall.client.layout import Layout
 
 View = dict[str, Any]
 Event = dict[str, Any]

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from client.user_folders import data_dir
-from server.durability import write_durably
+from starhall.client.user_folders import data_dir
+from starhall.server.durability import write_durably
 
 DEFAULT_DATA = "replays"
 """The data folder when one is given to no one (forks, tests)."""
@@ -222,8 +222,8 @@ class UnfinishedTable:
 def unfinished_tables(root: Path | None = None, *, busy: bool = False) -> list[UnfinishedTable]:
     """The user's own games not yet over, newest first, from every games folder under
     ``root`` (the user's data folder); ``busy`` keeps those open in another window too."""
-    from shared.logfile import SUFFIX
-    from shared.replay import load
+    from starhall.shared.logfile import SUFFIX
+    from starhall.shared.replay import load
 
     games = (root or user_data()) / GAMES_FOLDER
     try:
@@ -262,7 +262,7 @@ class EmbeddedServer:
                  lock: bool = False) -> None:
         """A server on ``data``; ``lock`` holds the folder's lock while it runs (``FolderBusy``
         when another process has it)."""
-        from server.service import ServerConfig, Service
+        from starhall.server.service import ServerConfig, Service
 
         self.data = Path(data)
         """The data folder: table logs in ``tables/``, bug reports in ``bug-reports/``."""
@@ -287,7 +287,7 @@ class EmbeddedServer:
 
     def log_path(self, table: str) -> Path:
         """Where this server writes the log of ``table``."""
-        from shared.logfile import SUFFIX
+        from starhall.shared.logfile import SUFFIX
 
         return Path(self.service.folder) / f"{table}{SUFFIX}"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from client.theme import Colour
+from starhall.client.theme import Colour
 
 JOKER = "JK"
 

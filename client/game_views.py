@@ -17,26 +17,26 @@ from typing import TYPE_CHECKING, Any
 
 import pygame
 
-from client.choreography import Choreographer, between
-from client.layout import Layout
-from client.model import TableModel
-from client.table_view import TableView, describe
+from starhall.client.choreography import Choreographer, between
+from starhall.client.layout import Layout
+from starhall.client.model import TableModel
+from starhall.client.table_view import TableView, describe
 
 if TYPE_CHECKING:
-    from client.animation import Animator
-    from client.session import Batch
-    from client.summary import Summary
-    from client.table_screen import TableScreen
-    from client.ui import TableUi
-    from client.widgets import Hotspots
+    from starhall.client.animation import Animator
+    from starhall.client.session import Batch
+    from starhall.client.summary import Summary
+    from starhall.client.table_screen import TableScreen
+    from starhall.client.ui import TableUi
+    from starhall.client.widgets import Hotspots
 
 View = dict[str, Any]
 Event = dict[str, Any]
 
 _REGISTRY: dict[str, str] = {
-    "star_patience": "client.star_view:StarView",
-    "what_else": "client.what_else_view:WhatElseView",
-    "stars_and_bars": "client.bars_view:BarsView",
+    "star_patience": "starhall.client.star_view:StarView",
+    "what_else": "starhall.client.what_else_view:WhatElseView",
+    "stars_and_bars": "starhall.client.bars_view:BarsView",
 }
 """Game id → ``module:Class`` of its ``GameTable``; a game not listed uses ``TableView``."""
 
@@ -123,7 +123,7 @@ class GameTable:
         """What ``game`` tells apart by colour, for the settings' colour check: by default
         the suits of its cards (each has its own shape too). A game with more colour-coded
         things (star colours, coloured bars) adds its groups."""
-        from shared.games import GAMES
+        from starhall.shared.games import GAMES
 
         suits = suit_group(game)
         found = GAMES.get(game)
@@ -211,8 +211,8 @@ class ColourGroup:
 
 def suit_group(game: str) -> ColourGroup:
     """The suits of the cards ``game`` deals (read from its first shuffle's cards)."""
-    from client.faces import face
-    from shared.games import GAMES
+    from starhall.client.faces import face
+    from starhall.shared.games import GAMES
 
     found = GAMES.get(game)
     codes: tuple[str, ...] = ()
@@ -238,7 +238,7 @@ def suit_group(game: str) -> ColourGroup:
 
 def seat_group(players: int) -> ColourGroup:
     """The seats' colours: name plates, the score sheet, the score chart."""
-    from client import theme
+    from starhall.client import theme
 
     colours = theme.SEAT_COLOURS
     return ColourGroup("Seats", tuple(Swatch(f"Seat {seat + 1}", colours[seat % len(colours)],
@@ -253,12 +253,12 @@ class TrickHooks(GameTable):
     their end box."""
 
     def summary(self, model: TableModel, before: View, after: View) -> Summary | None:
-        from client.scores import hand_ended, hand_summary
+        from starhall.client.scores import hand_ended, hand_summary
 
         return hand_summary(model.name, after) if hand_ended(before, after) else None
 
     def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
-        from client.scores import game_over_panel_rect
+        from starhall.client.scores import game_over_panel_rect
 
         if screen.ui.overlay or screen.ui.dismissed_game_over:
             return None

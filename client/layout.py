@@ -20,8 +20,8 @@ from functools import cached_property
 
 import pygame
 
-from client import settings
-from client.theme import CARD_RATIO
+from starhall.client import settings
+from starhall.client.theme import CARD_RATIO
 
 PANEL_WIDTH_SHARE = 0.2
 """The score panel's share of the window width."""

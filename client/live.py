@@ -18,15 +18,15 @@ from typing import Any
 
 import pygame
 
-from client import theme
-from client.bug_report import BugReportBox, save_bug_report
-from client.embedded import SeatBook
-from client.net import ServerLink
-from client.session import TableSession
-from client.table_screen import GameOverPanel, Question, TableScreen
-from client.table_view import TableView
-from client.widgets import Hotspots, blit_text
-from shared import protocol
+from starhall.client import theme
+from starhall.client.bug_report import BugReportBox, save_bug_report
+from starhall.client.embedded import SeatBook
+from starhall.client.net import ServerLink
+from starhall.client.session import TableSession
+from starhall.client.table_screen import GameOverPanel, Question, TableScreen
+from starhall.client.table_view import TableView
+from starhall.client.widgets import Hotspots, blit_text
+from starhall.shared import protocol
 
 Reply = Callable[[dict[str, Any]], None]
 KEPT_ON_SERVER = "Your seat is kept for you: come back to this table from the lobby."
@@ -200,7 +200,7 @@ class LiveTable:
         session = self.session
         if self.seat_book is None or session is None or session.token is None:
             return
-        from client.embedded import Seat
+        from starhall.client.embedded import Seat
 
         info = session.info
         game = str(info.get("game") or (session.model.game if session.model else ""))
@@ -216,7 +216,7 @@ class LiveTable:
         if table is None or session is None or not table.model.over or (
                 table.game_over is not None):
             return
-        from client.embedded import embedded_at
+        from starhall.client.embedded import embedded_at
 
         server = embedded_at(self.link.address)
         log: str | None = None
@@ -247,9 +247,9 @@ class LiveTable:
         table = self.table
         if table is None or table.game_over is None or table.game_over.log is None:
             return
-        from client.replay_screen import ReplayScreen
-        from shared.logfile import LogError
-        from shared.replay import load
+        from starhall.client.replay_screen import ReplayScreen
+        from starhall.shared.logfile import LogError
+        from starhall.shared.replay import load
 
         try:
             recording = load(table.game_over.log)

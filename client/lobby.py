@@ -22,18 +22,18 @@ from typing import Any
 
 import pygame
 
-from client import theme
-from client.embedded import Seat, SeatBook, user_data
-from client.fonts import wrap
-from client.live import LiveTable
-from client.net import LOST, REJOINED, ServerLink
-from client.new_table import NewTableForm
-from client.settings import player_name
-from client.settings_screen import SettingsOverlay
-from client.table_view import TITLES, TableView
-from client.waiting_room import WaitingRoom, absent_people, draw_absent, host_port
-from client.widgets import Hotspots, blit_text, button, fitted, panel, row_of_buttons
-from shared import protocol
+from starhall.client import theme
+from starhall.client.embedded import Seat, SeatBook, user_data
+from starhall.client.fonts import wrap
+from starhall.client.live import LiveTable
+from starhall.client.net import LOST, REJOINED, ServerLink
+from starhall.client.new_table import NewTableForm
+from starhall.client.settings import player_name
+from starhall.client.settings_screen import SettingsOverlay
+from starhall.client.table_view import TITLES, TableView
+from starhall.client.waiting_room import WaitingRoom, absent_people, draw_absent, host_port
+from starhall.client.widgets import Hotspots, blit_text, button, fitted, panel, row_of_buttons
+from starhall.shared import protocol
 
 LIST_EVERY = 2.0
 LIST_GIVE_UP = 10.0
@@ -220,7 +220,7 @@ class Lobby:
 
     def _find_local_games(self) -> None:
         try:
-            from client import embedded
+            from starhall.client import embedded
 
             finder = getattr(embedded, "unfinished_tables", None)
             self.local_games = list(finder()) if finder is not None else []
@@ -361,7 +361,7 @@ class Lobby:
 
     def open_local(self, entry: Any) -> None:
         """Sit back at one of the user's own unfinished games, on a server of its own."""
-        from client.app import HostedTable
+        from starhall.client.app import HostedTable
 
         try:
             self.hosted = HostedTable.resume(entry, self.size)

@@ -23,7 +23,7 @@ from typing import Any
 
 import zmq
 
-from shared import protocol
+from starhall.shared import protocol
 
 Clock = Callable[[], float]
 LOST = "_lost"

@@ -14,8 +14,8 @@ from typing import Any
 
 import pygame
 
-from client import fonts, theme
-from client.widgets import Hotspots, blit_text, button, panel
+from starhall.client import fonts, theme
+from starhall.client.widgets import Hotspots, blit_text, button, panel
 
 HOUSE_GAME = "stars"
 """The game the form starts on when the server has it."""

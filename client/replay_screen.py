@@ -14,17 +14,17 @@ from typing import Any
 
 import pygame
 
-from client import theme
-from client.game_views import hooks_for, view_for
-from client.model import TableModel
-from client.session import Batch
-from client.settings_screen import KEY as SETTINGS_KEY
-from client.summary import DISMISS_KEYS, PASSED_KEYS
-from client.table_screen import Question, TableScreen
-from client.table_view import TableView
-from client.widgets import Hotspots, blit_text, button
-from shared.logfile import LogError
-from shared.replay import Recording
+from starhall.client import theme
+from starhall.client.game_views import hooks_for, view_for
+from starhall.client.model import TableModel
+from starhall.client.session import Batch
+from starhall.client.settings_screen import KEY as SETTINGS_KEY
+from starhall.client.summary import DISMISS_KEYS, PASSED_KEYS
+from starhall.client.table_screen import Question, TableScreen
+from starhall.client.table_view import TableView
+from starhall.client.widgets import Hotspots, blit_text, button
+from starhall.shared.logfile import LogError
+from starhall.shared.replay import Recording
 
 DEFAULT_DATA = "replays"
 """The data folder of the embedded server (``client.embedded``)."""
@@ -49,7 +49,7 @@ def header_names(recording: Recording) -> list[str]:
              and seats[seat].get("name") not in (None, "", f"Seat {seat}") else None
              for seat in range(recording.players)]  # "Seat N": a header written before sitting
     if None in named and recording.path:
-        from server.seats import names_beside
+        from starhall.server.seats import names_beside
 
         beside = names_beside(Path(recording.path), recording.players)
         named = [name or other for name, other in zip(named, beside, strict=True)]
@@ -179,7 +179,7 @@ class ReplayScreen:
     def play_from_here(self) -> None:
         """A live table in the state after the current event, the user in the seat being
         watched (seat 0 when watching as a spectator or seeing everything), bots around."""
-        from client.app import start_fork
+        from starhall.client.app import start_fork
 
         self.playing = False
         seq = self.states[self.position][0]

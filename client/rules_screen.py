@@ -26,10 +26,10 @@ import pygame
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from client import fonts, theme
-from client.faces import SUITS
-from client.symbols import draw_symbol
-from client.widgets import Hotspots, blit_text, button, panel
+from starhall.client import fonts, theme
+from starhall.client.faces import SUITS
+from starhall.client.symbols import draw_symbol
+from starhall.client.widgets import Hotspots, blit_text, button, panel
 
 Colour = theme.Colour
 
@@ -86,7 +86,7 @@ def pages_folder() -> Traversable:
     """Where the game pages are: the checkout's ``docs/games``, else the installed copy."""
     if PAGES_FOLDER.is_dir():
         return PAGES_FOLDER
-    return resources.files("client").joinpath(PACKAGED_FOLDER)
+    return resources.files("starhall.client").joinpath(PACKAGED_FOLDER)
 
 
 def page_text(game: str) -> str | None:
@@ -101,7 +101,7 @@ def page_text(game: str) -> str | None:
 
 
 def game_title(game: str) -> str:
-    from shared.games import GAMES
+    from starhall.shared.games import GAMES
 
     found = GAMES.get(game)
     return str(found.title) if found is not None else game

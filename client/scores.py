@@ -8,12 +8,12 @@ from typing import Any
 
 import pygame
 
-from client import fonts, theme
-from client.faces import card_name
-from client.layout import Layout
-from client.model import TableModel
-from client.summary import Summary
-from client.widgets import Hotspots, blit_text, button, fitted, panel, shade
+from starhall.client import fonts, theme
+from starhall.client.faces import card_name
+from starhall.client.layout import Layout
+from starhall.client.model import TableModel
+from starhall.client.summary import Summary
+from starhall.client.widgets import Hotspots, blit_text, button, fitted, panel, shade
 
 View = dict[str, Any]
 Names = Callable[[int], str]

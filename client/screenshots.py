@@ -1,9 +1,10 @@
-"""Save a screenshot of every screen, for a person to look at: ``python -m client.screenshots
-OUTDIR``. Tables are built from real games played by bots through the engine and drawn as
-the window draws them (``client.live.LiveTable``, with its bug-report button); the lobby
-talks to a real embedded server. Each game's table is shown at its smallest and largest
-player count, in a large window and a small one (``SIZE``, ``SMALL``), with its hand or
-round summary, its rules page, the leave question and its game over with the shared panel.
+"""Save a screenshot of every screen, for a person to look at: ``python -m
+starhall.client.screenshots OUTDIR``. Tables are built from real games played by bots through
+the engine and drawn as the window draws them (``client.live.LiveTable``, with its bug-report
+button); the lobby talks to a real embedded server. Each game's table is shown at its smallest
+and largest player count, in a large window and a small one (``SIZE``, ``SMALL``), with its
+hand or round summary, its rules page, the leave question and its game over with the shared
+panel.
 
 Files are ``NNN_game_what[_WxH].png``, numbered in the order they are taken (a listing shows
 them as a player meets them); the settings and data folders are scratch ones for the whole
@@ -27,15 +28,15 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pygame  # noqa: E402
 
-from client.app import KEPT_FOR_RESUME, open_window  # noqa: E402
-from client.live import LEAVE_TITLE, LiveTable  # noqa: E402
-from client.model import TableModel  # noqa: E402
-from client.session import Batch  # noqa: E402
-from client.table_screen import GameOverPanel, Question, TableScreen  # noqa: E402
-from shared.bots import make_bot  # noqa: E402
-from shared.engine import Command, Event, Game, IllegalCommand  # noqa: E402
-from shared.games import get_game  # noqa: E402
-from shared.table import Table  # noqa: E402
+from starhall.client.app import KEPT_FOR_RESUME, open_window  # noqa: E402
+from starhall.client.live import LEAVE_TITLE, LiveTable  # noqa: E402
+from starhall.client.model import TableModel  # noqa: E402
+from starhall.client.session import Batch  # noqa: E402
+from starhall.client.table_screen import GameOverPanel, Question, TableScreen  # noqa: E402
+from starhall.shared.bots import make_bot  # noqa: E402
+from starhall.shared.engine import Command, Event, Game, IllegalCommand  # noqa: E402
+from starhall.shared.games import get_game  # noqa: E402
+from starhall.shared.table import Table  # noqa: E402
 
 SIZE = (1280, 720)
 """The large window: every screen is shot at this size."""
@@ -367,9 +368,9 @@ def star_screens(shots: Shots) -> None:
     flight, the rules page, a win and a loss with the shared panel, the deal number box and
     the replay viewer; deals 1 (won by the hints) and 638 (stuck after six decisions).
     Statistics go to the scratch data folder."""
-    from client.replay_screen import ReplayScreen
-    from shared.games.star_patience_bots import hint_for_view
-    from shared.replay import load
+    from starhall.client.replay_screen import ReplayScreen
+    from starhall.shared.games.star_patience_bots import hint_for_view
+    from starhall.shared.replay import load
 
     game = get_game("star_patience")
 
@@ -441,8 +442,8 @@ def what_else_screens(shots: Shots) -> None:
     round's end in flight and its summary, the refill, the rules card and the rules page, the
     leave question, the end of the game at 3 and 6 players with the shared panel, a spectator
     and the replay viewer."""
-    from client.replay_screen import ReplayScreen
-    from shared.replay import load
+    from starhall.client.replay_screen import ReplayScreen
+    from starhall.shared.replay import load
 
     game = get_game("what_else")
 
@@ -536,7 +537,7 @@ class BarsPlay:
     server would send it: the event as seat 0 sees it, and the view after it."""
 
     def __init__(self, seed: int, forgetful: bool = False, path: str | None = None) -> None:
-        from shared.bots import default_bot
+        from starhall.shared.bots import default_bot
 
         self.game: Game[Any] = get_game("stars_and_bars")
         self.table = Table.new(self.game, 2, {}, path=path)
@@ -639,10 +640,10 @@ def bars_screens(shots: Shots) -> None:
     teacher mode on, the points rising after a placing, a claim offered and announced,
     face-down stacks, the rules page, the leave question, the end of a game with the shared
     panel, a spectator and the replay viewer."""
-    from client.bars_choreography import BarsGeometry
-    from client.bars_view import BarsView
-    from client.replay_screen import ReplayScreen
-    from shared.replay import load
+    from starhall.client.bars_choreography import BarsGeometry
+    from starhall.client.bars_view import BarsView
+    from starhall.client.replay_screen import ReplayScreen
+    from starhall.shared.replay import load
 
     play = BarsPlay(seed=5)
     play.run_until(_my_turn_to_place)
@@ -704,8 +705,8 @@ FLY_AND_A_BIT = 0.75
 def replay_screens(shots: Shots) -> None:
     """The replay viewer on a finished game of Stars: everything seen, in both windows, then
     as seat 0 sees it, and its close question."""
-    from client.replay_screen import ReplayScreen
-    from shared.replay import load
+    from starhall.client.replay_screen import ReplayScreen
+    from starhall.shared.replay import load
 
     path = shots.log()
     play = Scripted("stars", seed=6, path=path)
@@ -732,8 +733,8 @@ def replay_screens(shots: Shots) -> None:
 def lobby_screens(shots: Shots) -> None:
     """The lobby with two tables, its new-table form, a table waiting for players seen by the
     one who opened it (both windows), and a player who left a game under way."""
-    from client.embedded import EmbeddedServer
-    from client.lobby import Lobby
+    from starhall.client.embedded import EmbeddedServer
+    from starhall.client.lobby import Lobby
 
     surface = shots.window
 
@@ -797,7 +798,7 @@ def lobby_screens(shots: Shots) -> None:
 def settings_screens(shots: Shots) -> None:
     """The settings sheet over a six-player table in both windows, and its colour check for
     each game."""
-    from shared.games import GAMES
+    from starhall.shared.games import GAMES
 
     play = Scripted("hearts", players=6, seed=4)
     play.run_until(lambda s: s.phase == "play" and s.turn == 0)
@@ -825,8 +826,8 @@ class _Gallery:
         self.size = size
 
     def draw(self, surface: pygame.Surface) -> None:
-        from client.cardart import CardArt
-        from client.theme import FELT
+        from starhall.client.cardart import CardArt
+        from starhall.client.theme import FELT
 
         art = CardArt()
         surface.fill(FELT)
@@ -844,8 +845,8 @@ class _Gallery:
 def scratch_folders() -> Iterator[None]:
     """Settings and data folders of the run's own: the user's settings change no picture,
     and nothing (statistics, seats, logs) is written to the user's folders."""
-    from client import settings
-    from client.user_folders import CONFIG_ENV, DATA_ENV
+    from starhall.client import settings
+    from starhall.client.user_folders import CONFIG_ENV, DATA_ENV
 
     saved = {name: os.environ.get(name) for name in (CONFIG_ENV, DATA_ENV)}
     with tempfile.TemporaryDirectory() as scratch:

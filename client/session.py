@@ -15,10 +15,10 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from client.model import TableModel
-from client.net import LOST, REJOINED, ServerLink
-from shared import protocol
-from shared.bots import bot_name
+from starhall.client.model import TableModel
+from starhall.client.net import LOST, REJOINED, ServerLink
+from starhall.shared import protocol
+from starhall.shared.bots import bot_name
 
 
 @dataclass(frozen=True, slots=True)

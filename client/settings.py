@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from client.user_folders import config_dir
-from server.durability import RenamedError, write_durably
+from starhall.client.user_folders import config_dir
+from starhall.server.durability import RenamedError, write_durably
 
 FILE_NAME = "settings.json"
 NAME_LIMIT = 32
@@ -188,7 +188,7 @@ def save(settings: Settings) -> None:
 
 def login_name() -> str:
     """The name the system knows the user by (the host's name for root or no user)."""
-    from client.net import player_name as system_name
+    from starhall.client.net import player_name as system_name
 
     return system_name()
 

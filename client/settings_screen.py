@@ -24,10 +24,10 @@ from typing import Any
 
 import pygame
 
-from client import fonts, settings, sound, theme
-from client.settings import Settings, SettingsError
-from client.symbols import draw_symbol
-from client.widgets import Hotspots, blit_text, button, fitted, panel
+from starhall.client import fonts, settings, sound, theme
+from starhall.client.settings import Settings, SettingsError
+from starhall.client.symbols import draw_symbol
+from starhall.client.widgets import Hotspots, blit_text, button, fitted, panel
 
 Colour = tuple[int, int, int]
 
@@ -177,7 +177,7 @@ def chip(shape: str | None, colour: Colour, size: int, mark: str = "") -> pygame
 
 def colour_groups(game: str) -> list[Any]:
     """What ``game`` tells apart by colour (its table's ``colour_key``)."""
-    from client.game_views import TRICKS, table_class
+    from starhall.client.game_views import TRICKS, table_class
 
     try:
         cls = table_class(game)
@@ -192,7 +192,7 @@ def colour_groups(game: str) -> list[Any]:
 
 def table_button_rect(felt: pygame.Rect) -> pygame.Rect:
     """Where a table's Settings button is: under its Rules button, in the felt's corner."""
-    from client.rules_screen import button_rect
+    from starhall.client.rules_screen import button_rect
 
     rules = button_rect(felt)
     width = max(rules.w, fonts.font(14).size(BUTTON_LABEL)[0] + 24)
@@ -274,7 +274,7 @@ class SettingsOverlay:
 
     @staticmethod
     def games() -> list[str]:
-        from shared.games import GAMES
+        from starhall.shared.games import GAMES
 
         return list(GAMES)
 
@@ -506,7 +506,7 @@ class SettingsOverlay:
 
     def _draw_colours(self, surface: pygame.Surface, sheet: pygame.Rect,
                       hotspots: Hotspots) -> None:
-        from shared.games import GAMES
+        from starhall.shared.games import GAMES
 
         self._sheet(surface, sheet, "Colour check")
         back = pygame.Rect(0, 0, fonts.font(15).size("Back  [Esc]")[0] + 28, 34)
@@ -543,7 +543,7 @@ class SettingsOverlay:
 
     def _draw_check(self, surface: pygame.Surface, body: pygame.Rect,
                     groups: list[Any]) -> None:
-        from client.cardart import CardArt
+        from starhall.client.cardart import CardArt
 
         label_width = min(250, body.w // 5)
         column = (body.w - label_width) / len(VISIONS)

@@ -190,7 +190,7 @@ class _Player:
             import pygame
 
             if not pygame.mixer.get_init():
-                from client.app import _c_stderr_silenced
+                from starhall.client.app import _c_stderr_silenced
 
                 with _c_stderr_silenced():  # ALSA and friends write to fd 2 themselves
                     pygame.mixer.init(RATE, -16, 1, 256)
@@ -239,7 +239,7 @@ _player = _Player()
 
 
 def enabled() -> bool:
-    from client import settings
+    from starhall.client import settings
 
     return settings.current().sound
 

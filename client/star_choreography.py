@@ -20,7 +20,7 @@ from functools import cached_property
 
 import pygame
 
-from client.animation import (
+from starhall.client.animation import (
     Banner,
     Flight,
     Pose,
@@ -29,9 +29,9 @@ from client.animation import (
     ease_out_back,
     ease_out_cubic,
 )
-from client.choreography import Event, View
-from client.layout import Layout
-from client.theme import CARD_RATIO
+from starhall.client.choreography import Event, View
+from starhall.client.layout import Layout
+from starhall.client.theme import CARD_RATIO
 
 LINES = ("N", "E", "S", "W", "NE", "SE", "SW", "NW")
 DIRECTIONS: dict[str, tuple[int, int]] = {

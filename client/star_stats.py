@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from client.user_folders import data_dir
-from server.durability import write_durably
+from starhall.client.user_folders import data_dir
+from starhall.server.durability import write_durably
 
 FILE = Path("stats") / "star_patience.json"
 

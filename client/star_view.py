@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 import pygame
 
-from client import fonts, theme
-from client.animation import Animator
-from client.cardart import CardArt
-from client.faces import card_name
-from client.fonts import wrap
-from client.game_views import GameTable
-from client.layout import Layout
-from client.model import TableModel
-from client.star_choreography import (
+from starhall.client import fonts, theme
+from starhall.client.animation import Animator
+from starhall.client.cardart import CardArt
+from starhall.client.faces import card_name
+from starhall.client.fonts import wrap
+from starhall.client.game_views import GameTable
+from starhall.client.layout import Layout
+from starhall.client.model import TableModel
+from starhall.client.star_choreography import (
     LINES,
     REMOVED,
     TURNED,
@@ -38,14 +38,14 @@ from client.star_choreography import (
     between,
     place_key,
 )
-from client.star_stats import StarStats, record_game
-from client.table_view import Felt, draw_flights
-from client.ui import TableUi
-from client.widgets import Hotspots, blit_text, button, draw_connection, panel
+from starhall.client.star_stats import StarStats, record_game
+from starhall.client.table_view import Felt, draw_flights
+from starhall.client.ui import TableUi
+from starhall.client.widgets import Hotspots, blit_text, button, draw_connection, panel
 
 if TYPE_CHECKING:
-    from client.session import Batch
-    from client.table_screen import TableScreen
+    from starhall.client.session import Batch
+    from starhall.client.table_screen import TableScreen
 
 AUTO_DELAY = 0.45
 """Seconds a forced move waits, once the table is still, before auto-play sends it."""
@@ -139,7 +139,7 @@ def _kept_clear(geometry: StarGeometry) -> list[pygame.Rect]:
     """What a line's name must not cover or hide under: the felt's corner buttons (Rules,
     Settings, the bug report), the prompt's band across the bottom, every place of the star,
     the turned card, the stock and the removed pile with their captions."""
-    from client.layout import CORNER, CORNER_RIGHT
+    from starhall.client.layout import CORNER, CORNER_RIGHT
 
     table = geometry.table
     width, height = geometry.card_size
@@ -359,7 +359,7 @@ class StarView(GameTable):
         return True
 
     def _hint(self, model: TableModel) -> None:
-        from shared.games.star_patience_bots import chances
+        from starhall.shared.games.star_patience_bots import chances
 
         view = model.view
         if view.get("phase") == "stuck":
@@ -447,7 +447,7 @@ class StarView(GameTable):
         if self.entry is not None or not self._banner_open(screen):
             return None
         box = self._end_box(StarGeometry.of(screen.layout), screen.interactive)
-        from client.table_screen import GAME_OVER_PANEL_HEIGHT
+        from starhall.client.table_screen import GAME_OVER_PANEL_HEIGHT
 
         return pygame.Rect(box.x, box.bottom + 8, box.w, GAME_OVER_PANEL_HEIGHT - 12)
 

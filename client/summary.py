@@ -17,8 +17,8 @@ from typing import Any
 
 import pygame
 
-from client import fonts, theme
-from client.widgets import Hotspots, blit_text, panel, shade
+from starhall.client import fonts, theme
+from starhall.client.widgets import Hotspots, blit_text, panel, shade
 
 DISMISS_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE, pygame.K_ESCAPE)
 PASSED_KEYS = (pygame.K_F1, pygame.K_F2, pygame.K_F9)
@@ -32,7 +32,7 @@ def default_delay() -> float | None:
     """The player's ``summary_delay`` setting; ``None`` (until dismissed) when there are no
     settings to read."""
     try:
-        from client import settings
+        from starhall.client import settings
 
         delay = settings.current().summary_delay
     except Exception:  # no settings module yet, or an unreadable one: keep the panel up

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 import pygame
 
-from client.theme import Colour
+from starhall.client.theme import Colour
 
 Point = tuple[float, float]
 WHITE = (255, 255, 255)

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pygame
 
-from client import fonts, theme
-from client.fonts import wrap
-from client.layout import Layout
-from client.table_screen import GAME_OVER_PANEL_HEIGHT, TableScreen
-from client.widgets import blit_text
+from starhall.client import fonts, theme
+from starhall.client.fonts import wrap
+from starhall.client.layout import Layout
+from starhall.client.table_screen import GAME_OVER_PANEL_HEIGHT, TableScreen
+from starhall.client.widgets import blit_text
 
 SEAT_NOTE = ("Every seat's colour is a dot beside its player's name, in the side panel and "
              "on the seat's name plate.")

@@ -21,19 +21,19 @@ from typing import Any
 
 import pygame
 
-from client import fonts, sound, theme
-from client.animation import Animator, Step
-from client.game_views import hooks_for, view_for
-from client.layout import Layout
-from client.model import TableModel, Update
-from client.rules_screen import RulesOverlay
-from client.scores import hand_ended
-from client.session import Batch
-from client.settings_screen import SettingsOverlay, table_button_rect
-from client.summary import SummaryGate
-from client.table_view import UNPLAYABLE_NOTE, TableView
-from client.ui import TableUi
-from client.widgets import Hotspots, blit_text, button, fitted, panel, shade, short_path
+from starhall.client import fonts, sound, theme
+from starhall.client.animation import Animator, Step
+from starhall.client.game_views import hooks_for, view_for
+from starhall.client.layout import Layout
+from starhall.client.model import TableModel, Update
+from starhall.client.rules_screen import RulesOverlay
+from starhall.client.scores import hand_ended
+from starhall.client.session import Batch
+from starhall.client.settings_screen import SettingsOverlay, table_button_rect
+from starhall.client.summary import SummaryGate
+from starhall.client.table_view import UNPLAYABLE_NOTE, TableView
+from starhall.client.ui import TableUi
+from starhall.client.widgets import Hotspots, blit_text, button, fitted, panel, shade, short_path
 
 Send = Callable[[str, dict[str, Any]], None]
 View = dict[str, Any]

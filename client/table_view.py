@@ -12,18 +12,26 @@ from typing import Any
 
 import pygame
 
-from client import fonts, theme
-from client.animation import Animator
-from client.cardart import CardArt
-from client.choreography import back_key, hand_key, pile_key, trick_key
-from client.faces import card_name
-from client.fonts import wrap
-from client.layout import GAP, Layout
-from client.model import TableModel
-from client.scores import draw_game_over, draw_score_sheet, hand_result_line
-from client.summary import fit_size
-from client.ui import TableUi
-from client.widgets import Hotspots, blit_text, button, draw_connection, fitted, panel, shade
+from starhall.client import fonts, theme
+from starhall.client.animation import Animator
+from starhall.client.cardart import CardArt
+from starhall.client.choreography import back_key, hand_key, pile_key, trick_key
+from starhall.client.faces import card_name
+from starhall.client.fonts import wrap
+from starhall.client.layout import GAP, Layout
+from starhall.client.model import TableModel
+from starhall.client.scores import draw_game_over, draw_score_sheet, hand_result_line
+from starhall.client.summary import fit_size
+from starhall.client.ui import TableUi
+from starhall.client.widgets import (
+    Hotspots,
+    blit_text,
+    button,
+    draw_connection,
+    fitted,
+    panel,
+    shade,
+)
 
 TITLES = {"hearts": "Stardeck Hearts", "stars": "Stars"}
 PHASE_WORDS = {"deal": "Dealing", "exchange": "Exchange", "pass": "Passing", "play": "Playing",

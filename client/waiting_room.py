@@ -17,12 +17,12 @@ from typing import Any
 
 import pygame
 
-from client import fonts, theme
-from client.fonts import wrap
-from client.new_table import humanise
-from client.widgets import Hotspots, blit_text, button, fitted, panel
-from shared import protocol
-from shared.bots import bot_name
+from starhall.client import fonts, theme
+from starhall.client.fonts import wrap
+from starhall.client.new_table import humanise
+from starhall.client.widgets import Hotspots, blit_text, button, fitted, panel
+from starhall.shared import protocol
+from starhall.shared.bots import bot_name
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]", "0.0.0.0")
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import pygame
 
-from client import fonts, symbols, theme
-from client.cardart import SUPERSAMPLE, CardArt, _ready, _rounded_card
-from shared.games.what_else import card_face, card_name
+from starhall.client import fonts, symbols, theme
+from starhall.client.cardart import SUPERSAMPLE, CardArt, _ready, _rounded_card
+from starhall.shared.games.what_else import card_face, card_name
 
 Point = tuple[float, float]
 TOKEN = "token"

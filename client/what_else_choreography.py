@@ -25,8 +25,8 @@ from functools import cached_property, lru_cache
 
 import pygame
 
-from client import fonts
-from client.animation import (
+from starhall.client import fonts
+from starhall.client.animation import (
     Banner,
     Flight,
     Pose,
@@ -35,11 +35,11 @@ from client.animation import (
     ease_out_back,
     ease_out_cubic,
 )
-from client.choreography import Event, View, back_key, dealing_order, hand_key
-from client.layout import Layout
-from client.theme import CARD_RATIO
-from client.what_else_cards import TOKEN
-from shared.games.what_else import HAND_SIZE
+from starhall.client.choreography import Event, View, back_key, dealing_order, hand_key
+from starhall.client.layout import Layout
+from starhall.client.theme import CARD_RATIO
+from starhall.client.what_else_cards import TOKEN
+from starhall.shared.games.what_else import HAND_SIZE
 
 Names = Callable[[int], str]
 

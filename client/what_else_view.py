@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 import pygame
 
-from client import fonts, theme
-from client.animation import Animator
-from client.fonts import wrap
-from client.game_views import ColourGroup, GameTable, Swatch, seat_group
-from client.layout import Layout
-from client.model import TableModel
-from client.summary import Summary
-from client.table_parts import (
+from starhall.client import fonts, theme
+from starhall.client.animation import Animator
+from starhall.client.fonts import wrap
+from starhall.client.game_views import ColourGroup, GameTable, Swatch, seat_group
+from starhall.client.layout import Layout
+from starhall.client.model import TableModel
+from starhall.client.summary import Summary
+from starhall.client.table_parts import (
     SEAT_NOTE,
     draw_log,
     end_box_open,
@@ -37,9 +37,9 @@ from client.table_parts import (
     side_panel,
     status_pill,
 )
-from client.table_view import Felt, draw_flights
-from client.ui import TableUi
-from client.what_else_cards import (
+from starhall.client.table_view import Felt, draw_flights
+from starhall.client.ui import TableUi
+from starhall.client.what_else_cards import (
     ORDER,
     STYLES,
     WhatElseArt,
@@ -48,7 +48,7 @@ from client.what_else_cards import (
     draw_token,
     symbol_name,
 )
-from client.what_else_choreography import (
+from starhall.client.what_else_choreography import (
     DISCARD,
     GAP,
     MARGIN,
@@ -64,12 +64,12 @@ from client.what_else_choreography import (
     round_ended,
     token_key,
 )
-from client.widgets import Hotspots, blit_text, button, draw_connection, panel
-from shared.games.what_else import COLOUR_NAMES, MAX_PLAYERS
+from starhall.client.widgets import Hotspots, blit_text, button, draw_connection, panel
+from starhall.shared.games.what_else import COLOUR_NAMES, MAX_PLAYERS
 
 if TYPE_CHECKING:
-    from client.session import Batch
-    from client.table_screen import TableScreen
+    from starhall.client.session import Batch
+    from starhall.client.table_screen import TableScreen
 
 View = dict[str, Any]
 

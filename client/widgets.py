@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import pygame
 
-from client import fonts, theme
+from starhall.client import fonts, theme
 
 if TYPE_CHECKING:
-    from client.layout import Layout
-    from client.model import TableModel
+    from starhall.client.layout import Layout
+    from starhall.client.model import TableModel
 
 
 @dataclass(frozen=True, slots=True)

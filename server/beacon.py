@@ -10,7 +10,7 @@ import socket
 import sys
 import threading
 
-from shared import protocol
+from starhall.shared import protocol
 
 
 def source_address(endpoint: str) -> str | None:

@@ -11,10 +11,10 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from shared.engine import OptionError
-from shared.games import GAMES, UnknownGame, get_game
-from shared.logfile import LogError
-from shared.options import parse_assignments
+from starhall.shared.engine import OptionError
+from starhall.shared.games import GAMES, UnknownGame, get_game
+from starhall.shared.logfile import LogError
+from starhall.shared.options import parse_assignments
 
 EXAMPLES = """\
 examples:
@@ -39,7 +39,7 @@ class _Parser(argparse.ArgumentParser):
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
-    from shared import build, build_id
+    from starhall.shared import build, build_id
 
     try:
         number = version("starhall")
@@ -172,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="The game server: tables for everyone on the LAN "
                                             "(they run `starhall join`), one log per table, "
                                             "rebuilt from the logs when it starts again.")
-    from server.serve import add_arguments
+    from starhall.server.serve import add_arguments
 
     add_arguments(serve)
     join = commands.add_parser("join", help="the lobby of a server on your LAN, in a window",
@@ -189,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("table", nargs="?", default=None, metavar="TABLE",
                        help="the table's id (default: the first table playing)")
     solve = commands.add_parser("solve", help="a patience's deals: winnable? the hints' win rate")
-    from server.solve import add_arguments as add_solve_arguments
+    from starhall.server.solve import add_arguments as add_solve_arguments
 
     add_solve_arguments(solve)
     return parser
@@ -252,36 +252,35 @@ def _dispatch(args: argparse.Namespace) -> int:
         args.options = parse_assignments(args.option)
         if getattr(args, "deal", None) is not None:
             args.options["deal"] = str(args.deal)
-        from server.sim import default_players
+        from starhall.server.sim import default_players
 
         game = get_game(args.game)  # the table is refused before any work starts
         game.make_options(args.players or default_players(game), args.options)
     if args.command == "games":
-        from server.games_cli import run as run_games
+        from starhall.server.games_cli import run as run_games
 
         return run_games(args)
     if args.command == "solve":
-        from server.solve import run_solve
+        from starhall.server.solve import run_solve
 
         return run_solve(args)
     if args.command == "sim":
-        from server.sim import run_sim
+        from starhall.server.sim import run_sim
 
         return run_sim(args)
     if args.command == "replay" and args.replay_command in ("verify", "show", "diff"):
-        from server import replay_cli
+        from starhall.server import replay_cli
 
         return replay_cli.run(args)
     if args.command == "serve":
-        from server.serve import run
+        from starhall.server.serve import run
 
         return run(args)
     if args.command == "play" and args.terminal and getattr(args, "resume", None) is None:
-        from server.terminal import run_terminal
+        from starhall.server.terminal import run_terminal
 
         return run_terminal(args)
-    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # before pygame is first imported
-    from client import app
+    from starhall.client import app
 
     return int(getattr(app, args.command if args.command != "replay"
                        else args.replay_command)(args))

@@ -18,7 +18,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from shared.logfile import LogWriter
+from starhall.shared.logfile import LogWriter
 
 SYNC_THREADS = 16
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from server.service import ServerConfig, Service
+from starhall.server.service import ServerConfig, Service
 
 
 def free_loopback_port() -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from shared import protocol
+from starhall.shared import protocol
 
 MAX_TEXT_CHARS = 256
 MAX_MAP_ENTRIES = 64

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from server.seats import SEATING_SUFFIX
-from server.service import TABLES_FOLDER
-from server.tables import create_table
-from shared.bugreport import BUG_SUFFIX
-from shared.logfile import SUFFIX, log_bytes
-from shared.replay import Recording, load
+from starhall.server.seats import SEATING_SUFFIX
+from starhall.server.service import TABLES_FOLDER
+from starhall.server.tables import create_table
+from starhall.shared.bugreport import BUG_SUFFIX
+from starhall.shared.logfile import SUFFIX, log_bytes
+from starhall.shared.replay import Recording, load
 
 
 class ForkError(ValueError):

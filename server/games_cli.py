@@ -10,10 +10,10 @@ import shutil
 import textwrap
 from typing import Any
 
-from shared.bots import bot_kinds, default_bot
-from shared.engine import Game, player_count
-from shared.games import GAMES, get_game
-from shared.options import OptionSpec
+from starhall.shared.bots import bot_kinds, default_bot
+from starhall.shared.engine import Game, player_count
+from starhall.shared.games import GAMES, get_game
+from starhall.shared.options import OptionSpec
 
 
 def game_info(game: Game[Any]) -> dict[str, Any]:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from shared import protocol
-from shared.engine import Game
+from starhall.shared import protocol
+from starhall.shared.engine import Game
 
 Viewer = int | None
 Outgoing = tuple[bytes, dict[str, Any]]

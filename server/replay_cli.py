@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from shared.logfile import LogError
-from shared.replay import Mismatch, Recording, differences, load, log_files, verify
+from starhall.shared.logfile import LogError
+from starhall.shared.replay import Mismatch, Recording, differences, load, log_files, verify
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from server.durability import write_durably
-from shared import protocol
-from shared.logfile import SUFFIX
+from starhall.server.durability import write_durably
+from starhall.shared import protocol
+from starhall.shared.logfile import SUFFIX
 
 BOT = "bot"
 REMEMBERED_CIDS = 1024

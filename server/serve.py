@@ -19,9 +19,9 @@ from pathlib import Path
 
 import zmq
 
-from server.beacon import BeaconSender, source_address
-from server.service import TABLES_FOLDER, ServerConfig, Service
-from shared import protocol
+from starhall.server.beacon import BeaconSender, source_address
+from starhall.server.service import TABLES_FOLDER, ServerConfig, Service
+from starhall.shared import protocol
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

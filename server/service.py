@@ -32,8 +32,8 @@ from typing import Any
 
 import zmq
 
-from server import fields
-from server.durability import (
+from starhall.server import fields
+from starhall.server.durability import (
     READ_ONLY,
     STORAGE,
     GroupCommit,
@@ -43,18 +43,18 @@ from server.durability import (
     rollback,
     storage_reason,
 )
-from server.fields import RequestError
-from server.games_cli import game_info
-from server.rendering import Frames, LaterView, Outgoing, table_of
-from server.seats import BOT, distinct_name, keyed_token, token_hash
-from server.sessions import Outbox, Session, Viewer
-from server.tables import LiveTable, create_table, next_table_id, restore_tables
-from shared import protocol
-from shared.bots import bot_kinds
-from shared.engine import Command, Event, IllegalCommand, OptionError
-from shared.games import GAMES
-from shared.logfile import SUFFIX
-from shared.shuffle import new_seed, shuffle_command
+from starhall.server.fields import RequestError
+from starhall.server.games_cli import game_info
+from starhall.server.rendering import Frames, LaterView, Outgoing, table_of
+from starhall.server.seats import BOT, distinct_name, keyed_token, token_hash
+from starhall.server.sessions import Outbox, Session, Viewer
+from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
+from starhall.shared import protocol
+from starhall.shared.bots import bot_kinds
+from starhall.shared.engine import Command, Event, IllegalCommand, OptionError
+from starhall.shared.games import GAMES
+from starhall.shared.logfile import SUFFIX
+from starhall.shared.shuffle import new_seed, shuffle_command
 
 TABLES_FOLDER = "tables"
 OPEN_STATUSES = (protocol.WAITING, protocol.PLAYING)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.rendering import LaterView, Outgoing, Viewer
-from shared import protocol
+from starhall.server.rendering import LaterView, Outgoing, Viewer
+from starhall.shared import protocol
 
 __all__ = ["Outbox", "Session", "Viewer"]
 

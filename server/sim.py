@@ -12,12 +12,12 @@ from typing import Any
 
 from tqdm import tqdm
 
-from shared.bots import Bot, bot_seats, default_bot, make_bot
-from shared.engine import Event, Game
-from shared.games import get_game
-from shared.logfile import SUFFIX
-from shared.shuffle import MAX_SEED
-from shared.table import Table
+from starhall.shared.bots import Bot, bot_seats, default_bot, make_bot
+from starhall.shared.engine import Event, Game
+from starhall.shared.games import get_game
+from starhall.shared.logfile import SUFFIX
+from starhall.shared.shuffle import MAX_SEED
+from starhall.shared.table import Table
 
 EventHook = Callable[[Table[Any], int, Event], None]
 

@@ -15,11 +15,11 @@ from typing import Any
 
 from tqdm import tqdm
 
-from shared.engine import Command
-from shared.games import get_game
-from shared.games.star_patience import DECK, LINES, MAX_DEAL, StarState
-from shared.games.star_patience_bots import HintBot, solve
-from shared.table import Table
+from starhall.shared.engine import Command
+from starhall.shared.games import get_game
+from starhall.shared.games.star_patience import DECK, LINES, MAX_DEAL, StarState
+from starhall.shared.games.star_patience_bots import HintBot, solve
+from starhall.shared.table import Table
 
 GAMES = ("star_patience",)
 

@@ -30,17 +30,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from server.durability import ReadOnly, RenamedError, StorageError, write_durably
-from server.fields import RequestError
-from server.seats import BOT, SEATING_SUFFIX, SeatRecord, load_seating, save_seating
-from shared import protocol
-from shared.bots import Bot, bot_kinds, make_bot
-from shared.engine import Game, Outcome
-from shared.games import get_game
-from shared.logfile import SUFFIX, LogError, LogWriter, check_header, read_records, scan
-from shared.options import Options
-from shared.replay import Recording, load
-from shared.table import Table
+from starhall.server.durability import ReadOnly, RenamedError, StorageError, write_durably
+from starhall.server.fields import RequestError
+from starhall.server.seats import BOT, SEATING_SUFFIX, SeatRecord, load_seating, save_seating
+from starhall.shared import protocol
+from starhall.shared.bots import Bot, bot_kinds, make_bot
+from starhall.shared.engine import Game, Outcome
+from starhall.shared.games import get_game
+from starhall.shared.logfile import SUFFIX, LogError, LogWriter, check_header, read_records, scan
+from starhall.shared.options import Options
+from starhall.shared.replay import Recording, load
+from starhall.shared.table import Table
 
 SUMMARY_SUFFIX = ".summary.json"
 SUMMARY_FORMAT = 1

@@ -8,13 +8,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from server.sim import default_players, play_out
-from shared.bots import bot_seats, default_bot, make_bot
-from shared.engine import Event
-from shared.games import get_game
-from shared.logfile import SUFFIX
-from shared.shuffle import new_seed
-from shared.table import Table
+from starhall.server.sim import default_players, play_out
+from starhall.shared.bots import bot_seats, default_bot, make_bot
+from starhall.shared.engine import Event
+from starhall.shared.games import get_game
+from starhall.shared.logfile import SUFFIX
+from starhall.shared.shuffle import new_seed
+from starhall.shared.table import Table
 
 
 class TrickPrinter:

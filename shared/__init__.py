@@ -82,7 +82,7 @@ class _SourcesFirst(MetaPathFinder):
 
 def build() -> str:
     """Which build of the engines runs: ``compiled`` or ``pure Python``."""
-    from shared import engine
+    from starhall.shared import engine
 
     return "pure Python" if engine.__file__.endswith(".py") else "compiled"
 

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from shared.engine import Command, Game, Seat
+from starhall.shared.engine import Command, Game, Seat
 
 
 class Bot(Protocol):
@@ -51,7 +51,7 @@ def bot_kinds(game: Game[Any]) -> dict[str, BotFactory]:
     """The bots a game offers: ``random`` always, and whatever its ``<game>_bots`` module adds."""
     kinds: dict[str, BotFactory] = {"random": RandomBot}
     try:
-        module = importlib.import_module(f"shared.games.{game.id}_bots")
+        module = importlib.import_module(f"starhall.shared.games.{game.id}_bots")
     except ModuleNotFoundError:
         return kinds
     kinds.update(module.BOTS)
@@ -62,7 +62,7 @@ def default_bot(game: Game[Any]) -> str:
     """The bot a table gets when nobody chooses: the game's ``DEFAULT_BOT`` if its bots module
     names one, else ``heuristic`` if it has one, else ``random``."""
     try:
-        module = importlib.import_module(f"shared.games.{game.id}_bots")
+        module = importlib.import_module(f"starhall.shared.games.{game.id}_bots")
     except ModuleNotFoundError:
         return "random"
     named = getattr(module, "DEFAULT_BOT", None)

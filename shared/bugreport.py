@@ -59,8 +59,8 @@ def source_commit() -> str | None:
 
 def versions() -> dict[str, Any]:
     """What ran: Starhall, each game's rules version, Python, the libraries, the system."""
-    from shared import build
-    from shared.games import GAMES
+    from starhall.shared import build
+    from starhall.shared.games import GAMES
 
     return {
         "starhall": _version("starhall"),
@@ -95,7 +95,7 @@ def make_bug_report(note: str, table: Mapping[str, Any], log: bytes | None, log_
 
 def write_bug_report(path: str | os.PathLike[str], body: Mapping[str, Any]) -> Path:
     """Write the report whole or not at all: to a temporary file, then renamed into place."""
-    from shared.logfile import encode_record
+    from starhall.shared.logfile import encode_record
 
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -113,7 +113,7 @@ def write_bug_report(path: str | os.PathLike[str], body: Mapping[str, Any]) -> P
 
 def read_bug_report(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The body of a bug report file (``LogError`` if it is not one)."""
-    from shared.logfile import LogError, read_records
+    from starhall.shared.logfile import LogError, read_records
 
     records, _ = read_records(Path(path).read_bytes(), path)
     if len(records) != 1 or not is_bug_report(records[0][1]):

@@ -4,8 +4,8 @@ A refusal speaks to the seat that sent the command ("you") and names cards in wo
 
 from __future__ import annotations
 
-from shared.cards import CardSet, Deck
-from shared.engine import Command, IllegalCommand, Seat
+from starhall.shared.cards import CardSet, Deck
+from starhall.shared.engine import Command, IllegalCommand, Seat
 
 
 def seat_of(command: Command, players: int) -> Seat:

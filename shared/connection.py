@@ -21,7 +21,7 @@ from typing import Any
 
 import zmq
 
-from shared import protocol
+from starhall.shared import protocol
 
 
 class ConnectionTimeout(TimeoutError):

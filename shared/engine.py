@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from mypy_extensions import mypyc_attr
 
-from shared.options import Options, OptionSpec, normalize_options
+from starhall.shared.options import Options, OptionSpec, normalize_options
 
 Seat = int
 Viewer = int | None

@@ -22,7 +22,7 @@ from typing import Any
 
 import msgpack
 
-from shared.bugreport import embedded_log, is_bug_report, missing_log_reason
+from starhall.shared.bugreport import embedded_log, is_bug_report, missing_log_reason
 
 FORMAT_VERSION = 1
 MAGIC = "starhall-log"

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from shared.bugreport import BUG_SUFFIX
-from shared.engine import Event, Game, IllegalCommand
-from shared.games import UnknownGame, get_game
-from shared.logfile import SUFFIX, LogError, scan
-from shared.table import state_hash
+from starhall.shared.bugreport import BUG_SUFFIX
+from starhall.shared.engine import Event, Game, IllegalCommand
+from starhall.shared.games import UnknownGame, get_game
+from starhall.shared.logfile import SUFFIX, LogError, scan
+from starhall.shared.table import state_hash
 
 
 @dataclass(frozen=True, slots=True)

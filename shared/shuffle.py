@@ -13,7 +13,7 @@ import random
 import secrets
 from collections.abc import Sequence
 
-from shared.engine import ChanceRequest, Command
+from starhall.shared.engine import ChanceRequest, Command
 
 MAX_SEED = 2**63 - 1
 

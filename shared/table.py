@@ -13,10 +13,10 @@ from typing import Any, Generic, TypeVar
 
 import msgpack
 
-from shared.engine import Command, Event, Game, Outcome
-from shared.logfile import LogWriter, make_header
-from shared.options import Options
-from shared.shuffle import shuffle_command
+from starhall.shared.engine import Command, Event, Game, Outcome
+from starhall.shared.logfile import LogWriter, make_header
+from starhall.shared.options import Options
+from starhall.shared.shuffle import shuffle_command
 
 S = TypeVar("S")
 

@@ -13,8 +13,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from random import Random
 
-from shared.cards import CardSet, Deck, bits, lowest, random_card
-from shared.engine import Command, Event
+from starhall.shared.cards import CardSet, Deck, bits, lowest, random_card
+from starhall.shared.engine import Command, Event
 
 Play = tuple[int, int]
 Trick = tuple[Play, ...]

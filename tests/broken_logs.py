@@ -28,13 +28,13 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.sim import default_players, simulate
-from shared.bots import bot_kinds
-from shared.bugreport import BUG_SUFFIX, make_bug_report, write_bug_report
-from shared.engine import Command, Event, Game
-from shared.games import GAMES, get_game
-from shared.logfile import SUFFIX, encode_record, read_records
-from shared.table import checkpoint_record, event_record, state_hash
+from starhall.server.sim import default_players, simulate
+from starhall.shared.bots import bot_kinds
+from starhall.shared.bugreport import BUG_SUFFIX, make_bug_report, write_bug_report
+from starhall.shared.engine import Command, Event, Game
+from starhall.shared.games import GAMES, get_game
+from starhall.shared.logfile import SUFFIX, encode_record, read_records
+from starhall.shared.table import checkpoint_record, event_record, state_hash
 
 ILLEGAL, LOG, MISMATCH = "illegal", "log", "mismatch"
 """How a case is refused: ``IllegalEvent`` at an event, ``LogError`` at a record, or a
@@ -310,7 +310,7 @@ def common_cases(corpus: Corpus, game_id: str) -> None:
 
 
 def stars_cases(corpus: Corpus) -> None:
-    from shared.games.stars import DECK, SUIT_NAMES, resolve_trick
+    from starhall.shared.games.stars import DECK, SUIT_NAMES, resolve_trick
 
     src = source("stars", 4, (("target", 60),), 7)
     codes = DECK.codes
@@ -527,7 +527,7 @@ def stars_damage(corpus: Corpus, src: Source) -> tuple[Case, Case]:
 
 
 def hearts_cases(corpus: Corpus) -> None:
-    from shared.games.hearts import CLUBS, HEARTS, JOKER, STARDECK
+    from starhall.shared.games.hearts import CLUBS, HEARTS, JOKER, STARDECK
 
     deck = STARDECK
     codes = deck.codes

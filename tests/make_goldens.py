@@ -13,8 +13,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from server.sim import simulate  # noqa: E402
-from shared.games import get_game  # noqa: E402
+from starhall.server.sim import simulate  # noqa: E402
+from starhall.shared.games import get_game  # noqa: E402
 
 GOLDEN = ROOT / "replays" / "golden"
 

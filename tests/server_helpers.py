@@ -8,10 +8,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from server.embed import EmbeddedServer
-from shared import protocol
-from shared.connection import Connection, TableFeed
-from shared.replay import load
+from starhall.server.embed import EmbeddedServer
+from starhall.shared import protocol
+from starhall.shared.connection import Connection, TableFeed
+from starhall.shared.replay import load
 
 FAST_HEARTS = {"target": 10}
 """A game of one or two hands, so a full game stays quick."""

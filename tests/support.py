@@ -8,10 +8,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from shared.bots import RandomBot
-from shared.engine import Command, Game
-from shared.games import get_game
-from shared.table import Table
+from starhall.shared.bots import RandomBot
+from starhall.shared.engine import Command, Game
+from starhall.shared.games import get_game
+from starhall.shared.table import Table
 
 if TYPE_CHECKING:
     import pygame

@@ -17,32 +17,32 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from client import fonts, theme
-from client.app import _wait_for_welcome, open_window
-from client.bars_choreography import BarsGeometry, between, touch
-from client.bars_view import PLATE_NAME_SIZE, BarsView, plate_name, result_line
-from client.bug_report import BUTTON_LABEL
-from client.embedded import EmbeddedServer
-from client.game_views import view_for
-from client.live import LiveTable
-from client.model import TableModel
-from client.net import ServerLink
-from client.replay_screen import ReplayScreen
-from client.rules_screen import button_rect
-from client.screenshots import BarsPlay
-from client.session import Batch
-from client.settings_screen import table_button_rect
-from client.table_screen import TableScreen
-from shared import protocol
-from shared.engine import Command
-from shared.games.stars_and_bars import (
+from starhall.client import fonts, theme
+from starhall.client.app import _wait_for_welcome, open_window
+from starhall.client.bars_choreography import BarsGeometry, between, touch
+from starhall.client.bars_view import PLATE_NAME_SIZE, BarsView, plate_name, result_line
+from starhall.client.bug_report import BUTTON_LABEL
+from starhall.client.embedded import EmbeddedServer
+from starhall.client.game_views import view_for
+from starhall.client.live import LiveTable
+from starhall.client.model import TableModel
+from starhall.client.net import ServerLink
+from starhall.client.replay_screen import ReplayScreen
+from starhall.client.rules_screen import button_rect
+from starhall.client.screenshots import BarsPlay
+from starhall.client.session import Batch
+from starhall.client.settings_screen import table_button_rect
+from starhall.client.table_screen import TableScreen
+from starhall.shared import protocol
+from starhall.shared.engine import Command
+from starhall.shared.games.stars_and_bars import (
     DECK,
     NEIGHBOUR_POINTS,
     differences,
     scoring,
     tops_of,
 )
-from shared.replay import load
+from starhall.shared.replay import load
 from tests.support import click_live, run_frames, spot_of, step_replay
 
 SIZE = (1280, 720)
@@ -313,9 +313,9 @@ def test_points_rise_from_a_placed_card_with_their_breakdown(surface: pygame.Sur
 def test_a_fading_flight_leaves_the_cached_art_transparent(surface: pygame.Surface) -> None:
     """``draw_flights`` fades a sprite through the art's cached image; afterwards that image
     is still see-through where it should be (its rounded corners show the felt, not black)."""
-    from client.animation import Animator, Flight, Pose, Step
-    from client.bars_cards import BarsArt
-    from client.table_view import draw_flights
+    from starhall.client.animation import Animator, Flight, Pose, Step
+    from starhall.client.bars_cards import BarsArt
+    from starhall.client.table_view import draw_flights
 
     art = BarsArt()
     label = "label:+5|2 horizontal + 3 diagonal"
@@ -566,7 +566,7 @@ def replay_logs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
         return GOLDEN
     out = tmp_path_factory.mktemp("sim")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "STARHALL_PURE_PYTHON": "1"}
-    subprocess.run([sys.executable, "-m", "server.cli", "sim", "stars_and_bars", "--games",
+    subprocess.run([sys.executable, "-m", "starhall", "sim", "stars_and_bars", "--games",
                     "1", "--out", str(out), "--quiet"], check=True, env=env, cwd=ROOT,
                    capture_output=True)
     logs = sorted(str(path) for path in out.rglob("*.starhall"))
@@ -610,7 +610,7 @@ def test_replay_viewer_on_stars_and_bars_logs(surface: pygame.Surface,
 
 
 def test_the_rules_page_is_for_players_first_then_for_developers() -> None:
-    from client.rules_screen import page_text
+    from starhall.client.rules_screen import page_text
 
     page = page_text("stars_and_bars") or ""
     players, _, developers = page.partition("\n## For developers\n")

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from server.cli import main
-from shared.games import GAMES
-from shared.logfile import LogError
-from shared.replay import IllegalEvent, Mismatch, load, verify
+from starhall.server.cli import main
+from starhall.shared.games import GAMES
+from starhall.shared.logfile import LogError
+from starhall.shared.replay import IllegalEvent, Mismatch, load, verify
 from tests.broken_logs import ILLEGAL, LOG, MISMATCH, Case, write_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,7 +105,7 @@ def test_every_reader_refuses_in_one_line_without_a_traceback(
         case: Case, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     """verify, show, show --json, diff and view: exit 1, the refusal on one line, no window."""
-    from client import app
+    from starhall.client import app
 
     capsys.readouterr()  # pygame's banner, printed once when it is first imported
     monkeypatch.setattr(app, "open_window", _no_window)

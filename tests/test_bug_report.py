@@ -18,15 +18,15 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-import client.bug_report as bug_report
-from client.app import _wait_for_welcome, open_window
-from client.embedded import EmbeddedServer
-from client.live import LiveTable
-from client.net import ServerLink
-from server.cli import main
-from server.embed import EmbeddedServer as RemoteServer
-from shared.bugreport import BUG_SUFFIX, embedded_log, read_bug_report
-from shared.replay import Verified, load, verify
+import starhall.client.bug_report as bug_report
+from starhall.client.app import _wait_for_welcome, open_window
+from starhall.client.embedded import EmbeddedServer
+from starhall.client.live import LiveTable
+from starhall.client.net import ServerLink
+from starhall.server.cli import main
+from starhall.server.embed import EmbeddedServer as RemoteServer
+from starhall.shared.bugreport import BUG_SUFFIX, embedded_log, read_bug_report
+from starhall.shared.replay import Verified, load, verify
 from tests.support import step_until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -158,7 +158,7 @@ def test_f9_a_note_and_enter_write_a_report_every_reader_takes(
     assert main(["replay", "show", str(path), "--at", str(last), "--seat", "all"]) == 0
     assert main(["replay", "show", str(path), "--json"]) == 0
     assert main(["replay", "diff", str(path), str(alone)]) == 0
-    from client import app
+    from starhall.client import app
 
     real_run = app.run
     monkeypatch.setattr(app, "run", lambda screen, frames=None: real_run(screen, frames=3))
@@ -224,8 +224,8 @@ from pathlib import Path
 import pygame
 pygame.init()
 pygame.display.set_mode((200, 100))
-from client.bug_report import BugReportBox
-from shared.bugreport import make_bug_report, write_bug_report
+from starhall.client.bug_report import BugReportBox
+from starhall.shared.bugreport import make_bug_report, write_bug_report
 folder = Path(sys.argv[1])
 box = BugReportBox(lambda note: write_bug_report(
     folder / "bug-0001-20250101-000000.starhall-bug",

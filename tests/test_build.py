@@ -10,7 +10,7 @@ import sys
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
-import shared
+from starhall import shared
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,7 +24,8 @@ def run(args: list[str], *, pure: bool) -> subprocess.CompletedProcess[str]:
 
 
 def test_pure_python_runs_on_request() -> None:
-    script = "import shared, shared.games.hearts as h; print(shared.build(), h.__file__)"
+    script = ("from starhall import shared; import starhall.shared.games.hearts as h; "
+              "print(shared.build(), h.__file__)")
     done = run(["-c", script], pure=True)
     assert done.stdout.split()[:2] == ["pure", "Python"]
     assert done.stdout.strip().endswith("hearts.py")
@@ -33,7 +34,8 @@ def test_pure_python_runs_on_request() -> None:
 def test_the_build_is_found_from_any_folder(tmp_path: Path) -> None:
     # As a console script runs it: the repository is not on sys.path, only the installed
     # packages are, so the compiled library must live inside one.
-    done = subprocess.run([sys.executable, "-c", "import shared; print(shared.build())"],
+    script = "from starhall import shared; print(shared.build())"
+    done = subprocess.run([sys.executable, "-c", script],
                           cwd=tmp_path, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == shared.build()
 
@@ -43,7 +45,7 @@ def test_both_builds_play_the_same_games(tmp_path: Path) -> None:
     for pure in (False, True):
         out = tmp_path / str(pure)
         for game in ("hearts", "stars"):
-            run(["-m", "server.cli", "sim", game, "--games", "2", "--seed", "11", "--quiet",
+            run(["-m", "starhall", "sim", game, "--games", "2", "--seed", "11", "--quiet",
                  "--bots", "heuristic,random,random,random", "--out", str(out / game)],
                 pure=pure)
         logs[pure] = {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*.starhall"))}
@@ -52,7 +54,7 @@ def test_both_builds_play_the_same_games(tmp_path: Path) -> None:
 
 
 def test_pure_python_verifies_the_golden_replays() -> None:
-    done = run(["-m", "server.cli", "replay", "verify", "replays/golden"], pure=True)
+    done = run(["-m", "starhall", "replay", "verify", "replays/golden"], pure=True)
     assert done.stdout.strip().endswith("log(s) verified")
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from server.cli import main
-from shared.replay import load
+from starhall.server.cli import main
+from starhall.shared.replay import load
 
 
 def test_sim_writes_one_log_per_game_and_a_summary(tmp_path: Path,

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 import zmq
 
-from server.cli import build_parser, main
-from shared.bots import bot_kinds, default_bot
-from shared.engine import OptionError, player_count
-from shared.games import GAMES
+from starhall.server.cli import build_parser, main
+from starhall.shared.bots import bot_kinds, default_bot
+from starhall.shared.engine import OptionError, player_count
+from starhall.shared.games import GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 STARS = ROOT / "replays" / "golden" / "stars_4p.starhall"
@@ -37,7 +37,7 @@ def _headless(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def no_window(monkeypatch: pytest.MonkeyPatch) -> None:
     """A command refused before its window would otherwise open one and wait for input."""
-    from client import app
+    from starhall.client import app
 
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("a window opened for a refused command")
@@ -60,7 +60,7 @@ COMMANDS = [path for path, _ in _commands(build_parser())]
 
 
 def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "server.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "starhall", *args], capture_output=True,
                           text=True, timeout=WAIT, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
 
@@ -256,7 +256,7 @@ def test_no_display_is_one_line_not_a_hang(argv: list[str], display: str | None,
     env |= {"PYTHONPATH": str(ROOT), "XDG_RUNTIME_DIR": str(tmp_path)}
     if display is not None:
         env["DISPLAY"] = display
-    done = subprocess.run([sys.executable, "-m", "server.cli", *argv], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "starhall", *argv], capture_output=True,
                           text=True, timeout=WAIT, cwd=tmp_path, env=env)
     line = _one_line_error(done.returncode, done.stdout, done.stderr)
     assert line.startswith("starhall: no display to open a window on: ")
@@ -271,7 +271,7 @@ def test_no_display_is_one_line_not_a_hang(argv: list[str], display: str | None,
                          ids=" ".join)
 def test_a_closed_pipe_is_met_in_silence(argv: list[str]) -> None:
     """Like ``starhall replay show … | head -1``: the reader has gone before the output."""
-    reader = subprocess.Popen([sys.executable, "-m", "server.cli", *argv], cwd=ROOT,
+    reader = subprocess.Popen([sys.executable, "-m", "starhall", *argv], cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert reader.stdout is not None and reader.stderr is not None

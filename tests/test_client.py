@@ -12,21 +12,21 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from client.animation import MAX_BACKLOG, Animator, Flight, Pose, Step, ease_out_cubic
-from client.app import open_window
-from client.cardart import CardArt
-from client.embedded import EmbeddedServer
-from client.lobby import Lobby
-from client.model import TableModel
-from client.replay_screen import ReplayScreen
-from client.session import Batch
-from client.symbols import SHAPES, draw_symbol
-from client.table_screen import TableScreen
-from client.table_view import UNPLAYABLE_NOTE
-from shared.bots import make_bot
-from shared.games import get_game
-from shared.replay import load
-from shared.table import Table
+from starhall.client.animation import MAX_BACKLOG, Animator, Flight, Pose, Step, ease_out_cubic
+from starhall.client.app import open_window
+from starhall.client.cardart import CardArt
+from starhall.client.embedded import EmbeddedServer
+from starhall.client.lobby import Lobby
+from starhall.client.model import TableModel
+from starhall.client.replay_screen import ReplayScreen
+from starhall.client.session import Batch
+from starhall.client.symbols import SHAPES, draw_symbol
+from starhall.client.table_screen import TableScreen
+from starhall.client.table_view import UNPLAYABLE_NOTE
+from starhall.shared.bots import make_bot
+from starhall.shared.games import get_game
+from starhall.shared.replay import load
+from starhall.shared.table import Table
 
 SIZE = (1280, 720)
 

@@ -16,14 +16,14 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from client import app
-from client.replay_screen import ReplayScreen
-from server.cli import main
-from server.fork import ForkError, plan_fork, write_fork
-from shared import protocol
-from shared.bugreport import make_bug_report, write_bug_report
-from shared.logfile import encode_record, read_records
-from shared.replay import load, verify
+from starhall.client import app
+from starhall.client.replay_screen import ReplayScreen
+from starhall.server.cli import main
+from starhall.server.fork import ForkError, plan_fork, write_fork
+from starhall.shared import protocol
+from starhall.shared.bugreport import make_bug_report, write_bug_report
+from starhall.shared.logfile import encode_record, read_records
+from starhall.shared.replay import load, verify
 from tests.support import step_until
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import HEARTS, play_randomly
 
-from shared.cards import bits
-from shared.engine import Command, IllegalCommand
-from shared.games.hearts import STARDECK, HeartsState
-from shared.table import Table
+from starhall.shared.cards import bits
+from starhall.shared.engine import Command, IllegalCommand
+from starhall.shared.games.hearts import STARDECK, HeartsState
+from starhall.shared.table import Table
 
 SETUPS = [(p, {"mode": m}) for p in (3, 4, 5, 6) for m in ("exchange", "no_exchange",
                                                               "blind_trick")]

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from server.embed import EmbeddedServer
-from shared import protocol
+from starhall.server.embed import EmbeddedServer
+from starhall.shared import protocol
 from tests.server_helpers import (
     FAST_HEARTS,
     FAST_SERVER,
@@ -160,7 +160,7 @@ class Window:
     def __init__(self, address: str, name: str) -> None:
         import pygame
 
-        from client.lobby import Lobby
+        from starhall.client.lobby import Lobby
 
         pygame.display.init()
         self.surface = pygame.Surface(SIZE)
@@ -287,7 +287,7 @@ def test_a_table_from_the_form_waits_for_people_and_starts_with_bots(
     # after the start, Bruno's leaving keeps his seat: Ada sees him gone and may hand it on
     bruno.lobby.close_table()
     ada.until(lambda: ada.spot("room", "standin", 2))
-    from client.waiting_room import absent_people
+    from starhall.client.waiting_room import absent_people
 
     session = ada.lobby.live.session  # type: ignore[union-attr]
     assert [p["name"] for p in absent_people(session.info, session.seat)] == ["Bruno"]
@@ -337,8 +337,8 @@ def test_a_lost_server_says_where_and_offers_reconnect_and_back(
 
 
 def test_the_lobby_resumes_a_game_of_this_computer(tmp_path: Path, own_folders: None) -> None:
-    from client.app import HostedTable
-    from client.embedded import unfinished_tables
+    from starhall.client.app import HostedTable
+    from starhall.client.embedded import unfinished_tables
 
     hosted = HostedTable.new("hearts", 4, {"target": 1000}, SIZE)
     wait_for(lambda: (hosted.frame(0.5), hosted.live.table is not None)[1])
@@ -424,7 +424,7 @@ def table_entry(table: str, status: str, game: str = "hearts") -> dict[str, Any]
 
 
 def fake_lobby(size: tuple[int, int] = SIZE) -> tuple[Any, FakeLink]:
-    from client.lobby import Lobby
+    from starhall.client.lobby import Lobby
 
     lobby = Lobby(size, None, "Sam")
     link = FakeLink()
@@ -472,8 +472,8 @@ def test_the_tables_buttons_keep_inside_their_panel_in_any_window(
         own_folders: None, size: tuple[int, int]) -> None:
     import pygame
 
-    from client import fonts
-    from client.lobby import lobby_places
+    from starhall.client import fonts
+    from starhall.client.lobby import lobby_places
 
     pygame.display.init()
     lobby, _ = fake_lobby(size)
@@ -498,8 +498,8 @@ def test_the_tables_buttons_keep_inside_their_panel_in_any_window(
 
 
 def test_a_waiting_rooms_seat_wraps_its_words_rather_than_shrinking() -> None:
-    from client import fonts
-    from client.waiting_room import seat_lines
+    from starhall.client import fonts
+    from starhall.client.waiting_room import seat_lines
 
     lines = seat_lines("Clara (bot: heuristic)", 150, 50)
     assert lines[0] == ("Clara", 17) and lines[1][1] == 13 and lines[1][0].startswith("(bot")

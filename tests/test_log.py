@@ -10,12 +10,12 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from server.sim import simulate
-from shared.games import get_game
-from shared.logfile import LogError, LogWriter, encode_record, read_records, scan
-from shared.replay import IllegalEvent, Mismatch, Verified, load, log_files, verify
-from shared.shuffle import seeded_order
-from shared.table import state_hash
+from starhall.server.sim import simulate
+from starhall.shared.games import get_game
+from starhall.shared.logfile import LogError, LogWriter, encode_record, read_records, scan
+from starhall.shared.replay import IllegalEvent, Mismatch, Verified, load, log_files, verify
+from starhall.shared.shuffle import seeded_order
+from starhall.shared.table import state_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 HEARTS = get_game("hearts")
@@ -109,7 +109,7 @@ def test_verify_refuses_an_illegal_event_where_it_stands(game_log: Path) -> None
     index, (seq, event) = next((i, (s, e)) for i, (s, e) in enumerate(recording.events)
                                if e.type == "played")
     hand = recording.state_at(seq - 1).hands[event.seat]
-    from shared.games.hearts import STARDECK
+    from starhall.shared.games.hearts import STARDECK
 
     other = next(c for c in STARDECK.codes(hand) if c != event.data["card"])
     rewrite_event(game_log, seq, {"data": {"card": other}})
@@ -179,7 +179,7 @@ def test_sim_gives_the_same_events_in_other_processes(tmp_path: Path) -> None:
     for hash_seed in ("0", "99"):
         out = tmp_path / hash_seed
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        subprocess.run([sys.executable, "-m", "server.cli", "sim", "hearts", "--games", "2",
+        subprocess.run([sys.executable, "-m", "starhall", "sim", "hearts", "--games", "2",
                         "--seed", "5", "--quiet", "--out", str(out)], env=env, cwd=ROOT,
                        check=True, capture_output=True)
         outputs.append([p.read_bytes() for p in sorted(out.iterdir())])

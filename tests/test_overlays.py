@@ -20,20 +20,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from client import fonts
-from client.app import KEPT_FOR_RESUME, open_window
-from client.layout import Layout
-from client.live import LiveTable
-from client.model import TableModel, Update
-from client.replay_screen import ReplayScreen, footer_height
-from client.rules_screen import button_rect
-from client.scores import game_over_box, ranking_places, spread
-from client.screenshots import in_window
-from client.settings_screen import table_button_rect
-from client.table_screen import Question, TableScreen
-from client.table_view import Felt, TableView
-from client.widgets import Hotspots, short_path
-from shared.replay import load
+from starhall.client import fonts
+from starhall.client.app import KEPT_FOR_RESUME, open_window
+from starhall.client.layout import Layout
+from starhall.client.live import LiveTable
+from starhall.client.model import TableModel, Update
+from starhall.client.replay_screen import ReplayScreen, footer_height
+from starhall.client.rules_screen import button_rect
+from starhall.client.scores import game_over_box, ranking_places, spread
+from starhall.client.screenshots import in_window
+from starhall.client.settings_screen import table_button_rect
+from starhall.client.table_screen import Question, TableScreen
+from starhall.client.table_view import Felt, TableView
+from starhall.client.widgets import Hotspots, short_path
+from starhall.shared.replay import load
 from tests.test_trick_table import (  # noqa: F401 (own_settings: each test's own settings)
     NAMES,
     Played,

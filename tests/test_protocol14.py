@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from client.net import ServerLink
-from client.session import Batch, TableSession
-from server.beacon import BeaconSender, source_address
-from server.embed import EmbeddedServer, free_loopback_port
-from server.serve import beacon_target
-from shared import protocol
-from shared.connection import Connection, ServerListener, TableFeed
-from shared.logfile import scan
-from shared.replay import load
+from starhall.client.net import ServerLink
+from starhall.client.session import Batch, TableSession
+from starhall.server.beacon import BeaconSender, source_address
+from starhall.server.embed import EmbeddedServer, free_loopback_port
+from starhall.server.serve import beacon_target
+from starhall.shared import protocol
+from starhall.shared.connection import Connection, ServerListener, TableFeed
+from starhall.shared.logfile import scan
+from starhall.shared.replay import load
 from tests.server_helpers import (
     FAST_HEARTS,
     FAST_SERVER,

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import HEARTS, dealt_table, fill_hands, play_randomly
 
-from shared.engine import Command
-from shared.games import get_game
-from shared.games.hearts import STARDECK
-from shared.games.stars import DECK as STARS_DECK
-from shared.table import Table
+from starhall.shared.engine import Command
+from starhall.shared.games import get_game
+from starhall.shared.games.hearts import STARDECK
+from starhall.shared.games.stars import DECK as STARS_DECK
+from starhall.shared.table import Table
 from tests.server_helpers import strings as every_string
 
 STARS = get_game("stars")

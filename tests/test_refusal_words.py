@@ -14,15 +14,15 @@ from typing import Any
 import pytest
 from support import HEARTS, dealt_table, fill_hands
 
-from shared.cards import Deck
-from shared.engine import Command, IllegalCommand
-from shared.games import get_game
-from shared.games.hearts import STARDECK
-from shared.games.hearts import SUIT_NAMES as HEARTS_SUITS
-from shared.games.stars import DECK as STARS_DECK
-from shared.games.stars import SUIT_NAMES as STARS_SUITS
-from shared.table import Table
-from shared.tricks import not_following
+from starhall.shared.cards import Deck
+from starhall.shared.engine import Command, IllegalCommand
+from starhall.shared.games import get_game
+from starhall.shared.games.hearts import STARDECK
+from starhall.shared.games.hearts import SUIT_NAMES as HEARTS_SUITS
+from starhall.shared.games.stars import DECK as STARS_DECK
+from starhall.shared.games.stars import SUIT_NAMES as STARS_SUITS
+from starhall.shared.table import Table
+from starhall.shared.tricks import not_following
 
 STARS = get_game("stars")
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "games"

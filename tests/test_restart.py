@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from server.embed import EmbeddedServer
-from server.tables import SUMMARY_SUFFIX, LiveTable, restore_tables
-from shared import protocol
-from shared.logfile import encode_record, scan
-from shared.replay import Verified, load, log_files, verify
-from shared.table import state_hash
+from starhall.server.embed import EmbeddedServer
+from starhall.server.tables import SUMMARY_SUFFIX, LiveTable, restore_tables
+from starhall.shared import protocol
+from starhall.shared.logfile import encode_record, scan
+from starhall.shared.replay import Verified, load, log_files, verify
+from starhall.shared.table import state_hash
 from tests.server_helpers import FAST_HEARTS, Participant, Person, fill_with_bots, wait_for
 
 GOLDEN = Path(__file__).resolve().parent.parent / "replays" / "golden"
@@ -167,7 +167,7 @@ def damage_summary(summary: Path, how: str, other: Path) -> None:
     elif how.startswith("wrong "):
         key = how.removeprefix("wrong ")
         body[key] += 1
-        from server.tables import _summary_check
+        from starhall.server.tables import _summary_check
 
         body["check"] = _summary_check(body)  # a consistent summary of some other log
         summary.write_text(json.dumps(body))

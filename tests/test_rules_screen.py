@@ -5,11 +5,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
-import subprocess
-import sys
-import tomllib
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +14,11 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from client import fonts
-from client.app import open_window
-from client.model import TableModel
-from client.replay_screen import ReplayScreen
-from client.rules_screen import (
+from starhall.client import fonts
+from starhall.client.app import open_window
+from starhall.client.model import TableModel
+from starhall.client.replay_screen import ReplayScreen
+from starhall.client.rules_screen import (
     PAGES_FOLDER,
     SYMBOL_SUITS,
     CodeBlock,
@@ -38,12 +33,12 @@ from client.rules_screen import (
     parse,
     plain,
 )
-from client.session import Batch
-from client.table_screen import TableScreen
-from shared.bots import make_bot
-from shared.games import GAMES, get_game
-from shared.replay import load
-from shared.table import Table as GameTable
+from starhall.client.session import Batch
+from starhall.client.table_screen import TableScreen
+from starhall.shared.bots import make_bot
+from starhall.shared.games import GAMES, get_game
+from starhall.shared.replay import load
+from starhall.shared.table import Table as GameTable
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = [(1280, 720), (800, 600)]
@@ -259,7 +254,7 @@ def test_every_page_renders(game: str, size: tuple[int, int]) -> None:
     surface = pygame.Surface(size)
     rules = RulesOverlay(game)
     rules.show()
-    from client.widgets import Hotspots
+    from starhall.client.widgets import Hotspots
 
     area = surface.get_rect()
     felt = pygame.Rect(0, 0, size[0] * 4 // 5, size[1])
@@ -312,58 +307,3 @@ def test_the_replay_viewer_shows_the_rules(surface: pygame.Surface) -> None:
     click_at = spot(viewer.hotspots, "rules", "open").center
     viewer.handle(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=click_at, button=1))
     assert viewer.table.rules.open
-
-
-# --- packaging ---------------------------------------------------------------------------
-
-
-def test_pyproject_lists_every_package_and_ships_the_pages() -> None:
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    listed = set(config["packages"])
-    listed |= {folder.replace("/", ".") for folder in config["package-dir"].values()}
-    folders = {str(path.parent.relative_to(ROOT)).replace(os.sep, ".")
-               for top in ("shared", "server", "client")
-               for path in (ROOT / top).rglob("*") if path.is_file()
-               and "__pycache__" not in path.parts and path.suffix in (".py", ".ttf")}
-    assert folders <= listed, f"add {sorted(folders - listed)} to pyproject.toml's packages"
-    assert config["package-dir"]["client.rules"] == "docs/games"
-    assert "markdown-it-py" in str(tomllib.loads((ROOT / "pyproject.toml").read_text())
-                                   ["project"]["dependencies"])
-
-
-def test_a_built_wheel_carries_every_rules_page(tmp_path: Path) -> None:
-    pytest.importorskip("setuptools")
-    source = tmp_path / "src"
-    source.mkdir()
-    for name in ("pyproject.toml", "setup.py", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    for folder in ("shared", "server", "client", "docs"):
-        shutil.copytree(ROOT / folder, source / folder,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    env = {**os.environ, "STARHALL_PURE_PYTHON": "1"}
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(tmp_path / "dist"), str(source)], check=True, env=env,
-                   capture_output=True)
-    wheel = next((tmp_path / "dist").glob("starhall-*.whl"))
-    names = set(zipfile.ZipFile(wheel).namelist())
-    for page in _pages():
-        assert f"client/rules/{page.name}" in names
-    assert "client/rules_screen.py" in names and "client/assets/freesansbold.ttf" in names
-
-
-def test_an_installed_client_reads_its_packaged_pages(tmp_path: Path) -> None:
-    """Outside a checkout the pages come from the package (here a copy laid out as a built
-    package is): no docs folder beside it."""
-    site = tmp_path / "site"
-    shutil.copytree(ROOT / "client", site / "client",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(ROOT / "docs" / "games", site / "client" / "rules")
-    script = ("from client.rules_screen import page_text, pages_folder; "
-              "print(pages_folder()); print(len(page_text('hearts') or ''))")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
-           "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
-    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, check=True)
-    folder, length = done.stdout.split()
-    assert Path(folder) == site / "client" / "rules"
-    assert int(length) == len(page_text("hearts") or "")

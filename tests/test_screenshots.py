@@ -1,8 +1,8 @@
-"""``python -m client.screenshots`` keeps working: run into a scratch folder, it saves every
-screen a person looks at before a release (each game's table at its smallest and largest
+"""``python -m starhall.client.screenshots`` keeps working: run into a scratch folder, it saves
+every screen a person looks at before a release (each game's table at its smallest and largest
 player count in a large and a small window, the summaries, the rules pages, the settings and
-colour check, the lobby waiting for players, the leave question and each game's end with
-the shared game-over panel), numbered in order and at the size its name says."""
+colour check, the lobby waiting for players, the leave question and each game's end with the
+shared game-over panel), numbered in order and at the size its name says."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pygame
 
-from client import screenshots
-from shared.games import GAMES
+from starhall.client import screenshots
+from starhall.shared.games import GAMES
 
 SMALL = "_800x600"
 

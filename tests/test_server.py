@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from server import durability
-from server.embed import EmbeddedServer, free_loopback_port
-from server.seats import distinct_name
-from shared import protocol
-from shared.connection import Connection, ServerListener
-from shared.games import GAMES
-from shared.replay import Verified, load, verify
+from starhall.server import durability
+from starhall.server.embed import EmbeddedServer, free_loopback_port
+from starhall.server.seats import distinct_name
+from starhall.shared import protocol
+from starhall.shared.connection import Connection, ServerListener
+from starhall.shared.games import GAMES
+from starhall.shared.replay import Verified, load, verify
 from tests.server_helpers import (
     FAST_HEARTS,
     FAST_SERVER,
@@ -293,7 +293,7 @@ def test_the_lobby_pages_a_long_list(server: EmbeddedServer) -> None:
 
 
 def test_beacon_is_heard_on_loopback(tmp_path: Path) -> None:
-    from server.beacon import BeaconSender
+    from starhall.server.beacon import BeaconSender
 
     port = free_loopback_port()
     listener = ServerListener(port, host="127.0.0.1")
@@ -460,7 +460,7 @@ def test_two_windows_of_one_user_get_distinct_names(server: EmbeddedServer) -> N
 
 def test_a_server_log_replays_with_the_names_of_its_seats(server: EmbeddedServer) -> None:
     # The header is written before anyone sits; the replay reads the seating beside the log.
-    from client.replay_screen import header_names
+    from starhall.client.replay_screen import header_names
 
     lobby = Participant(address(server))
     table = create(lobby)

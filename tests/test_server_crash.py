@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from server.embed import free_loopback_port
-from shared.connection import Connection
-from shared.replay import Verified, load, verify
+from starhall.server.embed import free_loopback_port
+from starhall.shared.connection import Connection
+from starhall.shared.replay import Verified, load, verify
 from tests.server_helpers import Person, choose, fill_with_bots, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,7 +23,7 @@ ENDLESS = {"target": 1_000_000}
 
 def start_server(data: Path, port: int) -> subprocess.Popen[str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--bind", f"127.0.0.1:{port}",
+        [sys.executable, "-m", "starhall", "serve", "--bind", f"127.0.0.1:{port}",
          "--data", str(data), "--think", "0", "--beacon", "off"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )

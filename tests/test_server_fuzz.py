@@ -10,10 +10,10 @@ from typing import Any
 
 import msgpack
 
-from server.embed import EmbeddedServer
-from shared import protocol
-from shared.connection import Connection
-from shared.replay import Verified, verify
+from starhall.server.embed import EmbeddedServer
+from starhall.shared import protocol
+from starhall.shared.connection import Connection
+from starhall.shared.replay import Verified, verify
 from tests.server_helpers import (
     FAST_HEARTS,
     Person,

@@ -19,13 +19,13 @@ from typing import Any
 import pygame
 import pytest
 
-from client import app
-from client.app import HostedTable, open_window
-from client.embedded import unfinished_tables
-from client.live import LiveTable
-from client.replay_screen import ReplayScreen
-from server.cli import main
-from shared.replay import load
+from starhall.client import app
+from starhall.client.app import HostedTable, open_window
+from starhall.client.embedded import unfinished_tables
+from starhall.client.live import LiveTable
+from starhall.client.replay_screen import ReplayScreen
+from starhall.server.cli import main
+from starhall.shared.replay import load
 from tests.support import step_until
 
 SIZE = (1280, 720)
@@ -333,10 +333,10 @@ def test_a_game_with_its_own_new_game_buttons_gets_the_panel_without_play_again(
 def test_watching_esc_goes_back_to_the_lobby(tmp_path: Path, data: Path,
                                             surface: pygame.Surface) -> None:
     """`starhall watch ADDR`: Esc leaves the table for that server's lobby, not the program."""
-    from client.embedded import EmbeddedServer
-    from client.lobby import Lobby
-    from client.net import ServerLink
-    from shared import protocol
+    from starhall.client.embedded import EmbeddedServer
+    from starhall.client.lobby import Lobby
+    from starhall.client.net import ServerLink
+    from starhall.shared import protocol
 
     with EmbeddedServer(tmp_path / "server", think=0.2) as server:
         link = ServerLink(server.address, name="Host")

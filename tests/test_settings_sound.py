@@ -22,14 +22,14 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from client import app, settings, sound
-from client.animation import Animator, Step
-from client.game_views import hooks_for, view_for
-from client.layout import Layout
-from client.model import TableModel
-from client.session import Batch
-from client.settings import Settings, SettingsError
-from client.settings_screen import (
+from starhall.client import app, settings, sound
+from starhall.client.animation import Animator, Step
+from starhall.client.game_views import hooks_for, view_for
+from starhall.client.layout import Layout
+from starhall.client.model import TableModel
+from starhall.client.session import Batch
+from starhall.client.settings import Settings, SettingsError
+from starhall.client.settings_screen import (
     ROWS,
     VISIONS,
     SettingsOverlay,
@@ -38,12 +38,12 @@ from client.settings_screen import (
     simulate,
     verdict,
 )
-from client.table_screen import TableScreen
-from client.user_folders import CONFIG_ENV
-from shared.bots import make_bot
-from shared.engine import Event
-from shared.games import GAMES, get_game
-from shared.table import Table
+from starhall.client.table_screen import TableScreen
+from starhall.client.user_folders import CONFIG_ENV
+from starhall.shared.bots import make_bot
+from starhall.shared.engine import Event
+from starhall.shared.games import GAMES, get_game
+from starhall.shared.table import Table
 from tests.support import step_until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +83,7 @@ def test_settings_round_trip(config: Path) -> None:
 
 
 def test_player_name_falls_back_to_the_login_name() -> None:
-    from client.net import player_name as login
+    from starhall.client.net import player_name as login
 
     assert settings.player_name() == login() == settings.login_name()
     settings.save(Settings(name="Sam"))
@@ -259,7 +259,7 @@ def test_a_failed_save_stays_open_and_says_why(surface: pygame.Surface, tmp_path
 
 
 def _hotspots() -> Any:
-    from client.widgets import Hotspots
+    from starhall.client.widgets import Hotspots
 
     return Hotspots()
 
@@ -282,8 +282,8 @@ def test_every_row_and_page_draws_at_small_and_large_sizes(surface: pygame.Surfa
 @pytest.mark.parametrize("size", [(800, 600), (1280, 720)])
 def test_the_sheets_are_opaque_and_the_colour_checks_tabs_fit(
         surface: pygame.Surface, size: tuple[int, int]) -> None:
-    from client import theme
-    from client.layout import Layout
+    from starhall.client import theme
+    from starhall.client.layout import Layout
 
     felt = Layout(*size, 4, 0).table
     canvas = pygame.Surface(size)
@@ -309,7 +309,7 @@ def test_the_sheets_are_opaque_and_the_colour_checks_tabs_fit(
 
 def test_the_lobby_has_a_settings_button_and_sits_with_a_saved_name(
         surface: pygame.Surface) -> None:
-    from client.lobby import Lobby
+    from starhall.client.lobby import Lobby
 
     settings.save(Settings(name="Lobby Lou"))
     lobby = Lobby(SIZE, None, settings.player_name())
@@ -408,7 +408,7 @@ def test_no_audio_device_is_silent_and_quiet(tmp_path: Path) -> None:
     env = {key: value for key, value in os.environ.items() if key != "SDL_AUDIODRIVER"}
     env.update(PYTHONPATH=str(ROOT), STARHALL_CONFIG_DIR=str(tmp_path),
                PYGAME_HIDE_SUPPORT_PROMPT="1")
-    script = ("from client import sound\n"
+    script = ("from starhall.client import sound\n"
               "sound.prepare()\n"
               "for cue in sound.CUES: sound.play(cue)\n"
               "print('heard' if sound.available() else 'silent')\n"
@@ -550,8 +550,8 @@ def test_every_game_tells_its_colours_apart_in_every_vision(game_id: str) -> Non
 
 def test_the_replay_viewer_gives_the_sheet_its_keys(surface: pygame.Surface,
                                                     tmp_path: Path) -> None:
-    from client.replay_screen import ReplayScreen
-    from shared.replay import load
+    from starhall.client.replay_screen import ReplayScreen
+    from starhall.shared.replay import load
 
     path = tmp_path / "stars.starhall"
     game = get_game("stars")

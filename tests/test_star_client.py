@@ -14,29 +14,29 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from client.app import _wait_for_welcome, open_window
-from client.embedded import EmbeddedServer
-from client.game_views import view_for
-from client.live import LiveTable
-from client.model import TableModel
-from client.net import ServerLink
-from client.replay_screen import ReplayScreen
-from client.session import Batch
-from client.star_choreography import TURNED, StarGeometry, between
-from client.star_stats import StarStats, stats_path
-from client.star_view import (
+from starhall.client.app import _wait_for_welcome, open_window
+from starhall.client.embedded import EmbeddedServer
+from starhall.client.game_views import view_for
+from starhall.client.live import LiveTable
+from starhall.client.model import TableModel
+from starhall.client.net import ServerLink
+from starhall.client.replay_screen import ReplayScreen
+from starhall.client.session import Batch
+from starhall.client.star_choreography import TURNED, StarGeometry, between
+from starhall.client.star_stats import StarStats, stats_path
+from starhall.client.star_view import (
     StarView,
     forced,
     line_labels,
     prompt_box,
     prompt_lines,
 )
-from client.table_screen import TableScreen
-from client.table_view import TableView
-from shared.games import get_game
-from shared.games.star_patience_bots import hint_for_view
-from shared.replay import load
-from shared.table import Table
+from starhall.client.table_screen import TableScreen
+from starhall.client.table_view import TableView
+from starhall.shared.games import get_game
+from starhall.shared.games.star_patience_bots import hint_for_view
+from starhall.shared.replay import load
+from starhall.shared.table import Table
 from tests.support import step_until
 
 SIZE = (1280, 720)
@@ -331,10 +331,10 @@ def _stuck_screen(size: tuple[int, int], settle: bool = True
 @pytest.mark.parametrize("size", [(1280, 720), (1024, 640), (800, 600)])
 def test_the_line_names_stay_clear_of_the_buttons_the_prompt_and_the_cards(
         surface: pygame.Surface, size: tuple[int, int]) -> None:
-    from client.bug_report import BugReportBox
-    from client.rules_screen import button_rect
-    from client.settings_screen import table_button_rect
-    from client.widgets import Hotspots
+    from starhall.client.bug_report import BugReportBox
+    from starhall.client.rules_screen import button_rect
+    from starhall.client.settings_screen import table_button_rect
+    from starhall.client.widgets import Hotspots
 
     _, screen = _stuck_screen(size)
     geometry = StarGeometry.of(screen.layout)
@@ -358,8 +358,8 @@ def test_the_line_names_stay_clear_of_the_buttons_the_prompt_and_the_cards(
 
 def test_stuck_says_what_to_do_under_the_banner_and_the_end_box_is_opaque(
         surface: pygame.Surface) -> None:
-    from client import theme
-    from shared.commands import Command
+    from starhall.client import theme
+    from starhall.shared.commands import Command
 
     table, screen = _stuck_screen((1280, 720), settle=False)
     while screen.animator.hidden()[TURNED]:  # till the card is turned: the banner is up

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.cli import main
-from server.sim import simulate
-from server.solve import deal_range, dealt, hint_player_wins, summary
-from shared.engine import Command, Event, IllegalCommand
-from shared.games import get_game
-from shared.games.star_patience import (
+from starhall.server.cli import main
+from starhall.server.sim import simulate
+from starhall.server.solve import deal_range, dealt, hint_player_wins, summary
+from starhall.shared.engine import Command, Event, IllegalCommand
+from starhall.shared.games import get_game
+from starhall.shared.games.star_patience import (
     DECK,
     LINES,
     MAX_DEAL,
@@ -27,7 +27,7 @@ from shared.games.star_patience import (
     deal_order,
     rank_of,
 )
-from shared.games.star_patience_bots import (
+from starhall.shared.games.star_patience_bots import (
     BOTS,
     HintBot,
     chances,
@@ -36,8 +36,8 @@ from shared.games.star_patience_bots import (
     solve,
     win_chance,
 )
-from shared.replay import Mismatch, load, verify
-from shared.table import Table
+from starhall.shared.replay import Mismatch, load, verify
+from starhall.shared.table import Table
 from tests.server_helpers import strings
 
 GAME = get_game("star_patience")

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shared.bots import make_bot
-from shared.cards import bits
-from shared.engine import Command, Event, IllegalCommand
-from shared.games import get_game
-from shared.games.stars import (
+from starhall.shared.bots import make_bot
+from starhall.shared.cards import bits
+from starhall.shared.engine import Command, Event, IllegalCommand
+from starhall.shared.games import get_game
+from starhall.shared.games.stars import (
     DECK,
     GAME,
     MAX_BID,
@@ -23,8 +23,8 @@ from shared.games.stars import (
     card_points,
     resolve_trick,
 )
-from shared.shuffle import seeded_order
-from shared.table import Table
+from starhall.shared.shuffle import seeded_order
+from starhall.shared.table import Table
 
 ALL = DECK.full
 

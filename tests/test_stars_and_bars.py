@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.sim import simulate
-from shared.bots import RandomBot
-from shared.engine import Command, Event, IllegalCommand
-from shared.games import get_game
-from shared.games.stars_and_bars import (
+from starhall.server.sim import simulate
+from starhall.shared.bots import RandomBot
+from starhall.shared.engine import Command, Event, IllegalCommand
+from starhall.shared.games import get_game
+from starhall.shared.games.stars_and_bars import (
     CENTRE,
     DECK,
     EMPTY,
@@ -36,9 +36,9 @@ from shared.games.stars_and_bars import (
     space_name,
     tops_of,
 )
-from shared.games.stars_and_bars_bots import BOTS, DEFAULT_BOT, GreedyBot, LookaheadBot
-from shared.replay import Mismatch, load, verify
-from shared.table import Table
+from starhall.shared.games.stars_and_bars_bots import BOTS, DEFAULT_BOT, GreedyBot, LookaheadBot
+from starhall.shared.replay import Mismatch, load, verify
+from starhall.shared.table import Table
 
 GAME = get_game("stars_and_bars")
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from server.cli import main
-from shared.games import GAMES
-from shared.replay import load, log_files
+from starhall.server.cli import main
+from starhall.shared.games import GAMES
+from starhall.shared.replay import load, log_files
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDENS = log_files([str(ROOT / "replays" / "golden")])
@@ -29,7 +29,7 @@ def _headless(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _few_frames(monkeypatch: pytest.MonkeyPatch, frames: int = 5) -> list[Any]:
     """Let window commands run their real screen for a few frames, then stop."""
-    from client import app
+    from starhall.client import app
 
     screens: list[Any] = []
     real_run = app.run

@@ -22,23 +22,23 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from client import fonts, settings, theme
-from client.app import open_window
-from client.bug_report import BUTTON_LABEL as REPORT_LABEL
-from client.layout import Layout
-from client.model import TableModel
-from client.rules_screen import button_rect
-from client.scores import signed
-from client.session import Batch
-from client.settings_screen import table_button_rect
-from client.summary import Summary
-from client.table_screen import TableScreen
-from client.table_view import UNPLAYABLE_NOTE, TableView, received_cards
-from client.user_folders import CONFIG_ENV
-from shared.bots import make_bot
-from shared.engine import Command, Event
-from shared.games import get_game
-from shared.table import Table
+from starhall.client import fonts, settings, theme
+from starhall.client.app import open_window
+from starhall.client.bug_report import BUTTON_LABEL as REPORT_LABEL
+from starhall.client.layout import Layout
+from starhall.client.model import TableModel
+from starhall.client.rules_screen import button_rect
+from starhall.client.scores import signed
+from starhall.client.session import Batch
+from starhall.client.settings_screen import table_button_rect
+from starhall.client.summary import Summary
+from starhall.client.table_screen import TableScreen
+from starhall.client.table_view import UNPLAYABLE_NOTE, TableView, received_cards
+from starhall.client.user_folders import CONFIG_ENV
+from starhall.shared.bots import make_bot
+from starhall.shared.engine import Command, Event
+from starhall.shared.games import get_game
+from starhall.shared.table import Table
 from tests.support import deal_order
 
 SIZE = (1280, 720)
@@ -327,7 +327,7 @@ def test_the_side_log_names_each_tricks_taker() -> None:
 
 def test_log_lines_are_wrapped_in_one_font_size(surface: pygame.Surface,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    from client import table_view
+    from starhall.client import table_view
 
     drawn: list[tuple[str, int, pygame.Rect]] = []
     original = table_view.blit_text
@@ -563,8 +563,8 @@ def test_the_seat_highlight_and_the_prompt_follow_the_same_scene() -> None:
 
 
 def test_the_replay_viewer_shows_summaries_and_waits_for_them(surface: pygame.Surface) -> None:
-    from client.replay_screen import ReplayScreen
-    from shared.replay import load
+    from starhall.client.replay_screen import ReplayScreen
+    from starhall.shared.replay import load
 
     golden = Path(__file__).parent.parent / "replays" / "golden" / "stars_4p.starhall"
     viewer = ReplayScreen(load(golden), SIZE)

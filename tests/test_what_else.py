@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shared.bots import make_bot
-from shared.engine import Command, Event, IllegalCommand
-from shared.games import get_game
-from shared.games.what_else import (
+from starhall.shared.bots import make_bot
+from starhall.shared.engine import Command, Event, IllegalCommand
+from starhall.shared.games import get_game
+from starhall.shared.games.what_else import (
     COLOUR_NAMES,
     COLOURS,
     GAME,
@@ -31,9 +31,9 @@ from shared.games.what_else import (
     card_name,
     cards_for,
 )
-from shared.games.what_else_bots import HeuristicBot, miss_chance
-from shared.replay import Verified, load, verify
-from shared.table import Table
+from starhall.shared.games.what_else_bots import HeuristicBot, miss_chance
+from starhall.shared.replay import Verified, load, verify
+from starhall.shared.table import Table
 from tests.server_helpers import strings
 
 DECK = cards_for("standard").deck

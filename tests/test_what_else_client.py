@@ -18,22 +18,22 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from client import fonts, theme
-from client.animation import Flight
-from client.app import _wait_for_welcome, open_window
-from client.bug_report import BUTTON_LABEL
-from client.embedded import EmbeddedServer
-from client.game_views import view_for
-from client.live import LiveTable
-from client.model import TableModel
-from client.net import ServerLink
-from client.replay_screen import ReplayScreen
-from client.rules_screen import button_rect
-from client.session import Batch
-from client.settings_screen import table_button_rect
-from client.table_screen import TableScreen
-from client.what_else_cards import TOKEN, WhatElseArt, card_words
-from client.what_else_choreography import (
+from starhall.client import fonts, theme
+from starhall.client.animation import Flight
+from starhall.client.app import _wait_for_welcome, open_window
+from starhall.client.bug_report import BUTTON_LABEL
+from starhall.client.embedded import EmbeddedServer
+from starhall.client.game_views import view_for
+from starhall.client.live import LiveTable
+from starhall.client.model import TableModel
+from starhall.client.net import ServerLink
+from starhall.client.replay_screen import ReplayScreen
+from starhall.client.rules_screen import button_rect
+from starhall.client.session import Batch
+from starhall.client.settings_screen import table_button_rect
+from starhall.client.table_screen import TableScreen
+from starhall.client.what_else_cards import TOKEN, WhatElseArt, card_words
+from starhall.client.what_else_choreography import (
     MARGIN,
     STEP,
     WhatElseChoreographer,
@@ -41,11 +41,11 @@ from client.what_else_choreography import (
     between,
     round_ended,
 )
-from client.what_else_view import WhatElseView
-from shared.bugreport import read_bug_report
-from shared.games import get_game
-from shared.replay import load
-from shared.table import Table
+from starhall.client.what_else_view import WhatElseView
+from starhall.shared.bugreport import read_bug_report
+from starhall.shared.games import get_game
+from starhall.shared.replay import load
+from starhall.shared.table import Table
 from tests.support import (
     click_live,
     play_randomly,
@@ -592,7 +592,7 @@ def test_a_refusal_from_the_server_replaces_the_prompt_for_a_while(
 
 
 def test_the_rules_page_is_for_players_first_then_for_developers() -> None:
-    from client.rules_screen import page_text
+    from starhall.client.rules_screen import page_text
 
     page = page_text("what_else") or ""
     players, _, developers = page.partition("\n## For developers\n")

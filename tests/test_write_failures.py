@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from server import durability
-from server.cli import main as starhall
-from server.embed import EmbeddedServer, free_loopback_port
-from shared import protocol
-from shared.replay import Verified, log_files, verify
+from starhall.server import durability
+from starhall.server.cli import main as starhall
+from starhall.server.embed import EmbeddedServer, free_loopback_port
+from starhall.shared import protocol
+from starhall.shared.replay import Verified, log_files, verify
 from tests.server_helpers import FAST_HEARTS, Participant, fill_with_bots, wait_for
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(),

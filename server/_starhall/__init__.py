@@ -1,4 +1,6 @@
-"""The ``starhall`` name for ``python -m starhall`` (the same as the ``starhall`` command).
+"""Starhall: play, watch and replay card games of stars on a LAN.
 
-Installed as the top-level package ``starhall`` (pyproject.toml maps it to this folder), so
-``python -m starhall`` works wherever Starhall is installed."""
+The one top-level package Starhall installs (pyproject.toml maps it to this folder): its
+subpackages ``starhall.shared``, ``starhall.server`` and ``starhall.client`` are the
+repository's ``shared/``, ``server/`` and ``client/``, and ``python -m starhall`` is the
+``starhall`` command."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shared.engine import Game
+from starhall.shared.engine import Game
 
 _MODULES = ("hearts", "stars", "star_patience", "what_else", "stars_and_bars")
 
@@ -15,7 +15,7 @@ def _load() -> dict[str, Game[Any]]:
 
     games: dict[str, Game[Any]] = {}
     for name in _MODULES:
-        module = importlib.import_module(f"shared.games.{name}")
+        module = importlib.import_module(f"starhall.shared.games.{name}")
         game: Game[Any] = module.GAME
         games[game.id] = game
     return games

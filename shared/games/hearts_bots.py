@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from shared.cards import Card, Deck
-from shared.engine import Command, Game, Seat
-from shared.games.hearts import CLUBS, HEARTS, SPADES, STARDECK, STARS
-from shared.tricks import trick_winner
+from starhall.shared.cards import Card, Deck
+from starhall.shared.engine import Command, Game, Seat
+from starhall.shared.games.hearts import CLUBS, HEARTS, SPADES, STARDECK, STARS
+from starhall.shared.tricks import trick_winner
 
 QUEEN_OF_SPADES = "QS"
 HIGH_SPADES = ("AS", "KS")

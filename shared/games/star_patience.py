@@ -20,9 +20,9 @@ from functools import cache
 from random import Random
 from typing import Any, Final
 
-from shared.cards import Deck
-from shared.commands import seat_of
-from shared.engine import (
+from starhall.shared.cards import Deck
+from starhall.shared.commands import seat_of
+from starhall.shared.engine import (
     CARD_GAME_PHASES,
     ChanceRequest,
     Command,
@@ -36,8 +36,8 @@ from shared.engine import (
     require,
     shuffle_event,
 )
-from shared.options import Options, OptionSpec
-from shared.shuffle import seeded_order
+from starhall.shared.options import Options, OptionSpec
+from starhall.shared.shuffle import seeded_order
 
 SUITS: Final = ("C", "D", "H", "S")
 SUIT_NAMES: Final = {"C": "Clubs", "D": "Diamonds", "H": "Hearts", "S": "Spades"}

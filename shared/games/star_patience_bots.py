@@ -24,8 +24,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from shared.engine import Command, Game, Seat
-from shared.games.star_patience import (
+from starhall.shared.engine import Command, Game, Seat
+from starhall.shared.games.star_patience import (
     DECK,
     LINES,
     NO_CARD,
@@ -192,7 +192,7 @@ def hint_for_view(view: dict[str, Any]) -> Command | None:
 
 def hint(state: StarState) -> Command | None:
     """The hint for the player of a live game (from what the player sees only)."""
-    from shared.games.star_patience import GAME
+    from starhall.shared.games.star_patience import GAME
 
     return hint_for_view(GAME.view(state, SEAT))
 

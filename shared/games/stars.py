@@ -18,9 +18,9 @@ from itertools import combinations
 from random import Random
 from typing import Any, Final
 
-from shared.cards import CardSet, Deck, bits, random_cards
-from shared.commands import held_card, held_cards, seat_of
-from shared.engine import (
+from starhall.shared.cards import CardSet, Deck, bits, random_cards
+from starhall.shared.commands import held_card, held_cards, seat_of
+from starhall.shared.engine import (
     CARD_GAME_PHASES,
     ChanceRequest,
     Command,
@@ -34,8 +34,8 @@ from shared.engine import (
     require,
     shuffle_event,
 )
-from shared.options import Options, OptionSpec
-from shared.tricks import (
+from starhall.shared.options import Options, OptionSpec
+from starhall.shared.tricks import (
     CardPlays,
     Trick,
     follow_options,

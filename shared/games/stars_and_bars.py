@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from shared.cards import CardSet, Deck, bits
-from shared.commands import held_card, seat_of
-from shared.engine import (
+from starhall.shared.cards import CardSet, Deck, bits
+from starhall.shared.commands import held_card, seat_of
+from starhall.shared.engine import (
     CARD_GAME_PHASES,
     ChanceRequest,
     Command,
@@ -34,7 +34,7 @@ from shared.engine import (
     require,
     shuffle_event,
 )
-from shared.options import Options
+from starhall.shared.options import Options
 
 # --- cards -------------------------------------------------------------------------------
 

@@ -16,8 +16,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from shared.engine import Command, Game, Seat
-from shared.games.stars_and_bars import (
+from starhall.shared.engine import Command, Game, Seat
+from starhall.shared.games.stars_and_bars import (
     CENTRE,
     CENTRE_MASK,
     CLAIM_POINTS,

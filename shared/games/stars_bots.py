@@ -16,9 +16,9 @@ from itertools import combinations
 from math import erf, sqrt
 from typing import Any
 
-from shared.cards import CardSet, bits
-from shared.engine import Command, Game, Seat
-from shared.games.stars import (
+from starhall.shared.cards import CardSet, bits
+from starhall.shared.engine import Command, Game, Seat
+from starhall.shared.games.stars import (
     BURY_COUNT,
     DECK,
     DECK_POINTS,
@@ -30,7 +30,7 @@ from shared.games.stars import (
     TrickResult,
     resolve_trick,
 )
-from shared.tricks import Trick, led_suit, trick_cards, trick_winner
+from starhall.shared.tricks import Trick, led_suit, trick_cards, trick_winner
 
 AVERAGE_TRICK = DECK_POINTS / 10
 """A trick holds 8 points on average."""

@@ -22,9 +22,9 @@ from functools import cache
 from random import Random
 from typing import Any, Final
 
-from shared.cards import CardSet, Deck, bits
-from shared.commands import held_card, seat_of
-from shared.engine import (
+from starhall.shared.cards import CardSet, Deck, bits
+from starhall.shared.commands import held_card, seat_of
+from starhall.shared.engine import (
     CARD_GAME_PHASES,
     ChanceRequest,
     Command,
@@ -38,8 +38,8 @@ from shared.engine import (
     require,
     shuffle_event,
 )
-from shared.options import Options, OptionSpec
-from shared.tricks import CardPlays
+from starhall.shared.options import Options, OptionSpec
+from starhall.shared.tricks import CardPlays
 
 COLOURS: Final = "rygbv"
 COLOUR_NAMES: Final = {"r": "red", "y": "yellow", "g": "green", "b": "blue", "v": "violet"}

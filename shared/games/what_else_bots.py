@@ -26,9 +26,9 @@ import random
 from math import comb
 from typing import Any
 
-from shared.cards import CardSet, bits
-from shared.engine import Command, Game, Seat
-from shared.games.what_else import HAND_SIZE, Cards, cards_for
+from starhall.shared.cards import CardSet, bits
+from starhall.shared.engine import Command, Game, Seat
+from starhall.shared.games.what_else import HAND_SIZE, Cards, cards_for
 
 WIN_NOW = 0.9
 """Spend a card when it wins the round at once with at least this chance."""
