@@ -20,11 +20,13 @@ folder and fdatasyncs it before answering (the least any durable server does). T
    its own: p50/p99 of a move's round trip under that load.
 3. Restart (``--part restart`` for this one alone): from starting a ``starhall serve`` process
    to the reply to a client's first ``list``, on a data folder holding a history of finished
-   games of at least ``--history-events`` events plus a few live tables, alternated round by
-   round with the same on an empty data folder; the ratio of the medians (target at most 2).
-   The history is generated once with bots (a minute or so) and kept in the temporary folder
-   for later runs. Also, once: the same start when the finished games have no summaries yet
-   (as on the first start after an upgrade), which folds every log.
+   games of at least ``--history-events`` events plus a few live tables of many hands each
+   (``--live-events`` each: restored from their last checkpoints), alternated round by round
+   with the same on an empty data folder, and with a fresh copy of the history whose finished
+   games have no summaries yet (as on the first start after an upgrade: every table restored
+   from its log's last checkpoint); the ratios of the medians to the empty folder's (target
+   at most 2). The history is generated once with bots (a minute or two) and kept in the
+   temporary folder for later runs.
 """
 
 from __future__ import annotations
@@ -187,6 +189,8 @@ def main() -> int:
     parser.add_argument("--part", choices=("all", "moves", "restart"), default="all",
                         help="moves: 1 and 2 only; restart: 3 only")
     parser.add_argument("--history-events", type=int, default=500_000)
+    parser.add_argument("--live-events", type=int, default=LIVE_EVENTS,
+                        help="events in each of the history's live tables")
     parser.add_argument("--restart-rounds", type=int, default=5)
     parser.add_argument("--echo-server", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--durable-file", default=None, help=argparse.SUPPRESS)
@@ -197,7 +201,7 @@ def main() -> int:
     if args.part != "restart":
         moves_and_throughput(args)
     if args.part != "moves":
-        restart(args.history_events, args.restart_rounds)
+        restart(args.history_events, args.live_events, args.restart_rounds)
     return 0
 
 
@@ -273,15 +277,18 @@ def moves_and_throughput(args: argparse.Namespace) -> None:
 
 # --- 3. restart -------------------------------------------------------------------------------
 
-LIVE_TABLES = 3
-LIVE_EVENTS = 400
-"""Events into each live table's game (a few hands of Hearts)."""
+LIVE_TABLES = 4
+LIVE_EVENTS = 25_000
+"""Events into each live table's game (a few hundred hands of Hearts to a target never
+reached): long logs, of which a restart folds only what follows the last checkpoint."""
 
 
-def history_folder(events: int) -> Path:
+def history_folder(events: int, live_events: int) -> Path:
     """A data folder holding finished games of at least ``events`` events and a few live
-    tables, made once and kept in the temporary folder (it is only read afterwards)."""
-    root = Path(tempfile.gettempdir()) / f"starhall-bench-history-{events}-f{FORMAT_VERSION}"
+    tables of ``live_events`` each, made once and kept in the temporary folder (it is only
+    read afterwards)."""
+    root = Path(tempfile.gettempdir()) / (f"starhall-bench-history-{events}-live{LIVE_TABLES}x"
+                                          f"{live_events}-f{FORMAT_VERSION}")
     done = root / "complete"
     if done.exists():
         return root
@@ -302,9 +309,9 @@ def history_folder(events: int) -> Path:
         total += table.seq
     for _ in range(LIVE_TABLES):
         number += 1
-        table = new_table(folder, number, bots=False)
+        table = new_table(folder, number, bots=False, options=ENDLESS)
         bots = [make_bot(game, "random", random.Random(rng.random())) for _ in range(4)]
-        while table.seq < LIVE_EVENTS:  # a game under way, its seats held by people
+        while table.seq < live_events:  # a game under way, its seats held by people
             if game.chance(table.state) is not None:
                 table.shuffle(int(rng.random() * MAX_SEED))
             else:
@@ -312,16 +319,19 @@ def history_folder(events: int) -> Path:
                 table.submit(bots[seat].choose(game, table.state, seat))
         assert table.log is not None
         table.log.close()
-    done.write_text(json.dumps({"finished_tables": number - LIVE_TABLES, "events": total}))
+    done.write_text(json.dumps({"finished_tables": number - LIVE_TABLES, "events": total,
+                                "live_events": live_events}))
     print(f"  {number - LIVE_TABLES} finished games, {total:,} events, and {LIVE_TABLES} live "
-          f"tables, in {time.perf_counter() - started:.0f} s")
+          f"tables of {live_events:,} events, in {time.perf_counter() - started:.0f} s")
     return root
 
 
-def new_table(folder: Path, number: int, *, bots: bool) -> Table[Any]:
+def new_table(folder: Path, number: int, *, bots: bool,
+              options: dict[str, Any] | None = None) -> Table[Any]:
     table_id = f"{number:04d}"
     name = f"Hearts {table_id}"
-    table = Table.new(get_game("hearts"), 4, {}, path=str(folder / f"{table_id}.starhall"),
+    table = Table.new(get_game("hearts"), 4, options or {},
+                      path=str(folder / f"{table_id}.starhall"),
                       seats=bot_seats(["random"] * 4), table=table_id, name=name)
     seats = [SeatRecord() for _ in range(4)]
     for seat, record in enumerate(seats):
@@ -364,36 +374,42 @@ def time_to_first_reply(data: Path) -> float:
     return elapsed
 
 
-def restart(events: int, rounds: int) -> None:
-    history = history_folder(events)
+def restart(events: int, live_events: int, rounds: int) -> None:
+    history = history_folder(events, live_events)
     facts = json.loads((history / "complete").read_text())
     empty = Path(tempfile.mkdtemp(prefix="starhall-bench-empty-"))
-    unsummarised = Path(tempfile.mkdtemp(prefix="starhall-bench-nosummary-"))
+    copies = Path(tempfile.mkdtemp(prefix="starhall-bench-nosummary-"))
     try:
         time_to_first_reply(history)  # warm the page cache; writes any missing summary
         time_to_first_reply(empty)
-        emptied, full = [], []
-        for _ in range(rounds):
+        emptied, full, unsummarised = [], [], []
+        for round_number in range(rounds):
             emptied.append(time_to_first_reply(empty))
             full.append(time_to_first_reply(history))
-        shutil.copytree(history / "tables", unsummarised / "tables",
-                        ignore=shutil.ignore_patterns("*.summary.json"))
-        first = time_to_first_reply(unsummarised)
+            copy = copies / str(round_number)  # a fresh copy each time: a start writes summaries
+            shutil.copytree(history / "tables", copy / "tables",
+                            ignore=shutil.ignore_patterns("*.summary.json"))
+            unsummarised.append(time_to_first_reply(copy))
+            shutil.rmtree(copy, ignore_errors=True)
     finally:
         shutil.rmtree(empty, ignore_errors=True)
-        shutil.rmtree(unsummarised, ignore_errors=True)
-    empty_p50, full_p50 = statistics.median(emptied), statistics.median(full)
+        shutil.rmtree(copies, ignore_errors=True)
+    empty_p50 = statistics.median(emptied)
     print(f"\nrestart to the first reply (a list), {rounds} rounds of each, alternated:")
-    print(f"  empty data folder          p50 {empty_p50:.3f} s  (min {min(emptied):.3f}, "
-          f"max {max(emptied):.3f})")
+    print(f"  empty data folder          {spread(emptied)}")
     print(f"  {facts['finished_tables']} finished games ({facts['events']:,} events) and "
-          f"{LIVE_TABLES} live tables")
-    print(f"                             p50 {full_p50:.3f} s  (min {min(full):.3f}, "
-          f"max {max(full):.3f})")
-    print(f"  history p50 / empty p50 = {full_p50 / empty_p50:.2f} (target at most 2)")
-    print(f"  once, the same history without summaries (the first start after an upgrade, "
-          f"every log folded): {first:.3f} s")
+          f"{LIVE_TABLES} live tables of {facts.get('live_events', 0):,} events:")
+    print(f"    with summaries           {spread(full)}")
+    print(f"    without summaries        {spread(unsummarised)}  (the first start after an "
+          "upgrade: every table from its last checkpoint)")
+    print(f"  history p50 / empty p50 = {statistics.median(full) / empty_p50:.2f}; without "
+          f"summaries {statistics.median(unsummarised) / empty_p50:.2f} (target at most 2)")
     print(f"  history in {history} (kept for later runs); starhall engines: {shared.build()}")
+
+
+def spread(samples: list[float]) -> str:
+    return (f"p50 {statistics.median(samples):.3f} s  (min {min(samples):.3f}, "
+            f"max {max(samples):.3f})")
 
 
 def report(title: str, echoes: list[float], moves: list[float],

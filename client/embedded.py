@@ -223,7 +223,7 @@ def unfinished_tables(root: Path | None = None, *, busy: bool = False) -> list[U
     """The user's own games not yet over, newest first, from every games folder under
     ``root`` (the user's data folder); ``busy`` keeps those open in another window too."""
     from starhall.shared.logfile import SUFFIX
-    from starhall.shared.replay import load
+    from starhall.shared.replay import load_tail
 
     games = (root or user_data()) / GAMES_FOLDER
     try:
@@ -241,15 +241,15 @@ def unfinished_tables(root: Path | None = None, *, busy: bool = False) -> list[U
         for table, seat in seats.items():
             log = folder / "tables" / f"{table}{SUFFIX}"
             try:
-                recording = load(log)
-                state = recording.state_at(strict=False)
+                recording = load_tail(log)  # from its last checkpoint: long games list fast
+                state = recording.resume().state
                 if recording.game.outcome(state).over:
                     continue
                 played = log.stat().st_mtime
             except Exception:  # noqa: BLE001 - a log gone or damaged is no game to go back to
                 continue
             found.append(UnfinishedTable(folder, seat, recording.game.title, log.absolute(),
-                                         played, len(recording.events), held))
+                                         played, recording.last_seq, held))
     found.sort(key=lambda entry: (entry.played, entry.key), reverse=True)
     return found
 

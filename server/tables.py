@@ -1,6 +1,8 @@
 """A table as the server keeps it: the game (a ``Table`` and its log), the seating, the
-spectators, and the bots playing there. Creating one writes its log; restoring one folds its
-log back into a state, so the state is always the fold of what is on disk.
+spectators, and the bots playing there. Creating one writes its log; restoring one resumes
+from its log's last checkpoint (``Game.restore`` of the snapshot there, checked against its
+hash) and folds only the events after it, so the state is always what is on disk, and a
+restart does not take longer the longer the games have gone on.
 
 Every change of the seating is written first and made in memory only once the file is on
 disk (``LiveTable.change_seat``), so a write that fails changes nothing.
@@ -11,8 +13,9 @@ and that record's CRC, the last event's number, the scores). A restart trusts a 
 if the log still has exactly that length and that last record, whole and with that CRC; the
 table is then listed from the summary and the log's header, and its log is folded only when
 someone watches it. A summary that is missing, torn or out of step with its log (a crash
-between the two writes, a log cut back) is ignored: the log is folded, as for a live table,
-and the summary written again.
+between the two writes, a log cut back, logs from before summaries) is ignored: the table is
+restored as a live one is (a finished game's log ends with a checkpoint, so nothing is
+folded), and the summary written again.
 """
 
 from __future__ import annotations
@@ -37,9 +40,9 @@ from starhall.shared import protocol
 from starhall.shared.bots import Bot, bot_kinds, make_bot
 from starhall.shared.engine import Game, Outcome
 from starhall.shared.games import get_game
-from starhall.shared.logfile import SUFFIX, LogError, LogWriter, check_header, read_records, scan
+from starhall.shared.logfile import SUFFIX, LogError, LogWriter, check_header, read_records
 from starhall.shared.options import Options
-from starhall.shared.replay import Recording, load
+from starhall.shared.replay import Recording, load_tail
 from starhall.shared.table import Table
 
 SUMMARY_SUFFIX = ".summary.json"
@@ -110,8 +113,8 @@ class LiveTable:
     def _read_finished(self) -> Table[Any]:
         path = self.log_path
         try:
-            recording = load(path)
-            state = recording.state_at(strict=False)
+            recording = load_tail(path)
+            state = recording.resume().state
         except Exception as error:  # damaged since its summary was written
             self.broken = True
             print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
@@ -426,15 +429,16 @@ def restore_tables(folder: Path, *, read_only: bool = False,
     listed = len(tables)
     if to_rebuild and listed:
         progress.line(f"{listed} finished tables listed from their summaries; rebuilding "
-                      f"{len(to_rebuild)} from their logs…")
+                      f"{len(to_rebuild)} from their logs' last checkpoints…")
     elif to_rebuild:
         progress.line(f"no summaries of finished games: rebuilding all {len(to_rebuild)} "
-                      "tables from their logs (finished ones get a summary for next time)…")
-    events = 0
+                      "tables from their logs' last checkpoints (finished ones get a summary "
+                      "for next time)…")
+    events = folded = 0
     for done, path in enumerate(to_rebuild, 1):
         table_id = path.name[: -len(SUFFIX)]
         try:
-            live = restore_table(folder, table_id, read_only=read_only)
+            live, resumed = _restore_table(folder, table_id, read_only)
         except EmptyLog:
             continue
         except Exception as error:  # one damaged table must not keep the others down
@@ -442,10 +446,13 @@ def restore_tables(folder: Path, *, read_only: bool = False,
             continue
         tables[table_id] = live
         events += live.seq
-        progress.step(f"rebuilt {done} of {len(to_rebuild)} tables ({events:,} events)")
+        folded += live.seq - resumed
+        progress.step(f"rebuilt {done} of {len(to_rebuild)} tables from their last checkpoints "
+                      f"({events:,} events, {folded:,} of them folded)")
     live_count = sum(1 for table in tables.values() if not table.over)
-    progress.line(f"restored {len(tables)} tables ({live_count} live, {listed} from summaries, "
-                  f"{events:,} events folded) in {time.monotonic() - started:.1f} s")
+    progress.line(f"restored {len(tables)} tables ({live_count} live, {listed} from summaries; "
+                  f"{events:,} events in the others, {folded:,} folded after their last "
+                  f"checkpoints) in {time.monotonic() - started:.1f} s")
     return tables
 
 
@@ -486,24 +493,36 @@ def _finished_table(folder: Path, table_id: str, finished: Finished,
 
 
 def restore_table(folder: Path, table_id: str, *, read_only: bool = False) -> LiveTable:
-    """A table rebuilt by folding its log, with its log open for appending (unless
-    ``read_only``); a finished one gets its summary written again."""
+    """A table rebuilt from its log's last checkpoint and the events after it, with its log
+    open for appending (unless ``read_only``); a finished one gets its summary written again."""
+    return _restore_table(folder, table_id, read_only)[0]
+
+
+def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTable, int]:
+    """``restore_table``, and the event its state was resumed after (0: folded from the
+    start)."""
     path = folder / f"{table_id}{SUFFIX}"
     if not read_only:
         _remove_if_never_created(path, table_id, folder)
     size = path.stat().st_size
-    recording = load(path)
+    recording = load_tail(path, 0)
+    saved_name, seats = load_seating(folder / f"{table_id}{SEATING_SUFFIX}", recording.players)
+    if recording.start and any(seat.token_sha256 is not None for seat in seats):
+        # The command ids its people may resend (remember_commands) go further back.
+        recording = load_tail(path)
     writer = None
     if not read_only:
         writer = (LogWriter.reopen(path)[0] if recording.torn
                   else LogWriter.reopen_at(path, size))  # a torn tail is cut off
         writer.spill_bytes = None
     try:
-        state = recording.state_at(strict=False)  # its own log, CRC-checked: trusted
+        resumed = recording.resume()  # its own log, CRC-checked: trusted
+        if resumed.problem is not None:
+            print(f"starhall serve: table {table_id}: {resumed.problem}; folded its whole log "
+                  "instead", file=sys.stderr)
+        state = resumed.state
         table = Table(recording.game, recording.players, recording.options, state,
                       recording.last_seq, writer)
-        saved_name, seats = load_seating(folder / f"{table_id}{SEATING_SUFFIX}",
-                                         recording.players)
     except BaseException:
         if writer is not None:
             writer.abandon()
@@ -520,23 +539,20 @@ def restore_table(folder: Path, table_id: str, *, read_only: bool = False) -> Li
                 kind = "random"
             live._start_bot(index, kind)
     if writer is not None and live.over:
-        found = scan(path)
-        last = found.records[-1][0]
         with open(path, "rb") as file:
-            file.seek(found.good_length - 4)
+            file.seek(recording.good_length - 4)
             crc = int.from_bytes(file.read(4), "big")
-        write_summary(live, found.good_length, last, crc)
+        write_summary(live, recording.good_length, recording.last_record, crc)
         writer.abandon()  # a finished game is written no more
         table.log = None
-    return live
+    return live, resumed.since
 
 
 def remember_commands(seats: list[SeatRecord], recording: Recording) -> None:
     """Each seat's memory of the command ids its person already made, from the ids logged
     with the events (so a command resent after a restart is known as done)."""
-    events = recording.events
     for seq, cid in recording.cids.items():  # in order: a command's last event wins
-        number = events[seq - 1][1].seat
+        number = recording.event(seq).seat
         if number is not None and 0 <= number < len(seats):
             seat = seats[number]
             if seat.token_sha256 is not None and seq > seat.since:

@@ -11,7 +11,8 @@ A game is a set of pure functions over an immutable state:
 * ``command_for(event)`` names the command that caused a logged event: a reader re-decides it
   and accepts the event only if ``decide`` gives exactly that event again;
 * ``view(state, seat)`` cuts the state to what one seat (or a spectator, ``None``) may see,
-  ``event_view`` does the same for one event, and ``snapshot(state)`` is everything.
+  ``event_view`` does the same for one event, and ``snapshot(state)`` is everything;
+* ``restore(snapshot, players, options)`` is ``snapshot``'s inverse: where a server resumes.
 
 No engine does I/O, reads a clock, uses global random state or depends on hash order.
 """
@@ -64,6 +65,11 @@ class IllegalCommand(Exception):
 
     def __str__(self) -> str:
         return self.reason
+
+
+class SnapshotError(ValueError):
+    """A snapshot that is not a state of its game (``Game.restore``); the message is one line
+    naming the field at fault."""
 
 
 class OptionError(ValueError):
@@ -173,6 +179,16 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def snapshot(self, state: S) -> dict[str, Any]:
         """The whole state as plain data, in a canonical order (checkpoints hash it)."""
+
+    @abstractmethod
+    def restore(self, snapshot: Mapping[str, Any], players: int, options: Options) -> S:
+        """The state ``snapshot`` describes, its exact inverse: ``restore(snapshot(s), ...)``
+        equals ``s``, and play goes on from it identically. A server resumes a table from its
+        log's last checkpoint this way instead of folding every event since the first, so a
+        restart does not grow with a game's length. ``players`` and ``options`` are the
+        table's (snapshots leave out what follows from them). ``SnapshotError`` for a
+        snapshot that is not a state of the game, or whose fields disagree with each other
+        (``shared.snapshots.restore_with`` reads one and checks it)."""
 
     @abstractmethod
     def event_view(self, before: S, event: Event, viewer: Viewer) -> Event | None:

@@ -9,9 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from starhall.shared.bugreport import BUG_SUFFIX
-from starhall.shared.engine import Event, Game, IllegalCommand
+from starhall.shared.engine import Event, Game, IllegalCommand, SnapshotError
 from starhall.shared.games import UnknownGame, get_game
-from starhall.shared.logfile import SUFFIX, LogError, scan
+from starhall.shared.logfile import (
+    SUFFIX,
+    LogError,
+    check_header,
+    encode_record,
+    read_records,
+    scan,
+)
 from starhall.shared.table import state_hash
 
 
@@ -20,6 +27,19 @@ class Checkpoint:
     seq: int
     hash: str
     state: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """The state after a log's last event, and how ``Recording.resume`` reached it."""
+
+    state: Any
+    since: int
+    """The checkpoint it was restored from (the seq of the event before it); 0 when the log
+    was folded from its start."""
+    problem: str | None = None
+    """Why the last checkpoint could not be resumed from, when it could not (the log was
+    then folded from its start)."""
 
 
 @dataclass(slots=True)
@@ -39,12 +59,23 @@ class Recording:
     """The client command id logged with an event, by the event's ``seq`` (events a
     person's ``act`` caused; a bot's or the host's have none)."""
     torn: bool = False
+    good_length: int = 0
+    """Bytes up to the end of the last whole record."""
+    last_record: int = 0
+    """Where the last whole record starts (0: the header is the only one)."""
+    start: int = 0
+    """The seq of the event before the first one held: 0 for a whole log; for a log read
+    from its tail (``load_tail``), the checkpoint it was read from."""
     source: str = ""
     """What errors name: ``path``, or ``path#log`` for the log inside a bug report."""
 
     @property
     def last_seq(self) -> int:
-        return self.events[-1][0] if self.events else 0
+        return self.events[-1][0] if self.events else self.start
+
+    def event(self, seq: int) -> Event:
+        """The event numbered ``seq`` (one of those held)."""
+        return self.events[seq - 1 - self.start][1]
 
     def states(self, upto: int | None = None, *, strict: bool = True) -> Iterator[tuple[int, Any]]:
         """The state before any event (seq 0), then after each event up to ``upto``.
@@ -52,6 +83,9 @@ class Recording:
         Strict (the default) re-decides every event from its command, as the live server
         would have, and raises ``IllegalEvent`` at the first one the rules do not give.
         ``strict=False`` trusts the log: only the server, reopening logs it wrote, uses it."""
+        if self.start:
+            raise ValueError(f"{self.source}: read from its tail, it cannot be folded from "
+                             "its start")
         game = self.game
         state = game.new_state(self.players, self.options)
         yield 0, state
@@ -74,7 +108,7 @@ class Recording:
 
     def state_at(self, upto: int | None = None, *, strict: bool = True) -> Any:
         """The state after event ``upto`` (default: the last)."""
-        if strict:
+        if strict or self.start:
             state = None
             for _, state in self.states(upto):  # noqa: B007 - the last state is the answer
                 pass
@@ -90,6 +124,36 @@ class Recording:
             # Again step by step, to name the event at fault.
             return list(self.states(upto, strict=False))[-1][1]
         return state
+
+    def resume(self) -> Resumed:
+        """The state after the last event, restored from the last checkpoint with only the
+        events after it folded, so the time it takes does not grow with the game's length.
+        Trusted, as ``strict=False``: only the server, reopening logs it wrote, uses it. A
+        checkpoint that cannot be resumed from (written by an engine whose snapshots held less,
+        or not matching its hash) is passed over: the whole log is folded from its start."""
+        if not self.checkpoints:
+            return Resumed(self.state_at(strict=False), 0)
+        game = self.game
+        seq = next(reversed(self.checkpoints))  # they are read in order: the last is the latest
+        checkpoint = self.checkpoints[seq]
+        problem = None
+        try:
+            state = game.restore(checkpoint.state, self.players, self.options)
+        except SnapshotError as error:
+            problem = f"the checkpoint after event {seq} cannot be resumed from: {error}"
+        else:
+            if state_hash(game.snapshot(state)) != checkpoint.hash:
+                problem = f"the checkpoint after event {seq} does not match its hash"
+        if problem is None:
+            evolve = game.evolve
+            try:
+                for _, event in self.events[seq - self.start:]:
+                    state = evolve(state, event)
+                return Resumed(state, seq)
+            except Exception:  # noqa: S110 - folded again from the start, which names the event
+                pass
+        whole = load(self.path) if self.start else self
+        return Resumed(whole.state_at(strict=False), 0, problem)
 
     def illegal(self, index: int, reason: str) -> IllegalEvent:
         """The error for the event at ``index`` of ``events``."""
@@ -157,8 +221,113 @@ def unlike(expected: Event, recorded: Event) -> str:
 def load(path: str | os.PathLike[str]) -> Recording:
     """Read and check a log's structure: header, then events numbered 1, 2, 3 …"""
     found = scan(path)
-    source = found.source
-    header = found.records[0][1]
+    recording = _recording(path, found.records[0][1], found.source)
+    recording.torn = found.torn
+    recording.good_length = found.good_length
+    _add_records(recording, found.records[1:], 1)
+    return recording
+
+
+TAIL_EVENTS = 1024
+"""How many events before a log's end ``load_tail`` reads at least, where the log has them:
+the command ids of their commands are what a restarted server knows a resent command by (a
+client resends only the commands it had no answer to, the last few it sent)."""
+
+
+def load_tail(path: str | os.PathLike[str], events: int = TAIL_EVENTS) -> Recording:
+    """A log read from a checkpoint near its end, so that the time it takes does not grow
+    with the log: the header, then the last checkpoint that has at least ``events`` events
+    after it (or the first one found, when none has), and every record after it, checked as
+    ``load`` checks a whole log. Its ``start`` is that checkpoint's ``seq``; only ``resume``
+    can rebuild its state. A log without such a checkpoint, or whose tail is not as it should
+    be, is read whole by ``load`` (which says what is wrong with it)."""
+    data = Path(path).read_bytes()
+    try:
+        head, header_end = read_records(data[:HEAD_BYTES], path, limit=1)
+        if not head:
+            head, header_end = read_records(data, path, limit=1)
+        if not head:
+            return load(path)
+        check_header(head[0][1], str(path))
+    except LogError:
+        return load(path)  # not a log, a bug report, a damaged header: load says which
+    chosen = None
+    found = len(data)
+    last_seq = None
+    while True:
+        found = data.rfind(CHECKPOINT_MARK, header_end, found)
+        if found < 0:
+            break
+        seq = _checkpoint_seq(data, found, path)
+        if seq is None:
+            continue  # the mark inside another record's data
+        if last_seq is None:
+            last_seq = _last_seq(data[found:], path)
+            if last_seq is None:
+                return load(path)
+        chosen = found
+        if last_seq - seq >= events:
+            break
+    if chosen is None:
+        return load(path)
+    recording = _recording(path, head[0][1], str(path))
+    try:
+        records, good = read_records(data[chosen:], path)
+        recording.start = records[0][1]["seq"]
+        _add_records(recording, [(chosen + offset, body) for offset, body in records], None,
+                     recording.start + 1)
+    except (LogError, KeyError, IndexError, TypeError):
+        return load(path)
+    recording.torn = chosen + good < len(data)
+    recording.good_length = chosen + good
+    return recording
+
+
+HEAD_BYTES = 4096
+"""How much of a log's start is read first for its header (most headers are far shorter)."""
+
+
+def _mark() -> bytes:
+    """The bytes every checkpoint record starts with, as ``checkpoint_record`` writes them."""
+    packed = encode_record({"kind": "checkpoint", "seq": 0, "hash": "", "state": {}})
+    return packed[:packed.index(b"checkpoint") + len(b"checkpoint")]
+
+
+CHECKPOINT_MARK = _mark()
+
+
+def _checkpoint_seq(data: bytes, offset: int, path: str | os.PathLike[str]) -> int | None:
+    """The ``seq`` of the checkpoint record at ``offset``, or ``None`` when no whole, sound
+    checkpoint record starts there."""
+    size = 1 << 16
+    while True:
+        try:
+            records, _ = read_records(data[offset:offset + size], path, limit=1)
+        except LogError:
+            return None
+        if records:
+            body = records[0][1]
+            seq = body.get("seq")
+            return seq if body.get("kind") == "checkpoint" and type(seq) is int else None
+        if offset + size >= len(data):
+            return None
+        size *= 16
+
+
+def _last_seq(tail: bytes, path: str | os.PathLike[str]) -> int | None:
+    """The ``seq`` of the last record of a log's tail (``None`` if it has no sound records)."""
+    try:
+        records, _ = read_records(tail, path)
+    except LogError:
+        return None
+    seq = records[-1][1].get("seq") if records else None
+    return seq if type(seq) is int else None
+
+
+def _recording(path: str | os.PathLike[str], header: dict[str, Any], source: str
+               ) -> Recording:
+    """An empty recording of the game a log's header names (``LogError`` if it cannot be
+    played here)."""
     try:
         game = get_game(header["game"])
     except (UnknownGame, KeyError, TypeError) as error:
@@ -176,13 +345,21 @@ def load(path: str | os.PathLike[str]) -> Recording:
         options = game.make_options(header.get("players"), raw_options)  # type: ignore[arg-type]
     except (ValueError, KeyError, TypeError) as error:
         raise LogError(source, 0, 0, f"bad header: {error}") from None
-    recording = Recording(str(path), header, game, header["players"], options,
-                          torn=found.torn, source=source)
+    return Recording(str(path), header, game, header["players"], options, source=source)
+
+
+def _add_records(recording: Recording, records: list[tuple[int, Any]], first: int | None,
+                 expected: int = 1) -> None:
+    """Check and add a log's records after its header: events numbered on from
+    ``expected``, and checkpoints each after the event before it. ``first`` is the number of
+    the first record in the file (``None`` when not known: a log read from its tail)."""
+    source = recording.source
     events = recording.events
     append = events.append
     place = recording.places.append
-    expected = 1
-    for index, (offset, body) in enumerate(found.records[1:], 1):
+    for index, (offset, body) in enumerate(records, first or 0):
+        if first is None:
+            index = -1
         kind = body.get("kind")
         if kind == "event":
             try:
@@ -206,14 +383,14 @@ def load(path: str | os.PathLike[str]) -> Recording:
             expected += 1
         elif kind == "checkpoint":
             seq, digest, state = body.get("seq"), body.get("hash"), body.get("state")
-            if seq != len(events) or not isinstance(digest, str) or not isinstance(state, dict):
+            if seq != expected - 1 or not isinstance(digest, str) or not isinstance(state, dict):
                 raise LogError(source, index, offset, "malformed checkpoint")
             if seq in recording.checkpoints:
                 raise LogError(source, index, offset, f"a second checkpoint after event {seq}")
             recording.checkpoints[seq] = Checkpoint(seq, digest, state)
         else:
             raise LogError(source, index, offset, f"unknown record kind {kind!r}")
-    return recording
+        recording.last_record = offset
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ Events: ``deal`` (the shuffled order), ``exchange_taken``, ``exchange_declined``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
@@ -32,6 +33,7 @@ from starhall.shared.engine import (
     shuffle_event,
 )
 from starhall.shared.options import Options, OptionSpec
+from starhall.shared.snapshots import ENTRY, SnapshotReader, restore_with
 from starhall.shared.tricks import (
     CardPlays,
     Trick,
@@ -701,6 +703,45 @@ class Hearts(Game[HeartsState]):
             holder, cards = state.undealt_taken
             full["undealt_taken"] = [holder, codes(cards)]
         return full
+
+    def restore(self, snapshot: Mapping[str, Any], players: int, options: Options) -> HeartsState:
+        return restore_with(self, snapshot, self.new_state(players, options), self._read)
+
+    @staticmethod
+    def _read(read: SnapshotReader, start: HeartsState) -> HeartsState:
+        rules = start.rules
+        deck, players = rules.deck, rules.players
+        passes = tuple(None if entry.value(ENTRY) is None else entry.cards(ENTRY, deck)
+                       for entry in read.entries("passes", players))
+        taken: tuple[Seat, CardSet] | None = None
+        if "undealt_taken" in read.data:
+            holder, cards = read.entries("undealt_taken", 2)
+            taken = (holder.integer(ENTRY), cards.cards(ENTRY, deck))
+        return HeartsState(
+            rules=rules,
+            phase=read.text("phase", ("deal", "exchange", "pass", "play", "over")),
+            hand_number=read.integer("hand_number"),
+            dealer=read.integer("dealer"),
+            undealt=read.cards("undealt", deck),
+            out_of_play=read.cards("out_of_play", deck),
+            exchange_declines=read.integer("exchange_declines"),
+            pass_offset=read.integer("pass_offset"),
+            passes=passes,
+            received=read.card_sets("received", deck, players),
+            tricks_played=read.integer("tricks_played"),
+            won=read.card_sets("taken", deck, players),
+            last_trick=read.plays("last_trick", deck, players),
+            last_winner=read.optional_integer("last_winner"),
+            totals=read.integers("totals", players),
+            score_sheet=tuple(entry.integers(ENTRY, players)
+                              for entry in read.entries("score_sheet")),
+            moon=read.optional_integer("moon"),
+            undealt_taken=taken,
+            hearts_broken=read.flag("hearts_broken"),
+            turn=read.integer("turn"),
+            trick=read.plays("trick", deck, players),
+            hands=read.card_sets("hands", deck, players),
+        )
 
     def event_view(self, before: HeartsState, event: Event, viewer: Viewer) -> Event | None:
         kind = event.type

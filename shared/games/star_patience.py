@@ -15,6 +15,7 @@ the star follow from those in ``evolve``. docs/games/star_patience.md documents 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from random import Random
@@ -38,6 +39,7 @@ from starhall.shared.engine import (
 )
 from starhall.shared.options import Options, OptionSpec
 from starhall.shared.shuffle import seeded_order
+from starhall.shared.snapshots import ENTRY, SnapshotReader, restore_with
 
 SUITS: Final = ("C", "D", "H", "S")
 SUIT_NAMES: Final = {"C": "Clubs", "D": "Diamonds", "H": "Hearts", "S": "Spades"}
@@ -459,7 +461,33 @@ class StarPatience(Game[StarState]):
         full["stock"] = [DECK.code_of[card] for card in state.position.stock]
         full["history"] = [[kind, value] for kind, value in state.decisions]
         full["redo"] = [[kind, value] for kind, value in state.redo]
+        dealt = state.history[0] if state.history else state.position
+        full["dealt"] = ([] if state.phase == "deal" else
+                         [DECK.code_of[card] for card in
+                          (*dealt.inner, *dealt.outer, dealt.turned, *dealt.stock)])
         return full
+
+    def restore(self, snapshot: Mapping[str, Any], players: int, options: Options) -> StarState:
+        return restore_with(self, snapshot, self.new_state(players, options), self._read)
+
+    @staticmethod
+    def _read(read: SnapshotReader, start: StarState) -> StarState:
+        """The deal, then the decisions in effect, give the position and what undo goes back
+        to; the counters and the redo list are as recorded."""
+        history, redo = _decisions(read, "history"), _decisions(read, "redo")
+        state = start
+        if read.text("phase", ("deal", "play", "stuck", "over")) != "deal":
+            dealt = read.card_order("dealt", DECK)
+            state = StarPatience._evolve_deal(state, {
+                "order": [DECK.code_of[card] for card in dealt],
+                "seed": read.optional_integer("deal_number")})
+            for decision in history:
+                state = StarPatience._decided(state, decision, ())
+        state = replace(state, redo=redo, undos=read.integer("undos"),
+                        redos=read.integer("redos"))
+        if read.flag("gave_up"):
+            state = replace(state, phase="over", result="lost", gave_up=True)
+        return state
 
     def event_view(self, before: StarState, event: Event, viewer: Viewer) -> Event | None:
         kind = event.type
@@ -526,6 +554,16 @@ class StarPatience(Game[StarState]):
         if event.type == "gave_up":
             return "give up"
         return super().describe_event(event)
+
+
+def _decisions(read: SnapshotReader, key: str) -> tuple[Decision, ...]:
+    decisions = []
+    for entry in read.entries(key):
+        kind, value = entry.texts(ENTRY, 2)
+        if kind not in ("paired", "placed"):
+            raise entry.error(ENTRY, f"must be a pairing or a placing, not {kind!r}")
+        decisions.append((kind, value))
+    return tuple(decisions)
 
 
 GAME = StarPatience()

@@ -12,6 +12,7 @@ in ``evolve``. docs/games/stars.md documents the events and card codes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from itertools import combinations
@@ -35,6 +36,7 @@ from starhall.shared.engine import (
     shuffle_event,
 )
 from starhall.shared.options import Options, OptionSpec
+from starhall.shared.snapshots import ENTRY, SnapshotReader, restore_with
 from starhall.shared.tricks import (
     CardPlays,
     Trick,
@@ -664,7 +666,62 @@ class Stars(Game[StarsState]):
         full["widow"] = codes(state.widow)
         full["widow_taken"] = state.widow_taken
         full["buried"] = codes(state.buried)
+        full["stars_kept"] = [list(result.stars_kept) for result in state.results]
         return full
+
+    def restore(self, snapshot: Mapping[str, Any], players: int, options: Options) -> StarsState:
+        return restore_with(self, snapshot, self.new_state(players, options), self._read)
+
+    @staticmethod
+    def _read(read: SnapshotReader, start: StarsState) -> StarsState:
+        bids: list[tuple[Seat, int | None]] = []
+        for index, bid in enumerate(read.items("bids")):
+            if (not isinstance(bid, list | tuple) or len(bid) != 2 or type(bid[0]) is not int
+                    or not (bid[1] is None or type(bid[1]) is int)):
+                raise read.error(f"bids[{index}]", f"must be [seat, amount or null], not {bid!r}")
+            bids.append((bid[0], bid[1]))
+        tricks = []
+        for trick in read.children("tricks"):
+            tricks.append((trick.plays("plays", DECK, PLAYERS), TrickResult(
+                star=trick.flag("star"), white=trick.flag("white"),
+                taker=trick.optional_integer("taker"),
+                star_pile=trick.optional_integer("star_pile"),
+                shared_by=trick.integers("shared_by"), leader=trick.integer("leader"),
+                points=trick.integer("points"), paid=trick.integer("paid"))))
+        contracts = read.children("contracts")
+        changes = read.entries("score_sheet", len(contracts))
+        kept = read.entries("stars_kept", len(contracts))
+        results = tuple(
+            HandResult(hand_number=contract.integer("hand_number"),
+                       declarer=contract.integer("declarer"), bid=contract.integer("bid"),
+                       points=contract.integers("points", PLAYERS),
+                       changes=change.integers(ENTRY, PLAYERS), made=contract.flag("made"),
+                       stars_kept=stars.integers(ENTRY, PLAYERS))
+            for contract, change, stars in zip(contracts, changes, kept, strict=True))
+        return StarsState(
+            rules=start.rules,
+            phase=read.text("phase", ("deal", "bidding", "bury", "play", "over")),
+            hand_number=read.integer("hand_number"),
+            dealer=read.integer("dealer"),
+            hands=read.card_sets("hands", DECK, PLAYERS),
+            widow=read.cards("widow", DECK),
+            widow_taken=read.flag("widow_taken"),
+            buried=read.cards("buried", DECK),
+            turn=read.integer("turn"),
+            bids=tuple(bids),
+            passed=read.flags("passed", PLAYERS),
+            high_bid=read.optional_integer("high_bid"),
+            declarer=read.optional_integer("declarer"),
+            trick=read.plays("trick", DECK, PLAYERS),
+            tricks=tuple(tricks),
+            won=read.card_sets("taken", DECK, PLAYERS),
+            star_piles=read.card_sets("star_piles", DECK, PLAYERS),
+            star_values=read.integers("star_pile_points", PLAYERS),
+            shared=read.cards("shared_stars", DECK),
+            shared_credit=read.integers("shared_credit", PLAYERS),
+            totals=read.integers("totals", PLAYERS),
+            results=results,
+        )
 
     def event_view(self, before: StarsState, event: Event, viewer: Viewer) -> Event | None:
         kind = event.type

@@ -14,7 +14,7 @@ data. The set-up, points, draws, rounds and the result follow from those in ``ev
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -35,6 +35,7 @@ from starhall.shared.engine import (
     shuffle_event,
 )
 from starhall.shared.options import Options
+from starhall.shared.snapshots import ENTRY, SnapshotReader, restore_with
 
 # --- cards -------------------------------------------------------------------------------
 
@@ -732,7 +733,9 @@ class StarsAndBars(Game[BarsState]):
     # --- views -------------------------------------------------------------------------
 
     @staticmethod
-    def _turn_view(turn: Turn | None, done: bool) -> dict[str, Any] | None:
+    def _turn_view(turn: Turn | None, done: bool, full: bool = False
+                   ) -> dict[str, Any] | None:
+        """A turn as views show it; ``full`` (snapshots) adds what a take-back restores."""
         if turn is None:
             return None
         code_of = DECK.code_of
@@ -752,6 +755,8 @@ class StarsAndBars(Game[BarsState]):
         if done:
             shown["forgotten"] = [_duty_view(kind, space) for kind, space in turn.forgotten]
             shown["drew"] = None if turn.drew == EMPTY else code_of[turn.drew]
+        if full and placed is not None:
+            shown["placed"]["previous_owner"] = placed.previous_owner
         return shown
 
     def _public(self, state: BarsState) -> dict[str, Any]:
@@ -825,7 +830,47 @@ class StarsAndBars(Game[BarsState]):
         full["discard_pile"] = DECK.codes(state.discards)
         full["round_ended"] = state.round_ended
         full["tally"] = self.tally(state)
+        full["turn"] = self._turn_view(state.turn, False, True)
+        full["last_turn"] = self._turn_view(state.last_turn, True, True)
         return full
+
+    def restore(self, snapshot: Mapping[str, Any], players: int, options: Options) -> BarsState:
+        return restore_with(self, snapshot, self.new_state(players, options), self._read)
+
+    @staticmethod
+    def _read(read: SnapshotReader, start: BarsState) -> BarsState:
+        face_down = 0
+        for space, down in enumerate(read.flags("face_down", SPACES)):
+            face_down |= down << space
+        clear_owner = read.optional_integer("clear_owner")
+        result = read.optional_child("result")
+        tally = read.child("tally")
+        return BarsState(
+            phase=read.text("phase", ("deal", "play", "over")),
+            round=read.integer("round"),
+            starter=read.integer("starter"),
+            stacks=tuple(entry.card_order(ENTRY, DECK)
+                         for entry in read.entries("stacks", SPACES)),
+            face_down=face_down,
+            owners=read.integers("owners", SPACES),
+            clear_owner=NOBODY if clear_owner is None else clear_owner,
+            hands=_pair(read.card_sets("hands", DECK, PLAYERS)),
+            deck=read.card_order("deck_order", DECK),
+            discards=read.cards("discard_pile", DECK),
+            scores=_pair(read.integers("scores", PLAYERS)),
+            turn=_read_turn(read.optional_child("turn")),
+            last_turn=_read_turn(read.optional_child("last_turn")),
+            result=None if result is None else Result(
+                winners=result.integers("winners"), kind=result.text("kind"),
+                reason=result.text("reason")),
+            round_ended=read.flag("round_ended"),
+            tally=Tally(
+                claims=_pair(tally.integers("claims made", PLAYERS)),
+                claim_points=_pair(tally.integers("claim points", PLAYERS)),
+                forgotten=_pair(tally.integers("duties forgotten", PLAYERS)),
+                passes=_pair(tally.integers("passes", PLAYERS)),
+                take_backs=_pair(tally.integers("take backs", PLAYERS))),
+        )
 
     def event_view(self, before: BarsState, event: Event, viewer: Viewer) -> Event | None:
         kind = event.type
@@ -941,6 +986,42 @@ class StarsAndBars(Game[BarsState]):
                     line += f"; game over: {result['reason']}"
             return line
         return super().describe_event(event)
+
+
+def _pair(values: tuple[int, ...]) -> tuple[int, int]:
+    return values[0], values[1]
+
+
+def _read_duty(read: SnapshotReader) -> Duty:
+    return read.text("kind"), read.integer("space") if "space" in read.data else EMPTY
+
+
+def _read_turn(read: SnapshotReader | None) -> Turn | None:
+    """A turn from its snapshot (``BarsState`` keeps none while a round is being dealt)."""
+    if read is None:
+        return None
+    placed = read.optional_child("placed")
+    placement = None
+    if placed is not None:
+        scoring = tuple((way.text("with"), way.integer("space"), way.integer("differences"),
+                         way.integer("points")) for way in placed.children("scoring"))
+        placement = Placement(placed.card("card", DECK), placed.integer("space"),
+                              placed.integer("points"), scoring, placed.integer("previous_owner"))
+    claims = tuple((claim.text("kind"), _read_duty(claim)[1], claim.integer("points"))
+                   for claim in read.children("claims"))
+    finished = "drew" in read.data  # a turn that has ended shows what it left and drew
+    return Turn(
+        seat=read.integer("seat"),
+        claims=claims,
+        placed=placement,
+        duties=tuple(_read_duty(duty) for duty in read.children("duties")),
+        points=read.integer("points"),
+        passed=read.flag("passed"),
+        forgotten=(tuple(_read_duty(duty) for duty in read.children("forgotten"))
+                   if finished else ()),
+        drew=read.optional_card("drew", DECK, EMPTY) if finished else EMPTY,
+        touched=read.flag("touched"),
+    )
 
 
 def _claim_data(kind: str, space: int) -> dict[str, Any]:

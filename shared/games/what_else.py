@@ -17,6 +17,7 @@ next opener and the end of the game follow from those in ``evolve``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from random import Random
@@ -39,6 +40,7 @@ from starhall.shared.engine import (
     shuffle_event,
 )
 from starhall.shared.options import Options, OptionSpec
+from starhall.shared.snapshots import SnapshotReader, restore_with
 from starhall.shared.tricks import CardPlays
 
 COLOURS: Final = "rygbv"
@@ -626,6 +628,50 @@ class WhatElse(Game[WhatElseState]):
         full["owed"] = None if state.owed_seat == NO_SEAT else [state.owed_seat, state.owed]
         full["counters"] = self.tally(state)
         return full
+
+    def restore(self, snapshot: Mapping[str, Any], players: int, options: Options
+                ) -> WhatElseState:
+        return restore_with(self, snapshot, self.new_state(players, options), self._read)
+
+    @staticmethod
+    def _read(read: SnapshotReader, start: WhatElseState) -> WhatElseState:
+        rules = start.rules
+        deck, players = rules.cards.deck, rules.players
+        owed_seat, owed = NO_SEAT, 0
+        if read.value("owed") is not None:
+            owed_seat, owed = read.integers("owed", 2)
+        last_round = None
+        last = read.optional_child("last_round")
+        if last is not None:
+            last_round = RoundResult(
+                number=last.integer("round"), winner=last.integer("winner"),
+                ended=last.text("ended", ("all passed", "last card")),
+                plays=last.plays("pile", deck, players),
+                status=last.texts("status", players), drawn=last.integers("drawn", players),
+                discarded=last.card_sets("discarded", deck, players))
+        counters = read.child("counters")
+        return WhatElseState(
+            rules=rules,
+            phase=read.text("phase", ("deal", "play", "refill", "over")),
+            round=read.integer("round"),
+            hands=read.card_sets("hands", deck, players),
+            draw=read.card_order("draw", deck),
+            discard=read.card_order("discard_pile", deck),
+            pile=read.plays("pile", deck, players),
+            passed=tuple(status == "passed" for status in read.texts("status", players)),
+            turn=read.integer("turn"),
+            opener=read.integer("opener"),
+            tokens=read.integers("tokens", players),
+            refill_order=read.integers("refill_order"),
+            owed_seat=owed_seat,
+            owed=owed,
+            last_round=last_round,
+            rounds_won=counters.integers("rounds won", players),
+            jokers_played=counters.integers("jokers played", players),
+            cards_played=counters.integers("cards played", players),
+            passes=counters.integers("passes", players),
+            reshuffles=read.integer("reshuffles"),
+        )
 
     def event_view(self, before: WhatElseState, event: Event, viewer: Viewer
                    ) -> Event | None:
