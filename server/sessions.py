@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from starhall.server.rendering import LaterView, Outgoing, Viewer
+from starhall.server.rendering import LaterEvents, LaterView, Outgoing, Viewer
 from starhall.shared import protocol
 
 __all__ = ["Outbox", "Session", "Viewer"]
@@ -52,22 +52,23 @@ class Outbox:
         self._messages.append((identity, message))
 
     def events(self, identity: bytes, table: str, viewer: Viewer, after: int, seq: int,
-               events: list[dict[str, Any]], view: LaterView) -> None:
+               events: LaterEvents, view: LaterView) -> None:
         """Events ``after + 1`` .. ``seq`` of ``table`` as ``viewer`` sees them, and the view
-        after them (so a client needs no ``sync`` to see the table as it now is). Only the
-        view of an update's last event is ever built, when the batch is rendered."""
+        after them (so a client needs no ``sync`` to see the table as it now is). The events
+        are cut, and only the view of an update's last event is built, when the batch is
+        rendered."""
         gathered = self._updates.setdefault(identity, {})
         key = (table, viewer)
         update = gathered.get(key)
         if update is not None and update["seq"] == after:
             update["seq"] = seq
-            update["events"].extend(events)
+            update["events"].append(events)
             update["view"] = view
             return
         if update is not None:
             self._messages.append((identity, gathered.pop(key)))
         gathered[key] = {"type": protocol.UPDATE, "table": table, "seat": viewer,
-                         "from": after, "seq": seq, "events": list(events), "view": view}
+                         "from": after, "seq": seq, "events": [events], "view": view}
 
     def seal(self, table: str) -> None:
         """End the updates of ``table`` gathered so far: later events start new ones. Before
