@@ -19,7 +19,7 @@ from typing import Any
 import pygame
 
 from starhall.client import fonts, symbols, theme
-from starhall.client.cardart import SUPERSAMPLE, CardArt, _ready, _rounded_card
+from starhall.client.cardart import SUPERSAMPLE, CardArt, _ready, _rounded_card, lattice_back
 from starhall.shared.games.stars_and_bars import ATTRIBUTE_VALUES, ATTRIBUTES, card_name
 
 Point = tuple[float, float]
@@ -202,18 +202,7 @@ def render_back(width: int, height: int) -> pygame.Surface:
     """A face-down card: the table's navy back with a lattice, a star over a bar."""
     s = SUPERSAMPLE
     w, h = width * s, height * s
-    card = _rounded_card((w, h), theme.PAPER, theme.CARD_EDGE, s)
-    inner = card.get_rect().inflate(-round(h * 0.12), -round(h * 0.12))
-    pygame.draw.rect(card, theme.BACK, inner, border_radius=max(1, h // 14))
-    step = max(4, h // 5)
-    clip = card.get_clip()
-    card.set_clip(inner)
-    for offset in range(-h, w + h, step):
-        pygame.draw.line(card, theme.BACK_PATTERN, (inner.x + offset, inner.y),
-                         (inner.x + offset + h, inner.y + h), max(1, s))
-        pygame.draw.line(card, theme.BACK_PATTERN, (inner.x + offset, inner.y),
-                         (inner.x + offset - h, inner.y + h), max(1, s))
-    card.set_clip(clip)
+    card, inner = lattice_back(w, h, s)
     cx, cy = inner.center
     plate = pygame.Rect(0, 0, round(h * 0.95), round(h * 0.5))
     plate.center = (cx, cy)

@@ -102,21 +102,30 @@ def _draw_court(surface: pygame.Surface, card: Face, w: int, h: int) -> None:
     draw_symbol(surface, style.shape, symbol, style.colour)
 
 
+def lattice_back(w: int, h: int, s: int) -> tuple[pygame.Surface, pygame.Rect]:
+    """The table's card back at ``w`` x ``h`` (supersampled ``s`` times): paper with a navy
+    panel crossed by a lattice, sized by the card's shorter side so that an upright card and
+    a lying one (Stars and Bars) have the same back; and the panel, for a game's emblem."""
+    side = min(w, h)
+    card = _rounded_card((w, h), theme.PAPER, theme.CARD_EDGE, s)
+    inner = card.get_rect().inflate(-int(side * 0.12), -int(side * 0.12))
+    pygame.draw.rect(card, theme.BACK, inner, border_radius=max(1, side // 16))
+    step = max(4, side // 6)
+    clip = card.get_clip()
+    card.set_clip(inner)
+    for offset in range(-h, w + h, step):
+        pygame.draw.line(card, theme.BACK_PATTERN, (inner.x + offset, inner.y),
+                         (inner.x + offset + h, inner.y + h), max(1, s))
+        pygame.draw.line(card, theme.BACK_PATTERN, (inner.x + offset, inner.y),
+                         (inner.x + offset - h, inner.y + h), max(1, s))
+    card.set_clip(clip)
+    return card, inner
+
+
 def render_back(width: int, height: int) -> pygame.Surface:
     s = SUPERSAMPLE
     w, h = width * s, height * s
-    surface = _rounded_card((w, h), theme.PAPER, theme.CARD_EDGE, s)
-    inner = surface.get_rect().inflate(-int(w * 0.12), -int(w * 0.12))
-    pygame.draw.rect(surface, theme.BACK, inner, border_radius=max(1, w // 16))
-    step = max(4, w // 6)
-    clip = surface.get_clip()
-    surface.set_clip(inner)
-    for offset in range(-h, w + h, step):
-        pygame.draw.line(surface, theme.BACK_PATTERN, (inner.x + offset, inner.y),
-                         (inner.x + offset + h, inner.y + h), max(1, s))
-        pygame.draw.line(surface, theme.BACK_PATTERN, (inner.x + offset, inner.y),
-                         (inner.x + offset - h, inner.y + h), max(1, s))
-    surface.set_clip(clip)
+    surface, inner = lattice_back(w, h, s)
     star = pygame.Rect(0, 0, int(w * 0.5), int(w * 0.5))
     star.center = inner.center
     pygame.draw.circle(surface, theme.BACK, star.center, star.w * 0.6)

@@ -4,7 +4,13 @@ sees, and no test writes into the developer's folders."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
+
+from starhall.server.embed import EmbeddedServer
+from tests.server_helpers import FAST_SERVER
 
 
 @pytest.fixture(autouse=True)
@@ -20,3 +26,11 @@ def _own_user_folders(tmp_path_factory: pytest.TempPathFactory,
     forget = getattr(settings, "forget", None)
     if forget is not None:
         forget()  # settings are read once per process: start each test from its own folder
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[EmbeddedServer]:
+    """A real server on loopback in this test's folder, its bots quick (a test file that
+    needs another kind defines its own ``server``)."""
+    with EmbeddedServer(tmp_path, **FAST_SERVER) as embedded:
+        yield embedded

@@ -246,3 +246,7 @@ class HiddenCards:
                 if cards:
                     found.append(f"{message['type']} message shows {sorted(cards)}")
         return found
+
+def log_of(server: EmbeddedServer, table: str) -> Path:
+    """The log file of ``table`` in ``server``'s data folder."""
+    return server.config.data / "tables" / f"{table}.starhall"

@@ -6,7 +6,6 @@ server), over a real ZeroMQ server on loopback with SDL's dummy driver."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,20 +15,12 @@ from starhall.server.embed import EmbeddedServer
 from starhall.shared import protocol
 from tests.server_helpers import (
     FAST_HEARTS,
-    FAST_SERVER,
     Participant,
     Person,
     address,
     fill_with_bots,
     wait_for,
 )
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[EmbeddedServer]:
-    with EmbeddedServer(tmp_path / "server", **FAST_SERVER) as embedded:
-        yield embedded
-
 
 
 def create(lobby: Participant, players: int = 4, **options: Any) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +28,9 @@ from tests.server_helpers import (
     address,
     choose,
     fill_with_bots,
+    log_of,
     wait_for,
 )
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[EmbeddedServer]:
-    with EmbeddedServer(tmp_path, **FAST_SERVER) as embedded:
-        yield embedded
-
 
 
 def restart(server: EmbeddedServer, **settings: Any) -> EmbeddedServer:
@@ -59,9 +52,6 @@ def create(lobby: Participant | Connection, game: str = "hearts", players: int =
     table: str = reply["table"]["id"]
     return table
 
-
-def log_of(server: EmbeddedServer, table: str) -> Path:
-    return server.config.data / "tables" / f"{table}.starhall"
 
 
 def seat_states(lobby: Participant | Connection, table: str) -> list[str]:

@@ -5,7 +5,6 @@ hidden from its receiver."""
 from __future__ import annotations
 
 import errno
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,23 +19,16 @@ from starhall.shared.games import GAMES
 from starhall.shared.replay import Verified, load, verify
 from tests.server_helpers import (
     FAST_HEARTS,
-    FAST_SERVER,
     HiddenCards,
     Participant,
     Person,
     address,
     choose,
     fill_with_bots,
+    log_of,
     play_until_over,
     wait_for,
 )
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[EmbeddedServer]:
-    with EmbeddedServer(tmp_path, **FAST_SERVER) as embedded:
-        yield embedded
-
 
 
 def create(lobby: Participant | Connection, players: int = 4, **options: Any) -> str:
@@ -47,9 +39,6 @@ def create(lobby: Participant | Connection, players: int = 4, **options: Any) ->
     table: str = reply["table"]["id"]
     return table
 
-
-def log_of(server: EmbeddedServer, table: str) -> Path:
-    return server.config.data / "tables" / f"{table}.starhall"
 
 
 def test_hello_lists_every_game_with_options_and_bots(server: EmbeddedServer) -> None:
