@@ -13,7 +13,15 @@ folder and fdatasyncs it before answering (the least any durable server does). T
    timed and no bot stands between moves); between timed moves it asks for the next seat's
    view, untimed. The targets compare the move with the bare echo (at most 3) and with the
    durable echo (at most 1.2: the server's own work above the sync every durable server
-   pays).
+   pays). A reply is timed when its frame arrives, before it is decoded, as the echoes' are.
+   On a machine of few cores the timing client shares the cores with the server, which a
+   client on another machine of the LAN does not: a server that still builds the other
+   seats' updates after sending the mover's keeps a core busy that the delivery of that
+   update (the server's I/O thread, then the client's) needs. So the samples alternate, in
+   rounds, between two layouts of the same processes: ``shared cores`` (as the scheduler
+   places them) and ``cores apart`` (each server's main thread, the echoes' included, on
+   core 0; every other thread, the client's and the servers' ZeroMQ I/O threads, on the
+   others). Both are reported; the second is the LAN's case.
 2. Throughput: ``--tables`` tables of four random bots with no think delay, all playing at
    once; events appended per second over ``--seconds`` (from the tables' sequence numbers; a
    deal is one event in about 65), while the same player keeps timing its moves at a table of
@@ -119,32 +127,70 @@ class HotSeat:
         raise RuntimeError("nobody to act")
 
     def timed_move(self) -> float:
+        """From sending a move to the arrival of the frame of its seat's own update (timed
+        before decoding, as an echo's reply is)."""
         seat, seq, command = self._view()
         self._drain()
         self.cid += 1
         payload = protocol.encode({"type": "act", "table": self.table,
                                    "token": self.tokens[seat], "seq": seq, "cid": self.cid,
                                    "command": command})
+        socket = self.connection.socket
+        socket.setsockopt(zmq.RCVTIMEO, 5000)
         started = time.perf_counter()
-        self.connection.send_raw([payload])
+        socket.send(payload)
         while True:
-            message = self.connection.receive(5.0)
-            if message is None:
-                raise RuntimeError("no update")
+            frame = socket.recv()
+            arrived = time.perf_counter()
+            message = protocol.decode(frame)
             if message["type"] == protocol.ERROR:
                 raise RuntimeError(f"refused: {message}")
             if message["type"] == protocol.UPDATE and message["seat"] == seat and any(
                     event["seat"] == seat for event in message["events"]):
-                elapsed = time.perf_counter() - started
                 break
+        socket.setsockopt(zmq.RCVTIMEO, -1)
         self._drain_until_ack()
-        return elapsed
+        return arrived - started
 
     def _drain_until_ack(self) -> None:
         while True:
             message = self.connection.receive(5.0)
             if message is None or message["type"] == protocol.ACK:
                 return
+
+
+SHARED_CORES, CORES_APART = "shared cores", "cores apart"
+LAYOUT_ROUND = 50
+"""Samples taken in one layout before the other's turn."""
+
+
+class Layouts:
+    """Where the benchmark's threads may run: ``shared cores`` (anywhere) or ``cores apart``
+    (the servers' main threads on core 0, every other thread of theirs and of this process
+    on the other cores). Linux only, two cores or more; elsewhere only ``shared cores``."""
+
+    def __init__(self, servers: list[int]) -> None:
+        cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        self.everywhere = set(cores)
+        self.names = [SHARED_CORES]
+        self.servers = servers
+        if len(cores) >= 2 and Path("/proc/self/task").is_dir():
+            self.main_core, self.other_cores = {cores[0]}, set(cores[1:])
+            self.names.append(CORES_APART)
+
+    def apply(self, layout: str) -> None:
+        if layout == SHARED_CORES and len(self.names) == 1:
+            return
+        for pid in [*self.servers, os.getpid()]:
+            for thread in Path(f"/proc/{pid}/task").iterdir():
+                tid = int(thread.name)
+                if layout == SHARED_CORES:
+                    cores = self.everywhere
+                elif tid == pid and pid != os.getpid():
+                    cores = self.main_core
+                else:
+                    cores = self.other_cores
+                os.sched_setaffinity(tid, cores)
 
 
 def choose(view: dict[str, Any]) -> dict[str, Any]:
@@ -183,7 +229,9 @@ def total_seq(connection: Connection) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--samples", type=int, default=2000)
+    parser.add_argument("--samples", type=int, default=2000,
+                        help=f"idle moves timed, in rounds of {LAYOUT_ROUND} alternating "
+                             "the layouts")
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--part", choices=("all", "moves", "restart"), default="all",
@@ -234,12 +282,21 @@ def moves_and_throughput(args: argparse.Namespace) -> None:
             echo_round_trip(dealer, payload)
             echo_round_trip(durable, payload)
             player.timed_move()
-        echoes, durable_echoes, moves = [], [], []
-        for _ in range(args.samples):
-            echoes.append(echo_round_trip(dealer, payload))
-            durable_echoes.append(echo_round_trip(durable, payload))
-            moves.append(player.timed_move())
-        report("idle server", echoes, moves, durable_echoes, " (target at most 3)")
+        layouts = Layouts(servers=[server.pid, echo.pid, durable_echo.pid])
+        samples: dict[str, tuple[list[float], list[float], list[float]]] = {
+            layout: ([], [], []) for layout in layouts.names}
+        for round_number in range(0, args.samples, LAYOUT_ROUND):
+            layout = layouts.names[(round_number // LAYOUT_ROUND) % len(layouts.names)]
+            layouts.apply(layout)
+            echoes, durable_echoes, moves = samples[layout]
+            for _ in range(LAYOUT_ROUND):
+                echoes.append(echo_round_trip(dealer, payload))
+                durable_echoes.append(echo_round_trip(durable, payload))
+                moves.append(player.timed_move())
+        layouts.apply(SHARED_CORES)
+        for layout, (echoes, durable_echoes, moves) in samples.items():
+            report(f"idle server, {layout}", echoes, moves, durable_echoes,
+                   " (target at most 3)")
 
         lobby = Connection(address)
         for _ in range(args.tables):

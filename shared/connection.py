@@ -40,6 +40,11 @@ class Connection:
         self.last_sent = 0.0
         self.last_heard = time.monotonic()
 
+    @property
+    def socket(self) -> Any:
+        """The DEALER socket itself (a benchmark times raw frames on it)."""
+        return self._socket
+
     def send(self, message: dict[str, Any]) -> None:
         self._socket.send(protocol.encode(message))
         self.last_sent = time.monotonic()
