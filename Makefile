@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # In build/, beside the package tree mypy reads: removing build/ makes both again.
 COMPILED := build/.compiled
-ENGINE_SOURCES := $(wildcard shared/*.py shared/games/*.py)
+ENGINE_SOURCES := $(wildcard shared/*.py shared/games/*.py) \
+	$(addprefix server/, fields.py rendering.py seats.py sessions.py tables.py service.py)
 
 .PHONY: play test build lint typecheck bench clean
 
@@ -44,4 +45,4 @@ bench: $(COMPILED)
 	$(BIN)/python bench/client.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.so shared/*.so shared/games/*.so shared/engines_build.json
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.so shared/*.so shared/games/*.so server/*.so shared/engines_build.json

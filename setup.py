@@ -1,4 +1,5 @@
-"""Builds the engine modules of ``shared/`` to C with mypyc, when it can.
+"""Builds the engine modules of ``shared/``, and the server's per-move path, to C with mypyc,
+when it can.
 
 The engines are typed Python and stay the one source: mypyc compiles the same files, about
 twice as fast, the way black and mypy ship. Without a C compiler (or with
@@ -22,7 +23,9 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-# The modules on the hot paths of play, simulation and replay.
+# The modules on the hot paths of play, simulation and replay, and the server's modules every
+# move goes through (durability.py is left out: its errors derive from OSError, which mypyc
+# cannot compile, and its work is a system call).
 COMPILED = [
     "shared/cards.py",
     "shared/commands.py",
@@ -38,6 +41,12 @@ COMPILED = [
     "shared/games/star_patience.py",
     "shared/games/what_else.py",
     "shared/games/stars_and_bars.py",
+    "server/fields.py",
+    "server/rendering.py",
+    "server/seats.py",
+    "server/sessions.py",
+    "server/tables.py",
+    "server/service.py",
 ]
 
 
@@ -81,15 +90,16 @@ class OptionalBuildExt(build_ext):
         self._record_sources()
 
     def _record_sources(self) -> None:
-        """Write what was compiled (each source's SHA-256) beside the compiled modules, where
-        shared/__init__.py compares it with the sources it finds: by content, because a copy
-        into site-packages or a wheel gives every file a new time."""
+        """Write what was compiled (each source's SHA-256, by its path in the package) in the
+        package's ``shared/``, where shared/__init__.py compares it with the sources it
+        finds: by content, because a copy into site-packages or a wheel gives every file a new
+        time."""
         built = self._built_paths()
         if not built:
             return
         package = Path(self.get_ext_fullpath(f"{GROUP}__mypyc")).parent
         record = {"sources": {
-            Path(source).relative_to("shared").as_posix():
+            Path(source).as_posix():
                 hashlib.sha256(Path(source).read_bytes()).hexdigest()
             for source in COMPILED}}
         (package / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n",

@@ -24,11 +24,15 @@ def run(args: list[str], *, pure: bool) -> subprocess.CompletedProcess[str]:
 
 
 def test_pure_python_runs_on_request() -> None:
-    script = ("from starhall import shared; import starhall.shared.games.hearts as h; "
-              "print(shared.build(), h.__file__)")
+    # The server's compiled modules follow the engines' build, even imported first.
+    script = ("import starhall.server.service as s; import starhall.shared.games.hearts as h; "
+              "from starhall import shared; print(shared.build(), h.__file__, s.__file__)")
     done = run(["-c", script], pure=True)
     assert done.stdout.split()[:2] == ["pure", "Python"]
-    assert done.stdout.strip().endswith("hearts.py")
+    assert [Path(path).name for path in done.stdout.split()[2:]] == ["hearts.py", "service.py"]
+    if shared.build() == "compiled":  # and the compiled build runs both compiled
+        compiled = run(["-c", script], pure=False).stdout.split()
+        assert not any(path.endswith(".py") for path in compiled[1:])
 
 
 def test_the_build_is_found_from_any_folder(tmp_path: Path) -> None:
@@ -60,23 +64,29 @@ def test_pure_python_verifies_the_golden_replays() -> None:
 
 def test_a_build_is_stale_when_a_source_differs_from_what_was_compiled(tmp_path: Path) -> None:
     suffix = EXTENSION_SUFFIXES[0]
-    (tmp_path / "games").mkdir()
-    fresh_source, fresh_build = tmp_path / "cards.py", tmp_path / f"cards{suffix}"
-    edited_source = tmp_path / "games" / "hearts.py"
-    old_build = tmp_path / "games" / f"hearts{suffix}"
-    for path in (fresh_source, fresh_build, edited_source, old_build):
+    for folder in ("shared/games", "server"):
+        (tmp_path / folder).mkdir(parents=True)
+    fresh_source, fresh_build = tmp_path / "shared/cards.py", tmp_path / f"shared/cards{suffix}"
+    edited_source = tmp_path / "shared/games/hearts.py"
+    old_build = tmp_path / "shared/games" / f"hearts{suffix}"
+    server_source = tmp_path / "server/service.py"
+    server_build = tmp_path / f"server/service{suffix}"
+    for path in (fresh_source, fresh_build, edited_source, old_build, server_source,
+                 server_build):
         path.write_text("x = 1\n")
     # Everything compiled has no record yet: every compiled source counts as stale.
-    assert shared.stale_builds(tmp_path) == [fresh_source, edited_source]
-    record = {"cards.py": shared.source_digest(fresh_source),
-              "games/hearts.py": shared.source_digest(edited_source)}
-    (tmp_path / shared.BUILD_RECORD).write_text(json.dumps({"sources": record}))
+    assert shared.stale_builds(tmp_path) == [fresh_source, edited_source, server_source]
+    record = {"shared/cards.py": shared.source_digest(fresh_source),
+              "shared/games/hearts.py": shared.source_digest(edited_source),
+              "server/service.py": shared.source_digest(server_source)}
+    (tmp_path / "shared" / shared.BUILD_RECORD).write_text(json.dumps({"sources": record}))
     # File times say nothing (a wheel's install gives every file a new one) ...
     os.utime(fresh_source, (9_000, 9_000))
     os.utime(fresh_build, (1_000, 1_000))
     assert shared.stale_builds(tmp_path) == []
-    # ... content does.
+    # ... content does, in the server's compiled modules too.
     edited_source.write_text("x = 2\n")
-    assert shared.stale_builds(tmp_path) == [edited_source]
-    (tmp_path / shared.BUILD_RECORD).write_text("{not json")
-    assert shared.stale_builds(tmp_path) == [fresh_source, edited_source]
+    server_source.write_text("x = 2\n")
+    assert shared.stale_builds(tmp_path) == [edited_source, server_source]
+    (tmp_path / "shared" / shared.BUILD_RECORD).write_text("{not json")
+    assert shared.stale_builds(tmp_path) == [fresh_source, edited_source, server_source]
