@@ -241,15 +241,10 @@ class BarsArt(CardArt):
             if image is None:
                 image = self._faces[key] = _ready(render_label(code[len(LABEL):]))
             return image
-        key = (code, width, height)
-        surface = self._faces.get(key)
-        if surface is None:
-            surface = self._faces[key] = _ready(render_card(code, width, height))
-        return surface
+        return super().face(code, width, height)
 
-    def back(self, width: int, height: int) -> pygame.Surface:
-        key = (width, height)
-        surface = self._backs.get(key)
-        if surface is None:
-            surface = self._backs[key] = _ready(render_back(width, height))
-        return surface
+    def render_face(self, code: str, width: int, height: int) -> pygame.Surface:
+        return render_card(code, width, height)
+
+    def render_back(self, width: int, height: int) -> pygame.Surface:
+        return render_back(width, height)

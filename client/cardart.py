@@ -150,15 +150,23 @@ class CardArt:
         key = (code, width, height)
         surface = self._faces.get(key)
         if surface is None:
-            surface = self._faces[key] = _ready(render_face(face(code), width, height))
+            surface = self._faces[key] = _ready(self.render_face(code, width, height))
         return surface
 
     def back(self, width: int, height: int) -> pygame.Surface:
         key = (width, height)
         surface = self._backs.get(key)
         if surface is None:
-            surface = self._backs[key] = _ready(render_back(width, height))
+            surface = self._backs[key] = _ready(self.render_back(width, height))
         return surface
+
+    # A game whose cards look otherwise draws them here; the caching above stays.
+
+    def render_face(self, code: str, width: int, height: int) -> pygame.Surface:
+        return render_face(face(code), width, height)
+
+    def render_back(self, width: int, height: int) -> pygame.Surface:
+        return render_back(width, height)
 
     def shade(self, width: int, height: int, alpha: int = 110) -> pygame.Surface:
         """A translucent dark card shape, laid over cards that may not be played now."""

@@ -6,11 +6,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from starhall.server.embed import EmbeddedServer
 from tests.server_helpers import FAST_SERVER
+
+if TYPE_CHECKING:
+    import pygame
+
+WINDOW = (1280, 720)
+"""The size of the window the client's tests draw in (``surface``)."""
 
 
 @pytest.fixture(autouse=True)
@@ -34,3 +41,12 @@ def server(tmp_path: Path) -> Iterator[EmbeddedServer]:
     needs another kind defines its own ``server``)."""
     with EmbeddedServer(tmp_path, **FAST_SERVER) as embedded:
         yield embedded
+
+
+@pytest.fixture(scope="module")
+def surface() -> pygame.Surface:
+    """The client's window, opened once per test module (by the SDL dummy driver under CI); a
+    module that draws at other sizes defines its own."""
+    from starhall.client.app import open_window  # pygame only for the client's tests
+
+    return open_window(WINDOW)

@@ -10,7 +10,7 @@ from typing import Any
 
 from starhall.server.embed import EmbeddedServer
 from starhall.shared import protocol
-from starhall.shared.connection import Connection, TableFeed
+from starhall.shared.connection import Connection, HeardServer, ServerListener, TableFeed
 from starhall.shared.replay import load
 
 FAST_HEARTS = {"target": 10}
@@ -42,6 +42,18 @@ def wait_for(condition: Any, timeout: float = 10.0, step: float = 0.01) -> Any:
             return result
         time.sleep(step)
     raise TimeoutError("the condition never held: no progress")
+
+
+def hear_one_server(listener: ServerListener) -> HeardServer:
+    """The one server ``listener`` hears a beacon from, once it has heard one."""
+
+    def heard() -> bool:
+        listener.poll(0.05)
+        return bool(listener.servers())
+
+    wait_for(heard)
+    (server,) = listener.servers()
+    return server
 
 
 def choose(view: dict[str, Any]) -> dict[str, Any] | None:

@@ -18,7 +18,7 @@ import pygame
 import pytest
 
 from starhall.client import fonts, theme
-from starhall.client.app import _wait_for_welcome, open_window
+from starhall.client.app import _wait_for_welcome
 from starhall.client.bars_choreography import BarsGeometry, between, touch
 from starhall.client.bars_view import PLATE_NAME_SIZE, BarsView, plate_name, result_line
 from starhall.client.bug_report import BUTTON_LABEL
@@ -51,10 +51,6 @@ GOLDEN = sorted(glob.glob(str(ROOT / "replays" / "golden" / "stars_and_bars_*.st
 
 Sent = list[tuple[str, dict[str, Any]]]
 
-
-@pytest.fixture(scope="module")
-def surface() -> pygame.Surface:
-    return open_window(SIZE)
 
 
 # --- tables built from the engine's own views ---------------------------------------------

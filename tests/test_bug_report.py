@@ -19,7 +19,7 @@ import pygame
 import pytest
 
 import starhall.client.bug_report as bug_report
-from starhall.client.app import _wait_for_welcome, open_window
+from starhall.client.app import _wait_for_welcome
 from starhall.client.embedded import EmbeddedServer
 from starhall.client.live import LiveTable
 from starhall.client.net import ServerLink
@@ -33,10 +33,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SIZE = (1280, 720)
 NOTE = "Bruno took a trick he had lost"
 
-
-@pytest.fixture(scope="module")
-def surface() -> pygame.Surface:
-    return open_window(SIZE)
 
 
 def _run_until(live: LiveTable, surface: pygame.Surface, done: Any) -> None:

@@ -10,10 +10,8 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
-import pytest
 
 from starhall.client.animation import MAX_BACKLOG, Animator, Flight, Pose, Step, ease_out_cubic
-from starhall.client.app import open_window
 from starhall.client.cardart import CardArt
 from starhall.client.embedded import EmbeddedServer
 from starhall.client.lobby import Lobby
@@ -30,10 +28,6 @@ from starhall.shared.table import Table
 
 SIZE = (1280, 720)
 
-
-@pytest.fixture(scope="module")
-def surface() -> pygame.Surface:
-    return open_window(SIZE)
 
 
 def click(target: object, rect: pygame.Rect | None) -> None:

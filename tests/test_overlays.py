@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from starhall.client import fonts
-from starhall.client.app import KEPT_FOR_RESUME, open_window
+from starhall.client.app import KEPT_FOR_RESUME
 from starhall.client.layout import Layout
 from starhall.client.live import LiveTable
 from starhall.client.model import TableModel, Update
@@ -49,10 +49,6 @@ SMALL = (800, 600)
 GOLDEN = Path(__file__).parent.parent / "replays" / "golden"
 MAGENTA = (255, 0, 255)
 
-
-@pytest.fixture(scope="module")
-def surface() -> pygame.Surface:
-    return open_window(SIZE)
 
 
 

@@ -28,6 +28,7 @@ from tests.server_helpers import (
     address,
     choose,
     fill_with_bots,
+    hear_one_server,
     log_of,
     wait_for,
 )
@@ -396,12 +397,7 @@ def test_a_server_bound_to_one_address_is_announced_at_that_address(tmp_path: Pa
                               source=source_address(address(server)))
         sender.start()
         try:
-            def heard() -> bool:
-                listener.poll(0.05)
-                return bool(listener.servers())
-
-            wait_for(heard)
-            (heard_server,) = listener.servers()
+            heard_server = hear_one_server(listener)
             assert heard_server.address == address(server)  # tcp://127.0.0.2:PORT
             with Connection(heard_server.address) as connection:
                 assert connection.request({"type": "ping"})["type"] == protocol.PONG

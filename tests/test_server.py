@@ -25,6 +25,7 @@ from tests.server_helpers import (
     address,
     choose,
     fill_with_bots,
+    hear_one_server,
     log_of,
     play_until_over,
     wait_for,
@@ -290,12 +291,7 @@ def test_beacon_is_heard_on_loopback(tmp_path: Path) -> None:
                           interval=0.05)
     sender.start()
     try:
-        def heard() -> bool:
-            listener.poll(0.05)
-            return bool(listener.servers())
-
-        wait_for(heard)
-        (server,) = listener.servers()
+        server = hear_one_server(listener)
         assert server.address == "tcp://127.0.0.1:47474" and server.name == "test server"
     finally:
         sender.stop()

@@ -20,7 +20,7 @@ import pygame
 import pytest
 
 from starhall.client import app
-from starhall.client.app import HostedTable, open_window
+from starhall.client.app import HostedTable
 from starhall.client.embedded import unfinished_tables
 from starhall.client.live import LiveTable
 from starhall.client.replay_screen import ReplayScreen
@@ -30,10 +30,6 @@ from tests.support import step_until
 
 SIZE = (1280, 720)
 
-
-@pytest.fixture(scope="module")
-def surface() -> pygame.Surface:
-    return open_window(SIZE)
 
 
 @pytest.fixture()

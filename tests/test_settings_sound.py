@@ -60,10 +60,6 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     settings.forget()
 
 
-@pytest.fixture(scope="module")
-def surface() -> pygame.Surface:
-    return app.open_window(SIZE)
-
 
 # --- the settings file ------------------------------------------------------------------------
 

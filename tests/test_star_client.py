@@ -14,7 +14,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from starhall.client.app import _wait_for_welcome, open_window
+from starhall.client.app import _wait_for_welcome
 from starhall.client.embedded import EmbeddedServer
 from starhall.client.game_views import view_for
 from starhall.client.live import LiveTable
@@ -47,10 +47,6 @@ STUCK_DEAL = 638
 GOLDEN = sorted(glob.glob(str(Path(__file__).parent.parent / "replays" / "golden"
                               / "star_patience_*.starhall")))
 
-
-@pytest.fixture(scope="module")
-def surface() -> pygame.Surface:
-    return open_window(SIZE)
 
 
 @pytest.fixture(autouse=True)

@@ -23,7 +23,6 @@ import pygame
 import pytest
 
 from starhall.client import fonts, settings, theme
-from starhall.client.app import open_window
 from starhall.client.bug_report import BUTTON_LABEL as REPORT_LABEL
 from starhall.client.layout import Layout
 from starhall.client.model import TableModel
@@ -46,10 +45,6 @@ SIZES = ((1280, 720), (1024, 640), (800, 600))
 NAMES = ["Sam", "Ada", "Bruno", "Clara", "Dmitri", "Elif"]
 Chooser = Callable[[Any, Any, int], Command]
 
-
-@pytest.fixture(scope="module")
-def surface() -> pygame.Surface:
-    return open_window(SIZE)
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,7 @@ import pytest
 
 from starhall.client import fonts, theme
 from starhall.client.animation import Flight
-from starhall.client.app import _wait_for_welcome, open_window
+from starhall.client.app import _wait_for_welcome
 from starhall.client.bug_report import BUTTON_LABEL
 from starhall.client.embedded import EmbeddedServer
 from starhall.client.game_views import view_for
@@ -62,10 +62,6 @@ GOLDEN = sorted(glob.glob(str(Path(__file__).parent.parent / "replays" / "golden
                               / "what_else_*.starhall")))
 View = dict[str, Any]
 
-
-@pytest.fixture(scope="module")
-def surface() -> pygame.Surface:
-    return open_window(SIZE)
 
 
 # --- tables from the real engine ----------------------------------------------------------
