@@ -15,13 +15,13 @@ folder and fdatasyncs it before answering (the least any durable server does). T
    durable echo (at most 1.2: the server's own work above the sync every durable server
    pays). A reply is timed when its frame arrives, before it is decoded, as the echoes' are.
    On a machine of few cores the timing client shares the cores with the server, which a
-   client on another machine of the LAN does not: a server that still builds the other
-   seats' updates after sending the mover's keeps a core busy that the delivery of that
-   update (the server's I/O thread, then the client's) needs. So the samples alternate, in
-   rounds, between two layouts of the same processes: ``shared cores`` (as the scheduler
-   places them) and ``cores apart`` (each server's main thread, the echoes' included, on
-   core 0; every other thread, the client's and the servers' ZeroMQ I/O threads, on the
-   others). Both are reported; the second is the LAN's case.
+   client on another machine of the LAN does not: the delivery of the mover's update (the
+   server's I/O thread, then the client's) needs a core while the server builds the other
+   seats' updates (the server yields its core once after the first send for this). So the
+   samples alternate, in rounds, between two layouts of the same processes: ``shared
+   cores`` (as the scheduler places them) and ``cores apart`` (each server's main thread,
+   the echoes' included, on core 0; every other thread, the client's and the servers'
+   ZeroMQ I/O threads, on the others). Both are reported; the second is the LAN's case.
 2. Throughput: ``--tables`` tables of four random bots with no think delay, all playing at
    once; events appended per second over ``--seconds`` (from the tables' sequence numbers; a
    deal is one event in about 65), while the same player keeps timing its moves at a table of

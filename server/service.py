@@ -5,8 +5,9 @@ check, decide, append, evolve), let due bots move, answer the games' chance requ
 commit (fsync every log written, together) and only then send what the batch produced. The
 events' cuts and the views that updates and snapshots carry are built as each message is sent
 (``server/rendering.py``), so the sync does not wait for them and the mover's own update, sent
-first, does not wait for everyone else's. One thread owns all state, so no table needs a
-lock; the fsyncs of a busy batch run side by side on a small pool.
+first, does not wait for everyone else's (nor for a core: ``_hand_over_core``). One thread
+owns all state, so no table needs a lock; the fsyncs of a busy batch run side by side on a
+small pool.
 
 Per command: the token names the seat → the client command id (a repeat is acknowledged
 again, not applied) → the last-seen sequence number (stale is refused) → the engine decides →
@@ -19,6 +20,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
+import os
 import secrets
 import socket as sockets
 import sys
@@ -317,6 +319,8 @@ class Service:
             if not sent_any or len(burst) >= BURST_FRAMES:  # the first (the mover's) at once
                 self._send_frames(burst)
                 burst.clear()
+                if not sent_any:
+                    _hand_over_core()
                 sent_any = True
         self._send_frames(burst)
 
@@ -919,6 +923,18 @@ class Service:
                 table.watchers.discard(session.identity)
                 self.changed_rosters[table.id] = table
         self.sessions.pop(session.identity, None)
+
+
+_sched_yield: Callable[[], None] = getattr(os, "sched_yield", lambda: None)
+
+
+def _hand_over_core() -> None:
+    """Let the socket's I/O thread take the batch's first frame out now. Sending it woke that
+    thread, and Linux tends to wake a thread on its waker's core, expecting the waker to sleep
+    soon, as a request-reply loop does; this one goes on building the batch's other frames,
+    and the first would wait for them all (about 100 us of a move's 550 in the loopback
+    bench, on 2 cores). Where nothing else waits for this core, the yield returns at once."""
+    _sched_yield()
 
 
 def listing_order(table_id: str) -> tuple[int, str]:
