@@ -19,7 +19,7 @@ from typing import Any
 import pygame
 
 from starhall.client import fonts, symbols, theme
-from starhall.client.cardart import SUPERSAMPLE, CardArt, _ready, _rounded_card, lattice_back
+from starhall.client.cardart import SUPERSAMPLE, CardArt, _rounded_card, lattice_back
 from starhall.shared.games.stars_and_bars import ATTRIBUTE_VALUES, ATTRIBUTES, card_name
 
 Point = tuple[float, float]
@@ -235,15 +235,13 @@ class BarsArt(CardArt):
     """Stars and Bars faces, landscape backs and rising labels, each drawn once per size."""
 
     def face(self, code: str, width: int, height: int) -> pygame.Surface:
-        if code.startswith(LABEL):
-            key = (code, 0, 0)  # words keep their own size whatever the flight's scale
-            image = self._faces.get(key)
-            if image is None:
-                image = self._faces[key] = _ready(render_label(code[len(LABEL):]))
-            return image
+        if code.startswith(LABEL):  # words keep their own size whatever the flight's scale
+            width = height = 0
         return super().face(code, width, height)
 
     def render_face(self, code: str, width: int, height: int) -> pygame.Surface:
+        if code.startswith(LABEL):
+            return render_label(code[len(LABEL):])
         return render_card(code, width, height)
 
     def render_back(self, width: int, height: int) -> pygame.Surface:

@@ -73,21 +73,19 @@ class SnapshotReader:
         return list(value)
 
     def integers(self, key: str, length: int | None = None) -> tuple[int, ...]:
-        values = self.items(key, length)
-        if not all(type(value) is int for value in values):
-            raise self.error(key, f"must be a list of whole numbers, not {values!r}")
-        return tuple(values)
+        return self._all(key, length, int, "whole numbers")
 
     def flags(self, key: str, length: int | None = None) -> tuple[bool, ...]:
-        values = self.items(key, length)
-        if not all(type(value) is bool for value in values):
-            raise self.error(key, f"must be a list of true or false, not {values!r}")
-        return tuple(values)
+        return self._all(key, length, bool, "true or false")
 
     def texts(self, key: str, length: int | None = None) -> tuple[str, ...]:
+        return self._all(key, length, str, "strings")
+
+    def _all(self, key: str, length: int | None, kind: type, words: str) -> tuple[Any, ...]:
+        """A list whose entries are all exactly of type ``kind`` (``True`` is no number)."""
         values = self.items(key, length)
-        if not all(type(value) is str for value in values):
-            raise self.error(key, f"must be a list of strings, not {values!r}")
+        if not all(type(value) is kind for value in values):
+            raise self.error(key, f"must be a list of {words}, not {values!r}")
         return tuple(values)
 
     def card_order(self, key: str, deck: Deck) -> tuple[int, ...]:
