@@ -24,11 +24,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
 from types import MappingProxyType
-from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from mypy_extensions import mypyc_attr
 
 from starhall.shared.options import Options, OptionSpec, normalize_options
+
+if TYPE_CHECKING:
+    from starhall.shared.snapshots import SnapshotReader
 
 Seat = int
 Viewer = int | None
@@ -180,15 +183,23 @@ class Game(ABC, Generic[S]):
     def snapshot(self, state: S) -> dict[str, Any]:
         """The whole state as plain data, in a canonical order (checkpoints hash it)."""
 
-    @abstractmethod
     def restore(self, snapshot: Mapping[str, Any], players: int, options: Options) -> S:
         """The state ``snapshot`` describes, its exact inverse: ``restore(snapshot(s), ...)``
         equals ``s``, and play goes on from it identically. A server resumes a table from its
         log's last checkpoint this way instead of folding every event since the first, so a
         restart does not grow with a game's length. ``players`` and ``options`` are the
         table's (snapshots leave out what follows from them). ``SnapshotError`` for a
-        snapshot that is not a state of the game, or whose fields disagree with each other
-        (``shared.snapshots.restore_with`` reads one and checks it)."""
+        snapshot that is not a state of the game, or whose fields disagree with each other:
+        ``read_snapshot`` reads the fields, and ``restore_with`` checks that the state gives
+        the snapshot again."""
+        from starhall.shared.snapshots import restore_with  # it imports this module
+
+        return restore_with(self, snapshot, self.new_state(players, options), self.read_snapshot)
+
+    @abstractmethod
+    def read_snapshot(self, read: SnapshotReader, start: S) -> S:
+        """The state a snapshot's fields give (``read``), from ``start``: the new state of the
+        table's players and options, which holds what snapshots leave out (the rules)."""
 
     @abstractmethod
     def event_view(self, before: S, event: Event, viewer: Viewer) -> Event | None:

@@ -9,7 +9,6 @@ Events: ``deal`` (the shuffled order), ``exchange_taken``, ``exchange_declined``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
@@ -33,7 +32,7 @@ from starhall.shared.engine import (
     shuffle_event,
 )
 from starhall.shared.options import Options, OptionSpec
-from starhall.shared.snapshots import ENTRY, SnapshotReader, restore_with
+from starhall.shared.snapshots import ENTRY, SnapshotReader
 from starhall.shared.tricks import (
     CardPlays,
     Trick,
@@ -704,11 +703,7 @@ class Hearts(Game[HeartsState]):
             full["undealt_taken"] = [holder, codes(cards)]
         return full
 
-    def restore(self, snapshot: Mapping[str, Any], players: int, options: Options) -> HeartsState:
-        return restore_with(self, snapshot, self.new_state(players, options), self._read)
-
-    @staticmethod
-    def _read(read: SnapshotReader, start: HeartsState) -> HeartsState:
+    def read_snapshot(self, read: SnapshotReader, start: HeartsState) -> HeartsState:
         rules = start.rules
         deck, players = rules.deck, rules.players
         passes = tuple(None if entry.value(ENTRY) is None else entry.cards(ENTRY, deck)

@@ -15,7 +15,6 @@ the star follow from those in ``evolve``. docs/games/star_patience.md documents 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from random import Random
@@ -39,7 +38,7 @@ from starhall.shared.engine import (
 )
 from starhall.shared.options import Options, OptionSpec
 from starhall.shared.shuffle import seeded_order
-from starhall.shared.snapshots import ENTRY, SnapshotReader, restore_with
+from starhall.shared.snapshots import ENTRY, SnapshotReader
 
 SUITS: Final = ("C", "D", "H", "S")
 SUIT_NAMES: Final = {"C": "Clubs", "D": "Diamonds", "H": "Hearts", "S": "Spades"}
@@ -467,11 +466,7 @@ class StarPatience(Game[StarState]):
                           (*dealt.inner, *dealt.outer, dealt.turned, *dealt.stock)])
         return full
 
-    def restore(self, snapshot: Mapping[str, Any], players: int, options: Options) -> StarState:
-        return restore_with(self, snapshot, self.new_state(players, options), self._read)
-
-    @staticmethod
-    def _read(read: SnapshotReader, start: StarState) -> StarState:
+    def read_snapshot(self, read: SnapshotReader, start: StarState) -> StarState:
         """The deal, then the decisions in effect, give the position and what undo goes back
         to; the counters and the redo list are as recorded."""
         history, redo = _decisions(read, "history"), _decisions(read, "redo")

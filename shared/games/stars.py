@@ -12,7 +12,6 @@ in ``evolve``. docs/games/stars.md documents the events and card codes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from itertools import combinations
@@ -36,7 +35,7 @@ from starhall.shared.engine import (
     shuffle_event,
 )
 from starhall.shared.options import Options, OptionSpec
-from starhall.shared.snapshots import ENTRY, SnapshotReader, restore_with
+from starhall.shared.snapshots import ENTRY, SnapshotReader
 from starhall.shared.tricks import (
     CardPlays,
     Trick,
@@ -669,11 +668,7 @@ class Stars(Game[StarsState]):
         full["stars_kept"] = [list(result.stars_kept) for result in state.results]
         return full
 
-    def restore(self, snapshot: Mapping[str, Any], players: int, options: Options) -> StarsState:
-        return restore_with(self, snapshot, self.new_state(players, options), self._read)
-
-    @staticmethod
-    def _read(read: SnapshotReader, start: StarsState) -> StarsState:
+    def read_snapshot(self, read: SnapshotReader, start: StarsState) -> StarsState:
         bids: list[tuple[Seat, int | None]] = []
         for index, bid in enumerate(read.items("bids")):
             if (not isinstance(bid, list | tuple) or len(bid) != 2 or type(bid[0]) is not int

@@ -14,7 +14,7 @@ data. The set-up, points, draws, rounds and the result follow from those in ``ev
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -35,7 +35,7 @@ from starhall.shared.engine import (
     shuffle_event,
 )
 from starhall.shared.options import Options
-from starhall.shared.snapshots import ENTRY, SnapshotReader, restore_with
+from starhall.shared.snapshots import ENTRY, SnapshotReader
 
 # --- cards -------------------------------------------------------------------------------
 
@@ -834,11 +834,7 @@ class StarsAndBars(Game[BarsState]):
         full["last_turn"] = self._turn_view(state.last_turn, True, True)
         return full
 
-    def restore(self, snapshot: Mapping[str, Any], players: int, options: Options) -> BarsState:
-        return restore_with(self, snapshot, self.new_state(players, options), self._read)
-
-    @staticmethod
-    def _read(read: SnapshotReader, start: BarsState) -> BarsState:
+    def read_snapshot(self, read: SnapshotReader, start: BarsState) -> BarsState:
         face_down = 0
         for space, down in enumerate(read.flags("face_down", SPACES)):
             face_down |= down << space

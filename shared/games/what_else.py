@@ -17,7 +17,6 @@ next opener and the end of the game follow from those in ``evolve``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from random import Random
@@ -40,7 +39,7 @@ from starhall.shared.engine import (
     shuffle_event,
 )
 from starhall.shared.options import Options, OptionSpec
-from starhall.shared.snapshots import SnapshotReader, restore_with
+from starhall.shared.snapshots import SnapshotReader
 from starhall.shared.tricks import CardPlays
 
 COLOURS: Final = "rygbv"
@@ -629,12 +628,7 @@ class WhatElse(Game[WhatElseState]):
         full["counters"] = self.tally(state)
         return full
 
-    def restore(self, snapshot: Mapping[str, Any], players: int, options: Options
-                ) -> WhatElseState:
-        return restore_with(self, snapshot, self.new_state(players, options), self._read)
-
-    @staticmethod
-    def _read(read: SnapshotReader, start: WhatElseState) -> WhatElseState:
+    def read_snapshot(self, read: SnapshotReader, start: WhatElseState) -> WhatElseState:
         rules = start.rules
         deck, players = rules.cards.deck, rules.players
         owed_seat, owed = NO_SEAT, 0
