@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed
 # In build/, beside the package tree mypy reads: removing build/ makes both again.
 COMPILED := build/.compiled
 ENGINE_SOURCES := $(wildcard shared/*.py shared/games/*.py) \
-	$(addprefix server/, fields.py rendering.py seats.py sessions.py tables.py service.py)
+	$(addprefix server/, fields.py rendering.py seats.py sessions.py tables.py service.py \
+	background_sync.c)
 
 .PHONY: play test build lint typecheck bench clean
 

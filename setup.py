@@ -5,7 +5,9 @@ The engines are typed Python and stay the one source: mypyc compiles the same fi
 twice as fast, the way black and mypy ship. Without a C compiler (or with
 ``STARHALL_PURE_PYTHON=1``) the install goes on with the plain Python modules, which behave
 identically; ``shared/__init__.py`` also falls back to them when a source differs from what
-was compiled, so an edit is never shadowed by a stale build.
+was compiled, so an edit is never shadowed by a stale build. One module is C from the start
+(``NATIVE``: the thread that syncs a move's log while the server goes on), with a Python
+stand-in in ``server/durability.py``.
 
 mypy and mypyc name a module after its path, but ``shared/cards.py`` is installed as
 ``starhall.shared.cards`` (pyproject.toml's package-dir): so both read the sources through
@@ -20,7 +22,7 @@ import os
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 # The modules on the hot paths of play, simulation and replay, and the server's modules every
@@ -48,6 +50,9 @@ COMPILED = [
     "server/tables.py",
     "server/service.py",
 ]
+
+NATIVE = {"starhall.server.background_sync": "server/background_sync.c"}
+"""Modules written in C (each beside the stub mypy reads), built with the compiled ones."""
 
 
 PACKAGE_TREE = Path("build", "package-tree")
@@ -101,7 +106,7 @@ class OptionalBuildExt(build_ext):
         record = {"sources": {
             Path(source).as_posix():
                 hashlib.sha256(Path(source).read_bytes()).hexdigest()
-            for source in COMPILED}}
+            for source in [*COMPILED, *NATIVE.values()]}}
         (package / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n",
                                             encoding="utf-8")
 
@@ -126,7 +131,8 @@ def _extensions() -> list[object]:
     try:
         package = make_package_tree()
         sources = [str(package / source) for source in COMPILED]
-        return list(mypycify(sources, opt_level="3", group_name=GROUP))
+        native = [Extension(name, [source]) for name, source in NATIVE.items()]
+        return [*mypycify(sources, opt_level="3", group_name=GROUP), *native]
     except BaseException as error:  # noqa: BLE001 — mypyc exits on a type error
         _warn(f"mypyc could not translate the engines ({error!r}); using pure Python")
         return []

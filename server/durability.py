@@ -6,6 +6,11 @@ side on a small thread pool (an fsync waits for the disk, not the processor, and
 serves several at a time), and only then are acknowledgements and updates sent. So a busy
 server pays one round of fsyncs per batch rather than one per move.
 
+A person's move need not wait for the rest of its batch: ``head_start`` writes its log and
+starts the sync at once, on ``BackgroundSync``'s thread (``server/background_sync.c``, which
+needs no GIL), while the server answers and builds the seats' updates; the commit then only
+waits for what is left of it.
+
 A write that fails (a full disk, a disk gone read-only) must change nothing: a log whose
 commit failed is cut back to what its last good commit left (``rollback``), and the request
 that wanted the write gets a ``storage`` error (``StorageError``) rather than ``internal``.
@@ -19,6 +24,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from starhall.shared.logfile import LogWriter
+
+try:
+    from starhall.server.background_sync import BackgroundSync
+except ImportError:  # not compiled (no C compiler, or STARHALL_PURE_PYTHON): SyncWhenWaited
+    BackgroundSync = None  # type: ignore[assignment,misc]
 
 SYNC_THREADS = 16
 
@@ -51,17 +61,88 @@ def storage_reason(error: OSError) -> str:
     return f"the server could not write its data folder ({why})"
 
 
+class SyncWhenWaited:
+    """``BackgroundSync`` where it is not built: the same calls, but the sync runs when it is
+    waited for, as though it had been given no head start."""
+
+    def __init__(self) -> None:
+        self._fd: int | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._fd is not None
+
+    def start(self, fd: int) -> None:
+        if self._fd is not None:
+            raise RuntimeError("a sync is already under way: wait for it first")
+        self._fd = fd
+
+    def wait(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is None:
+            raise RuntimeError("no sync was started")
+        _datasync(fd)
+
+    def close(self) -> None:
+        self._fd = None
+
+
+def background_sync() -> BackgroundSync | SyncWhenWaited:
+    return SyncWhenWaited() if BackgroundSync is None else BackgroundSync()
+
+
 class GroupCommit:
     def __init__(self, threads: int = SYNC_THREADS) -> None:
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="fsync")
+        self._background = background_sync()
+        self._ahead: tuple[LogWriter, int] | None = None
+        """The log whose sync ``head_start`` started, and its length then."""
+
+    def head_start(self, writer: LogWriter) -> None:
+        """Write what ``writer`` holds and start its sync now, in the background, so that
+        the disk works while the server goes on with the batch; ``commit`` waits for it (and
+        syncs again what was appended after it started). One log at a time: while one sync
+        is under way, nothing."""
+        if self._ahead is not None:
+            return
+        try:
+            writer.flush()
+        except OSError:
+            return  # the commit meets the error again, and the batch is undone
+        self._background.start(writer.fileno())
+        self._ahead = writer, writer.written_length
+
+    def under_way(self, writers: list[LogWriter]) -> bool:
+        """Whether committing ``writers`` is only waiting: one log, whose sync ``head_start``
+        started, with nothing appended since."""
+        ahead = self._ahead
+        return (ahead is not None and len(writers) == 1 and writers[0] is ahead[0]
+                and ahead[0].appended_length == ahead[1])
 
     def commit(self, writers: list[LogWriter]) -> list[tuple[LogWriter, OSError]]:
         """Sync every writer; returns those that failed, with their error."""
+        failures = []
+        if self._ahead is not None:
+            (early, length), self._ahead = self._ahead, None
+            try:
+                self._background.wait()
+            except OSError as error:
+                failures.append((early, error))
+                writers = [writer for writer in writers if writer is not early]
+            else:
+                if early.appended_length == length:
+                    early.synced()
+                    writers = [writer for writer in writers if writer is not early]
         if len(writers) == 1:
-            return [failure for failure in [_sync(writers[0])] if failure is not None]
-        return [failure for failure in self._pool.map(_sync, writers) if failure is not None]
+            failures.extend(failure for failure in [_sync(writers[0])] if failure is not None)
+        elif writers:
+            failures.extend(failure for failure in self._pool.map(_sync, writers)
+                            if failure is not None)
+        return failures
 
     def close(self) -> None:
+        """Let a sync under way finish, then stop the threads."""
+        self._background.close()
         self._pool.shutdown(wait=True)
 
 

@@ -7,7 +7,10 @@ events' cuts and the views that updates and snapshots carry are built as each me
 (``server/rendering.py``), so the sync does not wait for them and the mover's own update, sent
 first, does not wait for everyone else's (nor for a core: ``_hand_over_core``). One thread
 owns all state, so no table needs a lock; the fsyncs of a busy batch run side by side on a
-small pool.
+small pool. A person's move does not wait for the end of its batch to be written: its log's
+sync starts as soon as its events are appended (``GroupCommit.head_start``, on a thread that
+needs no GIL), and while the disk works the loop answers, publishes and, when that sync is the
+batch's only one, builds the batch's frames (``build_frames``); the commit then only waits.
 
 Per command: the token names the seat → the client command id (a repeat is acknowledged
 again, not applied) → the last-seen sequence number (stale is refused) → the engine decides →
@@ -47,7 +50,14 @@ from starhall.server.durability import (
 )
 from starhall.server.fields import RequestError
 from starhall.server.games_cli import game_info
-from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
+from starhall.server.rendering import (
+    Frames,
+    LaterEvents,
+    LaterView,
+    Outgoing,
+    build_frames,
+    table_of,
+)
 from starhall.server.seats import BOT, distinct_name, keyed_token, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
@@ -221,8 +231,12 @@ class Service:
         undone: dict[str, LiveTable] = {}
         committed = list(self.dirty.values())
         self.dirty.clear()
+        messages = self.outbox.drain()
+        built: list[bytes | Exception] | None = None
         if committed:
             logs = {t.log: t for t in committed if t.log is not None}
+            if messages and self.committer.under_way(list(logs)):
+                built = build_frames(messages)  # while the disk works (committer.head_start)
             for writer, error in self.committer.commit(list(logs)):
                 table = logs[writer]
                 if self._undo_batch(table, error):
@@ -231,8 +245,8 @@ class Service:
                     withheld[table.id] = error
                     self._break(table, error)
         try:
-            if self.outbox:
-                self._send(self.outbox.drain(), withheld, undone)
+            if messages:
+                self._send(messages, withheld, undone, built)
         finally:  # after the sends, so that none waits for it (a summary is a file written)
             self._after_commit(committed, withheld, undone)
 
@@ -280,34 +294,37 @@ class Service:
             self.outbox.send(identity, message)
 
     def _send(self, messages: list[Outgoing], withheld: dict[str, BaseException],
-              undone: dict[str, LiveTable] | None = None) -> None:
-        """Build and send each frame in turn, but none about a table whose sync failed or
-        whose view cannot be built: that table stops, and a request waiting on it gets a
-        ``broken`` error instead. Of a table whose batch was undone (``_undo_batch``) no
-        event is sent, and nothing that shows them. The first frame goes as soon as it is
-        built, the others in bursts of ``BURST_FRAMES``."""
+              undone: dict[str, LiveTable] | None = None,
+              built: list[bytes | Exception] | None = None) -> None:
+        """Build and send each frame in turn (or send it as ``built`` before the sync), but
+        none about a table whose sync failed or whose view cannot be built: that table stops,
+        and a request waiting on it gets a ``broken`` error instead. Of a table whose batch
+        was undone (``_undo_batch``) no event is sent, and nothing that shows them. The first
+        frame goes as soon as it is built, the others in bursts of ``BURST_FRAMES``."""
         frames = Frames()
         answered: set[tuple[bytes, Any]] = set()
         burst: list[tuple[bytes, bytes]] = []
         sent_any = False
-        for identity, message in messages:
+        for index, (identity, message) in enumerate(messages):
+            frame: bytes | Exception | None = None if built is None else built[index]
             if undone and table_of(message) in undone:
                 kept = _without_undone(message, undone[table_of(message) or ""])
                 if kept is None:
                     continue
-                message = kept
+                message, frame = kept, None
             if withheld and table_of(message) in withheld:
                 replacement = _broken_reply(message, identity, answered)
                 if replacement is None:
                     continue
-                message = replacement
-            try:
-                frame = frames.encode(message)
-            except Exception as error:  # a game's bug stops its table, not the server
+                message, frame = replacement, None
+            if frame is None:
+                frame = frames.build(message)
+            if isinstance(frame, Exception):  # a game's bug stops its table, not the server
+                error = frame
                 table_id = table_of(message)
                 table = self.tables.get(table_id) if table_id is not None else None
                 if table is None:
-                    traceback.print_exc(file=sys.stderr)
+                    traceback.print_exception(error, file=sys.stderr)
                     continue
                 self._break(table, error)
                 withheld[table.id] = error
@@ -334,13 +351,13 @@ class Service:
                 pass  # the peer is gone or too slow: it will notice a gap and resync
 
     def close(self) -> None:
+        self.committer.close()  # first: a sync under way in the background ends before its file
         for table in self.tables.values():
             if table.log is not None:
                 try:
                     table.log.close()
                 except OSError as error:
                     print(f"starhall serve: closing table {table.id}: {error}", file=sys.stderr)
-        self.committer.close()
         self.socket.close(0)
 
     # --- one message ---------------------------------------------------------------------
@@ -765,6 +782,10 @@ class Service:
         if table.id not in self.dirty:  # what a failed commit would go back to
             table.before_batch = (before_state, before_seq)
             self.dirty[table.id] = table
+        if cid is not None and table.log is not None and table.game.chance(live.state) is None:
+            # A person waits for this move (and no deal follows it): its sync starts now,
+            # while the server goes on with the batch.
+            self.committer.head_start(table.log)
         self._publish(table, before_state, numbered, command.seat)
         if table.over:
             self.changed_rosters[table.id] = table

@@ -63,8 +63,11 @@ def stale_builds(root: Path = _ROOT) -> list[Path]:
     stale = []
     for folder in COMPILED_FOLDERS:
         for built in sorted((root / folder).glob(f"*{suffix}")):
-            source = built.with_name(built.name.removesuffix(suffix) + ".py")
-            if not source.exists():
+            stem = built.name.removesuffix(suffix)
+            source = next((path for path in (built.with_name(stem + ".py"),
+                                             built.with_name(stem + ".c")) if path.exists()),
+                          None)
+            if source is None:
                 continue
             key = source.relative_to(root).as_posix()
             if compiled.get(key) != source_digest(source):
@@ -74,7 +77,7 @@ def stale_builds(root: Path = _ROOT) -> list[Path]:
 
 class _SourcesFirst(MetaPathFinder):
     """Finds the modules of this package and of ``starhall.server`` as Python sources,
-    passing over compiled ones."""
+    passing over compiled ones (a module written in C is not found at all)."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
@@ -86,6 +89,9 @@ class _SourcesFirst(MetaPathFinder):
             spec = FileFinder(entry, (SourceFileLoader, SOURCE_SUFFIXES)).find_spec(fullname)
             if spec is not None:
                 return spec
+        if any((Path(entry) / f"{fullname.rpartition('.')[2]}.c").exists() for entry in path):
+            raise ModuleNotFoundError(f"{fullname} is written in C, and runs only compiled",
+                                      name=fullname)
         return None
 
 

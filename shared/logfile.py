@@ -229,11 +229,16 @@ class LogWriter:
 
     def append(self, body: Mapping[str, Any]) -> None:
         record = encode_record(body)
-        self.last_record = (self.written_length + len(self._pending),
+        self.last_record = (self.appended_length,
                             int.from_bytes(record[-4:], "big"))
         self._pending += record
         if self.spill_bytes is not None and len(self._pending) > self.spill_bytes:
             self.flush()
+
+    @property
+    def appended_length(self) -> int:
+        """Bytes of the log, counting what was appended and not yet written."""
+        return self.written_length + len(self._pending)
 
     def flush(self) -> None:
         """Hand what was appended to the operating system (survives a process crash)."""

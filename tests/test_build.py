@@ -25,14 +25,19 @@ def run(args: list[str], *, pure: bool) -> subprocess.CompletedProcess[str]:
 
 def test_pure_python_runs_on_request() -> None:
     # The server's compiled modules follow the engines' build, even imported first.
+    # The module written in C is not run either: its Python stand-in is.
     script = ("import starhall.server.service as s; import starhall.shared.games.hearts as h; "
-              "from starhall import shared; print(shared.build(), h.__file__, s.__file__)")
-    done = run(["-c", script], pure=True)
-    assert done.stdout.split()[:2] == ["pure", "Python"]
-    assert [Path(path).name for path in done.stdout.split()[2:]] == ["hearts.py", "service.py"]
+              "from starhall import shared; from starhall.server import durability as d; "
+              "print(shared.build(), h.__file__, s.__file__, "
+              "type(d.background_sync()).__name__, sep='|')")
+    build, *paths, syncer = run(["-c", script], pure=True).stdout.strip().split("|")
+    assert build == "pure Python"
+    assert [Path(path).name for path in paths] == ["hearts.py", "service.py"]
+    assert syncer == "SyncWhenWaited"
     if shared.build() == "compiled":  # and the compiled build runs both compiled
-        compiled = run(["-c", script], pure=False).stdout.split()
-        assert not any(path.endswith(".py") for path in compiled[1:])
+        build, *paths, syncer = run(["-c", script], pure=False).stdout.strip().split("|")
+        assert not any(path.endswith(".py") for path in paths)
+        assert syncer == "BackgroundSync"
 
 
 def test_the_build_is_found_from_any_folder(tmp_path: Path) -> None:
@@ -71,14 +76,18 @@ def test_a_build_is_stale_when_a_source_differs_from_what_was_compiled(tmp_path:
     old_build = tmp_path / "shared/games" / f"hearts{suffix}"
     server_source = tmp_path / "server/service.py"
     server_build = tmp_path / f"server/service{suffix}"
+    c_source = tmp_path / "server/background_sync.c"  # a module written in C
+    c_build = tmp_path / f"server/background_sync{suffix}"
     for path in (fresh_source, fresh_build, edited_source, old_build, server_source,
-                 server_build):
+                 server_build, c_source, c_build):
         path.write_text("x = 1\n")
     # Everything compiled has no record yet: every compiled source counts as stale.
-    assert shared.stale_builds(tmp_path) == [fresh_source, edited_source, server_source]
+    assert shared.stale_builds(tmp_path) == [fresh_source, edited_source, c_source,
+                                             server_source]
     record = {"shared/cards.py": shared.source_digest(fresh_source),
               "shared/games/hearts.py": shared.source_digest(edited_source),
-              "server/service.py": shared.source_digest(server_source)}
+              "server/service.py": shared.source_digest(server_source),
+              "server/background_sync.c": shared.source_digest(c_source)}
     (tmp_path / "shared" / shared.BUILD_RECORD).write_text(json.dumps({"sources": record}))
     # File times say nothing (a wheel's install gives every file a new one) ...
     os.utime(fresh_source, (9_000, 9_000))
@@ -88,5 +97,8 @@ def test_a_build_is_stale_when_a_source_differs_from_what_was_compiled(tmp_path:
     edited_source.write_text("x = 2\n")
     server_source.write_text("x = 2\n")
     assert shared.stale_builds(tmp_path) == [edited_source, server_source]
+    c_source.write_text("int x = 2;\n")
+    assert shared.stale_builds(tmp_path) == [edited_source, c_source, server_source]
     (tmp_path / "shared" / shared.BUILD_RECORD).write_text("{not json")
-    assert shared.stale_builds(tmp_path) == [fresh_source, edited_source, server_source]
+    assert shared.stale_builds(tmp_path) == [fresh_source, edited_source, c_source,
+                                             server_source]

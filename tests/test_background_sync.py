@@ -1,0 +1,146 @@
+"""The head start of a move's sync: ``BackgroundSync`` (C, a thread without the GIL) and its
+Python stand-in ``SyncWhenWaited`` keep one contract, and ``GroupCommit`` reports a log
+durable only once a sync that began after its last write has ended, and reports a failed one
+as failed, whichever of the two ran it."""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from starhall import shared
+from starhall.server import durability
+from starhall.shared.logfile import LogWriter
+
+Syncer = durability.BackgroundSync | durability.SyncWhenWaited
+KINDS: list[Callable[[], Syncer]] = [durability.SyncWhenWaited]
+if durability.BackgroundSync is not None:
+    KINDS.append(durability.BackgroundSync)
+
+
+@pytest.fixture(params=KINDS, ids=lambda kind: kind.__name__)
+def kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+         ) -> Callable[[], Syncer]:
+    made: Callable[[], Syncer] = request.param
+    monkeypatch.setattr(durability, "background_sync", made)
+    return made
+
+
+@pytest.fixture
+def syncer(kind: Callable[[], Syncer]) -> Iterator[Syncer]:
+    made = kind()
+    yield made
+    made.close()
+
+
+def test_the_compiled_build_syncs_on_its_own_thread() -> None:
+    made = durability.background_sync()
+    expected = "BackgroundSync" if shared.build() == "compiled" else "SyncWhenWaited"
+    assert type(made).__name__ == expected
+    made.close()
+
+
+def test_a_sync_is_started_then_waited_for_once(syncer: Syncer, tmp_path: Path) -> None:
+    with open(tmp_path / "log", "wb") as file:
+        file.write(b"a record")
+        file.flush()
+        assert not syncer.busy
+        syncer.start(file.fileno())
+        assert syncer.busy
+        with pytest.raises(RuntimeError, match="already under way"):
+            syncer.start(file.fileno())
+        syncer.wait()
+        assert not syncer.busy
+        with pytest.raises(RuntimeError, match="no sync was started"):
+            syncer.wait()
+        syncer.start(file.fileno())  # and again
+        syncer.wait()
+
+
+def test_a_failed_sync_raises_its_error_when_waited_for(syncer: Syncer) -> None:
+    reading, writing = os.pipe()  # a pipe cannot be synced: EINVAL
+    try:
+        syncer.start(writing)
+        with pytest.raises(OSError) as raised:
+            syncer.wait()
+        assert raised.value.errno == errno.EINVAL
+        assert not syncer.busy
+    finally:
+        os.close(reading)
+        os.close(writing)
+
+
+def test_closing_waits_for_the_sync_under_way(syncer: Syncer, tmp_path: Path) -> None:
+    with open(tmp_path / "log", "wb") as file:
+        file.write(b"a record")
+        file.flush()
+        syncer.start(file.fileno())
+        syncer.close()
+        syncer.close()  # again: nothing
+        assert not syncer.busy
+
+
+def new_log(folder: Path) -> LogWriter:
+    return LogWriter.create(folder / "table.starhall", {"kind": "header"})
+
+
+def test_a_head_start_makes_the_commit_only_wait(kind: Callable[[], Syncer],
+                                                 tmp_path: Path) -> None:
+    committer = durability.GroupCommit()
+    log = new_log(tmp_path)
+    try:
+        log.append({"kind": "event", "seq": 1})
+        assert not committer.under_way([log])
+        committer.head_start(log)
+        assert log.written_length == log.appended_length == (tmp_path / log.path.name).stat(
+            ).st_size
+        assert committer.under_way([log])
+        assert committer.commit([log]) == []
+        assert log.durable_length == log.appended_length
+        assert not committer.under_way([log])
+    finally:
+        committer.close()
+        log.close()
+
+
+def test_what_is_appended_after_the_head_start_is_synced_by_the_commit(
+        kind: Callable[[], Syncer], tmp_path: Path) -> None:
+    committer = durability.GroupCommit()
+    log, other = new_log(tmp_path), LogWriter.create(tmp_path / "other.starhall", {"k": 1})
+    try:
+        log.append({"kind": "event", "seq": 1})
+        committer.head_start(log)
+        started = log.written_length
+        log.append({"kind": "event", "seq": 2})  # a deal, say, in the same batch
+        other.append({"kind": "event", "seq": 1})
+        committer.head_start(other)  # one at a time: this one waits for the commit
+        assert not committer.under_way([log])
+        assert not committer.under_way([log, other])
+        assert committer.commit([log, other]) == []
+        assert log.durable_length == log.written_length > started
+        assert other.durable_length == other.written_length
+    finally:
+        committer.close()
+        log.close()
+        other.close()
+
+
+def test_a_head_start_whose_sync_fails_is_reported_by_the_commit(
+        kind: Callable[[], Syncer], tmp_path: Path) -> None:
+    reading, writing = os.pipe()
+    committer = durability.GroupCommit()
+    piped = LogWriter(tmp_path / "piped.starhall", writing, 0)
+    try:
+        piped.append({"kind": "event", "seq": 1})
+        committer.head_start(piped)
+        [(failed, error)] = committer.commit([piped])
+        assert failed is piped and error.errno == errno.EINVAL
+        assert piped.durable_length == 0  # never said to be on disk
+    finally:
+        committer.close()
+        os.close(reading)
+        os.close(writing)
