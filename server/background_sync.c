@@ -164,6 +164,15 @@ static PyObject *BackgroundSync_busy(BackgroundSync *self, void *closure) {
     return PyBool_FromLong(busy);
 }
 
+static PyObject *BackgroundSync_running(BackgroundSync *self, void *closure) {
+    if (!self->running)
+        Py_RETURN_FALSE;
+    pthread_mutex_lock(&self->lock);
+    int running = self->phase == ASKED;
+    pthread_mutex_unlock(&self->lock);
+    return PyBool_FromLong(running);
+}
+
 static void BackgroundSync_dealloc(BackgroundSync *self) {
     stop_thread(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -183,6 +192,8 @@ static PyMethodDef BackgroundSync_methods[] = {
 static PyGetSetDef BackgroundSync_getset[] = {
     {"busy", (getter)BackgroundSync_busy, NULL,
      "A sync was started and not yet waited for.", NULL},
+    {"running", (getter)BackgroundSync_running, NULL,
+     "A sync was started and has not yet ended.", NULL},
     {NULL}};
 
 static PyTypeObject BackgroundSyncType = {

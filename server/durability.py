@@ -72,6 +72,10 @@ class SyncWhenWaited:
     def busy(self) -> bool:
         return self._fd is not None
 
+    @property
+    def running(self) -> bool:
+        return False  # never: it syncs when waited for
+
     def start(self, fd: int) -> None:
         if self._fd is not None:
             raise RuntimeError("a sync is already under way: wait for it first")
@@ -113,11 +117,11 @@ class GroupCommit:
         self._ahead = writer, writer.written_length
 
     def under_way(self, writers: list[LogWriter]) -> bool:
-        """Whether committing ``writers`` is only waiting: one log, whose sync ``head_start``
-        started, with nothing appended since."""
+        """Whether committing ``writers`` is only waiting for a sync still running in the
+        background: one log, whose sync ``head_start`` started, with nothing appended since."""
         ahead = self._ahead
         return (ahead is not None and len(writers) == 1 and writers[0] is ahead[0]
-                and ahead[0].appended_length == ahead[1])
+                and ahead[0].appended_length == ahead[1] and self._background.running)
 
     def commit(self, writers: list[LogWriter]) -> list[tuple[LogWriter, OSError]]:
         """Sync every writer; returns those that failed, with their error."""

@@ -7,8 +7,8 @@ a ``LaterView`` in its place (the states are immutable, so they give the same ma
 builds each message just before it goes out, after the sync: the sync starts sooner; an update
 gathered over several moves builds only the view after the last; and the first message of the
 batch (the mover's own update) leaves after one cut and one view are built, not after all.
-When the batch's only sync is already under way in the background (a person's move:
-``GroupCommit.head_start``), ``build_frames`` builds them all while the disk works instead.
+While the batch's only sync is under way in the background (a person's move:
+``GroupCommit.head_start``), the loop builds them meanwhile instead (``Frames.build``).
 """
 
 from __future__ import annotations
@@ -87,12 +87,6 @@ class Frames:
             return self.encode(message)
         except Exception as error:  # a game's bug: the sender stops that table
             return error
-
-
-def build_frames(messages: list[Outgoing]) -> list[bytes | Exception]:
-    """Each message's frame (or the error building it), in order."""
-    frames = Frames()
-    return [frames.build(message) for _, message in messages]
 
 
 def table_of(message: dict[str, Any]) -> str | None:

@@ -10,7 +10,7 @@ owns all state, so no table needs a lock; the fsyncs of a busy batch run side by
 small pool. A person's move does not wait for the end of its batch to be written: its log's
 sync starts as soon as its events are appended (``GroupCommit.head_start``, on a thread that
 needs no GIL), and while the disk works the loop answers, publishes and, when that sync is the
-batch's only one, builds the batch's frames (``build_frames``); the commit then only waits.
+batch's only one, builds the batch's frames until it ends; the commit then only waits.
 
 Per command: the token names the seat → the client command id (a repeat is acknowledged
 again, not applied) → the last-seen sequence number (stale is refused) → the engine decides →
@@ -55,7 +55,6 @@ from starhall.server.rendering import (
     LaterEvents,
     LaterView,
     Outgoing,
-    build_frames,
     table_of,
 )
 from starhall.server.seats import BOT, distinct_name, keyed_token, token_hash
@@ -232,12 +231,15 @@ class Service:
         committed = list(self.dirty.values())
         self.dirty.clear()
         messages = self.outbox.drain()
-        built: list[bytes | Exception] | None = None
+        frames = Frames()
+        built: list[bytes | Exception] = []
         if committed:
             logs = {t.log: t for t in committed if t.log is not None}
-            if messages and self.committer.under_way(list(logs)):
-                built = build_frames(messages)  # while the disk works (committer.head_start)
-            for writer, error in self.committer.commit(list(logs)):
+            writers = list(logs)
+            # While the disk works on a person's move (head_start), the frames are built.
+            while len(built) < len(messages) and self.committer.under_way(writers):
+                built.append(frames.build(messages[len(built)][1]))
+            for writer, error in self.committer.commit(writers):
                 table = logs[writer]
                 if self._undo_batch(table, error):
                     undone[table.id] = table
@@ -246,7 +248,7 @@ class Service:
                     self._break(table, error)
         try:
             if messages:
-                self._send(messages, withheld, undone, built)
+                self._send(messages, withheld, undone, frames, built)
         finally:  # after the sends, so that none waits for it (a summary is a file written)
             self._after_commit(committed, withheld, undone)
 
@@ -294,19 +296,18 @@ class Service:
             self.outbox.send(identity, message)
 
     def _send(self, messages: list[Outgoing], withheld: dict[str, BaseException],
-              undone: dict[str, LiveTable] | None = None,
-              built: list[bytes | Exception] | None = None) -> None:
-        """Build and send each frame in turn (or send it as ``built`` before the sync), but
+              undone: dict[str, LiveTable], frames: Frames,
+              built: list[bytes | Exception]) -> None:
+        """Build and send each frame in turn (the first ones may be ``built`` already), but
         none about a table whose sync failed or whose view cannot be built: that table stops,
         and a request waiting on it gets a ``broken`` error instead. Of a table whose batch
         was undone (``_undo_batch``) no event is sent, and nothing that shows them. The first
         frame goes as soon as it is built, the others in bursts of ``BURST_FRAMES``."""
-        frames = Frames()
         answered: set[tuple[bytes, Any]] = set()
         burst: list[tuple[bytes, bytes]] = []
         sent_any = False
         for index, (identity, message) in enumerate(messages):
-            frame: bytes | Exception | None = None if built is None else built[index]
+            frame = built[index] if index < len(built) else None
             if undone and table_of(message) in undone:
                 kept = _without_undone(message, undone[table_of(message) or ""])
                 if kept is None:
