@@ -54,11 +54,18 @@ def test_a_sync_is_started_then_waited_for_once(syncer: Syncer, tmp_path: Path) 
         with pytest.raises(RuntimeError, match="already under way"):
             syncer.start(file.fileno())
         syncer.wait()
-        assert not syncer.busy
+        assert not syncer.busy and not syncer.running
         with pytest.raises(RuntimeError, match="no sync was started"):
             syncer.wait()
         syncer.start(file.fileno())  # and again
         syncer.wait()
+
+
+def test_the_stand_in_never_runs_a_sync_before_it_is_waited_for(tmp_path: Path) -> None:
+    syncer = durability.SyncWhenWaited()
+    with open(tmp_path / "log", "wb") as file:
+        syncer.start(file.fileno())
+        assert syncer.busy and not syncer.running
 
 
 def test_a_failed_sync_raises_its_error_when_waited_for(syncer: Syncer) -> None:
@@ -98,7 +105,7 @@ def test_a_head_start_makes_the_commit_only_wait(kind: Callable[[], Syncer],
         committer.head_start(log)
         assert log.written_length == log.appended_length == (tmp_path / log.path.name).stat(
             ).st_size
-        assert committer.under_way([log])
+        # under_way([log]) while the sync runs: for how long, the disk says
         assert committer.commit([log]) == []
         assert log.durable_length == log.appended_length
         assert not committer.under_way([log])
