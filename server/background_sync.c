@@ -27,6 +27,7 @@ typedef struct {
     int fd;      /* the file of the sync asked for */
     int error;   /* the errno of the last sync, 0 when it worked */
     int running; /* the thread was started and not yet joined */
+    pid_t owner; /* the process whose thread it is (a forked child has no such thread) */
 } BackgroundSync;
 
 static void *sync_files(void *argument) {
@@ -80,6 +81,7 @@ static int BackgroundSync_init(BackgroundSync *self, PyObject *args, PyObject *k
         return -1;
     }
     self->running = 1;
+    self->owner = getpid();
     return 0;
 }
 
@@ -98,6 +100,11 @@ static PyObject *BackgroundSync_start(BackgroundSync *self, PyObject *argument) 
         return NULL;
     if (!self->running) {
         PyErr_SetString(PyExc_ValueError, "this BackgroundSync is closed");
+        return NULL;
+    }
+    if (getpid() != self->owner) {
+        PyErr_SetString(PyExc_RuntimeError, "this BackgroundSync's thread is in the process "
+                                             "that made it, not in this forked one");
         return NULL;
     }
     pthread_mutex_lock(&self->lock);
@@ -138,6 +145,10 @@ static PyObject *BackgroundSync_wait(BackgroundSync *self, PyObject *unused) {
 static void stop_thread(BackgroundSync *self) {
     if (!self->running)
         return;
+    if (getpid() != self->owner) { /* forked: the thread (and its sync) are the parent's */
+        self->running = 0;
+        return;
+    }
     wait_done(self);
     self->phase = CLOSING;
     pthread_cond_broadcast(&self->changed);

@@ -151,3 +151,26 @@ def test_a_head_start_whose_sync_fails_is_reported_by_the_commit(
         committer.close()
         os.close(reading)
         os.close(writing)
+
+
+@pytest.mark.skipif(durability.BackgroundSync is None or not hasattr(os, "fork"),
+                    reason="the C thread is not built here")
+def test_a_forked_child_refuses_the_parents_sync_thread_and_closes_quietly(
+        tmp_path: Path) -> None:
+    syncer = durability.BackgroundSync()
+    pid = os.fork()
+    if pid == 0:  # the child: a start would wait for ever on a thread it does not have
+        try:
+            syncer.start(0)
+        except RuntimeError:
+            syncer.close()
+            os._exit(0)
+        os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    with open(tmp_path / "log", "wb") as file:  # the parent's thread still works
+        file.write(b"a record")
+        file.flush()
+        syncer.start(file.fileno())
+        syncer.wait()
+    syncer.close()
