@@ -50,13 +50,7 @@ from starhall.server.durability import (
 )
 from starhall.server.fields import RequestError
 from starhall.server.games_cli import game_info
-from starhall.server.rendering import (
-    Frames,
-    LaterEvents,
-    LaterView,
-    Outgoing,
-    table_of,
-)
+from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
 from starhall.server.seats import BOT, distinct_name, keyed_token, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
