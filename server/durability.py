@@ -124,25 +124,24 @@ class GroupCommit:
                 and ahead[0].appended_length == ahead[1] and self._background.running)
 
     def commit(self, writers: list[LogWriter]) -> list[tuple[LogWriter, OSError]]:
-        """Sync every writer; returns those that failed, with their error."""
-        failures = []
-        if self._ahead is not None:
-            (early, length), self._ahead = self._ahead, None
+        """Sync every writer; returns those that failed, with their error. The others' syncs
+        run before the wait for the one ``head_start`` started, so the two overlap."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead[0].appended_length == ahead[1]:
+            writers = [writer for writer in writers if writer is not ahead[0]]
+        results = ([_sync(writer) for writer in writers] if len(writers) <= 1
+                   else list(self._pool.map(_sync, writers)))
+        failures = dict(failure for failure in results if failure is not None)
+        if ahead is not None:
+            early, length = ahead
             try:
                 self._background.wait()
-            except OSError as error:
-                failures.append((early, error))
-                writers = [writer for writer in writers if writer is not early]
+            except OSError as error:  # even if a later sync of it worked: never durable
+                failures.setdefault(early, error)
             else:
                 if early.appended_length == length:
                     early.synced()
-                    writers = [writer for writer in writers if writer is not early]
-        if len(writers) == 1:
-            failures.extend(failure for failure in [_sync(writers[0])] if failure is not None)
-        elif writers:
-            failures.extend(failure for failure in self._pool.map(_sync, writers)
-                            if failure is not None)
-        return failures
+        return list(failures.items())
 
     def close(self) -> None:
         """Let a sync under way finish, then stop the threads."""

@@ -147,6 +147,10 @@ def test_a_head_start_whose_sync_fails_is_reported_by_the_commit(
         [(failed, error)] = committer.commit([piped])
         assert failed is piped and error.errno == errno.EINVAL
         assert piped.durable_length == 0  # never said to be on disk
+        piped.append({"kind": "event", "seq": 2})
+        committer.head_start(piped)
+        piped.append({"kind": "event", "seq": 3})  # synced again by the commit: failing twice
+        assert [failed for failed, _ in committer.commit([piped])] == [piped]  # said once
     finally:
         committer.close()
         os.close(reading)
