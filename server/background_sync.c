@@ -94,19 +94,24 @@ static void wait_done(BackgroundSync *self) {
     Py_END_ALLOW_THREADS
 }
 
-static PyObject *BackgroundSync_start(BackgroundSync *self, PyObject *argument) {
-    int fd = PyObject_AsFileDescriptor(argument);
-    if (fd < 0)
-        return NULL;
+/* Whether the thread can be asked (if not, the error is set): not closed, not forked. */
+static int usable(BackgroundSync *self) {
     if (!self->running) {
         PyErr_SetString(PyExc_ValueError, "this BackgroundSync is closed");
-        return NULL;
+        return 0;
     }
     if (getpid() != self->owner) {
         PyErr_SetString(PyExc_RuntimeError, "this BackgroundSync's thread is in the process "
                                              "that made it, not in this forked one");
-        return NULL;
+        return 0;
     }
+    return 1;
+}
+
+static PyObject *BackgroundSync_start(BackgroundSync *self, PyObject *argument) {
+    int fd = PyObject_AsFileDescriptor(argument);
+    if (fd < 0 || !usable(self))
+        return NULL;
     pthread_mutex_lock(&self->lock);
     if (self->phase != IDLE) {
         pthread_mutex_unlock(&self->lock);
@@ -125,6 +130,8 @@ static PyObject *BackgroundSync_start(BackgroundSync *self, PyObject *argument) 
 }
 
 static PyObject *BackgroundSync_wait(BackgroundSync *self, PyObject *unused) {
+    if (!usable(self))
+        return NULL;
     wait_done(self);
     Phase phase = self->phase;
     int error = self->error;

@@ -89,6 +89,12 @@ def test_closing_waits_for_the_sync_under_way(syncer: Syncer, tmp_path: Path) ->
         syncer.close()
         syncer.close()  # again: nothing
         assert not syncer.busy
+    if isinstance(syncer, durability.SyncWhenWaited):
+        return
+    with pytest.raises(ValueError, match="closed"):
+        syncer.wait()
+    with pytest.raises(ValueError, match="closed"):
+        syncer.start(0)
 
 
 def new_log(folder: Path) -> LogWriter:
@@ -167,8 +173,11 @@ def test_a_forked_child_refuses_the_parents_sync_thread_and_closes_quietly(
         try:
             syncer.start(0)
         except RuntimeError:
-            syncer.close()
-            os._exit(0)
+            try:
+                syncer.wait()
+            except RuntimeError:
+                syncer.close()
+                os._exit(0)
         os._exit(1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
