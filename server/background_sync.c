@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -122,10 +121,6 @@ static PyObject *BackgroundSync_start(BackgroundSync *self, PyObject *argument) 
     self->phase = ASKED;
     pthread_mutex_unlock(&self->lock);
     pthread_cond_signal(&self->changed); /* unlocked: the thread wakes to a free lock */
-    /* Linux tends to wake the sync thread on this core, expecting this thread to sleep soon;
-       it does not (it goes on with the batch), so it gives the core away once, for the
-       moment the sync thread needs to hand the write to the disk and sleep in its turn. */
-    sched_yield();
     Py_RETURN_NONE;
 }
 

@@ -23,6 +23,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from starhall.server.scheduling import hand_over_core
 from starhall.shared.logfile import LogWriter
 
 try:
@@ -114,6 +115,8 @@ class GroupCommit:
         except OSError:
             return  # the commit meets the error again, and the batch is undone
         self._background.start(writer.fileno())
+        if self._background.running:
+            hand_over_core()  # so that the sync thread hands the write to the disk now
         self._ahead = writer, writer.written_length
 
     def under_way(self, writers: list[LogWriter]) -> bool:

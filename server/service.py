@@ -5,7 +5,7 @@ check, decide, append, evolve), let due bots move, answer the games' chance requ
 commit (fsync every log written, together) and only then send what the batch produced. The
 events' cuts and the views that updates and snapshots carry are built as each message is sent
 (``server/rendering.py``), so the sync does not wait for them and the mover's own update, sent
-first, does not wait for everyone else's (nor for a core: ``_hand_over_core``). One thread
+first, does not wait for everyone else's (nor for a core: ``hand_over_core``). One thread
 owns all state, so no table needs a lock; the fsyncs of a busy batch run side by side on a
 small pool. A person's move does not wait for the end of its batch to be written: its log's
 sync starts as soon as its events are appended (``GroupCommit.head_start``, on a thread that
@@ -23,7 +23,6 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
-import os
 import secrets
 import socket as sockets
 import sys
@@ -51,6 +50,7 @@ from starhall.server.durability import (
 from starhall.server.fields import RequestError
 from starhall.server.games_cli import game_info
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
+from starhall.server.scheduling import hand_over_core
 from starhall.server.seats import BOT, distinct_name, keyed_token, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
@@ -332,7 +332,7 @@ class Service:
                 self._send_frames(burst)
                 burst.clear()
                 if not sent_any:
-                    _hand_over_core()
+                    hand_over_core()  # the I/O thread takes the mover's update out now
                 sent_any = True
         self._send_frames(burst)
 
@@ -939,18 +939,6 @@ class Service:
                 table.watchers.discard(session.identity)
                 self.changed_rosters[table.id] = table
         self.sessions.pop(session.identity, None)
-
-
-_sched_yield: Callable[[], None] = getattr(os, "sched_yield", lambda: None)
-
-
-def _hand_over_core() -> None:
-    """Let the socket's I/O thread take the batch's first frame out now. Sending it woke that
-    thread, and Linux tends to wake a thread on its waker's core, expecting the waker to sleep
-    soon, as a request-reply loop does; this one goes on building the batch's other frames,
-    and the first would wait for them all (about 100 us of a move's 550 in the loopback
-    bench, on 2 cores). Where nothing else waits for this core, the yield returns at once."""
-    _sched_yield()
 
 
 def listing_order(table_id: str) -> tuple[int, str]:
