@@ -26,11 +26,6 @@ from pathlib import Path
 from starhall.server.scheduling import hand_over_core
 from starhall.shared.logfile import LogWriter
 
-try:
-    from starhall.server.background_sync import BackgroundSync
-except ImportError:  # not compiled (no C compiler, or STARHALL_PURE_PYTHON): SyncWhenWaited
-    BackgroundSync = None  # type: ignore[assignment,misc]
-
 SYNC_THREADS = 16
 
 STORAGE = "storage"
@@ -92,14 +87,16 @@ class SyncWhenWaited:
         self._fd = None
 
 
-def background_sync() -> BackgroundSync | SyncWhenWaited:
-    return SyncWhenWaited() if BackgroundSync is None else BackgroundSync()
+try:
+    from starhall.server.background_sync import BackgroundSync
+except ImportError:  # not compiled (no C compiler, or STARHALL_PURE_PYTHON)
+    BackgroundSync = SyncWhenWaited  # type: ignore[assignment,misc]
 
 
 class GroupCommit:
     def __init__(self, threads: int = SYNC_THREADS) -> None:
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="fsync")
-        self._background = background_sync()
+        self._background = BackgroundSync()
         self._ahead: tuple[LogWriter, int] | None = None
         """The log whose sync ``head_start`` started, and its length then."""
 

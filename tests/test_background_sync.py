@@ -18,7 +18,7 @@ from starhall.shared.logfile import LogWriter
 
 Syncer = durability.BackgroundSync | durability.SyncWhenWaited
 KINDS: list[Callable[[], Syncer]] = [durability.SyncWhenWaited]
-if durability.BackgroundSync is not None:
+if durability.BackgroundSync is not durability.SyncWhenWaited:
     KINDS.append(durability.BackgroundSync)
 
 
@@ -26,7 +26,7 @@ if durability.BackgroundSync is not None:
 def kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
          ) -> Callable[[], Syncer]:
     made: Callable[[], Syncer] = request.param
-    monkeypatch.setattr(durability, "background_sync", made)
+    monkeypatch.setattr(durability, "BackgroundSync", made)
     return made
 
 
@@ -38,7 +38,7 @@ def syncer(kind: Callable[[], Syncer]) -> Iterator[Syncer]:
 
 
 def test_the_compiled_build_syncs_on_its_own_thread() -> None:
-    made = durability.background_sync()
+    made = durability.BackgroundSync()
     expected = "BackgroundSync" if shared.build() == "compiled" else "SyncWhenWaited"
     assert type(made).__name__ == expected
     made.close()
@@ -163,7 +163,8 @@ def test_a_head_start_whose_sync_fails_is_reported_by_the_commit(
         os.close(writing)
 
 
-@pytest.mark.skipif(durability.BackgroundSync is None or not hasattr(os, "fork"),
+@pytest.mark.skipif(durability.BackgroundSync is durability.SyncWhenWaited
+                    or not hasattr(os, "fork"),
                     reason="the C thread is not built here")
 def test_a_forked_child_refuses_the_parents_sync_thread_and_closes_quietly(
         tmp_path: Path) -> None:

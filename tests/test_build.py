@@ -29,7 +29,7 @@ def test_pure_python_runs_on_request() -> None:
     script = ("import starhall.server.service as s; import starhall.shared.games.hearts as h; "
               "from starhall import shared; from starhall.server import durability as d; "
               "print(shared.build(), h.__file__, s.__file__, "
-              "type(d.background_sync()).__name__, sep='|')")
+              "d.BackgroundSync.__name__, sep='|')")
     build, *paths, syncer = run(["-c", script], pure=True).stdout.strip().split("|")
     assert build == "pure Python"
     assert [Path(path).name for path in paths] == ["hearts.py", "service.py"]

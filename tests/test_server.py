@@ -389,7 +389,7 @@ def test_a_move_whose_sync_fails_is_never_announced(
     """A failed fsync stops the table: nobody hears of the move (no update, no ack; the mover
     gets ``broken``), and the other tables play on."""
     # Every sync through durability._datasync, which this test makes fail, not the C thread.
-    monkeypatch.setattr(durability, "background_sync", durability.SyncWhenWaited)
+    monkeypatch.setattr(durability, "BackgroundSync", durability.SyncWhenWaited)
     with EmbeddedServer(tmp_path, **FAST_SERVER) as server:
         sync_fails_at_one_table(server, monkeypatch)
 

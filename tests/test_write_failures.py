@@ -57,7 +57,7 @@ class FailingDisk:
             monkeypatch.setattr(os, name, getattr(self, f"_{name}"))
         monkeypatch.setattr(durability, "_datasync", self._fdatasync)
         # Moves' logs are synced through _datasync too, not by the C thread, which os.* is not.
-        monkeypatch.setattr(durability, "background_sync", durability.SyncWhenWaited)
+        monkeypatch.setattr(durability, "BackgroundSync", durability.SyncWhenWaited)
 
     def fail(self, kind: str) -> None:
         self.failing = kind
