@@ -112,8 +112,8 @@ class GroupCommit:
         except OSError:
             return  # the commit meets the error again, and the batch is undone
         self._background.start(writer.fileno())
-        if self._background.running:
-            hand_over_core()  # so that the sync thread hands the write to the disk now
+        hand_over_core()  # the sync thread hands the write to the disk now (the stand-in:
+        # nothing was woken, and the yield returns at once)
         self._ahead = writer, writer.written_length
 
     def under_way(self, writers: list[LogWriter]) -> bool:
