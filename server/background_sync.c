@@ -12,7 +12,9 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef enum { IDLE, ASKED, DONE, CLOSING } Phase;
@@ -46,7 +48,7 @@ static void *sync_files(void *argument) {
         int error = result == 0 ? 0 : errno;
         pthread_mutex_lock(&self->lock);
         self->error = error;
-        self->phase = DONE;
+        __atomic_store_n(&self->phase, DONE, __ATOMIC_RELEASE); /* wait_done may be spinning */
         pthread_mutex_unlock(&self->lock);
         pthread_cond_broadcast(&self->changed);
         pthread_mutex_lock(&self->lock);
@@ -84,9 +86,23 @@ static int BackgroundSync_init(BackgroundSync *self, PyObject *args, PyObject *k
     return 0;
 }
 
-/* Blocks, without the GIL, until the sync under way (if one) is done; the lock is held after. */
-static void wait_done(BackgroundSync *self) {
+static long long monotonic_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+/* Blocks, without the GIL, until the sync under way (if one) is done; the lock is held after.
+   For up to spin_ns it polls instead of sleeping, yielding its core at each look: a thread
+   that sleeps is woken by the sync thread's signal only some tens of microseconds later on a
+   virtual machine, where an idle core must first be woken itself. */
+static void wait_done(BackgroundSync *self, long long spin_ns) {
     Py_BEGIN_ALLOW_THREADS
+    if (spin_ns > 0) {
+        long long until = monotonic_ns() + spin_ns;
+        while (__atomic_load_n(&self->phase, __ATOMIC_ACQUIRE) == ASKED && monotonic_ns() < until)
+            sched_yield(); /* the sync thread may need this very core to report back */
+    }
     pthread_mutex_lock(&self->lock);
     while (self->phase == ASKED)
         pthread_cond_wait(&self->changed, &self->lock);
@@ -124,10 +140,18 @@ static PyObject *BackgroundSync_start(BackgroundSync *self, PyObject *argument) 
     Py_RETURN_NONE;
 }
 
-static PyObject *BackgroundSync_wait(BackgroundSync *self, PyObject *unused) {
+static PyObject *BackgroundSync_wait(BackgroundSync *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"spin", NULL};
+    double spin = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|d:wait", keywords, &spin))
+        return NULL;
+    if (!(spin >= 0.0 && spin <= 1.0)) {
+        PyErr_SetString(PyExc_ValueError, "spin is seconds, from 0 to 1");
+        return NULL;
+    }
     if (!usable(self))
         return NULL;
-    wait_done(self);
+    wait_done(self, (long long)(spin * 1e9));
     Phase phase = self->phase;
     int error = self->error;
     if (phase == DONE)
@@ -151,7 +175,7 @@ static void stop_thread(BackgroundSync *self) {
         self->running = 0;
         return;
     }
-    wait_done(self);
+    wait_done(self, 0);
     self->phase = CLOSING;
     pthread_cond_broadcast(&self->changed);
     pthread_mutex_unlock(&self->lock);
@@ -177,15 +201,6 @@ static PyObject *BackgroundSync_busy(BackgroundSync *self, void *closure) {
     return PyBool_FromLong(busy);
 }
 
-static PyObject *BackgroundSync_running(BackgroundSync *self, void *closure) {
-    if (!self->running)
-        Py_RETURN_FALSE;
-    pthread_mutex_lock(&self->lock);
-    int running = self->phase == ASKED;
-    pthread_mutex_unlock(&self->lock);
-    return PyBool_FromLong(running);
-}
-
 static void BackgroundSync_dealloc(BackgroundSync *self) {
     stop_thread(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -195,9 +210,9 @@ static PyMethodDef BackgroundSync_methods[] = {
     {"start", (PyCFunction)BackgroundSync_start, METH_O,
      "start(fd): start syncing the file's written data (fdatasync) on the sync thread; "
      "RuntimeError if a sync is under way."},
-    {"wait", (PyCFunction)BackgroundSync_wait, METH_NOARGS,
-     "wait(): block (without the GIL) until the sync started is done; OSError if it failed, "
-     "RuntimeError if none was started."},
+    {"wait", (PyCFunction)(void (*)(void))BackgroundSync_wait, METH_VARARGS | METH_KEYWORDS,
+     "wait(spin=0.0): block (without the GIL) until the sync started is done, polling for up "
+     "to spin seconds before sleeping; OSError if it failed, RuntimeError if none was started."},
     {"close", (PyCFunction)BackgroundSync_close, METH_NOARGS,
      "close(): let a sync under way finish, then stop the thread (again: nothing)."},
     {NULL}};
@@ -205,8 +220,6 @@ static PyMethodDef BackgroundSync_methods[] = {
 static PyGetSetDef BackgroundSync_getset[] = {
     {"busy", (getter)BackgroundSync_busy, NULL,
      "A sync was started and not yet waited for.", NULL},
-    {"running", (getter)BackgroundSync_running, NULL,
-     "A sync was started and has not yet ended.", NULL},
     {NULL}};
 
 static PyTypeObject BackgroundSyncType = {

@@ -8,8 +8,8 @@ server pays one round of fsyncs per batch rather than one per move.
 
 A person's move need not wait for the rest of its batch: ``head_start`` writes its log and
 starts the sync at once, on ``BackgroundSync``'s thread (``server/background_sync.c``, which
-needs no GIL), while the server answers and builds the seats' updates; the commit then only
-waits for what is left of it.
+needs no GIL), while the server answers and builds the mover's update; the commit then only
+waits for what is left of it, polling rather than sleeping (``SPIN_SECONDS``).
 
 A write that fails (a full disk, a disk gone read-only) must change nothing: a log whose
 commit failed is cut back to what its last good commit left (``rollback``), and the request
@@ -27,6 +27,11 @@ from starhall.server.scheduling import hand_over_core
 from starhall.shared.logfile import LogWriter
 
 SYNC_THREADS = 16
+SPIN_SECONDS = 0.002
+"""How long the commit polls for a head-started sync before it sleeps: longer than most
+syncs (a few hundred microseconds). A sleeping thread is woken some tens of microseconds after
+it is signalled on a virtual machine (its idle core must wake first), and the mover's update
+waits for that; the polling costs a core only while a person's move is being synced."""
 
 STORAGE = "storage"
 """The error code of a request the server could not write to its data folder."""
@@ -68,16 +73,14 @@ class SyncWhenWaited:
     def busy(self) -> bool:
         return self._fd is not None
 
-    @property
-    def running(self) -> bool:
-        return False  # never: it syncs when waited for
-
     def start(self, fd: int) -> None:
         if self._fd is not None:
             raise RuntimeError("a sync is already under way: wait for it first")
         self._fd = fd
 
-    def wait(self) -> None:
+    def wait(self, spin: float = 0.0) -> None:
+        if not 0.0 <= spin <= 1.0:  # nothing to poll for here, but the same contract
+            raise ValueError("spin is seconds, from 0 to 1")
         fd, self._fd = self._fd, None
         if fd is None:
             raise RuntimeError("no sync was started")
@@ -116,12 +119,10 @@ class GroupCommit:
         # nothing was woken, and the yield returns at once)
         self._ahead = writer, writer.written_length
 
-    def under_way(self, writers: list[LogWriter]) -> bool:
-        """Whether committing ``writers`` is only waiting for a sync still running in the
-        background: one log, whose sync ``head_start`` started, with nothing appended since."""
-        ahead = self._ahead
-        return (ahead is not None and len(writers) == 1 and writers[0] is ahead[0]
-                and ahead[0].appended_length == ahead[1] and self._background.running)
+    @property
+    def head_started(self) -> bool:
+        """Whether a sync ``head_start`` started awaits the next commit."""
+        return self._ahead is not None
 
     def commit(self, writers: list[LogWriter]) -> list[tuple[LogWriter, OSError]]:
         """Sync every writer; returns those that failed, with their error. The others' syncs
@@ -135,7 +136,7 @@ class GroupCommit:
         if ahead is not None:
             early, length = ahead
             try:
-                self._background.wait()
+                self._background.wait(spin=SPIN_SECONDS)
             except OSError as error:  # even if a later sync of it worked: never durable
                 failures.setdefault(early, error)
             else:

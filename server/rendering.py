@@ -7,8 +7,8 @@ a ``LaterView`` in its place (the states are immutable, so they give the same ma
 builds each message just before it goes out, after the sync: the sync starts sooner; an update
 gathered over several moves builds only the view after the last; and the first message of the
 batch (the mover's own update) leaves after one cut and one view are built, not after all.
-While the batch's only sync is under way in the background (a person's move:
-``GroupCommit.head_start``), the loop builds them meanwhile instead (``Frames.build``).
+While a person's move's sync is under way in the background (``GroupCommit.head_start``),
+the loop builds that first frame meanwhile instead (``Frames.build``).
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ first, does not wait for everyone else's (nor for a core: ``hand_over_core``). O
 owns all state, so no table needs a lock; the fsyncs of a busy batch run side by side on a
 small pool. A person's move does not wait for the end of its batch to be written: its log's
 sync starts as soon as its events are appended (``GroupCommit.head_start``, on a thread that
-needs no GIL), and while the disk works the loop answers, publishes and, when that sync is the
-batch's only one, builds the batch's frames until it ends; the commit then only waits.
+needs no GIL), and while the disk works the loop answers, publishes and builds the batch's
+first frame (the mover's update); the commit then only waits, and the other frames are built
+once that one is sent.
 
 Per command: the token names the seat → the client command id (a repeat is acknowledged
 again, not applied) → the last-seen sequence number (stale is refused) → the engine decides →
@@ -226,14 +227,14 @@ class Service:
         self.dirty.clear()
         messages = self.outbox.drain()
         frames = Frames()
-        built: list[bytes | Exception] = []
+        first: bytes | Exception | None = None
         if committed:
             logs = {t.log: t for t in committed if t.log is not None}
-            writers = list(logs)
-            # While the disk works on a person's move (head_start), the frames are built.
-            while len(built) < len(messages) and self.committer.under_way(writers):
-                built.append(frames.build(messages[len(built)][1]))
-            for writer, error in self.committer.commit(writers):
+            if messages and self.committer.head_started:
+                # The disk works on a person's move: its update is built meanwhile, so it
+                # leaves the moment the sync ends (the others are built after it is sent).
+                first = frames.build(messages[0][1])
+            for writer, error in self.committer.commit(list(logs)):
                 table = logs[writer]
                 if self._undo_batch(table, error):
                     undone[table.id] = table
@@ -242,7 +243,7 @@ class Service:
                     self._break(table, error)
         try:
             if messages:
-                self._send(messages, withheld, undone, frames, built)
+                self._send(messages, withheld, undone, frames, first)
         finally:  # after the sends, so that none waits for it (a summary is a file written)
             self._after_commit(committed, withheld, undone)
 
@@ -291,8 +292,8 @@ class Service:
 
     def _send(self, messages: list[Outgoing], withheld: dict[str, BaseException],
               undone: dict[str, LiveTable], frames: Frames,
-              built: list[bytes | Exception]) -> None:
-        """Build and send each frame in turn (the first ones may be ``built`` already), but
+              first: bytes | Exception | None) -> None:
+        """Build and send each frame in turn (the ``first`` may be built already), but
         none about a table whose sync failed or whose view cannot be built: that table stops,
         and a request waiting on it gets a ``broken`` error instead. Of a table whose batch
         was undone (``_undo_batch``) no event is sent, and nothing that shows them. The first
@@ -301,7 +302,7 @@ class Service:
         burst: list[tuple[bytes, bytes]] = []
         sent_any = False
         for index, (identity, message) in enumerate(messages):
-            frame = built[index] if index < len(built) else None
+            frame = first if index == 0 else None
             if undone and table_of(message) in undone:
                 kept = _without_undone(message, undone[table_of(message) or ""])
                 if kept is None:

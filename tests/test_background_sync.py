@@ -54,18 +54,23 @@ def test_a_sync_is_started_then_waited_for_once(syncer: Syncer, tmp_path: Path) 
         with pytest.raises(RuntimeError, match="already under way"):
             syncer.start(file.fileno())
         syncer.wait()
-        assert not syncer.busy and not syncer.running
+        assert not syncer.busy
         with pytest.raises(RuntimeError, match="no sync was started"):
             syncer.wait()
         syncer.start(file.fileno())  # and again
         syncer.wait()
 
 
-def test_the_stand_in_never_runs_a_sync_before_it_is_waited_for(tmp_path: Path) -> None:
+def test_the_stand_in_never_runs_a_sync_before_it_is_waited_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[int] = []
+    monkeypatch.setattr(durability, "_datasync", synced.append)
     syncer = durability.SyncWhenWaited()
     with open(tmp_path / "log", "wb") as file:
         syncer.start(file.fileno())
-        assert syncer.busy and not syncer.running
+        assert syncer.busy and not synced
+        syncer.wait(spin=0.5)  # nothing to poll for: it syncs at once
+        assert synced == [file.fileno()]
 
 
 def test_a_failed_sync_raises_its_error_when_waited_for(syncer: Syncer) -> None:
@@ -79,6 +84,31 @@ def test_a_failed_sync_raises_its_error_when_waited_for(syncer: Syncer) -> None:
     finally:
         os.close(reading)
         os.close(writing)
+
+
+@pytest.mark.parametrize("spin", [0.0, 1e-6, 0.05])
+def test_a_wait_may_poll_before_it_sleeps(syncer: Syncer, tmp_path: Path, spin: float) -> None:
+    with open(tmp_path / "log", "wb") as file:
+        file.write(b"a record")
+        file.flush()
+        syncer.start(file.fileno())
+        syncer.wait(spin=spin)
+        assert not syncer.busy
+    reading, writing = os.pipe()
+    try:
+        syncer.start(writing)
+        with pytest.raises(OSError) as raised:
+            syncer.wait(spin=spin)
+        assert raised.value.errno == errno.EINVAL
+    finally:
+        os.close(reading)
+        os.close(writing)
+
+
+@pytest.mark.parametrize("spin", [-0.001, 1.5, float("nan")])
+def test_a_spin_is_seconds_from_0_to_1(syncer: Syncer, spin: float) -> None:
+    with pytest.raises(ValueError, match="spin is seconds"):
+        syncer.wait(spin=spin)
 
 
 def test_closing_waits_for_the_sync_under_way(syncer: Syncer, tmp_path: Path) -> None:
@@ -107,14 +137,14 @@ def test_a_head_start_makes_the_commit_only_wait(kind: Callable[[], Syncer],
     log = new_log(tmp_path)
     try:
         log.append({"kind": "event", "seq": 1})
-        assert not committer.under_way([log])
+        assert not committer.head_started
         committer.head_start(log)
+        assert committer.head_started
         assert log.written_length == log.appended_length == (tmp_path / log.path.name).stat(
             ).st_size
-        # under_way([log]) while the sync runs: for how long, the disk says
         assert committer.commit([log]) == []
         assert log.durable_length == log.appended_length
-        assert not committer.under_way([log])
+        assert not committer.head_started
     finally:
         committer.close()
         log.close()
@@ -131,8 +161,7 @@ def test_what_is_appended_after_the_head_start_is_synced_by_the_commit(
         log.append({"kind": "event", "seq": 2})  # a deal, say, in the same batch
         other.append({"kind": "event", "seq": 1})
         committer.head_start(other)  # one at a time: this one waits for the commit
-        assert not committer.under_way([log])
-        assert not committer.under_way([log, other])
+        assert other.written_length < other.appended_length
         assert committer.commit([log, other]) == []
         assert log.durable_length == log.written_length > started
         assert other.durable_length == other.written_length
