@@ -115,6 +115,8 @@ class Service:
         self.socket.setsockopt(zmq.MAXMSGSIZE, protocol.MAX_MESSAGE_BYTES)
         self.socket.setsockopt(zmq.RCVHWM, 10_000)
         self.socket.setsockopt(zmq.SNDHWM, 10_000)
+        self.receive_timeout = -1
+        """The socket's RCVTIMEO in milliseconds (-1: none), which ``_receive_batch`` sets."""
         self.socket.bind(config.bind)
         self.address: str = self.socket.getsockopt(zmq.LAST_ENDPOINT).decode()
         self.tables: dict[str, LiveTable] = restore_tables(
@@ -173,15 +175,10 @@ class Service:
     # --- the loop ----------------------------------------------------------------------
 
     def run(self, stop: threading.Event) -> None:
-        poller = zmq.Poller()
-        poller.register(self.socket, zmq.POLLIN)
         try:
             self._commit_and_send()  # what restoring the tables produced (deals, bots)
             while not stop.is_set():
-                ready = dict(poller.poll(self._poll_timeout_ms()))
-                people_waiting = False
-                if self.socket in ready:
-                    people_waiting = self._receive_batch()
+                people_waiting = self._receive_batch(self._wait_ms())
                 # While people wait for their replies, bots get only a moment before the commit;
                 # one who speaks while the bots play is answered in this turn's commit, not
                 # after the rest of the bots' turn and its commit.
@@ -194,23 +191,29 @@ class Service:
         finally:
             self.close()
 
-    def _poll_timeout_ms(self) -> int:
+    def _wait_ms(self) -> int:
         wait = 0.1  # also how soon a stop request is noticed
         if self.bot_queue:
             wait = min(wait, self.bot_queue[0][0] - time.monotonic())
         return max(0, int(wait * 1000))
 
-    def _receive_batch(self) -> bool:
-        """Handle the messages that are waiting; whether there were any."""
+    def _receive_batch(self, wait_ms: int = 0) -> bool:
+        """Handle the messages that are waiting, the first awaited for up to ``wait_ms``;
+        whether there were any."""
         handled = False
         socket = self.socket
+        if wait_ms != self.receive_timeout:
+            # The first receive waits itself (a poll before it would cost each message a
+            # call more).
+            socket.setsockopt(zmq.RCVTIMEO, wait_ms)
+            self.receive_timeout = wait_ms
         for count in range(self.config.batch_messages):
-            # The callers saw a message waiting; after it, asking whether another waits costs
-            # less than the error an empty receive raises, which would end every batch.
+            # After the first message, asking whether another waits costs less than the error
+            # an empty receive raises, which would end every batch.
             if count and not socket.getsockopt(zmq.EVENTS) & zmq.POLLIN:
                 break
             try:
-                frames = socket.recv_multipart(zmq.NOBLOCK)
+                frames = socket.recv_multipart(zmq.NOBLOCK if count else 0)
             except zmq.Again:
                 break
             self.handle(frames[0], frames[1:])
