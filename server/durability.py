@@ -197,7 +197,7 @@ def write_durably(path: Path, body: bytes, *, durable: bool = True, mode: int = 
     ``mode``: the new file's permissions (0o600 for a file holding seat tokens)."""
     temporary = path.with_suffix(".tmp")
     try:
-        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _OPEN_FLAGS, mode)
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | OPEN_FLAGS, mode)
         try:
             view = memoryview(body)
             while view:
@@ -219,6 +219,19 @@ def write_durably(path: Path, body: bytes, *, durable: bool = True, mode: int = 
         raise RenamedError(error.errno, error.strerror) from error
 
 
+def read_whole(path: str | os.PathLike[str]) -> bytes:
+    """A file's bytes in the fewest calls (a restart reads two small files for each of
+    thousands of finished tables, and ``Path.read_bytes`` takes twice as long)."""
+    handle = os.open(path, os.O_RDONLY | OPEN_FLAGS)
+    try:
+        parts = [os.read(handle, os.fstat(handle).st_size or 4096)]
+        while parts[-1]:  # to the end, even of a file that grew meanwhile
+            parts.append(os.read(handle, 65536))
+        return b"".join(parts)
+    finally:
+        os.close(handle)
+
+
 class RenamedError(OSError):
     """The new file was renamed into place, but the folder could not be synced after."""
 
@@ -228,7 +241,7 @@ def check_writable(folder: Path) -> None:
     ``folder`` (a read-only or full disk, a folder of someone else's)."""
     probe = folder / f".write-check-{os.getpid()}"
     try:
-        handle = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _OPEN_FLAGS, 0o644)
+        handle = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | OPEN_FLAGS, 0o644)
         try:
             os.write(handle, b"starhall")
             os.fsync(handle)
@@ -239,4 +252,5 @@ def check_writable(folder: Path) -> None:
             os.unlink(probe)
 
 
-_OPEN_FLAGS = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+OPEN_FLAGS = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+"""Flags for ``os.open``: not inherited by child processes, and no newline translation."""

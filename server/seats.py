@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from starhall.server.durability import write_durably
+from starhall.server.durability import read_whole, write_durably
 from starhall.shared import protocol
 from starhall.shared.logfile import SUFFIX
 
@@ -138,9 +138,11 @@ def save_seating(path: Path, table_name: str, seats: list[SeatRecord]) -> None:
 def load_seating(path: Path, players: int) -> tuple[str | None, list[SeatRecord]]:
     """The table's name and seats; free seats when the file is missing (a crash right after
     the log was created, before the seating was first written)."""
-    if not path.exists():
+    try:
+        text = read_whole(path)
+    except FileNotFoundError:
         return None, [SeatRecord() for _ in range(players)]
-    data = json.loads(path.read_text("utf-8"))
+    data = json.loads(text)
     seats = [SeatRecord.from_file(item) for item in data["seats"]]
     if len(seats) != players:
         raise ValueError(f"{path}: {len(seats)} seats for a {players}-player game")

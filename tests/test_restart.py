@@ -218,6 +218,29 @@ def test_a_torn_tail_is_cut_off_live_or_finished(tmp_path: Path,
         assert not scan(log).torn
 
 
+def test_a_crash_s_leftovers_go_and_hidden_files_stay(tmp_path: Path,
+                                                      history: dict[str, str]) -> None:
+    folder = tmp_path / "tables"
+    leftover = folder / f"{history['people']}.seats.tmp"  # a write a crash cut short
+    leftover.write_bytes(b'{"name": "peo')
+    hidden = folder / f".{history['hearts over']}.starhall"  # an editor's copy, say
+    shutil.copy(folder / f"{history['hearts over']}.starhall", hidden)
+    tables = restore_tables(folder)
+    assert sorted(tables) == sorted(history.values())
+    assert not leftover.exists() and hidden.exists()
+    assert restore_tables(folder, read_only=True).keys() == tables.keys()
+
+
+def test_a_table_whose_seating_file_is_gone_has_free_seats(tmp_path: Path,
+                                                          history: dict[str, str]) -> None:
+    folder = tmp_path / "tables"
+    for name in ("hearts over", "people"):  # one listed from its summary, one rebuilt
+        (folder / f"{history[name]}.seats.json").unlink()
+    tables = restore_tables(folder, read_only=True)
+    for name in ("hearts over", "people"):
+        assert [seat.state for seat in tables[history[name]].seats] == [protocol.FREE] * 4
+
+
 def test_logs_from_before_summaries_load(tmp_path: Path) -> None:
     """Logs with no summary, no seating file and no command ids (the goldens, written by
     earlier versions) are listed as their rebuilt games say; their summaries are written."""
