@@ -36,6 +36,7 @@ COMPILED = [
     "shared/options.py",
     "shared/replay.py",
     "shared/shuffle.py",
+    "shared/snapshots.py",
     "shared/table.py",
     "shared/tricks.py",
     "shared/games/hearts.py",
