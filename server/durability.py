@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from starhall.server.scheduling import hand_over_core
-from starhall.shared.logfile import LogWriter
+from starhall.shared.logfile import OPEN_FLAGS, LogWriter
 
 SYNC_THREADS = 16
 SPIN_SECONDS = 0.002
@@ -250,7 +250,3 @@ def check_writable(folder: Path) -> None:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(probe)
-
-
-OPEN_FLAGS = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-"""Flags for ``os.open``: not inherited by child processes, and no newline translation."""

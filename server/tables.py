@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from starhall.server.durability import (
-    OPEN_FLAGS,
     ReadOnly,
     RenamedError,
     StorageError,
@@ -48,15 +47,20 @@ from starhall.shared import protocol
 from starhall.shared.bots import Bot, bot_kinds, make_bot
 from starhall.shared.engine import Game, Outcome
 from starhall.shared.games import get_game
-from starhall.shared.logfile import SUFFIX, LogError, LogWriter, check_header, read_records
+from starhall.shared.logfile import (
+    OPEN_FLAGS,
+    SUFFIX,
+    LogError,
+    LogWriter,
+    check_header,
+    read_records,
+)
 from starhall.shared.options import Options
-from starhall.shared.replay import Recording, load_tail
+from starhall.shared.replay import HEAD_BYTES, Recording, load_tail
 from starhall.shared.table import Table
 
 SUMMARY_SUFFIX = ".summary.json"
 SUMMARY_FORMAT = 1
-HEAD_BYTES = 4096
-"""How much of a log's start is read first for its header (most headers are far shorter)."""
 MAX_HEADER_BYTES = 1 << 20
 """A header longer than this: the summary is not used, the log is folded."""
 PROGRESS_SECONDS = 1.0

@@ -28,8 +28,9 @@ FORMAT_VERSION = 1
 MAGIC = "starhall-log"
 SUFFIX = ".starhall"
 
-_OPEN_FLAGS = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-"""No inheritance by child processes; no newline translation on Windows."""
+OPEN_FLAGS = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+"""Flags for every ``os.open`` of the data folder: no inheritance by child processes; no
+newline translation on Windows."""
 _ARRAY2 = b"\x92"
 _UINT32 = b"\xce"
 
@@ -192,7 +193,7 @@ class LogWriter:
         """A new log holding ``header``, written and synced; if that fails, no file is left."""
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | _OPEN_FLAGS,
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | OPEN_FLAGS,
                      0o644)
         writer = cls(target, fd, 0)
         try:
@@ -217,7 +218,7 @@ class LogWriter:
         """Open an existing log for appending after its first ``good_length`` bytes (its whole
         records, as a reader found them), truncating anything after them (a torn tail)."""
         target = Path(path)
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | _OPEN_FLAGS)
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | OPEN_FLAGS)
         try:
             if os.fstat(fd).st_size != good_length:
                 os.ftruncate(fd, good_length)
