@@ -275,6 +275,16 @@ def common_cases(corpus: Corpus, game_id: str) -> None:
     corpus.draft(src, n).bad(last.type, last.seat, dict(last.data)).write(
         "event-after-the-end", "the last event again, after the game is over", "")
 
+    shuffled = [seq for seq, event in enumerate(src.events, 1)
+                if game.event_commands.get(event.type) == "shuffle"]
+    at = shuffled[-1]  # the last: a later deal or a reshuffle where the game has one
+    dealt = src.events[at - 1]
+    other = dealt.data["seed"] - 1 if dealt.data["seed"] > 1 else dealt.data["seed"] + 1
+    corpus.draft(src, at - 1).bad(dealt.type, None, {**dealt.data, "seed": other}).rest().write(
+        "shuffle-seed-not-its-order",
+        f"the shuffle at event {at} logged with deal number {other}, whose order is another",
+        f"the order is not the one deal number {other} gives")
+
     # Damage, re-using the source's records.
     records = records_of(src)
     index = record_index(src, seat_seq + 1)
