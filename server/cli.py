@@ -118,8 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = commands.add_parser("sim", help="play games of bots and write their logs",
                               description="Games of bots, each written to its own log, with a "
-                                          "summary of wins and scores. The same command gives "
-                                          "the same games.")
+                                          "summary of wins and scores: a win is a game won "
+                                          "alone, and a tie (a win shared) is counted apart, "
+                                          "as the tie rate. The same command gives the same "
+                                          "games.")
     _game_arguments(sim, None)
     sim.add_argument("--games", type=int, default=1, metavar="K",
                      help="how many games (default 1)")
