@@ -130,8 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--bots", default=None, metavar="KIND[,KIND…]",
                      help="bot kind for every seat, or one per seat separated by commas "
                           "(default: the game's best bot; `starhall games` lists them)")
-    sim.add_argument("--out", default="replays/sim", metavar="DIR",
-                     help="folder for the logs (default: replays/sim)")
+    logs = sim.add_mutually_exclusive_group()
+    logs.add_argument("--out", default="replays/sim", metavar="DIR",
+                      help="folder for the logs (default: replays/sim)")
+    logs.add_argument("--no-logs", action="store_true",
+                      help="play the games without writing their logs: only the summary")
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
 
     replay = commands.add_parser("replay", help="check, show, view, fork or compare recorded games",

@@ -198,11 +198,11 @@ def run_sim(args: argparse.Namespace) -> int:
     players = args.players or default_players(game)
     if args.games < 1:
         raise ValueError("--games must be at least 1")
-    out = Path(args.out)
+    out = None if args.no_logs else Path(args.out)
     bots = args.bots or default_bot(game)
     summary, written = simulate(game, players, args.options, args.games, args.seed, bots,
                                 out, progress=not args.quiet)
     for line in summary.lines():
         print(line)
-    print(f"logs: {len(written)} in {out}/")
+    print("logs: none written (--no-logs)" if out is None else f"logs: {len(written)} in {out}/")
     return 0

@@ -39,6 +39,23 @@ def test_sim_rotates_mixed_bots_and_sums_up_each_kind(
     assert first_seats == ["heuristic", "random", "random"]
 
 
+def test_sim_without_logs_gives_the_same_summary_and_writes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    command = ["sim", "what_else", "--players", "3", "--games", "3", "--quiet", "--bots",
+               "heuristic,random,random"]
+    assert main([*command, "--no-logs"]) == 0
+    *summary, last = capsys.readouterr().out.splitlines()
+    assert last == "logs: none written (--no-logs)" and not list(tmp_path.iterdir())
+    assert main(command) == 0
+    *logged, last = capsys.readouterr().out.splitlines()
+    assert logged == summary and last == "logs: 3 in replays/sim/"
+    assert len(list((tmp_path / "replays" / "sim").glob("*.starhall"))) == 3
+    assert main([*command, "--no-logs", "--out", "elsewhere"]) == 2
+    assert "not allowed with" in capsys.readouterr().err
+
+
 def test_sim_counts_a_tie_apart_from_the_wins(capsys: pytest.CaptureFixture[str]) -> None:
     """A game two seats won together is a tie, not a win for both: the summary's wins, its
     tie rate and ``Summary.wins`` all say so, so wins and ties add up to the games."""
