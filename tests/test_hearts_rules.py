@@ -9,7 +9,6 @@ import pytest
 from support import HEARTS, dealt_table, fill_hands, play
 
 from starhall.shared.bots import RandomBot
-
 from starhall.shared.engine import Command, IllegalCommand, OptionError
 from starhall.shared.games.hearts import CLASSIC, STARDECK, legal_cards, pass_offsets
 from starhall.shared.table import Table
