@@ -587,14 +587,16 @@ def test_view_keys_for_the_client() -> None:
 
 def check_views(state: WhatElseState) -> None:
     """No view shows another seat's hand or the draw pile; a seat sees its own hand. (The
-    last round's record is left out: it tells what everyone saw laid and discarded, even once
-    a reshuffle has sent those cards back into the draw pile and hands.)"""
+    last round's plays and discards are left out: they tell what everyone saw laid and
+    discarded, even once a reshuffle has sent those cards back into the draw pile and hands.
+    What each seat drew since is there, and must be counts: the cards drawn are secret.)"""
     deck = state.rules.cards.deck
     secret = [deck.codes(hand) for hand in state.hands]
     drawing = {deck.code_of[card] for card in state.draw}
     for viewer in (None, *range(state.rules.players)):
         shown = GAME.view(state, viewer)
-        seen = set(strings({**shown, "last_round": None})) & set(deck.code_of)
+        last = shown["last_round"] and {**shown["last_round"], "pile": None, "discarded": None}
+        seen = set(strings({**shown, "last_round": last})) & set(deck.code_of)
         for seat, hand in enumerate(secret):
             if seat != viewer:
                 assert not seen & set(hand), f"{viewer} sees seat {seat}'s {seen & set(hand)}"
