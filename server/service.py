@@ -52,7 +52,7 @@ from starhall.server.fields import RequestError
 from starhall.server.games_cli import game_info
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
 from starhall.server.scheduling import hand_over_core
-from starhall.server.seats import BOT, distinct_name, keyed_token, token_hash
+from starhall.server.seats import distinct_name, keyed_token, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
 from starhall.shared import protocol
@@ -60,7 +60,9 @@ from starhall.shared.bots import bot_kinds
 from starhall.shared.engine import Command, Event, IllegalCommand, OptionError
 from starhall.shared.games import GAMES
 from starhall.shared.logfile import SUFFIX
+from starhall.shared.seating import BOT
 from starhall.shared.shuffle import new_seed, shuffle_command
+from starhall.shared.table import Seating
 
 TABLES_FOLDER = "tables"
 BURST_FRAMES = 32
@@ -151,6 +153,8 @@ class Service:
             protocol.SYNC: self._sync,
         }
         for table in self.tables.values():
+            if table.seating_behind:  # restored, but its log could not be given its seats
+                self._dirty(table)
             self._advance(table)
 
     @property
@@ -274,7 +278,8 @@ class Service:
         if writer is None or before is None or not rollback(writer):
             return False
         live = table.table
-        live.state, live.seq = before
+        live.state, live.seq, live.seats = before
+        table.seating_behind = True  # the seats changed in this batch are not in the log now
         for seat in table.seats:
             seat.forget_after(live.seq)
         table.bot_due = None
@@ -573,7 +578,7 @@ class Service:
         token = table.seat_person(number, distinct_name(wanted, others), since=table.seq,
                                   token=None if key is None else keyed_token(key, table.id, number))
         self._bind(session, table, number)
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
         self._reply(session, rid, {"type": protocol.SEATED, "table": table.id, "seat": number,
                                    "token": token})
         self._snapshot(session, rid, table, number)
@@ -608,7 +613,7 @@ class Service:
             if old is not None:
                 old.seats.discard((table.id, number))
         self._bind(session, table, number)
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
 
     def _bind(self, session: Session, table: LiveTable, number: int) -> None:
         table.seats[number].session = session.identity
@@ -633,7 +638,7 @@ class Service:
             table.free_seat(number)  # written first: if that fails, nothing has changed
         if holder is not None and holder in self.sessions:
             self.sessions[holder].seats.discard((table.id, number))
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
         self._reply(session, rid, {"type": protocol.LEFT, "table": table.id, "seat": number,
                                    "kept": kept})
 
@@ -689,7 +694,7 @@ class Service:
             raise RequestError(protocol.SEAT_TAKEN, f"seat {number} holds a connected player "
                                "or a bot")
         table.put_bot(number, kind, standin=standin)
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
         self._reply(session, rid, {"type": protocol.BOTTED, "table": table.id, "seat": number,
                                    "kind": kind, "standin": standin})
         self._advance(table)
@@ -709,7 +714,7 @@ class Service:
             table.end_standin(number)
         else:
             table.free_seat(number)
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
         self._reply(session, rid, {"type": protocol.UNBOTTED, "table": table.id, "seat": number})
 
     def _snapshot(self, session: Session, rid: Any, table: LiveTable, viewer: Viewer) -> None:
@@ -761,6 +766,8 @@ class Service:
     def _submit(self, table: LiveTable, command: Command, cid: int | str | None = None) -> None:
         """Decide, append and evolve one command (a person's with its ``cid``, which the log
         keeps), and queue its events for the participants."""
+        if table.seating_behind:
+            self._dirty(table)  # the seats go into the log before the events
         live = table.table
         before_state, before_seq = live.state, live.seq
         try:
@@ -778,9 +785,8 @@ class Service:
         if not numbered:
             return
         self.moves += len(numbered)
-        if table.id not in self.dirty:  # what a failed commit would go back to
-            table.before_batch = (before_state, before_seq)
-            self.dirty[table.id] = table
+        if table.id not in self.dirty:
+            self._dirty(table, (before_state, before_seq, live.seats))
         if cid is not None and table.log is not None and table.game.chance(live.state) is None:
             # A person waits for this move (and no deal follows it): its sync starts now,
             # while the server goes on with the batch.
@@ -788,6 +794,31 @@ class Service:
         self._publish(table, before_state, numbered, command.seat)
         if table.over:
             self.changed_rosters[table.id] = table
+
+    def _dirty(self, table: LiveTable, before: tuple[Any, int, Seating | None] | None = None
+               ) -> None:
+        """Have the table's log written with this batch's commit, remembering what a failed
+        commit goes back to (``before``, if the batch appended to the log already): the state,
+        ``seq`` and logged seating before the batch."""
+        if table.id in self.dirty or table.log is None:
+            return
+        live = table.table
+        table.before_batch = before or (live.state, live.seq, live.seats)
+        self.dirty[table.id] = table
+        if table.seating_behind:
+            table.seating_behind = False
+            table.record_seating()
+
+    def _reseated(self, table: LiveTable) -> None:
+        """After a change of the seats (on disk already in the seating file): the log records
+        it with this batch, and everyone following the table hears of it."""
+        self.changed_rosters[table.id] = table
+        if table.log is None:
+            return
+        live = table.table
+        before = (live.state, live.seq, live.seats)
+        if table.record_seating():
+            self._dirty(table, before)
 
     def _publish(self, table: LiveTable, before: Any, numbered: list[tuple[int, Event]],
                  actor: Viewer) -> None:
@@ -918,6 +949,8 @@ class Service:
             del self.stalled[table_id]
             table = self.tables.get(table_id)
             if table is not None and not table.broken:
+                if table.seating_behind:
+                    self._dirty(table)  # the seating its undone batch changed
                 self._advance(table)  # deal and let the bots move again: maybe it writes now
 
     def _disconnect(self, session: Session) -> None:
@@ -936,7 +969,7 @@ class Service:
                     table.seats[number].session = None
             else:
                 table.seats[number].session = None
-            self.changed_rosters[table.id] = table
+            self._reseated(table)
         for table_id in session.watching:
             table = self.tables.get(table_id)
             if table is not None:
