@@ -51,12 +51,14 @@ from starhall.server.durability import (
 from starhall.server.fields import RequestError
 from starhall.server.games_cli import game_info
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
+from starhall.server.reports import ReportStore, where
 from starhall.server.scheduling import hand_over_core
 from starhall.server.seats import distinct_name, keyed_token, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
 from starhall.shared import protocol
 from starhall.shared.bots import bot_kinds
+from starhall.shared.bugreport import BUG_SUFFIX, make_bug_report, versions
 from starhall.shared.engine import Command, Event, IllegalCommand, OptionError
 from starhall.shared.games import GAMES
 from starhall.shared.logfile import SUFFIX
@@ -104,6 +106,10 @@ class ServerConfig:
     """Hears what the server does while it restores its tables (``serve`` prints it)."""
     stall_retry: float = 1.0
     """Seconds before a table whose log could not be written tries again."""
+    max_reports: int = 500
+    """Bug reports (``report``) the server keeps in its data folder at most."""
+    reports_per_session: int = 5
+    """Bug reports the server keeps from one session at most."""
 
 
 class Service:
@@ -123,6 +129,10 @@ class Service:
         self.address: str = self.socket.getsockopt(zmq.LAST_ENDPOINT).decode()
         self.tables: dict[str, LiveTable] = restore_tables(
             self.folder, read_only=config.read_only, say=config.say)
+        self.reports = ReportStore(Path(config.data), config.max_reports,
+                                   config.reports_per_session, read_only=config.read_only)
+        self._versions: dict[str, Any] | None = None
+        """What this server runs (``shared.bugreport.versions``), found for the first report."""
         self.stalled: dict[str, float] = {}
         """Tables whose log could not be written, and when they next try."""
         self.sessions: dict[bytes, Session] = {}
@@ -150,7 +160,7 @@ class Service:
             protocol.RESUME: self._resume, protocol.LEAVE: self._leave,
             protocol.WATCH: self._watch, protocol.UNWATCH: self._unwatch,
             protocol.BOT: self._bot, protocol.UNBOT: self._unbot, protocol.ACT: self._act,
-            protocol.SYNC: self._sync,
+            protocol.SYNC: self._sync, protocol.REPORT: self._report,
         }
         for table in self.tables.values():
             if table.seating_behind:  # restored, but its log could not be given its seats
@@ -716,6 +726,42 @@ class Service:
             table.free_seat(number)
         self._reseated(table)
         self._reply(session, rid, {"type": protocol.UNBOTTED, "table": table.id, "seat": number})
+
+    def _report(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        """Keep a player's bug report with the table's log, in the data folder; the reply
+        names it and gives nothing of the log (it holds cards the player may not see)."""
+        table = self._table(message)
+        note = fields.optional_text(message, "note", max_chars=protocol.MAX_NOTE_CHARS) or ""
+        seen = fields.optional_whole(message, "seq")
+        client_versions = fields.mapping(message, "versions")
+        seats = [number for table_id, number in session.seats if table_id == table.id
+                 and table.seats[number].session == session.identity]
+        if not seats and table.id not in session.watching:
+            raise RequestError(protocol.NOT_SEATED, "only someone at this table, seated or "
+                               "watching, can send a bug report of it", table=table.id)
+        if self.config.read_only:
+            raise ReadOnly()
+        self.reports.check(session.reports)
+        if self._versions is None:
+            self._versions = versions()
+        now = time.time()
+        seat = min(seats) if seats else None
+        name = table.seats[seat].name if seat is not None else session.name
+        about = {"id": table.id, "name": name, "game": table.game.id,
+                 "server": self.config.name, "seat": seat, "event_seq": seen,
+                 "view_seq": None, "info": table.info()}
+        try:
+            log = table.durable_log()
+        except OSError as error:
+            raise RequestError(STORAGE, f"the server could not read the table's log "
+                               f"({error.strerror or error})", table=table.id) from None
+        body = make_bug_report(note, about, log, "", [], now, self._versions,
+                               client_versions=client_versions)
+        path = self.reports.keep(table.id, body, now)
+        session.reports += 1
+        self._reply(session, rid, {"type": protocol.REPORTED, "table": table.id,
+                                   "report": path.name.removesuffix(BUG_SUFFIX),
+                                   "path": where(path), "server": self.config.name})
 
     def _snapshot(self, session: Session, rid: Any, table: LiveTable, viewer: Viewer) -> None:
         state = table.table.state

@@ -215,6 +215,13 @@ class LiveTable:
     def summary_path(self) -> Path:
         return self.folder / f"{self.id}{SUMMARY_SUFFIX}"
 
+    def durable_log(self) -> bytes:
+        """The log as far as it is on disk for sure: every event anyone was told of (not what
+        a commit under way is writing)."""
+        data = read_whole(self.log_path)
+        log = self.log
+        return data if log is None else data[:log.durable_length]
+
     def save_seating(self) -> None:
         save_seating(self.seating_path, self.name, self.seats)
 
