@@ -17,8 +17,6 @@ from starhall.shared.protocol import FREE, PLAYER
 BOT = "bot"
 """The state of a seat a bot plays (``FREE`` and ``PLAYER`` are the protocol's)."""
 STATES = (FREE, PLAYER, BOT)
-SEAT_KEYS = ("state", "name", "bot", "standin")
-"""A seat map's keys, the same in the header, a checkpoint and a ``seating`` record."""
 
 SeatMap = dict[str, Any]
 
@@ -86,13 +84,6 @@ def older_seats(value: Any, players: int) -> list[SeatMap | None]:
         elif name and name != f"Seat {number}":
             seats[number] = seat_entry(PLAYER, name)
     return seats
-
-
-def seat_name(seat: SeatMap | None, number: int) -> str:
-    """What a seat is called on a table: its name, or "Seat N" for a free or unknown one."""
-    if seat is None or not seat.get("name"):
-        return f"Seat {number}"
-    return str(seat["name"])
 
 
 def describe_seat(seat: SeatMap | None, number: int) -> str:
