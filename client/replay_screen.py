@@ -9,7 +9,6 @@ own (``starhall replay view``), Esc asks before the window closes.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import pygame
@@ -17,14 +16,16 @@ import pygame
 from starhall.client import theme
 from starhall.client.game_views import hooks_for, view_for
 from starhall.client.model import TableModel
-from starhall.client.session import Batch
+from starhall.client.session import Batch, seat_label
 from starhall.client.settings_screen import KEY as SETTINGS_KEY
 from starhall.client.summary import DISMISS_KEYS, PASSED_KEYS
 from starhall.client.table_screen import Question, TableScreen
 from starhall.client.table_view import TableView
 from starhall.client.widgets import Hotspots, blit_text, button
+from starhall.server.seats import known_seating
 from starhall.shared.logfile import LogError
 from starhall.shared.replay import Recording
+from starhall.shared.seating import PLAYER, SeatMap, seat_entry
 
 DEFAULT_DATA = "replays"
 """The data folder of the embedded server (``client.embedded``)."""
@@ -41,19 +42,18 @@ SECONDS_PER_EVENT = 0.8
 EVERYTHING = "all"
 
 
-def header_names(recording: Recording) -> list[str]:
-    """The seats' names from the log's header, else from the seating file a server keeps
-    beside its log, else "Seat N"."""
-    seats = recording.header.get("seats") or []
-    named = [str(seats[seat]["name"]) if seat < len(seats) and isinstance(seats[seat], dict)
-             and seats[seat].get("name") not in (None, "", f"Seat {seat}") else None
-             for seat in range(recording.players)]  # "Seat N": a header written before sitting
-    if None in named and recording.path:
-        from starhall.server.seats import names_beside
-
-        beside = names_beside(Path(recording.path), recording.players)
-        named = [name or other for name, other in zip(named, beside, strict=True)]
-    return [name or f"Seat {seat}" for seat, name in enumerate(named)]
+def log_names(recording: Recording, seq: int | None = None,
+              known: list[SeatMap | None] | None = None) -> list[str]:
+    """The seats' names after event ``seq`` (default: the last) as the log records them, as a
+    live table shows them. A seat an older log does not name takes its name from ``known``
+    (default: the seating file a server keeps beside its log), else "Seat N"."""
+    seats = recording.seats_at(seq)
+    if None in seats:
+        if known is None:
+            known = known_seating(list(recording.seating), recording.path)
+        seats = [seat if seat is not None else other
+                 for seat, other in zip(seats, known, strict=True)]
+    return [seat_label(seat, number) for number, seat in enumerate(seats)]
 
 
 class ReplayScreen:
@@ -61,8 +61,12 @@ class ReplayScreen:
                  view: TableView | None = None, data: str = DEFAULT_DATA,
                  back: bool = False, names: list[str] | None = None) -> None:
         self.recording = recording
-        self.names = names or header_names(recording)
-        """The seats' names: the log's, or those the table showed (a game just played)."""
+        self.known = known_seating(list(recording.seating), recording.path)
+        """The seats at the start, those an older log does not name read from beside it once."""
+        if names is not None:  # those the table showed: for the seats the log does not name
+            self.known = [seat if seat is not None or number >= len(names)
+                          else seat_entry(PLAYER, names[number])
+                          for number, seat in enumerate(self.known)]
         self.back = back
         """Opened from another screen, which Esc goes back to; else Esc asks first."""
         self.quitting = False
@@ -116,8 +120,9 @@ class ReplayScreen:
 
     def _rebuild(self) -> None:
         """A fresh table at the current position: no animation."""
+        seq = self.states[self.position][0]
         model = TableModel(self.game.id, self.seat, self.recording.players,
-                           list(self.names), table=self.recording.path)
+                           self.names_at(seq), table=self.recording.path)
         old = getattr(self, "table", None)
         self.table = TableScreen(model, None, self.view, self.size, footer_height(self.size[0]))
         if not self.back:
@@ -129,8 +134,11 @@ class ReplayScreen:
             old.settings.on_save = self.table.settings.on_save  # saving lays out this table
             self.table.settings = old.settings  # and so does the settings sheet
             self.table.question = old.question
-        seq = self.states[self.position][0]
         self.table.receive(Batch([], self.view_at(self.position), seq, True))
+
+    def names_at(self, seq: int) -> list[str]:
+        """Who sat where after event ``seq``, by name."""
+        return log_names(self.recording, seq, self.known)
 
     # --- moving ------------------------------------------------------------------------
 
@@ -153,6 +161,7 @@ class ReplayScreen:
         shown = self.game.event_view(before, event, self.seat)
         events = [] if shown is None else [
             (seq, {"seq": seq, "type": shown.type, "seat": shown.seat, "data": dict(shown.data)})]
+        self.table.model.names = self.names_at(seq)  # someone may have sat down meanwhile
         self.table.receive(Batch(events, self.view_at(self.position), seq, False))
 
     def jump(self, marks: list[int], forward: bool) -> None:
