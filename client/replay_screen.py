@@ -3,7 +3,8 @@
 Stepping forward plays the event's animation; every other move (back, seek, jumps, another
 seat's eyes) rebuilds the state from the log through ``shared.replay`` and shows it at once.
 Opened from somewhere (a finished game's Watch the replay), Esc goes back there; opened on its
-own (``starhall replay view``), Esc asks before the window closes.
+own (``starhall replay view``), Esc asks before the window closes, and closing the window
+closes it at once (nothing is lost: the log stays where it is).
 """
 
 from __future__ import annotations
@@ -243,10 +244,12 @@ class ReplayScreen:
             time.sleep(timeout)
 
     def quit_requested(self) -> bool:
+        """Closing the window closes a replay at once (a fork played in it may ask first)."""
         self._changed = True
         if self.forked is not None:
             return bool(self.forked.quit_requested())
-        return self.table.quit_requested()
+        self.done = self.quitting = True
+        return True
 
     def resize(self, size: tuple[int, int]) -> None:
         self._changed = True
