@@ -1,4 +1,5 @@
-"""Save a bug report from a live table: F9 or the "Save a bug report" button.
+"""Save a bug report from a live table or the replay viewer: F9 or the "Save a bug report"
+button.
 
 A one-line box asks "What went wrong?"; Enter saves, Esc only closes the box. The file
 (``shared.bugreport``) holds the line typed, the versions that ran, the last messages the
@@ -6,10 +7,13 @@ link sent and received with their times, and the table's log when this process r
 server (``starhall play``). A remote server's log holds every seat's hidden cards, so a
 client never has it: the client sends the line to the server (``report``), which keeps it
 with the table's log, and the file saved here names the server, the table and the report
-the server keeps (``server_report``); if the server does not keep it, the file says why.
+the server keeps (``server_report``); if the server does not keep it, the file says why. From
+the replay viewer, the report holds the log being replayed, the event shown and whose eyes it
+is seen through, and no messages.
 
-Where the file goes: ``<data folder>/bug-reports/`` when the server is the embedded one
-(``replays/bug-reports/`` for ``starhall play``), else ``./bug-reports/`` in the folder the
+Where the file goes: ``<data folder>/bug-reports/`` when the server is the embedded one (the
+games folder of ``starhall play``, the ``--data`` folder of a fork) or for the replay viewer
+(its forks' data folder, ``replays/`` by default), else ``./bug-reports/`` in the folder the
 client was started from; named ``bug-<table>-<YYYYmmdd-HHMMSS>.starhall-bug``.
 ``docs/reproducing-bugs.md`` tells a developer what to do with it.
 """
@@ -38,6 +42,7 @@ from starhall.shared.bugreport import (
 if TYPE_CHECKING:
     from starhall.client.net import ServerLink
     from starhall.client.session import TableSession
+    from starhall.shared.replay import Recording
 
 TOKEN = "<token>"
 MAX_NOTE_CHARS = protocol.MAX_NOTE_CHARS
@@ -141,6 +146,31 @@ def save_bug_report(link: ServerLink, session: TableSession, note: str,
     body = make_bug_report(note, table, log, log_note, messages, now, **more)
     target = report_path(folder or report_folder(link.address), session.table, now)
     return write_bug_report(target.absolute(), body)
+
+
+def save_replay_bug_report(recording: Recording, seq: int, seeing: int | str | None,
+                           note: str, folder: Path, now: float | None = None) -> Path:
+    """Write a report of ``recording`` as the replay viewer shows it: after event ``seq``,
+    through the eyes of ``seeing`` (a seat, ``None`` for a spectator, ``"all"`` for
+    everything). It holds the log read from the file again (the log inside it, for a bug
+    report); returns the report's absolute path (``OSError`` if the log cannot be read again
+    or the report cannot be written, and then no file is left)."""
+    from starhall.client.net import player_name
+    from starhall.shared.logfile import LogError, log_bytes
+
+    now = time.time() if now is None else now
+    try:
+        _, log = log_bytes(recording.path)
+    except LogError as error:  # changed on disk since it was opened
+        raise OSError(f"cannot read the log again: {error}") from None
+    path = Path(recording.path).absolute()
+    table_id = str(recording.header.get("table") or path.stem)
+    table = {"id": table_id, "game": recording.game.id, "server": None,
+             "seat": seeing if isinstance(seeing, int) else None, "name": player_name(),
+             "event_seq": seq, "view_seq": None, "info": {},
+             "replay": {"file": str(path), "seeing": seeing}}
+    body = make_bug_report(note, table, log, "", [], now)
+    return write_bug_report(report_path(folder, table_id, now).absolute(), body)
 
 
 class BugReportBox:

@@ -3,17 +3,21 @@
 Stepping forward plays the event's animation; every other move (back, seek, jumps, another
 seat's eyes) rebuilds the state from the log through ``shared.replay`` and shows it at once.
 Opened from somewhere (a finished game's Watch the replay), Esc goes back there; opened on its
-own (``starhall replay view``), Esc asks before the window closes.
+own (``starhall replay view``), Esc asks before the window closes, and closing the window
+closes it at once (nothing is lost: the log stays where it is). F9 saves a bug report of the
+event shown (``client.bug_report``).
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import pygame
 
 from starhall.client import theme
+from starhall.client.bug_report import REPORTS_FOLDER, BugReportBox, save_replay_bug_report
 from starhall.client.game_views import hooks_for, view_for
 from starhall.client.model import TableModel
 from starhall.client.session import Batch, seat_label
@@ -72,7 +76,8 @@ class ReplayScreen:
         self.quitting = False
         self._changed = True
         self.data = data
-        """The data folder a fork's table goes in ("Play from here")."""
+        """The data folder a fork's table goes in ("Play from here"), and bug reports in its
+        ``bug-reports/``."""
         self.forked: Any = None
         """The live table of a fork played in this window; the viewer is back when it ends."""
         self.notice: str | None = None
@@ -90,6 +95,8 @@ class ReplayScreen:
         self.done = False
         self.hotspots: Hotspots | None = None
         self.dragging = False
+        self.bug_report = BugReportBox(self.save_bug_report)
+        """F9 or its button: a report of the event shown, for a developer."""
         self._marks()
         self._rebuild()
 
@@ -202,6 +209,10 @@ class ReplayScreen:
         self.notice = None
         pygame.display.set_caption(f"Starhall — {self.forked.forked.name}")
 
+    def save_bug_report(self, note: str) -> Path:
+        return save_replay_bug_report(self.recording, self.states[self.position][0],
+                                      self.viewer, note, Path(self.data) / REPORTS_FOLDER)
+
     def _back_from_fork(self) -> None:
         forked, self.forked = self.forked, None
         forked.close()
@@ -218,6 +229,10 @@ class ReplayScreen:
                 self._back_from_fork()
                 self._changed = True
             return
+        shown = self.bug_report.message
+        self.bug_report.tick(dt)
+        if self.bug_report.message is not shown:
+            self._changed = True
         self.table.update(dt)
         if self.table.leaving:
             self.done = True
@@ -241,6 +256,8 @@ class ReplayScreen:
             return 0.0 if self._changed else due
         if self._changed or self.playing or self.dragging:
             return 0.0
+        if self.bug_report.open:
+            return 0.25  # its blinking caret
         return self.table.redraw_after()
 
     def wait(self, timeout: float) -> None:
@@ -252,10 +269,12 @@ class ReplayScreen:
             time.sleep(timeout)
 
     def quit_requested(self) -> bool:
+        """Closing the window closes a replay at once (a fork played in it may ask first)."""
         self._changed = True
         if self.forked is not None:
             return bool(self.forked.quit_requested())
-        return self.table.quit_requested()
+        self.done = self.quitting = True
+        return True
 
     def resize(self, size: tuple[int, int]) -> None:
         self._changed = True
@@ -274,6 +293,9 @@ class ReplayScreen:
             self.table.handle(event, self.hotspots)
             self.done = self.table.leaving
             self.quitting = self.table.quitting
+            return
+        if self.bug_report.handle(event, self.hotspots):
+            self.playing = False  # the report is of the event shown when it was asked for
             return
         if self.table.settings.open or (event.type == pygame.KEYDOWN
                                         and event.key == SETTINGS_KEY):
@@ -401,6 +423,9 @@ class ReplayScreen:
             blit_text(surface, self.notice, 15, theme.ALERT, "midbottom",
                       (self.table.layout.table.centerx, footer.y - 8),
                       max_width=self.table.layout.table.w - 32)
+        # As at a live table: no button over an open sheet (F9 still works).
+        spots = hotspots if self.bug_report.open or not self.table.sheet_open else None
+        self.bug_report.draw(surface, self.table.layout.table, spots, mouse)
         self.table.draw_on_top(surface, hotspots)
         self.hotspots = hotspots
 

@@ -24,6 +24,7 @@ from starhall.client.app import _wait_for_welcome
 from starhall.client.embedded import EmbeddedServer
 from starhall.client.live import LiveTable
 from starhall.client.net import ServerLink
+from starhall.client.replay_screen import ReplayScreen
 from starhall.server.cli import main
 from starhall.server.durability import STORAGE
 from starhall.server.embed import EmbeddedServer as RemoteServer
@@ -72,7 +73,7 @@ def _seated(live: LiveTable, surface: pygame.Surface) -> None:
     _run_until(live, surface, lambda: not session._acts)
 
 
-def _post(live: LiveTable, *events: pygame.event.Event) -> None:
+def _post(live: LiveTable | ReplayScreen, *events: pygame.event.Event) -> None:
     """Through pygame's real event queue, as the window loop hands them over."""
     pygame.event.clear()
     for event in events:
@@ -469,3 +470,77 @@ def test_a_report_that_cannot_be_written_leaves_nothing(tmp_path: Path,
         assert len(list(folder.iterdir())) == 1
         for person in (lobby, ada):
             person.close()
+
+
+# --- from the replay viewer -------------------------------------------------------------------
+
+GOLDEN_STARS = ROOT / "replays" / "golden" / "stars_4p.starhall"
+
+
+def _replay_report(viewer: ReplayScreen, surface: pygame.Surface) -> dict[str, Any]:
+    """F9 in ``viewer``, while it plays, the note typed and Enter; the report written."""
+    viewer.playing = True
+    viewer.draw(surface)
+    assert viewer.hotspots is not None
+    assert any(spot.action == ("bug_report", "open") for spot in viewer.hotspots.spots)
+    position = viewer.position
+    _post(viewer, _key(pygame.K_F9))
+    assert viewer.bug_report.open and not viewer.playing  # the event shown stays shown
+    viewer.frame(5.0)
+    viewer.draw(surface)  # the box, with its buttons
+    # Letters and spaces go to the note, not to the viewer's keys (Space plays, F forks).
+    _post(viewer, *(_text(c) for c in NOTE), _key(pygame.K_SPACE),
+          _key(pygame.K_f), _key(pygame.K_RETURN))
+    assert not viewer.bug_report.open and not viewer.playing and viewer.forked is None
+    assert viewer.position == position and not viewer.done
+    path = viewer.bug_report.saved
+    assert path is not None and path.is_absolute()
+    assert viewer.bug_report.message is not None and str(path) in viewer.bug_report.message[1]
+    viewer.draw(surface)  # the screen says where it went
+    return read_bug_report(path) | {"path": path}
+
+
+def test_f9_in_the_replay_viewer_saves_the_log_and_the_event_shown(
+        surface: pygame.Surface, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "stars.starhall"
+    shutil.copyfile(GOLDEN_STARS, source)
+    data = tmp_path / "replays"
+    viewer = ReplayScreen(load(source), SIZE, data=str(data))
+    viewer.seek(40)
+    for _ in range(3):  # everything, a spectator, seat 0, seat 1
+        viewer.next_viewer()
+    assert viewer.viewer == 1
+    body = _replay_report(viewer, surface)
+    path = body["path"]
+    assert path.parent == (data / "bug-reports").absolute()
+    assert path.name.startswith("bug-stars-") and path.name.endswith(BUG_SUFFIX)
+    assert body["note"] == NOTE and body["messages"] == []
+    table = body["table"]
+    assert table["event_seq"] == viewer.states[40][0] == 40 and table["game"] == "stars"
+    assert table["seat"] == 1 and table["server"] is None
+    assert table["replay"] == {"file": str(source), "seeing": 1}
+    assert embedded_log(body) == source.read_bytes()  # the log replayed, byte for byte
+    assert isinstance(verify(path), Verified)
+    assert f"bug report saved to {path}" in capsys.readouterr().err
+
+    # A report of a replayed report holds the log it held, and says whose eyes saw it.
+    again = ReplayScreen(load(path), SIZE, data=str(data))
+    again.seek(12)
+    again_body = _replay_report(again, surface)
+    assert embedded_log(again_body) == source.read_bytes()
+    assert again_body["table"]["event_seq"] == 12 and again_body["table"]["seat"] is None
+    assert again_body["table"]["replay"] == {"file": str(path), "seeing": "all"}
+
+
+def test_a_replay_report_that_cannot_be_written_says_why(surface: pygame.Surface,
+                                                        tmp_path: Path) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the data folder would go")
+    viewer = ReplayScreen(load(GOLDEN_STARS), SIZE, data=str(blocker))
+    _post(viewer, _key(pygame.K_F9), _text("it froze"), _key(pygame.K_RETURN))
+    assert viewer.bug_report.saved is None and not viewer.bug_report.open
+    message = viewer.bug_report.message
+    assert message is not None and message[0] == "Could not save the bug report"
+    assert "Not a directory" in message[1]
+    viewer.draw(surface)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]
