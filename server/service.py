@@ -442,8 +442,8 @@ class Service:
     # --- lobby -----------------------------------------------------------------------------
 
     def _hello(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        version = message.get("protocol", protocol.PROTOCOL_VERSION)
-        if version != protocol.PROTOCOL_VERSION:
+        version = fields.optional_whole(message, "protocol", minimum=fields.SMALLEST_INT)
+        if version is not None and version != protocol.PROTOCOL_VERSION:
             raise RequestError(protocol.BAD_PROTOCOL,
                                f"this server speaks protocol {protocol.PROTOCOL_VERSION}")
         session.name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)

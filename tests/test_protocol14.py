@@ -1,6 +1,7 @@
 """Lost replies and restarts, over real ZeroMQ sockets on 127.0.0.1: command ids kept in the
 log, keyed ``sit`` and ``create``, ``list`` by cursor, ``pong`` seqs and the client's resync,
-a ``rid`` that breaks the rule, and the beacon's port and source address."""
+a ``rid`` that breaks the rule, integers where fields are read, and the beacon's port and
+source address."""
 
 from __future__ import annotations
 
@@ -357,15 +358,63 @@ def test_a_quick_restart_is_noticed_and_the_seat_taken_up_again(tmp_path: Path) 
 
 # --- rid, beacon ------------------------------------------------------------------------------
 
+def reply_to(connection: Connection, message: dict[str, Any]) -> dict[str, Any]:
+    """The reply to ``message`` sent as it is (``request`` would give it an ``rid``)."""
+    connection.send(message)
+    reply: dict[str, Any] = wait_for(lambda: connection.receive(0.05))
+    return reply
+
+
 def test_a_rid_that_breaks_the_rule_is_refused(server: EmbeddedServer) -> None:
     with Connection(address(server)) as connection:
-        for rid in (1.5, "r" * 65, [1], {"a": 1}, True):
-            connection.send({"type": "ping", "rid": rid})
-            reply = wait_for(lambda: connection.receive(0.05))
+        for rid in (1.5, "r" * 65, [1], {"a": 1}, True, 2**63, 2**64 - 1):
+            reply = reply_to(connection, {"type": "ping", "rid": rid})
             assert reply["type"] == protocol.ERROR and reply["code"] == protocol.BAD_FIELD
             assert reply["field"] == "rid" and "rid" not in reply
-        for rid in (7, "", "r" * 64, -3):
-            assert connection.request({"type": "ping", "rid": rid})["type"] == protocol.PONG
+        for rid in (7, "", "r" * 64, -3, 2**63 - 1, -(2**63)):
+            reply = reply_to(connection, {"type": "ping", "rid": rid})
+            assert reply["type"] == protocol.PONG and reply["rid"] == rid
+
+
+def test_integers_beyond_signed_64_bits_are_refused(server: EmbeddedServer) -> None:
+    """msgpack carries unsigned integers up to 2**64 - 1; a message holds signed 64-bit
+    ones only, so each place that reads an integer refuses a larger one."""
+    too_big = 2**64 - 1
+    with Connection(address(server)) as client:
+        # The Star for one, dealt so that the game goes on (some deals are lost at once)
+        table = client.request({"type": "create", "game": "star_patience", "players": 1,
+                                "options": {"deal": 1}})["table"]["id"]
+        token = client.request({"type": "sit", "table": table})["token"]
+        assert client.request({"type": "sync", "table": table, "token": token})["seq"] == 1
+        act = {"type": "act", "table": table, "token": token, "seq": 1, "cid": 1,
+               "command": {"type": "give_up"}}
+        for field, value in (("cid", 2**63), ("cid", too_big), ("seq", too_big)):
+            refused = client.request({**act, field: value})
+            assert (refused["code"], refused["field"]) == (protocol.BAD_FIELD, field), refused
+        for field, request in (("protocol", {"type": "hello", "protocol": too_big}),
+                               ("offset", {"type": "list", "offset": too_big}),
+                               ("seat", {"type": "sit", "table": table, "seat": too_big})):
+            refused = client.request(request)
+            assert (refused["code"], refused["field"]) == (protocol.BAD_FIELD, field), refused
+        refused = client.request({"type": "create", "game": "hearts", "players": 4,
+                                  "options": {"target": 2**63}})
+        assert refused["code"] == protocol.BAD_OPTIONS
+        assert "at most 9223372036854775807" in refused["reason"]
+        largest = client.request({"type": "create", "game": "hearts", "players": 4,
+                                  "options": {"target": 2**63 - 1}})
+        assert largest["table"]["options"]["target"] == 2**63 - 1
+        assert client.request({**act, "cid": -(2**63)})["type"] == protocol.ACK
+
+
+def test_hello_takes_the_protocol_version_as_an_integer(server: EmbeddedServer) -> None:
+    with Connection(address(server)) as client:
+        for version in (1.0, True, "1"):
+            refused = client.request({"type": "hello", "protocol": version})
+            assert (refused["code"], refused["field"]) == (protocol.BAD_FIELD, "protocol")
+        assert client.request({"type": "hello", "protocol": 2})["code"] == \
+            protocol.BAD_PROTOCOL
+        for welcomed in ({"protocol": 1}, {"protocol": None}, {}):
+            assert client.request({"type": "hello", **welcomed})["type"] == protocol.WELCOME
 
 
 def test_the_beacon_target_takes_a_port() -> None:
