@@ -1,6 +1,7 @@
 """Reading a request's fields: each one checked for presence, type and size, or refused with
-an error that names it. Nothing is coerced: a wrong type is a refusal, not a guess. An integer
-must be one a message may hold, signed 64-bit (``protocol.SMALLEST_INT`` ..
+an error that names it. Nothing is coerced: a wrong type is a refusal, not a guess. An optional
+field sent as nil is taken as absent, as everywhere in the protocol (``rid`` included); an
+integer must be one a message may hold, signed 64-bit (``protocol.SMALLEST_INT`` ..
 ``protocol.LARGEST_INT``), though msgpack also reads larger unsigned ones."""
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ def _bad(key: str, what: str) -> RequestError:
 
 def text(message: Mapping[str, Any], key: str, *, max_chars: int = MAX_TEXT_CHARS,
          default: str | None = None) -> str:
-    value = message.get(key, default)
+    value = message.get(key)
+    if value is None:
+        value = default
     if not isinstance(value, str) or not 0 < len(value) <= max_chars:
         raise _bad(key, f"a string of 1 to {max_chars} characters")
     return value
@@ -68,6 +71,16 @@ def mapping(message: Mapping[str, Any], key: str, *, required: bool = False) -> 
         isinstance(name, str) for name in value
     ):
         raise _bad(key, f"a map of at most {MAX_MAP_ENTRIES} string keys")
+    return value
+
+
+def flag(message: Mapping[str, Any], key: str) -> bool:
+    """An optional ``true`` or ``false`` (absent: ``false``)."""
+    value = message.get(key)
+    if value is None:
+        return False
+    if type(value) is not bool:
+        raise _bad(key, "true or false")
     return value
 
 

@@ -634,10 +634,7 @@ class Service:
         void; once it has started the seat stays its person's, who comes back with ``resume``,
         and the others see it empty-handed (``connected: false``) until then."""
         table = self._table(message)
-        give_up = message.get("give_up", False)
-        if not isinstance(give_up, bool):
-            raise RequestError(protocol.BAD_FIELD, "'give_up' must be true or false",
-                               field="give_up")
+        give_up = fields.flag(message, "give_up")
         number = self._owned_seat(table, message)
         seat = table.seats[number]
         holder = seat.session

@@ -1,7 +1,7 @@
 """Lost replies and restarts, over real ZeroMQ sockets on 127.0.0.1: command ids kept in the
 log, keyed ``sit`` and ``create``, ``list`` by cursor, ``pong`` seqs and the client's resync,
-a ``rid`` that breaks the rule, integers where fields are read, and the beacon's port and
-source address."""
+a ``rid`` that breaks the rule, integers and nil where fields are read, and the beacon's port
+and source address."""
 
 from __future__ import annotations
 
@@ -374,6 +374,9 @@ def test_a_rid_that_breaks_the_rule_is_refused(server: EmbeddedServer) -> None:
         for rid in (7, "", "r" * 64, -3, 2**63 - 1, -(2**63)):
             reply = reply_to(connection, {"type": "ping", "rid": rid})
             assert reply["type"] == protocol.PONG and reply["rid"] == rid
+        # nil, as for every optional field, is the same as no rid: the reply carries none
+        reply = reply_to(connection, {"type": "ping", "rid": None})
+        assert reply["type"] == protocol.PONG and "rid" not in reply
 
 
 def test_integers_beyond_signed_64_bits_are_refused(server: EmbeddedServer) -> None:
@@ -415,6 +418,25 @@ def test_hello_takes_the_protocol_version_as_an_integer(server: EmbeddedServer) 
             protocol.BAD_PROTOCOL
         for welcomed in ({"protocol": 1}, {"protocol": None}, {}):
             assert client.request({"type": "hello", **welcomed})["type"] == protocol.WELCOME
+
+
+def test_an_optional_field_sent_as_nil_is_left_out(server: EmbeddedServer) -> None:
+    with Connection(address(server)) as client:
+        table = create(client, "hearts", 4)
+        botted = client.request({"type": "bot", "table": table, "seat": 1, "kind": None})
+        assert (botted["type"], botted["kind"]) == (protocol.BOTTED, "random")
+        seated = client.request({"type": "sit", "table": table, "seat": None, "name": None,
+                                 "key": None})
+        assert (seated["type"], seated["seat"]) == (protocol.SEATED, 0)
+        left = client.request({"type": "leave", "table": table, "token": seated["token"],
+                               "give_up": None})
+        assert (left["type"], left["kept"]) == (protocol.LEFT, False)
+        listed = client.request({"type": "list", "cursor": None, "offset": None,
+                                 "status": None})
+        assert listed["total"] == 1
+        refused = client.request({"type": "leave", "table": table, "token": "x",
+                                  "give_up": 1})
+        assert (refused["code"], refused["field"]) == (protocol.BAD_FIELD, "give_up")
 
 
 def test_the_beacon_target_takes_a_port() -> None:
