@@ -468,13 +468,19 @@ class Service:
 
     def _list(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         """A page of the tables in the order of their ids, which never changes (a new table
-        comes last), so paging by ``cursor`` lists each table once."""
+        comes last), so paging by ``cursor`` lists each table once. The cursor is the id of
+        the last table a page held: tables are never removed, so one that names no table was
+        not given by this server."""
         cursor = fields.optional_text(message, "cursor", max_chars=64)
         offset = fields.optional_whole(message, "offset")
         wanted = fields.optional_choices(message, "status", protocol.STATUSES)
         if cursor is not None and offset is not None:
             raise RequestError(protocol.BAD_FIELD, "give 'cursor' or 'offset', not both",
                                field="offset")
+        if cursor is not None and cursor not in self.tables:
+            raise RequestError(protocol.BAD_FIELD, "'cursor' must be one a 'tables' reply of "
+                               "this server gave (ask without it for the first page)",
+                               field="cursor")
         ranked = sorted((t for t in self.tables.values() if wanted is None or t.status in wanted),
                         key=lambda t: listing_order(t.id))
         start = offset or 0
@@ -484,17 +490,16 @@ class Service:
         listed: list[dict[str, Any]] = []
         size = 0
         budget = protocol.MAX_MESSAGE_BYTES - 4096
-        more = False
-        for table in ranked[start:]:
+        for table in ranked[start:start + protocol.MAX_LIST_TABLES]:
             info = table.info()
             size += len(protocol.encode(info))
-            if size > budget:
-                more = True
+            if size > budget and listed:
                 break
             listed.append(info)
+        more = start + len(listed) < len(ranked)
         self._reply(session, rid, {
             "type": protocol.TABLES, "tables": listed, "total": len(ranked),
-            "cursor": listed[-1]["id"] if more and listed else None,
+            "cursor": listed[-1]["id"] if more else None,
             "next": start + len(listed) if more else None,
         })
 

@@ -34,6 +34,8 @@ MAX_PONG_TABLES = 1000
 """The most tables whose ``seq`` one ``pong`` carries."""
 MAX_NOTE_CHARS = 300
 """The longest ``note`` a ``report`` carries (the line a player types about a bug)."""
+MAX_LIST_TABLES = 100
+"""The most tables one ``tables`` reply holds (fewer only if they would not fit in a message)."""
 
 # Requests a client sends.
 HELLO, PING, LIST, CREATE, SIT, RESUME, LEAVE = "hello", "ping", "list", "create", "sit", \

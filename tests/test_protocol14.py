@@ -227,6 +227,43 @@ def test_list_pages_by_cursor_list_each_table_once_while_tables_change(
             assert refused["code"] == protocol.BAD_FIELD, refused
 
 
+def test_a_page_holds_at_most_100_tables_and_a_made_up_cursor_is_refused(
+        server: EmbeddedServer) -> None:
+    with Connection(address(server)) as lobby:
+        made = [create(lobby, "star_patience", 1) for _ in range(150)]
+        first = lobby.request({"type": "list"})
+        assert [t["id"] for t in first["tables"]] == made[:100]
+        assert (first["cursor"], first["next"], first["total"]) == (made[99], 100, 150)
+        rest = lobby.request({"type": "list", "cursor": first["cursor"]})
+        assert [t["id"] for t in rest["tables"]] == made[100:]
+        assert (rest["cursor"], rest["next"]) == (None, None)
+        for made_up in ("zzzz", "99999", "0151", " 0001"):
+            refused = lobby.request({"type": "list", "cursor": made_up})
+            assert (refused["code"], refused["field"]) == (protocol.BAD_FIELD, "cursor")
+            assert "first page" in refused["reason"]
+
+
+def test_with_status_a_page_lists_the_tables_that_have_it_when_it_is_made(
+        server: EmbeddedServer) -> None:
+    """What paging by cursor promises with ``status``: each table after the cursor that has
+    one of the statuses when its page is made, none twice, none that kept it skipped."""
+    with Connection(address(server)) as lobby:
+        made = [create(lobby, "star_patience", 1) for _ in range(120)]
+        first = lobby.request({"type": "list", "status": ["waiting"]})
+        assert first["cursor"] == made[99]
+        # Between the pages a table of the next page starts and a table is made.
+        started = made[110]
+        assert lobby.request({"type": "sit", "table": started})["type"] == protocol.SEATED
+        added = create(lobby, "star_patience", 1)
+        rest = lobby.request({"type": "list", "status": ["waiting"], "cursor": first["cursor"]})
+        assert [t["id"] for t in rest["tables"]] == \
+            [*(t for t in made[100:] if t != started), added]
+        # (a game of The Star may be lost at its deal: over at once)
+        both = lobby.request({"type": "list", "status": ["waiting", "playing", "over"],
+                              "cursor": first["cursor"]})
+        assert [t["id"] for t in both["tables"]] == [*made[100:], added]
+
+
 # --- pong seqs: a lost last update ----------------------------------------------------------
 
 def pump(link: ServerLink, session: TableSession,
