@@ -53,7 +53,7 @@ from starhall.server.games_cli import game_info
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
 from starhall.server.reports import ReportStore, where
 from starhall.server.scheduling import hand_over_core
-from starhall.server.seats import distinct_name, keyed_token, token_hash
+from starhall.server.seats import distinct_name, keyed_token, new_key_salt, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
 from starhall.shared import protocol
@@ -570,7 +570,7 @@ class Service:
         key = fields.request_key(message)
         if key is not None:
             for number, seat in enumerate(table.seats):
-                token = keyed_token(key, table.id, number)
+                token = keyed_token(key, table.id, number, seat.key_salt)
                 if seat.holds(token_hash(token)):  # a resend: the seat its first sending took
                     self._take_back(session, table, number)
                     self._reply(session, rid, {"type": protocol.SEATED, "table": table.id,
@@ -590,8 +590,10 @@ class Service:
         others = {seat.name for index, seat in enumerate(table.seats)
                   if index != number and seat.name}
         wanted = name or session.name or f"Player {number + 1}"
-        token = table.seat_person(number, distinct_name(wanted, others), since=table.seq,
-                                  token=None if key is None else keyed_token(key, table.id, number))
+        salt = None if key is None else new_key_salt()
+        token = table.seat_person(
+            number, distinct_name(wanted, others), since=table.seq, key_salt=salt,
+            token=None if key is None else keyed_token(key, table.id, number, salt))
         self._bind(session, table, number)
         self._reseated(table)
         self._reply(session, rid, {"type": protocol.SEATED, "table": table.id, "seat": number,

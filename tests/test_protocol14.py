@@ -171,6 +171,34 @@ def test_a_resent_sit_gets_the_same_seat_and_token_even_after_a_restart(
         server.stop()
 
 
+def test_a_key_that_takes_a_seat_again_after_a_leave_gets_a_new_token(
+        server: EmbeddedServer) -> None:
+    """A token made void by a leave stays void: the same key taking the seat again gets a
+    new token (a resend of that sit gets it too, even after a restart)."""
+    key = protocol.new_key()
+    with Connection(address(server)) as client:
+        table = create(client)
+        first = client.request({"type": "sit", "table": table, "key": key})
+        assert first["type"] == protocol.SEATED and first["seat"] == 0
+        left = client.request({"type": "leave", "table": table, "token": first["token"]})
+        assert left["type"] == protocol.LEFT and not left["kept"]
+        again = client.request({"type": "sit", "table": table, "key": key})
+        assert again["type"] == protocol.SEATED and again["seat"] == first["seat"] == 0
+        assert again["token"] != first["token"]
+        void = client.request({"type": "resume", "table": table, "seat": 0,
+                               "token": first["token"]})
+        assert void["code"] == protocol.BAD_TOKEN
+        resent = client.request({"type": "sit", "table": table, "key": key})
+        assert (resent["seat"], resent["token"]) == (0, again["token"])
+    server = restart(server)
+    try:
+        with Connection(address(server)) as client:
+            resent = client.request({"type": "sit", "table": table, "key": key})
+            assert (resent["seat"], resent["token"]) == (0, again["token"])
+    finally:
+        server.stop()
+
+
 def test_a_resent_create_gets_the_same_table_even_after_a_restart(
         server: EmbeddedServer) -> None:
     key = protocol.new_key()
