@@ -290,8 +290,7 @@ class Service:
         live = table.table
         live.state, live.seq, live.seats = before
         table.seating_behind = True  # the seats changed in this batch are not in the log now
-        for seat in table.seats:
-            seat.forget_after(live.seq)
+        live.commands.forget_after(live.seq)
         table.bot_due = None
         if table.stalled is None:
             print(f"starhall serve: table {table.id}: cannot write its log ({error}); its last "
@@ -788,8 +787,7 @@ class Service:
         command = fields.mapping(message, "command", required=True)
         kind = fields.text(command, "type", max_chars=64)
         data = fields.mapping(command, "data")
-        table.recall_commands()
-        done = seat.cids.get(cid)
+        done = table.command_done(number, cid)
         if done is not None:  # made already (even if the game has ended since): say so again
             self._reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
                                        "seq": done, "duplicate": True})
@@ -808,7 +806,6 @@ class Service:
             self._submit(table, Command(kind, number, data), cid)
         except IllegalCommand as refusal:
             raise RequestError(refusal.code, refusal.reason, table=table.id, cid=cid) from None
-        seat.remember(cid, table.seq)
         self._reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
                                    "seq": table.seq, "duplicate": False})
         self._advance(table)

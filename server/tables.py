@@ -57,7 +57,7 @@ from starhall.shared.logfile import (
     read_records,
 )
 from starhall.shared.options import Options
-from starhall.shared.replay import HEAD_BYTES, Recording, load_tail
+from starhall.shared.replay import HEAD_BYTES, load_tail
 from starhall.shared.seating import BOT
 from starhall.shared.table import Seating, Table
 
@@ -130,22 +130,20 @@ class LiveTable:
     def _read_finished(self) -> Table[Any]:
         path = self.log_path
         try:
-            recording = load_tail(path)
+            recording = load_tail(path, cids=has_people(self.seats))
             state = recording.resume().state
         except Exception as error:  # damaged since its summary was written
             self.broken = True
             print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
             raise RequestError(protocol.BROKEN, f"the log of table {self.id} cannot be read",
                                table=self.id) from None
-        remember_commands(self.seats, recording)
         return Table(recording.game, recording.players, recording.options, state,
-                     recording.last_seq, None)
+                     recording.last_seq, None, commands=recording.command_memory())
 
-    def recall_commands(self) -> None:
-        """Make sure each seat knows the command ids its person made (a finished table listed
-        from its summary learns them from its log), so a resent command is known as done."""
-        if self.loaded is None:
-            self.table  # noqa: B018 - reading it loads it
+    def command_done(self, number: int, cid: int | str) -> int | None:
+        """The ``seq`` of seat ``number``'s command ``cid`` if its person made it already
+        (a finished table listed from its summary reads its log for this), else ``None``."""
+        return self.table.commands.done(number, cid, self.seats[number].since)
 
     def _summary(self) -> Finished:
         """What a table not read yet is known by: its summary (it has one, or it is read)."""
@@ -560,11 +558,11 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
     if not read_only:
         _remove_if_never_created(path, table_id, folder)
     size = path.stat().st_size
-    recording = load_tail(path, 0)
+    recording = load_tail(path)
     saved_name, seats = load_seating(folder / f"{table_id}{SEATING_SUFFIX}", recording.players)
-    if recording.start and any(seat.token_sha256 is not None for seat in seats):
-        # The command ids its people may resend (remember_commands) go further back.
-        recording = load_tail(path)
+    if has_people(seats) and not recording.holds_cids:
+        # The command ids its people may send again were logged before its last checkpoint.
+        recording = load_tail(path, cids=True)
     writer = None
     if not read_only:
         writer = (LogWriter.reopen(path)[0] if recording.torn
@@ -579,7 +577,8 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
         logged = [seat for seat in recording.seats_at() if seat is not None]
         table = Table(recording.game, recording.players, recording.options, state,
                       recording.last_seq, writer,
-                      tuple(logged) if len(logged) == recording.players else None)
+                      tuple(logged) if len(logged) == recording.players else None,
+                      commands=recording.command_memory())
     except BaseException:
         if writer is not None:
             writer.abandon()
@@ -588,7 +587,6 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
     create_key = recording.header.get("create_key_sha256")
     live = LiveTable(table_id, name, table, seats, folder, read_only=read_only,
                      create_key=create_key if isinstance(create_key, str) else None)
-    remember_commands(seats, recording)
     for index, seat in enumerate(seats):
         if seat.state == BOT:
             kind = seat.bot_kind or "random"
@@ -624,15 +622,11 @@ def _catch_up_seating(live: LiveTable, writer: LogWriter) -> None:
               f"({error}); it will with its next write", file=sys.stderr)
 
 
-def remember_commands(seats: list[SeatRecord], recording: Recording) -> None:
-    """Each seat's memory of the command ids its person already made, from the ids logged
-    with the events (so a command resent after a restart is known as done)."""
-    for seq, cid in recording.cids.items():  # in order: a command's last event wins
-        number = recording.event(seq).seat
-        if number is not None and 0 <= number < len(seats):
-            seat = seats[number]
-            if seat.token_sha256 is not None and seq > seat.since:
-                seat.remember(cid, seq)
+def has_people(seats: list[SeatRecord]) -> bool:
+    """Whether a person holds a seat (a stand-in bot may play it), who may send a command
+    again: only then must the command ids logged before the last checkpoint be read. (At a
+    table of bots nobody can; a person who sits there later starts with none.)"""
+    return any(seat.token_sha256 is not None for seat in seats)
 
 
 def _remove_if_never_created(path: Path, table_id: str, folder: Path) -> None:

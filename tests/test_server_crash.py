@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from starhall.server.embed import free_loopback_port
 from starhall.shared.connection import Connection
 from starhall.shared.replay import Verified, load, verify
@@ -123,3 +125,109 @@ def test_kill_9_and_restart_loses_no_acknowledged_move(tmp_path: Path) -> None:
                 stream.close()
     for log in sorted((tmp_path / "tables").glob("*.starhall")):
         assert isinstance(verify(log), Verified)
+
+
+# --- command ids after a kill -9 --------------------------------------------------------------
+
+class Resender(Person):
+    """A person who keeps each move the server acknowledged, exactly as it was sent, so as to
+    send it again (as a client does whose ack was lost)."""
+
+    def __init__(self, address: str, table: str, seat: int | None = None) -> None:
+        super().__init__(address, table, seat)
+        self.sent: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    def act(self, command: dict[str, Any], *, seq: int | None = None,
+            cid: Any = None) -> dict[str, Any]:
+        self.cid += 1
+        request = {"type": "act", "table": self.table, "token": self.token,
+                   "seq": self.feed.seq if seq is None else seq,
+                   "cid": self.cid if cid is None else cid, "command": command}
+        reply = self.request(request)
+        if reply["type"] == "ack":
+            self.acks.append(reply)
+            self.commands[request["cid"]] = command
+            self.sent.append((request, reply))
+        return reply
+
+    def send_all_again(self) -> list[tuple[int, dict[str, Any]]]:
+        """Each move sent again as it was: the ``seq`` its ack gave, and the reply now."""
+        return [(ack["seq"], self.request(request)) for request, ack in self.sent]
+
+
+def restart_server(server: subprocess.Popen[str], data: Path, port: int
+                   ) -> subprocess.Popen[str]:
+    kill_hard(server)
+    return start_server(data, port)
+
+
+def stop(server: subprocess.Popen[str]) -> None:
+    if server.poll() is None:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=10)
+    for stream in (server.stdout, server.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def test_every_move_of_a_long_game_is_known_by_its_cid_after_kill_9(tmp_path: Path) -> None:
+    """The log's first checkpoint (the first hand's end) and the last 1024 events before the
+    kill are no limit: the server remembers each seat's last 1024 command ids, before a
+    restart as after it."""
+    port = free_loopback_port()
+    address = f"tcp://127.0.0.1:{port}"
+    server = start_server(tmp_path, port)
+    try:
+        with Connection(address) as lobby:
+            table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                                   "options": ENDLESS})["table"]["id"]
+            fill_with_bots(lobby, table)
+        ada = Resender(address, table, 0)
+        log = tmp_path / "tables" / f"{table}.starhall"
+        wait_for(lambda: ada.step(0.01) and ada.acks[-1]["seq"] > 1100, timeout=120)
+        checkpoints = sorted(load(log).checkpoints)
+        assert ada.sent[0][1]["seq"] < checkpoints[0] < ada.acks[-1]["seq"] - 1024
+
+        server = restart_server(server, tmp_path, port)
+        ada.resume(address)
+        for seq, reply in ada.send_all_again():
+            assert reply["type"] == "ack" and reply["duplicate"], (seq, reply)
+            assert reply["seq"] == seq
+        ada.close()
+    finally:
+        stop(server)
+
+
+@pytest.mark.parametrize("summary", ["written", "lost in the kill"])
+def test_the_move_that_ended_a_game_is_known_by_its_cid_after_kill_9(
+        tmp_path: Path, summary: str) -> None:
+    """The Star ends with its only checkpoint: every move comes before it, the last one too."""
+    port = free_loopback_port()
+    address = f"tcp://127.0.0.1:{port}"
+    server = start_server(tmp_path, port)
+    try:
+        with Connection(address) as lobby:
+            table = lobby.request({"type": "create", "game": "star_patience", "players": 1,
+                                   "options": {"deal": 1}})["table"]["id"]
+        ada = Resender(address, table, 0)
+        for _ in range(3):
+            wait_for(ada.refresh)
+            legal = ada.feed.view["legal"]
+            move = ({"type": "pair", "data": {"card": legal["pair"][0]}} if legal["pair"]
+                    else {"type": "place", "data": {"line": legal["place"][0]}})
+            assert ada.act(move)["type"] == "ack"
+        wait_for(ada.refresh)
+        assert ada.act({"type": "give_up", "data": {}})["type"] == "ack"
+        summary_file = tmp_path / "tables" / f"{table}.summary.json"
+        wait_for(summary_file.exists)
+        kill_hard(server)
+        if summary == "lost in the kill":
+            summary_file.unlink()
+        server = start_server(tmp_path, port)
+        ada.resume(address)
+        for seq, reply in ada.send_all_again():
+            assert reply["type"] == "ack" and reply["duplicate"], (seq, reply)
+            assert reply["seq"] == seq
+        ada.close()
+    finally:
+        stop(server)
