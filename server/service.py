@@ -813,6 +813,8 @@ class Service:
     def _submit(self, table: LiveTable, command: Command, cid: int | str | None = None) -> None:
         """Decide, append and evolve one command (a person's with its ``cid``, which the log
         keeps), and queue its events for the participants."""
+        if table.commands_unread:  # the first move since a restart
+            table.read_commands()
         if table.seating_behind:
             self._dirty(table)  # the seats go into the log before the events
         live = table.table

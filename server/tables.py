@@ -16,6 +16,11 @@ someone watches it. A summary that is missing, torn or out of step with its log 
 between the two writes, a log cut back, logs from before summaries) is ignored: the table is
 restored as a live one is (a finished game's log ends with a checkpoint, so nothing is
 folded), and the summary written again.
+
+The command ids a table's people may send again (``Table.commands``) can go back further than
+the last checkpoint (its ``cids_from`` says how far): they are read from the log only when
+first needed, when a person's command is checked or before the table's next move
+(``LiveTable.read_commands``), so that a restart still reads only the logs' tails.
 """
 
 from __future__ import annotations
@@ -116,6 +121,10 @@ class LiveTable:
     seating_behind: bool = False
     """The log's seating lags the seats (a batch whose records were undone, a restart that
     could not write them): the table's next write records the seats first."""
+    commands_unread: bool = False
+    """Whether the command ids its people may send again are still to be read from its log
+    (they were logged before its last checkpoint): when a person's command is checked or
+    before its next move (``read_commands``), not while the server starts."""
     _outcome: tuple[Any, Outcome] | None = field(default=None, repr=False)
     """The last state whose outcome was asked for, and that outcome."""
 
@@ -130,20 +139,38 @@ class LiveTable:
     def _read_finished(self) -> Table[Any]:
         path = self.log_path
         try:
-            recording = load_tail(path, cids=has_people(self.seats))
+            recording = load_tail(path)
             state = recording.resume().state
         except Exception as error:  # damaged since its summary was written
             self.broken = True
             print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
             raise RequestError(protocol.BROKEN, f"the log of table {self.id} cannot be read",
                                table=self.id) from None
+        self.commands_unread = has_people(self.seats) and not recording.holds_cids
         return Table(recording.game, recording.players, recording.options, state,
                      recording.last_seq, None, commands=recording.command_memory())
 
     def command_done(self, number: int, cid: int | str) -> int | None:
         """The ``seq`` of seat ``number``'s command ``cid`` if its person made it already
-        (a finished table listed from its summary reads its log for this), else ``None``."""
-        return self.table.commands.done(number, cid, self.seats[number].since)
+        (a table restored reads its log for this the first time), else ``None``."""
+        loaded = self.table  # a finished table's log is read here
+        if self.commands_unread:
+            self.read_commands()
+        return loaded.commands.done(number, cid, self.seats[number].since)
+
+    def read_commands(self) -> None:
+        """Read the command ids its people made from its log, back to its last checkpoint's
+        ``cids_from`` (before anything more is written there: a checkpoint says from where
+        they are remembered)."""
+        try:
+            recording = load_tail(self.log_path, cids=True)
+        except Exception as error:  # damaged since it was restored
+            self.broken = True
+            print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
+            raise RequestError(protocol.BROKEN, f"the log of table {self.id} cannot be read",
+                               table=self.id) from None
+        self.table.commands = recording.command_memory()
+        self.commands_unread = False
 
     def _summary(self) -> Finished:
         """What a table not read yet is known by: its summary (it has one, or it is read)."""
@@ -560,9 +587,6 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
     size = path.stat().st_size
     recording = load_tail(path)
     saved_name, seats = load_seating(folder / f"{table_id}{SEATING_SUFFIX}", recording.players)
-    if has_people(seats) and not recording.holds_cids:
-        # The command ids its people may send again were logged before its last checkpoint.
-        recording = load_tail(path, cids=True)
     writer = None
     if not read_only:
         writer = (LogWriter.reopen(path)[0] if recording.torn
@@ -586,7 +610,8 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
     name = saved_name or str(recording.header.get("name") or table_id)
     create_key = recording.header.get("create_key_sha256")
     live = LiveTable(table_id, name, table, seats, folder, read_only=read_only,
-                     create_key=create_key if isinstance(create_key, str) else None)
+                     create_key=create_key if isinstance(create_key, str) else None,
+                     commands_unread=has_people(seats) and not recording.holds_cids)
     for index, seat in enumerate(seats):
         if seat.state == BOT:
             kind = seat.bot_kind or "random"
@@ -625,7 +650,8 @@ def _catch_up_seating(live: LiveTable, writer: LogWriter) -> None:
 def has_people(seats: list[SeatRecord]) -> bool:
     """Whether a person holds a seat (a stand-in bot may play it), who may send a command
     again: only then must the command ids logged before the last checkpoint be read. (At a
-    table of bots nobody can; a person who sits there later starts with none.)"""
+    table of bots nobody can; a person who sits there later starts with none, and the ids
+    logged before are not theirs.)"""
     return any(seat.token_sha256 is not None for seat in seats)
 
 
