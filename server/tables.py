@@ -60,6 +60,7 @@ from starhall.shared.logfile import (
     LogWriter,
     check_header,
     read_records,
+    torn_tail,
 )
 from starhall.shared.options import Options
 from starhall.shared.replay import HEAD_BYTES, load_tail
@@ -587,6 +588,10 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
     size = path.stat().st_size
     recording = load_tail(path)
     saved_name, seats = load_seating(folder / f"{table_id}{SEATING_SUFFIX}", recording.players)
+    if recording.torn:
+        print(f"starhall serve: table {table_id}: "
+              f"{_torn_tail_words(path, recording.good_length, recording.last_seq, read_only)}",
+              file=sys.stderr)
     writer = None
     if not read_only:
         writer = (LogWriter.reopen(path)[0] if recording.torn
@@ -653,6 +658,44 @@ def has_people(seats: list[SeatRecord]) -> bool:
     table of bots nobody can; a person who sits there later starts with none, and the ids
     logged before are not theirs.)"""
     return any(seat.token_sha256 is not None for seat in seats)
+
+
+def _torn_tail_words(path: Path, good_length: int, kept: int, read_only: bool) -> str:
+    """What a log's torn tail held and why it is dropped, in one line: a crash while a batch
+    was written leaves a record cut short, of moves nobody was told of; whole records after
+    it mean the file was cut short (or damaged) underneath the server, which went on writing,
+    and acknowledged moves are lost with them."""
+    handle = os.open(path, os.O_RDONLY | OPEN_FLAGS)
+    try:
+        data = os.pread(handle, os.fstat(handle).st_size - good_length, good_length)
+    finally:
+        os.close(handle)
+    tail = torn_tail(data, path)
+    first = tail.first
+    kind = first.get("kind")
+    if kind == "event" and "seq" in first:
+        cut = f"event {first['seq']}, {first.get('type', '?')}"
+    elif kind in ("checkpoint", "seating"):
+        cut = f"the {kind} record after event {first.get('seq', kept)}"
+    else:
+        cut = "unreadable"
+    held = f"a record cut short ({cut})"
+    events = [body["seq"] for body in tail.whole
+              if body.get("kind") == "event" and type(body.get("seq")) is int]
+    if tail.whole:
+        held += f", then {len(tail.whole)} whole records"
+        if events:
+            held += (f" holding events {events[0]} to {events[-1]}" if len(events) > 1
+                     else f" holding event {events[0]}")
+        why = ("the file was cut short while the server wrote it, or damaged: the moves they "
+               "held are lost, acknowledged or not")
+    else:
+        why = "a write a crash cut short (never acknowledged), or the file was cut short"
+    if read_only:
+        return (f"leaves out the last {tail.length:,} bytes of its log after event {kept} "
+                f"(--read-only: the file is not cut back): {held}; {why}")
+    return (f"dropped the last {tail.length:,} bytes of its log after event {kept}: {held}; "
+            f"{why}; the table goes on from event {kept}")
 
 
 def _remove_if_never_created(path: Path, table_id: str, folder: Path) -> None:

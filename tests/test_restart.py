@@ -198,8 +198,8 @@ def test_a_summary_out_of_step_with_its_log_is_not_believed(
     assert restored[table_id].loaded is None  # believed again
 
 
-def test_a_torn_tail_is_cut_off_live_or_finished(tmp_path: Path,
-                                                 history: dict[str, str]) -> None:
+def test_a_torn_tail_is_cut_off_live_or_finished(tmp_path: Path, history: dict[str, str],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "tables"
     with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
         before = listing(server.address or "")
@@ -210,14 +210,27 @@ def test_a_torn_tail_is_cut_off_live_or_finished(tmp_path: Path,
     for log in logs.values():
         with open(log, "ab") as file:
             file.write(torn)
+    capsys.readouterr()
+    restore_tables(folder, read_only=True)  # says so too, and cuts nothing
+    said = capsys.readouterr().err
+    for name, log in logs.items():
+        assert log.read_bytes() == whole[name] + torn
+        assert f"table {history[name]}: leaves out the last {len(torn)} bytes of its log " \
+               f"after event {load(log).last_seq} (--read-only: the file is not cut back)" in said
     with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
         assert server.service is not None
         assert listing(server.address or "") == before
         people = server.service.tables[history["people"]]
         assert live_hash(people) == rebuilt_hash(logs["people"])
+    said = capsys.readouterr().err.splitlines()
     for name, log in logs.items():
         assert log.read_bytes() == whole[name], name  # the torn record is gone
         assert not scan(log).torn
+        kept = load(log).last_seq
+        assert f"starhall serve: table {history[name]}: dropped the last {len(torn)} bytes of " \
+               f"its log after event {kept}: a record cut short (event 10000, played); a write " \
+               "a crash cut short (never acknowledged), or the file was cut short; the table " \
+               f"goes on from event {kept}" in said, name
 
 
 def test_a_crash_s_leftovers_go_and_hidden_files_stay(tmp_path: Path,
@@ -273,6 +286,7 @@ def test_logs_from_before_summaries_load(tmp_path: Path) -> None:
         assert listing(server.address or "") == shown
     finished = sum(1 for table in shown.values() if table["status"] == protocol.OVER)
     assert f"{finished} from summaries" in lines[-1]
+
 
 def test_the_command_ids_of_people_are_read_when_first_needed(tmp_path: Path) -> None:
     """A restart reads a table of people from its last checkpoint only; the command ids they

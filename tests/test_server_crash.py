@@ -1,20 +1,25 @@
 """kill -9 of a real ``starhall serve`` process while tables are busy, and a restart on the same
-data: every table comes back as its log says, no acknowledged move is missing, play goes on."""
+data: every table comes back as its log says, no acknowledged move is missing and each is still
+known by its command id, play goes on. A log cut short underneath the server is cut back with
+a word on stderr."""
 
 from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
 
 from starhall.server.embed import free_loopback_port
 from starhall.shared.connection import Connection
+from starhall.shared.logfile import encode_record, read_records
 from starhall.shared.replay import Verified, load, verify
 from tests.server_helpers import Person, choose, fill_with_bots, wait_for
 
@@ -164,7 +169,11 @@ def restart_server(server: subprocess.Popen[str], data: Path, port: int
 def stop(server: subprocess.Popen[str]) -> None:
     if server.poll() is None:
         server.send_signal(signal.SIGTERM)
-        server.wait(timeout=10)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
     for stream in (server.stdout, server.stderr):
         if stream is not None:
             stream.close()
@@ -231,3 +240,62 @@ def test_the_move_that_ended_a_game_is_known_by_its_cid_after_kill_9(
         ada.close()
     finally:
         stop(server)
+
+
+# --- a log cut short underneath the server -------------------------------------------------
+
+def stderr_after_stop(server: subprocess.Popen[str]) -> str:
+    """What the server said on stderr, once it has stopped (SIGTERM)."""
+    server.send_signal(signal.SIGTERM)
+    _, said = server.communicate(timeout=10)
+    return said
+
+
+def test_a_log_cut_short_underneath_the_server_is_cut_back_at_the_next_start_with_a_word(
+        tmp_path: Path) -> None:
+    """The log is cut inside its first event (the deal) while the server runs; it appends the
+    next moves after the cut, and acknowledges them. At the next start the cut record seems to
+    go on to the end of the file: the table goes back to before it, and stderr says so in one
+    line, with what was dropped (the moves acknowledged after the cut among it)."""
+    port = free_loopback_port()
+    address = f"tcp://127.0.0.1:{port}"
+    server = start_server(tmp_path, port)
+    try:
+        with Connection(address) as lobby:
+            table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                                   "options": ENDLESS})["table"]["id"]
+            fill_with_bots(lobby, table)
+        ada = Resender(address, table, 0)
+        wait_for(ada.refresh)  # dealt: the game waits for seat 0's exchange
+        log = tmp_path / "tables" / f"{table}.starhall"
+        (deal,) = [(offset, body) for offset, body in read_records(log.read_bytes(), log)[0]
+                   if body.get("kind") == "event" and body.get("seq") == 1]
+        offset, body = deal
+        record = encode_record(body)
+        cut = (offset + record.index(msgpack.packb("order")) + len(msgpack.packb("order")) + 3
+               + sum(len(msgpack.packb(card)) for card in body["data"]["order"][:5]))
+        os.truncate(log, cut)  # five cards of its sixty-five: the rest is cut off
+        while len(ada.acks) < 10:
+            ada.step(0.01)
+        last = ada.acks[-1]["seq"]
+        size = log.stat().st_size
+        kill_hard(server)
+
+        server = start_server(tmp_path, port)
+        with Connection(address) as lobby:
+            assert table_seqs(lobby)[table] == 1  # back at its start, dealt again
+        said = stderr_after_stop(server)
+    finally:
+        stop(server)
+    lines = [line for line in said.splitlines() if f"table {table}" in line]
+    assert len(lines) == 1, said
+    line = lines[0]
+    assert f"dropped the last {size - offset:,} bytes of its log after event 0" in line, line
+    assert "a record cut short (event 1, deal)" in line, line
+    found = re.search(r"then (\d+) whole records holding events 2 to (\d+);", line)
+    assert found is not None, line
+    records, until = int(found[1]), int(found[2])
+    assert until >= last and records == until - 1  # the acknowledged moves among them
+    assert "cut short while the server wrote it" in line, line
+    assert log.stat().st_size < offset + len(record) + 2000  # cut back, then dealt again
+
