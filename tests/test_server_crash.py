@@ -1,22 +1,26 @@
 """kill -9 of a real ``starhall serve`` process while tables are busy, and a restart on the same
 data: every table comes back as its log says, no acknowledged move is missing and each is still
 known by its command id, play goes on. A log cut short underneath the server is cut back with
-a word on stderr."""
+a word on stderr; a server listens only once its tables are restored."""
 
 from __future__ import annotations
 
 import os
+import queue
 import random
 import re
 import signal
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import msgpack
 import pytest
 
+from starhall.client.net import ServerLink
 from starhall.server.embed import free_loopback_port
 from starhall.shared.connection import Connection
 from starhall.shared.logfile import encode_record, read_records
@@ -299,3 +303,85 @@ def test_a_log_cut_short_underneath_the_server_is_cut_back_at_the_next_start_wit
     assert "cut short while the server wrote it" in line, line
     assert log.stat().st_size < offset + len(record) + 2000  # cut back, then dealt again
 
+
+# --- a restart that takes a while --------------------------------------------------------------
+
+def test_a_restarting_server_does_not_listen_until_its_tables_are_restored(
+        tmp_path: Path) -> None:
+    """While the tables are restored the port refuses connections, and no other server may
+    start on the same data folder; a client that came meanwhile is answered once the server
+    listens. The restore is held up by a seating file that is a pipe, until the test writes
+    into it."""
+    port = free_loopback_port()
+    address = f"tcp://127.0.0.1:{port}"
+    server = start_server(tmp_path, port)
+    with Connection(address) as lobby:
+        table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                               "options": ENDLESS})["table"]["id"]
+        fill_with_bots(lobby, table)
+    kill_hard(server)
+    seating = tmp_path / "tables" / f"{table}.seats.json"
+    kept = seating.read_bytes()
+    seating.unlink()
+    os.mkfifo(seating)
+
+    restarting = subprocess.Popen(
+        [sys.executable, "-m", "starhall", "serve", "--bind", f"127.0.0.1:{port}",
+         "--data", str(tmp_path), "--think", "0", "--beacon", "off"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    link = None
+    try:
+        said: queue.Queue[str] = queue.Queue()
+        assert restarting.stderr is not None and restarting.stdout is not None
+        threading.Thread(target=lambda: [said.put(line) for line in restarting.stderr or ()],
+                         daemon=True).start()
+        assert "restoring 1 tables" in said.get(timeout=60)  # and it waits for the pipe
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=10).close()
+        other = subprocess.run(
+            [sys.executable, "-m", "starhall", "serve", "--bind", "127.0.0.1:*",
+             "--data", str(tmp_path), "--beacon", "off"],
+            cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert other.returncode == 2, other.stderr
+        assert other.stderr == (f"starhall: {tmp_path / 'tables'}: another starhall serve "
+                                "runs on it\n")
+        link = ServerLink(address, "Ada")  # says hello, and hears nothing yet
+        assert link.poll() == [] and link.state == "connecting"
+
+        with open(seating, "wb") as pipe:  # the restore goes on
+            pipe.write(kept)
+        assert "listening on" in restarting.stdout.readline()
+        wait_for(lambda: link is not None and (link.poll(), link.state)[1] == "connected",
+                 timeout=20)
+        assert link.welcome is not None and link.welcome["type"] == "welcome"
+    finally:
+        if link is not None:
+            link.close()
+        stop(restarting)
+
+
+def test_a_port_in_use_stops_a_server_before_it_restores_its_tables(tmp_path: Path) -> None:
+    """The second server's restore would wait for ever (a seating file that is a pipe nobody
+    writes): it stops, saying why, before it starts on it."""
+    port = free_loopback_port()
+    first = start_server(tmp_path / "first", port)
+    try:
+        second, its_port = tmp_path / "second", free_loopback_port()
+        start = start_server(second, its_port)
+        with Connection(f"tcp://127.0.0.1:{its_port}") as lobby:
+            table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                                   "options": ENDLESS})["table"]["id"]
+        stop(start)
+        seating = second / "tables" / f"{table}.seats.json"
+        seating.unlink()
+        os.mkfifo(seating)
+        refused = subprocess.run(
+            [sys.executable, "-m", "starhall", "serve", "--bind", f"127.0.0.1:{port}",
+             "--data", str(second), "--beacon", "off"],
+            cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert refused.returncode == 2
+        assert refused.stderr == (f"starhall: --bind 127.0.0.1:{port}: that port is already in "
+                                  "use (another `starhall serve`?); choose another with --bind "
+                                  "HOST:PORT\n")
+    finally:
+        stop(first)
