@@ -10,6 +10,7 @@ Events: ``deal`` (the shuffled order), ``exchange_taken``, ``exchange_declined``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from functools import cache
 from itertools import combinations
 from random import Random
@@ -172,6 +173,15 @@ def rules_for(players: int, options: Options) -> Rules:
                   options["qs_breaks_hearts"], options["target"], options["first_dealer"])
 
 
+class _Keep(Enum):
+    """The default of each of ``HeartsState.replace``'s fields: this state's value."""
+
+    KEEP = 0
+
+
+KEEP: Final = _Keep.KEEP
+
+
 _STATE_FIELDS: Final = (
     "rules", "phase", "hand_number", "dealer", "undealt", "out_of_play", "exchange_declines",
     "pass_offset", "passes", "received", "tricks_played", "won", "last_trick", "last_winner",
@@ -249,8 +259,8 @@ class HeartsState:
         self.trick: Final = trick
         self.hands: Final = hands
 
-    # A card play makes a new state through one of the two methods below: most events are
-    # card plays, and naming the changed fields (as replace does) costs many times this.
+    # A card play makes a new state through one of the two methods below, which name no
+    # fields: most events are card plays.
 
     def played(self, hearts_broken: bool, turn: Seat, trick: Trick,
                hands: tuple[CardSet, ...]) -> HeartsState:
@@ -276,35 +286,56 @@ class HeartsState:
             hearts_broken, winner, (), hands,
         )
 
-    def replace(self, **changes: Any) -> HeartsState:
-        """This state with the fields named in ``changes`` changed, as a named tuple's
-        ``_replace``."""
-        for name in changes:
-            if name not in _STATE_FIELD_SET:
-                raise TypeError(f"a Hearts state has no field {name!r}")
+    def replace(
+        self,
+        *,
+        rules: Rules | _Keep = KEEP,
+        phase: str | _Keep = KEEP,
+        hand_number: int | _Keep = KEEP,
+        dealer: Seat | _Keep = KEEP,
+        undealt: CardSet | _Keep = KEEP,
+        out_of_play: CardSet | _Keep = KEEP,
+        exchange_declines: int | _Keep = KEEP,
+        pass_offset: int | _Keep = KEEP,
+        passes: tuple[CardSet | None, ...] | _Keep = KEEP,
+        received: tuple[CardSet, ...] | _Keep = KEEP,
+        tricks_played: int | _Keep = KEEP,
+        won: tuple[CardSet, ...] | _Keep = KEEP,
+        last_trick: Trick | _Keep = KEEP,
+        last_winner: Seat | None | _Keep = KEEP,
+        totals: tuple[int, ...] | _Keep = KEEP,
+        score_sheet: tuple[tuple[int, ...], ...] | _Keep = KEEP,
+        moon: Seat | None | _Keep = KEEP,
+        undealt_taken: tuple[Seat, CardSet] | None | _Keep = KEEP,
+        hearts_broken: bool | _Keep = KEEP,
+        turn: Seat | _Keep = KEEP,
+        trick: Trick | _Keep = KEEP,
+        hands: tuple[CardSet, ...] | _Keep = KEEP,
+    ) -> HeartsState:
+        """This state with the fields given changed, as a named tuple's ``_replace``."""
         return HeartsState(
-            changes.get("rules", self.rules),
-            changes.get("phase", self.phase),
-            changes.get("hand_number", self.hand_number),
-            changes.get("dealer", self.dealer),
-            changes.get("undealt", self.undealt),
-            changes.get("out_of_play", self.out_of_play),
-            changes.get("exchange_declines", self.exchange_declines),
-            changes.get("pass_offset", self.pass_offset),
-            changes.get("passes", self.passes),
-            changes.get("received", self.received),
-            changes.get("tricks_played", self.tricks_played),
-            changes.get("won", self.won),
-            changes.get("last_trick", self.last_trick),
-            changes.get("last_winner", self.last_winner),
-            changes.get("totals", self.totals),
-            changes.get("score_sheet", self.score_sheet),
-            changes.get("moon", self.moon),
-            changes.get("undealt_taken", self.undealt_taken),
-            changes.get("hearts_broken", self.hearts_broken),
-            changes.get("turn", self.turn),
-            changes.get("trick", self.trick),
-            changes.get("hands", self.hands),
+            self.rules if rules is KEEP else rules,
+            self.phase if phase is KEEP else phase,
+            self.hand_number if hand_number is KEEP else hand_number,
+            self.dealer if dealer is KEEP else dealer,
+            self.undealt if undealt is KEEP else undealt,
+            self.out_of_play if out_of_play is KEEP else out_of_play,
+            self.exchange_declines if exchange_declines is KEEP else exchange_declines,
+            self.pass_offset if pass_offset is KEEP else pass_offset,
+            self.passes if passes is KEEP else passes,
+            self.received if received is KEEP else received,
+            self.tricks_played if tricks_played is KEEP else tricks_played,
+            self.won if won is KEEP else won,
+            self.last_trick if last_trick is KEEP else last_trick,
+            self.last_winner if last_winner is KEEP else last_winner,
+            self.totals if totals is KEEP else totals,
+            self.score_sheet if score_sheet is KEEP else score_sheet,
+            self.moon if moon is KEEP else moon,
+            self.undealt_taken if undealt_taken is KEEP else undealt_taken,
+            self.hearts_broken if hearts_broken is KEEP else hearts_broken,
+            self.turn if turn is KEEP else turn,
+            self.trick if trick is KEEP else trick,
+            self.hands if hands is KEEP else hands,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -316,7 +347,6 @@ class HeartsState:
         return f"HeartsState({fields})"
 
 
-_STATE_FIELD_SET: Final = frozenset(_STATE_FIELDS)
 
 
 def _non_point(rules: Rules, hand: CardSet) -> CardSet:
@@ -642,7 +672,8 @@ class Hearts(Game[HeartsState]):
         hands = [0] * players
         dealt = players * rules.hand_size
         for position, code in enumerate(order[:dealt]):
-            hands[(state.dealer + 1 + position) % players] |= 1 << index(code)
+            seat = (state.dealer + 1 + position) % players
+            hands[seat] = hands[seat] | 1 << index(code)  # not |=, which mypyc leaves generic
         undealt = rules.deck.mask(order[dealt:])
         empty = (0,) * players
         state = state.replace(
@@ -662,7 +693,7 @@ class Hearts(Game[HeartsState]):
         assert seat is not None
         card = rules.deck.index_of[event.data["card"]]
         new_hands = list(state.hands)
-        new_hands[seat] &= ~(1 << card)
+        new_hands[seat] = new_hands[seat] & ~(1 << card)
         hands = tuple(new_hands)
         trick = (*state.trick, (seat, card))
         broken = state.hearts_broken or bool(rules.breakers >> card & 1)
@@ -670,7 +701,7 @@ class Hearts(Game[HeartsState]):
             return state.played(broken, (seat + 1) % rules.players, trick, hands)
         winner = trick_winner(trick, rules.deck, rules.trump)
         won = list(state.won)
-        won[winner] |= trick_cards(trick)
+        won[winner] = won[winner] | trick_cards(trick)
         undealt, undealt_taken = state.undealt, state.undealt_taken
         if rules.blind_trick and state.tricks_played == 0 and undealt:
             won[winner] |= undealt
