@@ -115,12 +115,11 @@ class Recording:
                 pass
             return state
         game = self.game
-        evolve = game.evolve
         state = game.new_state(self.players, self.options)
         events = self.events if upto is None else self.events[:max(upto, 0)]
         try:
             for _, event in events:
-                state = evolve(state, event)
+                state = game.evolve(state, event)
         except Exception:
             # Again step by step, to name the event at fault.
             return list(self.states(upto, strict=False))[-1][1]
@@ -146,10 +145,9 @@ class Recording:
             if state_hash(game.snapshot(state)) != checkpoint.hash:
                 problem = f"the checkpoint after event {seq} does not match its hash"
         if problem is None:
-            evolve = game.evolve
             try:
                 for _, event in self.events[seq - self.start:]:
-                    state = evolve(state, event)
+                    state = game.evolve(state, event)
                 return Resumed(state, seq)
             except Exception:  # noqa: S110 - folded again from the start, which names the event
                 pass

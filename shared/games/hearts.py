@@ -668,12 +668,12 @@ class Hearts(Game[HeartsState]):
     def _evolve_deal(state: HeartsState, order: list[str]) -> HeartsState:
         rules = state.rules
         players = rules.players
-        index = rules.deck.index
+        deck = rules.deck
         hands = [0] * players
         dealt = players * rules.hand_size
         for position, code in enumerate(order[:dealt]):
             seat = (state.dealer + 1 + position) % players
-            hands[seat] = hands[seat] | 1 << index(code)  # not |=, which mypyc leaves generic
+            hands[seat] = hands[seat] | 1 << deck.index(code)  # not |=: mypyc leaves it generic
         undealt = rules.deck.mask(order[dealt:])
         empty = (0,) * players
         state = state.replace(
