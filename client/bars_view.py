@@ -906,9 +906,7 @@ class BarsView(GameTable):
         blit_text(surface, f"Final score: {final}", 16, theme.TEXT, "midtop",
                   (area.centerx, y), max_width=area.w - 30)
         y += 24
-        facts = (f"{view.get('round', 0)} rounds · {view.get('deck', 0)} cards left in the "
-                 f"deck · {view.get('discards', 0)} discarded")
-        blit_text(surface, facts, 14, theme.TEXT_DIM, "midtop", (area.centerx, y),
+        blit_text(surface, end_facts(view), 14, theme.TEXT_DIM, "midtop", (area.centerx, y),
                   max_width=area.w - 30)
         # Look at the board (Esc) here; Play again and Watch the replay are the shared
         # panel's, in the strip below when the screen offers it; Leave is the side panel's.
@@ -977,6 +975,14 @@ def turn_lines(turn: dict[str, Any]) -> list[str]:
     if lines:
         lines.append(f"Turn total: +{turn.get('points', 0)}")
     return lines
+
+
+def end_facts(view: View) -> str:
+    """``"21 rounds · 0 cards left in the deck · 30 discarded"``: the rounds the engine counts
+    as played (a last one the game ended in the middle of is not)."""
+    rounds = view.get("rounds", 0)
+    return (f"{rounds} round{'' if rounds == 1 else 's'} · {view.get('deck', 0)} cards left "
+            f"in the deck · {view.get('discards', 0)} discarded")
 
 
 def result_line(model: TableModel) -> str:

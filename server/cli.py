@@ -118,8 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = commands.add_parser("sim", help="play games of bots and write their logs",
                               description="Games of bots, each written to its own log, with a "
-                                          "summary of wins and scores. The same command gives "
-                                          "the same games.")
+                                          "summary of wins and scores: a win is a game won "
+                                          "alone, and a tie (a win shared) is counted apart, "
+                                          "as the tie rate. The same command gives the same "
+                                          "games.")
     _game_arguments(sim, None)
     sim.add_argument("--games", type=int, default=1, metavar="K",
                      help="how many games (default 1)")
@@ -128,8 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--bots", default=None, metavar="KIND[,KIND…]",
                      help="bot kind for every seat, or one per seat separated by commas "
                           "(default: the game's best bot; `starhall games` lists them)")
-    sim.add_argument("--out", default="replays/sim", metavar="DIR",
-                     help="folder for the logs (default: replays/sim)")
+    logs = sim.add_mutually_exclusive_group()
+    logs.add_argument("--out", default="replays/sim", metavar="DIR",
+                      help="folder for the logs (default: replays/sim)")
+    logs.add_argument("--no-logs", action="store_true",
+                      help="play the games without writing their logs: only the summary")
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
 
     replay = commands.add_parser("replay", help="check, show, view, fork or compare recorded games",

@@ -12,17 +12,14 @@ import hashlib
 import hmac
 import json
 import secrets
-from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from starhall.server.durability import read_whole, write_durably
 from starhall.shared import protocol
 from starhall.shared.logfile import SUFFIX
-
-BOT = "bot"
-REMEMBERED_CIDS = 1024
+from starhall.shared.seating import BOT, SeatMap, read_seat, seat_entry
 
 
 def new_token() -> str:
@@ -36,12 +33,20 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def keyed_token(key: str, table: str, seat: int) -> str:
-    """The token a ``sit`` carrying the client's ``key`` gets: worked out from the key, so a
-    resent ``sit`` (its reply lost, even to a restart) is answered with the same token while
-    only the token's hash is kept. The key is as secret as the token it gives."""
-    digest = hmac.new(key.encode("utf-8"), f"starhall-seat\0{table}\0{seat}".encode(),
-                      hashlib.sha256).digest()
+def new_key_salt() -> str:
+    return secrets.token_hex(8)
+
+
+def keyed_token(key: str, table: str, seat: int, salt: str | None) -> str:
+    """The token a ``sit`` carrying the client's ``key`` gets: worked out from the key and the
+    seat's ``key_salt``, so a resent ``sit`` (its reply lost, even to a restart) is answered
+    with the same token while only the token's hash is kept. The salt is new each time a key
+    takes the seat, so a key that takes a seat again after its person left gets a new token:
+    a token made void stays void. The key is as secret as the token it gives. (A seat taken
+    before salts has none: its token is worked out from the key alone.)"""
+    label = f"starhall-seat\0{table}\0{seat}" if salt is None else \
+        f"starhall-seat\0{table}\0{seat}\0{salt}"
+    digest = hmac.new(key.encode("utf-8"), label.encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest[:18]).decode("ascii")
 
 
@@ -54,66 +59,63 @@ class SeatRecord:
     """The owner's token hash: a person's, kept while a stand-in bot plays for them."""
     bot_kind: str | None = None
     standin: bool = False
-    # Runtime only: the session bound to the seat, and the commands it has already made.
+    # Runtime only: the session bound to the seat.
     session: bytes | None = None
-    cids: OrderedDict[object, int] = field(default_factory=OrderedDict)
     since: int = 0
     """The table's ``seq`` when the seat's person took it: the command ids logged with later
-    events of this seat are theirs (kept in the file; copies of a record must carry it)."""
+    events of this seat are theirs (the table remembers them: ``Table.commands``). Kept in the
+    file; copies of a record must carry it."""
+    key_salt: str | None = None
+    """The salt of the person's token when a ``sit`` with a ``key`` made it (``keyed_token``);
+    kept in the file while they hold the seat."""
 
     def holds(self, hashed: str) -> bool:
         """Whether the seat's owner has the token of this ``token_hash``."""
         return self.token_sha256 is not None and hmac.compare_digest(self.token_sha256, hashed)
 
-    def seat_person(self, name: str, *, since: int = 0, token: str | None = None) -> str:
+    def seat_person(self, name: str, *, since: int = 0, token: str | None = None,
+                    key_salt: str | None = None) -> str:
         """Give the seat to a person at event ``since``; returns their token (a new one
-        unless ``token`` is given)."""
+        unless ``token`` is given, with the ``key_salt`` it was made with if it is keyed)."""
         token = token or new_token()
         self.state, self.name, self.token_sha256 = protocol.PLAYER, name, token_hash(token)
-        self.since = since
+        self.since, self.key_salt = since, key_salt
         self.bot_kind, self.standin, self.session = None, False, None
-        self.cids.clear()
         return token
 
     def seat_bot(self, kind: str, *, standin: bool) -> None:
         self.state, self.bot_kind, self.standin = BOT, kind, standin
         self.session = None
         if not standin:
-            self.name, self.token_sha256 = f"{kind} bot", None
-            self.cids.clear()
+            self.name, self.token_sha256, self.key_salt = f"{kind} bot", None, None
 
     def free(self) -> None:
         self.state, self.name, self.token_sha256 = protocol.FREE, None, None
         self.bot_kind, self.standin, self.session = None, False, None
-        self.cids.clear()
+        self.key_salt = None
 
     def end_standin(self) -> None:
         """The person is back: their stand-in bot goes."""
         self.state, self.bot_kind, self.standin = protocol.PLAYER, None, False
 
+    def public(self) -> SeatMap:
+        """The seat as everyone at the table sees it, and as the log records it: no token."""
+        return seat_entry(self.state, self.name, self.bot_kind, self.standin)
+
     def copy(self) -> SeatRecord:
         return SeatRecord(self.state, self.name, self.token_sha256, self.bot_kind,
-                          self.standin, self.session, OrderedDict(self.cids), self.since)
+                          self.standin, self.session, self.since, self.key_salt)
 
     def assign(self, other: SeatRecord) -> None:
         """Become ``other`` (the record stays the same object: handlers hold it)."""
         self.state, self.name, self.token_sha256 = other.state, other.name, other.token_sha256
         self.bot_kind, self.standin, self.session = other.bot_kind, other.standin, other.session
-        self.cids, self.since = other.cids, other.since
-
-    def remember(self, cid: object, seq: int) -> None:
-        self.cids[cid] = seq
-        if len(self.cids) > REMEMBERED_CIDS:
-            self.cids.popitem(last=False)
-
-    def forget_after(self, seq: int) -> None:
-        """Forget the commands whose events came after ``seq`` (a commit that failed)."""
-        for cid in [cid for cid, done in self.cids.items() if done > seq]:
-            del self.cids[cid]
+        self.since, self.key_salt = other.since, other.key_salt
 
     def to_file(self) -> dict[str, Any]:
         return {"state": self.state, "name": self.name, "token_sha256": self.token_sha256,
-                "bot": self.bot_kind, "standin": self.standin, "since": self.since}
+                "bot": self.bot_kind, "standin": self.standin, "since": self.since,
+                "key_salt": self.key_salt}
 
     @classmethod
     def from_file(cls, data: dict[str, Any]) -> SeatRecord:
@@ -123,8 +125,11 @@ class SeatRecord:
         since = data.get("since", 0)
         if type(since) is not int:
             raise ValueError(f"seat 'since' {since!r} is not an event number")
+        salt = data.get("key_salt")
+        if salt is not None and not isinstance(salt, str):
+            raise ValueError(f"seat 'key_salt' {salt!r} is not a string")
         return cls(state, data.get("name"), data.get("token_sha256"), data.get("bot"),
-                   bool(data.get("standin")), since=since)
+                   bool(data.get("standin")), since=since, key_salt=salt)
 
 
 def save_seating(path: Path, table_name: str, seats: list[SeatRecord]) -> None:
@@ -164,13 +169,27 @@ def distinct_name(wanted: str, taken: set[str], limit: int = protocol.MAX_NAME_C
         number += 1
 
 
-def names_beside(log: Path, players: int) -> list[str | None]:
-    """The seat names a server's seating file beside ``log`` holds (a server writes a table's
-    log header before anyone sits, so its header has no names); ``None`` for a seat it does
-    not name, or for every seat when there is no readable file."""
-    seating = log.with_name(log.name.removesuffix(SUFFIX) + SEATING_SUFFIX)
+def known_seating(seats: list[SeatMap | None], log: str | Path) -> list[SeatMap | None]:
+    """``seats`` (a log's, ``Recording.seats_at``) with those it does not name taken from the
+    seating file a server keeps beside ``log``: a log of format 1 written by a server names
+    nobody (its header was written before anyone sat), and the file has the seats as they were
+    last. ``None`` still for a seat neither names."""
+    if all(seat is not None for seat in seats):
+        return seats
+    path = Path(log)
+    seating = path.with_name(path.name.removesuffix(SUFFIX) + SEATING_SUFFIX)
+    if not seating.is_file():  # (load_seating would give free seats)
+        return seats
     try:
-        _, seats = load_seating(seating, players)
+        _, beside = load_seating(seating, len(seats))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return [None] * players
-    return [seat.name for seat in seats]
+        return seats
+    return [seat if seat is not None else _readable(other.public())
+            for seat, other in zip(seats, beside, strict=True)]
+
+
+def _readable(seat: SeatMap) -> SeatMap | None:
+    try:
+        return read_seat(seat)
+    except ValueError:  # a seating file written by hand, say
+        return None

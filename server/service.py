@@ -41,6 +41,7 @@ from starhall.server import fields
 from starhall.server.durability import (
     READ_ONLY,
     STORAGE,
+    FolderLock,
     GroupCommit,
     ReadOnly,
     StorageError,
@@ -51,18 +52,24 @@ from starhall.server.durability import (
 from starhall.server.fields import RequestError
 from starhall.server.games_cli import game_info
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
+from starhall.server.reports import ReportStore, where
 from starhall.server.scheduling import hand_over_core
-from starhall.server.seats import BOT, distinct_name, keyed_token, token_hash
+from starhall.server.seats import distinct_name, keyed_token, new_key_salt, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
 from starhall.shared import protocol
 from starhall.shared.bots import bot_kinds
+from starhall.shared.bugreport import BUG_SUFFIX, make_bug_report, versions
 from starhall.shared.engine import Command, Event, IllegalCommand, OptionError
 from starhall.shared.games import GAMES
 from starhall.shared.logfile import SUFFIX
+from starhall.shared.seating import BOT
 from starhall.shared.shuffle import new_seed, shuffle_command
+from starhall.shared.table import Seating
 
 TABLES_FOLDER = "tables"
+LOCK_FILE = ".serve.lock"
+"""In the tables' folder (hidden: a restore passes it over), the file a running server locks."""
 BURST_FRAMES = 32
 """Frames a batch sends at once after its first (the mover's own update, sent as soon as it
 is built). A send to a socket whose I/O thread has gone idle wakes that thread; frames sent
@@ -102,6 +109,10 @@ class ServerConfig:
     """Hears what the server does while it restores its tables (``serve`` prints it)."""
     stall_retry: float = 1.0
     """Seconds before a table whose log could not be written tries again."""
+    max_reports: int = 500
+    """Bug reports (``report``) the server keeps in its data folder at most."""
+    reports_per_session: int = 5
+    """Bug reports the server keeps from one session at most."""
 
 
 class Service:
@@ -109,6 +120,9 @@ class Service:
         self.config = config
         self.folder = Path(config.data) / TABLES_FOLDER
         self._check_folder()
+        self.folder_lock = None if config.read_only else FolderLock(
+            self.folder / LOCK_FILE, f"{self.folder}: another starhall serve runs on it")
+        """Held while the server runs: no other may write its tables meanwhile."""
         self.context = context or zmq.Context.instance()
         self.socket = self.context.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
@@ -117,10 +131,23 @@ class Service:
         self.socket.setsockopt(zmq.SNDHWM, 10_000)
         self.receive_timeout = -1
         """The socket's RCVTIMEO in milliseconds (-1: none), which ``_receive_batch`` sets."""
-        self.socket.bind(config.bind)
+        try:
+            check_port(config.bind)  # a port in use stops the server now, not after restoring
+            self.tables: dict[str, LiveTable] = restore_tables(
+                self.folder, read_only=config.read_only, say=config.say)
+            self.reports = ReportStore(Path(config.data), config.max_reports,
+                                       config.reports_per_session, read_only=config.read_only)
+            # Only now: meanwhile a client's connection was refused, and ZeroMQ tries again by
+            # itself (a port that accepted and said nothing would look like a server hung).
+            self.socket.bind(config.bind)
+        except BaseException:
+            self.socket.close(0)
+            if self.folder_lock is not None:
+                self.folder_lock.release()
+            raise
         self.address: str = self.socket.getsockopt(zmq.LAST_ENDPOINT).decode()
-        self.tables: dict[str, LiveTable] = restore_tables(
-            self.folder, read_only=config.read_only, say=config.say)
+        self._versions: dict[str, Any] | None = None
+        """What this server runs (``shared.bugreport.versions``), found for the first report."""
         self.stalled: dict[str, float] = {}
         """Tables whose log could not be written, and when they next try."""
         self.sessions: dict[bytes, Session] = {}
@@ -148,9 +175,11 @@ class Service:
             protocol.RESUME: self._resume, protocol.LEAVE: self._leave,
             protocol.WATCH: self._watch, protocol.UNWATCH: self._unwatch,
             protocol.BOT: self._bot, protocol.UNBOT: self._unbot, protocol.ACT: self._act,
-            protocol.SYNC: self._sync,
+            protocol.SYNC: self._sync, protocol.REPORT: self._report,
         }
         for table in self.tables.values():
+            if table.seating_behind:  # restored, but its log could not be given its seats
+                self._dirty(table)
             self._advance(table)
 
     @property
@@ -274,9 +303,9 @@ class Service:
         if writer is None or before is None or not rollback(writer):
             return False
         live = table.table
-        live.state, live.seq = before
-        for seat in table.seats:
-            seat.forget_after(live.seq)
+        live.state, live.seq, live.seats = before
+        table.seating_behind = True  # the seats changed in this batch are not in the log now
+        live.commands.forget_after(live.seq)
         table.bot_due = None
         if table.stalled is None:
             print(f"starhall serve: table {table.id}: cannot write its log ({error}); its last "
@@ -358,6 +387,8 @@ class Service:
                 except OSError as error:
                     print(f"starhall serve: closing table {table.id}: {error}", file=sys.stderr)
         self.socket.close(0)
+        if self.folder_lock is not None:
+            self.folder_lock.release()
 
     # --- one message ---------------------------------------------------------------------
 
@@ -427,8 +458,8 @@ class Service:
     # --- lobby -----------------------------------------------------------------------------
 
     def _hello(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        version = message.get("protocol", protocol.PROTOCOL_VERSION)
-        if version != protocol.PROTOCOL_VERSION:
+        version = fields.optional_whole(message, "protocol", minimum=fields.SMALLEST_INT)
+        if version is not None and version != protocol.PROTOCOL_VERSION:
             raise RequestError(protocol.BAD_PROTOCOL,
                                f"this server speaks protocol {protocol.PROTOCOL_VERSION}")
         session.name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
@@ -453,13 +484,19 @@ class Service:
 
     def _list(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         """A page of the tables in the order of their ids, which never changes (a new table
-        comes last), so paging by ``cursor`` lists each table once."""
+        comes last), so paging by ``cursor`` lists each table once. The cursor is the id of
+        the last table a page held: tables are never removed, so one that names no table was
+        not given by this server."""
         cursor = fields.optional_text(message, "cursor", max_chars=64)
         offset = fields.optional_whole(message, "offset")
         wanted = fields.optional_choices(message, "status", protocol.STATUSES)
         if cursor is not None and offset is not None:
             raise RequestError(protocol.BAD_FIELD, "give 'cursor' or 'offset', not both",
                                field="offset")
+        if cursor is not None and cursor not in self.tables:
+            raise RequestError(protocol.BAD_FIELD, "'cursor' must be one a 'tables' reply of "
+                               "this server gave (ask without it for the first page)",
+                               field="cursor")
         ranked = sorted((t for t in self.tables.values() if wanted is None or t.status in wanted),
                         key=lambda t: listing_order(t.id))
         start = offset or 0
@@ -469,17 +506,16 @@ class Service:
         listed: list[dict[str, Any]] = []
         size = 0
         budget = protocol.MAX_MESSAGE_BYTES - 4096
-        more = False
-        for table in ranked[start:]:
+        for table in ranked[start:start + protocol.MAX_LIST_TABLES]:
             info = table.info()
             size += len(protocol.encode(info))
-            if size > budget:
-                more = True
+            if size > budget and listed:
                 break
             listed.append(info)
+        more = start + len(listed) < len(ranked)
         self._reply(session, rid, {
             "type": protocol.TABLES, "tables": listed, "total": len(ranked),
-            "cursor": listed[-1]["id"] if more and listed else None,
+            "cursor": listed[-1]["id"] if more else None,
             "next": start + len(listed) if more else None,
         })
 
@@ -550,7 +586,7 @@ class Service:
         key = fields.request_key(message)
         if key is not None:
             for number, seat in enumerate(table.seats):
-                token = keyed_token(key, table.id, number)
+                token = keyed_token(key, table.id, number, seat.key_salt)
                 if seat.holds(token_hash(token)):  # a resend: the seat its first sending took
                     self._take_back(session, table, number)
                     self._reply(session, rid, {"type": protocol.SEATED, "table": table.id,
@@ -570,10 +606,12 @@ class Service:
         others = {seat.name for index, seat in enumerate(table.seats)
                   if index != number and seat.name}
         wanted = name or session.name or f"Player {number + 1}"
-        token = table.seat_person(number, distinct_name(wanted, others), since=table.seq,
-                                  token=None if key is None else keyed_token(key, table.id, number))
+        salt = None if key is None else new_key_salt()
+        token = table.seat_person(
+            number, distinct_name(wanted, others), since=table.seq, key_salt=salt,
+            token=None if key is None else keyed_token(key, table.id, number, salt))
         self._bind(session, table, number)
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
         self._reply(session, rid, {"type": protocol.SEATED, "table": table.id, "seat": number,
                                    "token": token})
         self._snapshot(session, rid, table, number)
@@ -608,7 +646,7 @@ class Service:
             if old is not None:
                 old.seats.discard((table.id, number))
         self._bind(session, table, number)
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
 
     def _bind(self, session: Session, table: LiveTable, number: int) -> None:
         table.seats[number].session = session.identity
@@ -619,10 +657,7 @@ class Service:
         void; once it has started the seat stays its person's, who comes back with ``resume``,
         and the others see it empty-handed (``connected: false``) until then."""
         table = self._table(message)
-        give_up = message.get("give_up", False)
-        if not isinstance(give_up, bool):
-            raise RequestError(protocol.BAD_FIELD, "'give_up' must be true or false",
-                               field="give_up")
+        give_up = fields.flag(message, "give_up")
         number = self._owned_seat(table, message)
         seat = table.seats[number]
         holder = seat.session
@@ -633,7 +668,7 @@ class Service:
             table.free_seat(number)  # written first: if that fails, nothing has changed
         if holder is not None and holder in self.sessions:
             self.sessions[holder].seats.discard((table.id, number))
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
         self._reply(session, rid, {"type": protocol.LEFT, "table": table.id, "seat": number,
                                    "kept": kept})
 
@@ -689,7 +724,7 @@ class Service:
             raise RequestError(protocol.SEAT_TAKEN, f"seat {number} holds a connected player "
                                "or a bot")
         table.put_bot(number, kind, standin=standin)
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
         self._reply(session, rid, {"type": protocol.BOTTED, "table": table.id, "seat": number,
                                    "kind": kind, "standin": standin})
         self._advance(table)
@@ -709,8 +744,44 @@ class Service:
             table.end_standin(number)
         else:
             table.free_seat(number)
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
         self._reply(session, rid, {"type": protocol.UNBOTTED, "table": table.id, "seat": number})
+
+    def _report(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        """Keep a player's bug report with the table's log, in the data folder; the reply
+        names it and gives nothing of the log (it holds cards the player may not see)."""
+        table = self._table(message)
+        note = fields.optional_text(message, "note", max_chars=protocol.MAX_NOTE_CHARS) or ""
+        seen = fields.optional_whole(message, "seq")
+        client_versions = fields.mapping(message, "versions")
+        seats = [number for table_id, number in session.seats if table_id == table.id
+                 and table.seats[number].session == session.identity]
+        if not seats and table.id not in session.watching:
+            raise RequestError(protocol.NOT_SEATED, "only someone at this table, seated or "
+                               "watching, can send a bug report of it", table=table.id)
+        if self.config.read_only:
+            raise ReadOnly()
+        self.reports.check(session.reports)
+        if self._versions is None:
+            self._versions = versions()
+        now = time.time()
+        seat = min(seats) if seats else None
+        name = table.seats[seat].name if seat is not None else session.name
+        about = {"id": table.id, "name": name, "game": table.game.id,
+                 "server": self.config.name, "seat": seat, "event_seq": seen,
+                 "view_seq": None, "info": table.info()}
+        try:
+            log = table.durable_log()
+        except OSError as error:
+            raise RequestError(STORAGE, f"the server could not read the table's log "
+                               f"({error.strerror or error})", table=table.id) from None
+        body = make_bug_report(note, about, log, "", [], now, self._versions,
+                               client_versions=client_versions)
+        path = self.reports.keep(table.id, body, now)
+        session.reports += 1
+        self._reply(session, rid, {"type": protocol.REPORTED, "table": table.id,
+                                   "report": path.name.removesuffix(BUG_SUFFIX),
+                                   "path": where(path), "server": self.config.name})
 
     def _snapshot(self, session: Session, rid: Any, table: LiveTable, viewer: Viewer) -> None:
         state = table.table.state
@@ -733,8 +804,7 @@ class Service:
         command = fields.mapping(message, "command", required=True)
         kind = fields.text(command, "type", max_chars=64)
         data = fields.mapping(command, "data")
-        table.recall_commands()
-        done = seat.cids.get(cid)
+        done = table.command_done(number, cid)
         if done is not None:  # made already (even if the game has ended since): say so again
             self._reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
                                        "seq": done, "duplicate": True})
@@ -753,7 +823,6 @@ class Service:
             self._submit(table, Command(kind, number, data), cid)
         except IllegalCommand as refusal:
             raise RequestError(refusal.code, refusal.reason, table=table.id, cid=cid) from None
-        seat.remember(cid, table.seq)
         self._reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
                                    "seq": table.seq, "duplicate": False})
         self._advance(table)
@@ -761,6 +830,10 @@ class Service:
     def _submit(self, table: LiveTable, command: Command, cid: int | str | None = None) -> None:
         """Decide, append and evolve one command (a person's with its ``cid``, which the log
         keeps), and queue its events for the participants."""
+        if table.commands_unread:  # the first move since a restart
+            table.read_commands()
+        if table.seating_behind:
+            self._dirty(table)  # the seats go into the log before the events
         live = table.table
         before_state, before_seq = live.state, live.seq
         try:
@@ -778,9 +851,8 @@ class Service:
         if not numbered:
             return
         self.moves += len(numbered)
-        if table.id not in self.dirty:  # what a failed commit would go back to
-            table.before_batch = (before_state, before_seq)
-            self.dirty[table.id] = table
+        if table.id not in self.dirty:
+            self._dirty(table, (before_state, before_seq, live.seats))
         if cid is not None and table.log is not None and table.game.chance(live.state) is None:
             # A person waits for this move (and no deal follows it): its sync starts now,
             # while the server goes on with the batch.
@@ -788,6 +860,31 @@ class Service:
         self._publish(table, before_state, numbered, command.seat)
         if table.over:
             self.changed_rosters[table.id] = table
+
+    def _dirty(self, table: LiveTable, before: tuple[Any, int, Seating | None] | None = None
+               ) -> None:
+        """Have the table's log written with this batch's commit, remembering what a failed
+        commit goes back to (``before``, if the batch appended to the log already): the state,
+        ``seq`` and logged seating before the batch."""
+        if table.id in self.dirty or table.log is None:
+            return
+        live = table.table
+        table.before_batch = before or (live.state, live.seq, live.seats)
+        self.dirty[table.id] = table
+        if table.seating_behind:
+            table.seating_behind = False
+            table.record_seating()
+
+    def _reseated(self, table: LiveTable) -> None:
+        """After a change of the seats (on disk already in the seating file): the log records
+        it with this batch, and everyone following the table hears of it."""
+        self.changed_rosters[table.id] = table
+        if table.log is None:
+            return
+        live = table.table
+        before = (live.state, live.seq, live.seats)
+        if table.record_seating():
+            self._dirty(table, before)
 
     def _publish(self, table: LiveTable, before: Any, numbered: list[tuple[int, Event]],
                  actor: Viewer) -> None:
@@ -918,6 +1015,8 @@ class Service:
             del self.stalled[table_id]
             table = self.tables.get(table_id)
             if table is not None and not table.broken:
+                if table.seating_behind:
+                    self._dirty(table)  # the seating its undone batch changed
                 self._advance(table)  # deal and let the bots move again: maybe it writes now
 
     def _disconnect(self, session: Session) -> None:
@@ -936,13 +1035,38 @@ class Service:
                     table.seats[number].session = None
             else:
                 table.seats[number].session = None
-            self.changed_rosters[table.id] = table
+            self._reseated(table)
         for table_id in session.watching:
             table = self.tables.get(table_id)
             if table is not None:
                 table.watchers.discard(session.identity)
                 self.changed_rosters[table.id] = table
         self.sessions.pop(session.identity, None)
+
+
+def check_port(endpoint: str) -> None:
+    """``zmq.ZMQError``, as ``bind`` would raise it, when the TCP port of ``endpoint`` cannot
+    be listened on (another server listens there, say): tried, not held, before the tables are
+    restored, so that a server that listens only then does not stop only then. Any other
+    endpoint (any free port, another transport, an interface's name) is left to ``bind``."""
+    scheme, _, rest = endpoint.partition("://")
+    host, _, port = rest.rpartition(":")
+    if scheme != "tcp" or not port.isdigit() or int(port) == 0:
+        return
+    try:
+        address = sockets.getaddrinfo(None if host in ("", "*") else host, int(port),
+                                      sockets.AF_INET, sockets.SOCK_STREAM, 0,
+                                      sockets.AI_PASSIVE)[0][4]
+    except (OSError, UnicodeError):
+        return
+    with sockets.socket(sockets.AF_INET, sockets.SOCK_STREAM) as probe:
+        # As ZeroMQ binds: the connections a server just stopped left behind do not count,
+        # a socket that listens there does.
+        probe.setsockopt(sockets.SOL_SOCKET, sockets.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as error:
+            raise zmq.ZMQError(error.errno) from None
 
 
 def listing_order(table_id: str) -> tuple[int, str]:

@@ -74,6 +74,7 @@ class Tally:
     places: int = 0
     """Seat-games: how many times this seat or kind sat at a table."""
     wins: int = 0
+    """Games this one won alone. A tie is not a win: it is counted in ``ties``."""
     ties: int = 0
     """Games this one won together with others (a tie)."""
     total: int = 0
@@ -102,7 +103,13 @@ class Summary:
 
     @property
     def wins(self) -> list[int]:
-        return [tally.wins + tally.ties for tally in self.seats]
+        """Games each seat won alone, as the summary prints them (ties are apart)."""
+        return [tally.wins for tally in self.seats]
+
+    @property
+    def ties(self) -> list[int]:
+        """Games each seat tied for the win."""
+        return [tally.ties for tally in self.seats]
 
     @property
     def totals(self) -> list[int]:
@@ -191,11 +198,11 @@ def run_sim(args: argparse.Namespace) -> int:
     players = args.players or default_players(game)
     if args.games < 1:
         raise ValueError("--games must be at least 1")
-    out = Path(args.out)
+    out = None if args.no_logs else Path(args.out)
     bots = args.bots or default_bot(game)
     summary, written = simulate(game, players, args.options, args.games, args.seed, bots,
                                 out, progress=not args.quiet)
     for line in summary.lines():
         print(line)
-    print(f"logs: {len(written)} in {out}/")
+    print("logs: none written (--no-logs)" if out is None else f"logs: {len(written)} in {out}/")
     return 0

@@ -16,6 +16,11 @@ someone watches it. A summary that is missing, torn or out of step with its log 
 between the two writes, a log cut back, logs from before summaries) is ignored: the table is
 restored as a live one is (a finished game's log ends with a checkpoint, so nothing is
 folded), and the summary written again.
+
+The command ids a table's people may send again (``Table.commands``) can go back further than
+the last checkpoint (its ``cids_from`` says how far): they are read from the log only when
+first needed, when a person's command is checked or before the table's next move
+(``LiveTable.read_commands``), so that a restart still reads only the logs' tails.
 """
 
 from __future__ import annotations
@@ -39,10 +44,11 @@ from starhall.server.durability import (
     RenamedError,
     StorageError,
     read_whole,
+    rollback,
     write_durably,
 )
 from starhall.server.fields import RequestError
-from starhall.server.seats import BOT, SEATING_SUFFIX, SeatRecord, load_seating, save_seating
+from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_seating, save_seating
 from starhall.shared import protocol
 from starhall.shared.bots import Bot, bot_kinds, make_bot
 from starhall.shared.engine import Game, Outcome
@@ -54,10 +60,12 @@ from starhall.shared.logfile import (
     LogWriter,
     check_header,
     read_records,
+    torn_tail,
 )
 from starhall.shared.options import Options
-from starhall.shared.replay import HEAD_BYTES, Recording, load_tail
-from starhall.shared.table import Table
+from starhall.shared.replay import HEAD_BYTES, load_tail
+from starhall.shared.seating import BOT
+from starhall.shared.table import Seating, Table
 
 SUMMARY_SUFFIX = ".summary.json"
 SUMMARY_FORMAT = 1
@@ -103,14 +111,21 @@ class LiveTable:
     broken: bool = False
     bot_due: float | None = None
     """When the table's bots next act, if they are scheduled."""
-    before_batch: tuple[Any, int] | None = None
-    """The state and seq before the batch being handled changed them: what a failed commit
-    goes back to."""
+    before_batch: tuple[Any, int, Seating | None] | None = None
+    """The state, seq and logged seating before the batch being handled changed them: what a
+    failed commit goes back to."""
     stalled: str | None = None
     """Why the table's last commit failed, while it waits to write again."""
     create_key: str | None = None
     """The SHA-256 of the ``key`` the ``create`` request carried, if any (kept in the log's
     header as ``create_key_sha256``), so a resent ``create`` finds this table."""
+    seating_behind: bool = False
+    """The log's seating lags the seats (a batch whose records were undone, a restart that
+    could not write them): the table's next write records the seats first."""
+    commands_unread: bool = False
+    """Whether the command ids its people may send again are still to be read from its log
+    (they were logged before its last checkpoint): when a person's command is checked or
+    before its next move (``read_commands``), not while the server starts."""
     _outcome: tuple[Any, Outcome] | None = field(default=None, repr=False)
     """The last state whose outcome was asked for, and that outcome."""
 
@@ -132,15 +147,31 @@ class LiveTable:
             print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
             raise RequestError(protocol.BROKEN, f"the log of table {self.id} cannot be read",
                                table=self.id) from None
-        remember_commands(self.seats, recording)
+        self.commands_unread = has_people(self.seats) and not recording.holds_cids
         return Table(recording.game, recording.players, recording.options, state,
-                     recording.last_seq, None)
+                     recording.last_seq, None, commands=recording.command_memory())
 
-    def recall_commands(self) -> None:
-        """Make sure each seat knows the command ids its person made (a finished table listed
-        from its summary learns them from its log), so a resent command is known as done."""
-        if self.loaded is None:
-            self.table  # noqa: B018 - reading it loads it
+    def command_done(self, number: int, cid: int | str) -> int | None:
+        """The ``seq`` of seat ``number``'s command ``cid`` if its person made it already
+        (a table restored reads its log for this the first time), else ``None``."""
+        loaded = self.table  # a finished table's log is read here
+        if self.commands_unread:
+            self.read_commands()
+        return loaded.commands.done(number, cid, self.seats[number].since)
+
+    def read_commands(self) -> None:
+        """Read the command ids its people made from its log, back to its last checkpoint's
+        ``cids_from`` (before anything more is written there: a checkpoint says from where
+        they are remembered)."""
+        try:
+            recording = load_tail(self.log_path, cids=True)
+        except Exception as error:  # damaged since it was restored
+            self.broken = True
+            print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
+            raise RequestError(protocol.BROKEN, f"the log of table {self.id} cannot be read",
+                               table=self.id) from None
+        self.table.commands = recording.command_memory()
+        self.commands_unread = False
 
     def _summary(self) -> Finished:
         """What a table not read yet is known by: its summary (it has one, or it is read)."""
@@ -210,6 +241,13 @@ class LiveTable:
     def summary_path(self) -> Path:
         return self.folder / f"{self.id}{SUMMARY_SUFFIX}"
 
+    def durable_log(self) -> bytes:
+        """The log as far as it is on disk for sure: every event anyone was told of (not what
+        a commit under way is writing)."""
+        data = read_whole(self.log_path)
+        log = self.log
+        return data if log is None else data[:log.durable_length]
+
     def save_seating(self) -> None:
         save_seating(self.seating_path, self.name, self.seats)
 
@@ -236,11 +274,11 @@ class LiveTable:
         return result
 
     def seat_person(self, number: int, name: str, *, since: int = 0,
-                    token: str | None = None) -> str:
+                    token: str | None = None, key_salt: str | None = None) -> str:
         """Give a free seat to a person at event ``since``; returns their token (a new one
-        unless ``token`` is given)."""
-        return self.change_seat(
-            number, lambda seat: seat.seat_person(name, since=since, token=token))
+        unless ``token`` is given, with the ``key_salt`` it was made with if it is keyed)."""
+        return self.change_seat(number, lambda seat: seat.seat_person(
+            name, since=since, token=token, key_salt=key_salt))
 
     def put_bot(self, number: int, kind: str, *, standin: bool) -> None:
         bot = make_bot(self.game, kind, random.Random(secrets.randbits(64)))
@@ -255,6 +293,23 @@ class LiveTable:
     def free_seat(self, number: int) -> None:
         self.change_seat(number, SeatRecord.free)
         self.bots.pop(number, None)
+
+    def record_seating(self) -> bool:
+        """Append a ``seating`` record for each seat the log does not show as it now is (after
+        a change of the seats, which the seating file has already); whether there was one.
+        None for a log that does not record seating (format 1), a game over (its log is
+        complete), a broken or read-only table. The records are written with the next commit."""
+        loaded = self.loaded
+        if (loaded is None or loaded.log is None or loaded.seats is None or self.broken
+                or self.read_only or self.over):
+            return False
+        changed = False
+        for number, seat in enumerate(self.seats):
+            public = seat.public()
+            if loaded.seats[number] != public:
+                loaded.reseat(number, public)
+                changed = True
+        return changed
 
     def _start_bot(self, number: int, kind: str) -> None:
         """The bot object of a seat the seating file gives a bot (nothing is written)."""
@@ -288,11 +343,9 @@ class LiveTable:
     def info(self) -> dict[str, Any]:
         game = self.game
         outcome = self.outcome
-        seats = []
-        for index, seat in enumerate(self.seats):
-            connected = seat.state == BOT or seat.session is not None
-            seats.append({"seat": index, "state": seat.state, "name": seat.name,
-                          "connected": connected, "bot": seat.bot_kind, "standin": seat.standin})
+        seats = [{"seat": index, **seat.public(),
+                  "connected": seat.state == BOT or seat.session is not None}
+                 for index, seat in enumerate(self.seats)]
         finished = self.finished if self.loaded is None else None
         if finished is not None:
             players, options, to_act = finished.players, finished.options, finished.to_act
@@ -533,11 +586,12 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
     if not read_only:
         _remove_if_never_created(path, table_id, folder)
     size = path.stat().st_size
-    recording = load_tail(path, 0)
+    recording = load_tail(path)
     saved_name, seats = load_seating(folder / f"{table_id}{SEATING_SUFFIX}", recording.players)
-    if recording.start and any(seat.token_sha256 is not None for seat in seats):
-        # The command ids its people may resend (remember_commands) go further back.
-        recording = load_tail(path)
+    if recording.torn:
+        print(f"starhall serve: table {table_id}: "
+              f"{_torn_tail_words(path, recording.good_length, recording.last_seq, read_only)}",
+              file=sys.stderr)
     writer = None
     if not read_only:
         writer = (LogWriter.reopen(path)[0] if recording.torn
@@ -549,8 +603,11 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
             print(f"starhall serve: table {table_id}: {resumed.problem}; folded its whole log "
                   "instead", file=sys.stderr)
         state = resumed.state
+        logged = [seat for seat in recording.seats_at() if seat is not None]
         table = Table(recording.game, recording.players, recording.options, state,
-                      recording.last_seq, writer)
+                      recording.last_seq, writer,
+                      tuple(logged) if len(logged) == recording.players else None,
+                      commands=recording.command_memory())
     except BaseException:
         if writer is not None:
             writer.abandon()
@@ -558,14 +615,16 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
     name = saved_name or str(recording.header.get("name") or table_id)
     create_key = recording.header.get("create_key_sha256")
     live = LiveTable(table_id, name, table, seats, folder, read_only=read_only,
-                     create_key=create_key if isinstance(create_key, str) else None)
-    remember_commands(seats, recording)
+                     create_key=create_key if isinstance(create_key, str) else None,
+                     commands_unread=has_people(seats) and not recording.holds_cids)
     for index, seat in enumerate(seats):
         if seat.state == BOT:
             kind = seat.bot_kind or "random"
             if kind not in bot_kinds(table.game):
                 kind = "random"
             live._start_bot(index, kind)
+    if writer is not None:
+        _catch_up_seating(live, writer)
     if writer is not None and live.over:
         with open(path, "rb") as file:
             file.seek(recording.good_length - 4)
@@ -576,15 +635,67 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
     return live, resumed.since
 
 
-def remember_commands(seats: list[SeatRecord], recording: Recording) -> None:
-    """Each seat's memory of the command ids its person already made, from the ids logged
-    with the events (so a command resent after a restart is known as done)."""
-    for seq, cid in recording.cids.items():  # in order: a command's last event wins
-        number = recording.event(seq).seat
-        if number is not None and 0 <= number < len(seats):
-            seat = seats[number]
-            if seat.token_sha256 is not None and seq > seat.since:
-                seat.remember(cid, seq)
+def _catch_up_seating(live: LiveTable, writer: LogWriter) -> None:
+    """Record in a restored table's log the seats its seating file has and its log does not
+    (a crash between the two writes): at once, so that the next events follow them."""
+    logged = live.table.seats
+    if not live.record_seating():
+        return
+    try:
+        writer.sync()
+    except OSError as error:
+        if not rollback(writer):
+            raise
+        live.table.seats = logged
+        live.seating_behind = True
+        print(f"starhall serve: table {live.id}: cannot record its seating in its log yet "
+              f"({error}); it will with its next write", file=sys.stderr)
+
+
+def has_people(seats: list[SeatRecord]) -> bool:
+    """Whether a person holds a seat (a stand-in bot may play it), who may send a command
+    again: only then must the command ids logged before the last checkpoint be read. (At a
+    table of bots nobody can; a person who sits there later starts with none, and the ids
+    logged before are not theirs.)"""
+    return any(seat.token_sha256 is not None for seat in seats)
+
+
+def _torn_tail_words(path: Path, good_length: int, kept: int, read_only: bool) -> str:
+    """What a log's torn tail held and why it is dropped, in one line: a crash while a batch
+    was written leaves a record cut short, of moves nobody was told of; whole records after
+    it mean the file was cut short (or damaged) underneath the server, which went on writing,
+    and acknowledged moves are lost with them."""
+    handle = os.open(path, os.O_RDONLY | OPEN_FLAGS)
+    try:
+        data = os.pread(handle, os.fstat(handle).st_size - good_length, good_length)
+    finally:
+        os.close(handle)
+    tail = torn_tail(data, path)
+    first = tail.first
+    kind = first.get("kind")
+    if kind == "event" and "seq" in first:
+        cut = f"event {first['seq']}, {first.get('type', '?')}"
+    elif kind in ("checkpoint", "seating"):
+        cut = f"the {kind} record after event {first.get('seq', kept)}"
+    else:
+        cut = "unreadable"
+    held = f"a record cut short ({cut})"
+    events = [body["seq"] for body in tail.whole
+              if body.get("kind") == "event" and type(body.get("seq")) is int]
+    if tail.whole:
+        held += f", then {len(tail.whole)} whole records"
+        if events:
+            held += (f" holding events {events[0]} to {events[-1]}" if len(events) > 1
+                     else f" holding event {events[0]}")
+        why = ("the file was cut short while the server wrote it, or damaged: the moves they "
+               "held are lost, acknowledged or not")
+    else:
+        why = "a write a crash cut short (never acknowledged), or the file was cut short"
+    if read_only:
+        return (f"leaves out the last {tail.length:,} bytes of its log after event {kept} "
+                f"(--read-only: the file is not cut back): {held}; {why}")
+    return (f"dropped the last {tail.length:,} bytes of its log after event {kept}: {held}; "
+            f"{why}; the table goes on from event {kept}")
 
 
 def _remove_if_never_created(path: Path, table_id: str, folder: Path) -> None:

@@ -3,7 +3,8 @@
 A game is a set of pure functions over an immutable state:
 
 * ``chance(state)`` says when the game needs a shuffle; the host answers with a ``shuffle``
-  command holding the order it produced, so chance is logged and never re-rolled;
+  command holding the order it produced, so chance is logged and never re-rolled (every
+  game checks it with ``shared.shuffle.shuffle_event``, one rule for all);
 * ``to_act(state)`` and ``legal_actions(state, seat)`` say who may do what;
 * ``decide(state, command)`` validates a command into events or raises ``IllegalCommand``;
 * ``evolve(state, event)`` folds one event into the state; everything that follows from the
@@ -20,7 +21,7 @@ No engine does I/O, reads a clock, uses global random state or depends on hash o
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from random import Random
 from types import MappingProxyType
@@ -259,32 +260,6 @@ class Game(ABC, Generic[S]):
         who = "" if event.seat is None else f"seat {event.seat} "
         details = " ".join(f"{k}={v}" for k, v in event.data.items())
         return f"{who}{event.type} {details}".strip()
-
-
-def shuffle_event(request: ChanceRequest | None, command: Command, event_type: str) -> Event:
-    """Validate a host's ``shuffle`` command against the request into one event."""
-    if request is None:
-        raise IllegalCommand("wrong_phase", "the game is not waiting for a shuffle")
-    if command.seat is not None:
-        raise IllegalCommand("not_allowed", "only the host can shuffle, not a seat")
-    order = command.data.get("order")
-    if not isinstance(order, Sequence) or isinstance(order, str | bytes):
-        raise IllegalCommand("bad_command", "a shuffle needs 'order', a list of card codes")
-    try:
-        given = set(order)
-    except TypeError:  # a list or a map among the codes: unhashable, so not a card code
-        given = set()
-    if len(given) != len(order) or given != set(request.items):
-        raise IllegalCommand(
-            "bad_shuffle", f"the order must hold exactly the {len(request.items)} cards to shuffle"
-        )
-    data: dict[str, Any] = {"order": list(order)}
-    seed = command.data.get("seed")
-    if seed is not None:
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise IllegalCommand("bad_command", "a shuffle's 'seed' must be a whole number")
-        data["seed"] = seed
-    return Event(event_type, None, data)
 
 
 CARD_GAME_PHASES: dict[str, str] = {

@@ -6,8 +6,9 @@ of the body's bytes exactly as they stand in the file. A record therefore starts
 byte ``0x92`` and ends with the five bytes of the CRC. ``docs/replay-format.md`` has the rest.
 
 A last record cut short (a crash in the middle of a write) is a torn tail: readers drop it and
-a writer reopening the file truncates it. Any other damage raises ``LogError`` naming the file
-and the record, so a damaged file never turns silently into a different game.
+a writer reopening the file truncates it (``torn_tail`` says what it held, for a report). Any
+other damage raises ``LogError`` naming the file and the record, so a damaged file never turns
+silently into a different game.
 """
 
 from __future__ import annotations
@@ -23,8 +24,12 @@ from typing import Any
 import msgpack
 
 from starhall.shared.bugreport import embedded_log, is_bug_report, missing_log_reason
+from starhall.shared.seating import free_seats
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""The format a writer writes: 2 since logs record who sits where (``seating`` records)."""
+READ_FORMATS = (1, 2)
+"""The formats a reader reads: 1 is 2 without seating (a header's seats may be "Seat N")."""
 MAGIC = "starhall-log"
 SUFFIX = ".starhall"
 
@@ -95,6 +100,70 @@ def read_records(data: bytes, path: str | os.PathLike[str], limit: int | None = 
     return records, start
 
 
+HEAD_OF_TORN = 4096
+"""How much of a torn record is read for its first fields."""
+
+
+@dataclass(frozen=True, slots=True)
+class TornTail:
+    """What the torn tail of a log holds, as far as it can be read (readers drop it)."""
+
+    length: int
+    """Its bytes."""
+    first: dict[str, Any]
+    """The fields of the record cut short that it starts with, as far as they are whole
+    (``kind``, ``seq``, ``type``), before its data."""
+    whole: list[dict[str, Any]]
+    """The bodies of the whole, sound records found after that one: a log cut short while
+    its writer went on appending."""
+
+
+def torn_tail(data: bytes, path: str | os.PathLike[str]) -> TornTail:
+    """What the bytes of a torn tail (``data``, from the first byte after the last whole
+    record) hold: the first fields of the record cut short, and any whole records after it
+    (found by their CRC wherever a record may start)."""
+    first: dict[str, Any] = {}
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+    unpacker.feed(data[:HEAD_OF_TORN])
+    with contextlib.suppress(Exception):  # it is cut short: read what is whole of it
+        if unpacker.read_array_header() == 2:
+            for _ in range(unpacker.read_map_header()):
+                key = unpacker.unpack()
+                if key not in ("kind", "seq", "type", "seat"):
+                    break
+                first[key] = unpacker.unpack()
+    whole: list[dict[str, Any]] = []
+    start = 1
+    while True:
+        start = data.find(_ARRAY2, start)
+        if start < 0:
+            break
+        found = record_at(data, start, path)
+        if found is None:
+            start += 1
+            continue
+        body, start = found
+        whole.append(body)
+    return TornTail(len(data), first, whole)
+
+
+def record_at(data: bytes, start: int, path: str | os.PathLike[str], size: int = 1 << 12
+              ) -> tuple[dict[str, Any], int] | None:
+    """The body of the whole, sound record at ``start`` and where it ends, or ``None``;
+    ``size``: how much is read first (a record's likely size), 16 times more each time."""
+    while True:
+        try:
+            records, end = read_records(data[start:start + size], path, limit=1)
+        except LogError:
+            return None
+        if records:
+            body = records[0][1]
+            return (body, start + end) if isinstance(body, dict) else None
+        if start + size >= len(data):
+            return None
+        size *= 16
+
+
 def log_bytes(path: str | os.PathLike[str]) -> tuple[str, bytes]:
     """The bytes of the log a file holds, and what errors in it are named: the file itself,
     or, for a bug report, the log inside it as ``FILE#log``."""
@@ -129,10 +198,11 @@ def check_header(header: dict[str, Any], source: str) -> None:
     """``LogError`` unless record 0, ``header``, is a log header of the format this reads."""
     if header.get("kind") != "header" or header.get("magic") != MAGIC:
         raise LogError(source, 0, 0, "the first record is not a Starhall log header")
-    if type(header.get("format")) is not int or header["format"] != FORMAT_VERSION:
+    if type(header.get("format")) is not int or header["format"] not in READ_FORMATS:
         raise LogError(
             source, 0, 0,
-            f"format {header.get('format')!r} is not {FORMAT_VERSION}, which this reads",
+            f"format {header.get('format')!r} is not "
+            f"{' or '.join(map(str, READ_FORMATS))}, which this reads",
         )
 
 
@@ -152,7 +222,7 @@ def make_header(
         "rules": rules,
         "players": players,
         "options": dict(options),
-        "seats": seats if seats is not None else [{"name": f"Seat {i}"} for i in range(players)],
+        "seats": seats if seats is not None else free_seats(players),
     }
     header.update(info)
     return header

@@ -23,24 +23,34 @@ MAX_MESSAGE_BYTES = 65536
 HEARTBEAT_SECONDS = 2.0
 TIMEOUT_SECONDS = 6.0
 BEACON_INTERVAL_SECONDS = 1.0
+SMALLEST_INT, LARGEST_INT = -(2**63), 2**63 - 1
+"""The integers a message may hold (signed 64-bit); msgpack also reads unsigned 64-bit ones
+(up to 2**64 - 1), which the server refuses wherever it reads an integer."""
 MAX_CID_CHARS = 64
 MAX_NAME_CHARS = 32
 MIN_KEY_CHARS, MAX_KEY_CHARS = 16, 64
 """The length of a ``sit``'s or ``create``'s ``key`` (random, so nobody else guesses it)."""
 MAX_PONG_TABLES = 1000
 """The most tables whose ``seq`` one ``pong`` carries."""
+MAX_NOTE_CHARS = 300
+"""The longest ``note`` a ``report`` carries (the line a player types about a bug)."""
+MAX_LIST_TABLES = 100
+"""The most tables one ``tables`` reply holds (fewer only if they would not fit in a message)."""
 
 # Requests a client sends.
 HELLO, PING, LIST, CREATE, SIT, RESUME, LEAVE = "hello", "ping", "list", "create", "sit", \
     "resume", "leave"
 WATCH, UNWATCH, BOT, UNBOT, ACT, SYNC = "watch", "unwatch", "bot", "unbot", "act", "sync"
-REQUESTS = (HELLO, PING, LIST, CREATE, SIT, RESUME, LEAVE, WATCH, UNWATCH, BOT, UNBOT, ACT, SYNC)
+REPORT = "report"
+REQUESTS = (HELLO, PING, LIST, CREATE, SIT, RESUME, LEAVE, WATCH, UNWATCH, BOT, UNBOT, ACT, SYNC,
+            REPORT)
 
 # Messages the server sends.
 WELCOME, PONG, TABLES, CREATED, SEATED, LEFT = "welcome", "pong", "tables", "created", \
     "seated", "left"
 WATCHING, UNWATCHED, BOTTED, UNBOTTED, ACK = "watching", "unwatched", "botted", "unbotted", "ack"
 SNAPSHOT, UPDATE, TABLE, ERROR = "snapshot", "update", "table", "error"
+REPORTED = "reported"
 
 # Error codes the server itself gives; any other code is a refusal by the game's rules.
 BAD_MESSAGE = "bad_message"
@@ -62,6 +72,7 @@ NOT_SEATED = "not_seated"
 UNKNOWN_BOT = "unknown_bot"
 STALE = "stale"
 BROKEN = "broken"
+TOO_MANY_REPORTS = "too_many_reports"
 INTERNAL = "internal"
 
 # Table status.

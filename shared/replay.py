@@ -18,9 +18,11 @@ from starhall.shared.logfile import (
     check_header,
     encode_record,
     read_records,
+    record_at,
     scan,
 )
-from starhall.shared.table import state_hash
+from starhall.shared.seating import SeatMap, older_seats, read_seat, read_seats
+from starhall.shared.table import CommandMemory, state_hash
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +30,11 @@ class Checkpoint:
     seq: int
     hash: str
     state: dict[str, Any]
+    seats: list[SeatMap] | None = None
+    """Who sat where then (``None`` in a log of format 1)."""
+    cids_from: int | None = None
+    """The first event whose command id a server still remembers here (``None``: a log
+    written before checkpoints said so)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,14 +76,48 @@ class Recording:
     from its tail (``load_tail``), the checkpoint it was read from."""
     source: str = ""
     """What errors name: ``path``, or ``path#log`` for the log inside a bug report."""
+    format: int = 1
+    seating: list[SeatMap | None] = field(default_factory=list)
+    """Who sat where at ``start``: the header's seats (or, read from its tail, the first
+    checkpoint's); ``None`` for a seat the log does not name (a server's log of format 1)."""
+    seat_changes: list[tuple[int, int, SeatMap]] = field(default_factory=list)
+    """Each ``seating`` record after ``start``, in order, as ``(seq, seat, seat map)``: the
+    seat became that after event ``seq``."""
 
     @property
     def last_seq(self) -> int:
         return self.events[-1][0] if self.events else self.start
 
+    def seats_at(self, seq: int | None = None) -> list[SeatMap | None]:
+        """Who sat where after event ``seq`` (default: the last), changes made right after
+        it included; ``None`` for a seat the log does not name."""
+        seats = list(self.seating)
+        for after, number, seat in self.seat_changes:
+            if seq is not None and after > seq:
+                break
+            seats[number] = seat
+        return seats
+
     def event(self, seq: int) -> Event:
         """The event numbered ``seq`` (one of those held)."""
         return self.events[seq - 1 - self.start][1]
+
+    @property
+    def holds_cids(self) -> bool:
+        """Whether it holds every event whose command id a server remembers after the last
+        event: the whole log, or its tail from the last checkpoint's ``cids_from`` on."""
+        if not self.start:
+            return True
+        last = self.checkpoints[next(reversed(self.checkpoints))]
+        return last.cids_from is not None and last.cids_from > self.start
+
+    def command_memory(self) -> CommandMemory:
+        """The command ids a server remembers after the last event, from the events held
+        (all of them when ``holds_cids``)."""
+        memory = CommandMemory(self.players)
+        for seq, cid in self.cids.items():  # in order, as the server remembered them
+            memory.remember(self.event(seq).seat, cid, seq)
+        return memory
 
     def states(self, upto: int | None = None, *, strict: bool = True) -> Iterator[tuple[int, Any]]:
         """The state before any event (seq 0), then after each event up to ``upto``.
@@ -162,12 +203,13 @@ class Recording:
 
     def record_number(self, index: int) -> int:
         """The number of the event at ``index`` of ``events`` among the file's records: the
-        header, the events before it and the checkpoints after those come first (-1 for a log
-        read from its tail, whose earlier records were not counted)."""
+        header, the events before it and the checkpoint and seating records after those come
+        first (-1 for a log read from its tail, whose earlier records were not counted)."""
         if self.start:
             return -1
         seq = self.events[index][0]
-        return seq + sum(1 for checkpoint in self.checkpoints if checkpoint < seq)
+        return (seq + sum(1 for checkpoint in self.checkpoints if checkpoint < seq)
+                + sum(1 for after, _, _ in self.seat_changes if after < seq))
 
 
 class IllegalEvent(LogError):
@@ -244,19 +286,16 @@ def load(path: str | os.PathLike[str]) -> Recording:
     return recording
 
 
-TAIL_EVENTS = 1024
-"""How many events before a log's end ``load_tail`` reads at least, where the log has them:
-the command ids of their commands are what a restarted server knows a resent command by (a
-client resends only the commands it had no answer to, the last few it sent)."""
-
-
-def load_tail(path: str | os.PathLike[str], events: int = TAIL_EVENTS) -> Recording:
-    """A log read from a checkpoint near its end, so that the time it takes does not grow
-    with the log: the header, then the last checkpoint that has at least ``events`` events
-    after it (or the first one found, when none has), and every record after it, checked as
-    ``load`` checks a whole log. Its ``start`` is that checkpoint's ``seq``; only ``resume``
-    can rebuild its state. A log without such a checkpoint, or whose tail is not as it should
-    be, is read whole by ``load`` (which says what is wrong with it)."""
+def load_tail(path: str | os.PathLike[str], *, cids: bool = False) -> Recording:
+    """A log read from its last checkpoint, so that the time it takes does not grow with the
+    log: the header, then the last checkpoint and every record after it, checked as ``load``
+    checks a whole log; with ``cids``, from further back when the command ids a server still
+    remembers were logged earlier: from the last checkpoint before the last checkpoint's
+    ``cids_from`` (``holds_cids``). Its ``start`` is the checkpoint it was read from; only
+    ``resume`` can rebuild its state. A log without such a checkpoint (or, with ``cids``, one
+    whose last checkpoint does not say ``cids_from``, or says the events before the first
+    checkpoint), or whose tail is not as it should be, is read whole by ``load`` (which says
+    what is wrong with it)."""
     data = Path(path).read_bytes()
     try:
         head, header_end = read_records(data[:HEAD_BYTES], path, limit=1)
@@ -267,25 +306,23 @@ def load_tail(path: str | os.PathLike[str], events: int = TAIL_EVENTS) -> Record
         check_header(head[0][1], str(path))
     except LogError:
         return load(path)  # not a log, a bug report, a damaged header: load says which
-    chosen = None
+    chosen = -1
+    needed: int | None = None  # with cids: the first event to read, from the last checkpoint
     found = len(data)
-    last_seq = None
     while True:
-        found = data.rfind(CHECKPOINT_MARK, header_end, found)
+        found = data.rfind(CHECKPOINT_MARK, header_end + MARK_OFFSET, found)
         if found < 0:
-            break
-        seq = _checkpoint_seq(data, found, path)
-        if seq is None:
+            return load(path)  # no checkpoint, or none before the first event needed
+        body = _checkpoint_at(data, found - MARK_OFFSET, path)
+        if body is None:
             continue  # the mark inside another record's data
-        if last_seq is None:
-            last_seq = _last_seq(data[found:], path)
-            if last_seq is None:
-                return load(path)
-        chosen = found
-        if last_seq - seq >= events:
+        if chosen < 0 and cids:  # the last checkpoint
+            needed = body.get("cids_from")
+            if type(needed) is not int:
+                return load(path)  # written before checkpoints said it: every event
+        chosen = found - MARK_OFFSET
+        if needed is None or body["seq"] < needed:
             break
-    if chosen is None:
-        return load(path)
     recording = _recording(path, head[0][1], str(path))
     try:
         records, good = read_records(data[chosen:], path)
@@ -294,8 +331,8 @@ def load_tail(path: str | os.PathLike[str], events: int = TAIL_EVENTS) -> Record
                      recording.start + 1)
     except (LogError, KeyError, IndexError, TypeError):
         return load(path)
-    recording.torn = chosen + good < len(data)
     recording.good_length = chosen + good
+    recording.torn = recording.good_length < len(data)
     return recording
 
 
@@ -303,41 +340,32 @@ HEAD_BYTES = 4096
 """How much of a log's start is read first for its header (most headers are far shorter)."""
 
 
+MARK_OFFSET = 2
+"""Where ``CHECKPOINT_MARK`` stands in a checkpoint record: after the array's header and the
+map's, whose count of keys differs (4, one more with the ``seats`` of a log of format 2, one
+more with ``cids_from``)."""
+
+
 def _mark() -> bytes:
-    """The bytes every checkpoint record starts with, as ``checkpoint_record`` writes them."""
+    """The bytes every checkpoint record has from ``MARK_OFFSET`` on, as ``checkpoint_record``
+    writes them."""
     packed = encode_record({"kind": "checkpoint", "seq": 0, "hash": "", "state": {}})
-    return packed[:packed.index(b"checkpoint") + len(b"checkpoint")]
+    return packed[MARK_OFFSET:packed.index(b"checkpoint") + len(b"checkpoint")]
 
 
 CHECKPOINT_MARK = _mark()
 
 
-def _checkpoint_seq(data: bytes, offset: int, path: str | os.PathLike[str]) -> int | None:
-    """The ``seq`` of the checkpoint record at ``offset``, or ``None`` when no whole, sound
+def _checkpoint_at(data: bytes, offset: int, path: str | os.PathLike[str]
+                   ) -> dict[str, Any] | None:
+    """The body of the checkpoint record at ``offset``, or ``None`` when no whole, sound
     checkpoint record starts there."""
-    size = 1 << 16
-    while True:
-        try:
-            records, _ = read_records(data[offset:offset + size], path, limit=1)
-        except LogError:
-            return None
-        if records:
-            body = records[0][1]
-            seq = body.get("seq")
-            return seq if body.get("kind") == "checkpoint" and type(seq) is int else None
-        if offset + size >= len(data):
-            return None
-        size *= 16
-
-
-def _last_seq(tail: bytes, path: str | os.PathLike[str]) -> int | None:
-    """The ``seq`` of the last record of a log's tail (``None`` if it has no sound records)."""
-    try:
-        records, _ = read_records(tail, path)
-    except LogError:
+    found = record_at(data, offset, path, size=1 << 16)
+    if found is None:
         return None
-    seq = records[-1][1].get("seq") if records else None
-    return seq if type(seq) is int else None
+    body, _ = found
+    seq = body.get("seq")
+    return body if body.get("kind") == "checkpoint" and type(seq) is int else None
 
 
 def _recording(path: str | os.PathLike[str], header: dict[str, Any], source: str
@@ -361,7 +389,17 @@ def _recording(path: str | os.PathLike[str], header: dict[str, Any], source: str
         options = game.make_options(header.get("players"), raw_options)  # type: ignore[arg-type]
     except (ValueError, KeyError, TypeError) as error:
         raise LogError(source, 0, 0, f"bad header: {error}") from None
-    return Recording(str(path), header, game, header["players"], options, source=source)
+    players = header["players"]
+    seating: list[SeatMap | None]
+    if header["format"] == 1:
+        seating = older_seats(header.get("seats"), players)
+    else:
+        try:
+            seating = list(read_seats(header.get("seats"), players))
+        except ValueError as error:
+            raise LogError(source, 0, 0, f"bad header: {error}") from None
+    return Recording(str(path), header, game, players, options, source=source,
+                     format=header["format"], seating=seating)
 
 
 def _add_records(recording: Recording, records: list[tuple[int, dict[str, Any]]],
@@ -372,6 +410,9 @@ def _add_records(recording: Recording, records: list[tuple[int, dict[str, Any]]]
     source = recording.source
     events = recording.events
     offsets = recording.offsets
+    players = recording.players
+    # Who sits where so far (None until a log read from its tail meets its checkpoint).
+    seating = list(recording.seating) if first is not None else None
     for index, (offset, body) in enumerate(records, first or 0):
         if first is None:
             index = -1
@@ -402,11 +443,55 @@ def _add_records(recording: Recording, records: list[tuple[int, dict[str, Any]]]
                 raise LogError(source, index, offset, "malformed checkpoint")
             if seq in recording.checkpoints:
                 raise LogError(source, index, offset, f"a second checkpoint after event {seq}")
-            recording.checkpoints[seq] = Checkpoint(seq, digest, state)
+            cids_from = body.get("cids_from")
+            if cids_from is not None and (type(cids_from) is not int
+                                          or not 1 <= cids_from <= seq + 1):
+                raise LogError(source, index, offset,
+                               f"malformed checkpoint: cids_from {cids_from!r} is no event "
+                               f"from 1 to {seq + 1}")
+            seats = _checkpoint_seats(recording, body, seating, index, offset)
+            if seating is None:  # the first record of a log read from its tail
+                recording.seating = list(seats) if seats is not None else [None] * players
+                seating = list(recording.seating)
+            recording.checkpoints[seq] = Checkpoint(seq, digest, state, seats, cids_from)
+        elif kind == "seating" and recording.format >= 2:
+            seq, number = body.get("seq"), body.get("seat")
+            if seq != expected - 1 or type(number) is not int or not 0 <= number < players:
+                raise LogError(source, index, offset, "malformed seating record")
+            try:
+                seat = read_seat(body)
+            except ValueError as error:
+                raise LogError(source, index, offset,
+                               f"malformed seating record: {error}") from None
+            if seating is None:
+                raise LogError(source, index, offset, "a seating record before the checkpoint "
+                               "a log's tail starts at")
+            seating[number] = seat
+            recording.seat_changes.append((seq, number, seat))
         else:
             raise LogError(source, index, offset, f"unknown record kind {kind!r}")
     if records:
         recording.last_record = records[-1][0]
+
+
+def _checkpoint_seats(recording: Recording, body: dict[str, Any],
+                      seating: list[SeatMap | None] | None, index: int, offset: int
+                      ) -> list[SeatMap] | None:
+    """A checkpoint's ``seats``, checked: those of a log of format 2 must be there and be the
+    seating its records give (``seating``, unless it is the first record read)."""
+    if recording.format < 2:
+        return None
+    try:
+        seats = read_seats(body.get("seats"), recording.players)
+    except ValueError as error:
+        raise LogError(recording.source, index, offset, f"malformed checkpoint: {error}"
+                       ) from None
+    if seating is not None and seats != seating:
+        number = next(n for n, seat in enumerate(seats) if seat != seating[n])
+        raise LogError(recording.source, index, offset,
+                       f"the checkpoint's seat {number} is {seats[number]}, where the log's "
+                       f"seating records give {seating[number]}")
+    return seats
 
 
 @dataclass(frozen=True, slots=True)
@@ -473,10 +558,13 @@ class Verified:
     checkpoints: int
     over: bool
     torn: bool
+    seats: list[SeatMap | None] = field(default_factory=list)
+    """Who sat where at the end (``None`` for a seat the log does not name)."""
 
     def as_data(self) -> dict[str, Any]:
         return {"path": self.path, "ok": True, "events": self.events,
-                "checkpoints": self.checkpoints, "over": self.over, "torn": self.torn}
+                "checkpoints": self.checkpoints, "over": self.over, "torn": self.torn,
+                "seats": self.seats}
 
 
 def verify(path: str | os.PathLike[str]) -> Verified | Mismatch:
@@ -500,7 +588,7 @@ def verify(path: str | os.PathLike[str]) -> Verified | Mismatch:
                             differences(checkpoint.state, snapshot))
         agreed = seq
     return Verified(recording.path, len(recording.events), len(checkpoints),
-                    game.outcome(state).over, recording.torn)
+                    game.outcome(state).over, recording.torn, recording.seats_at())
 
 
 def differences(recorded: Any, rebuilt: Any, where: str = "state") -> list[Difference]:

@@ -147,6 +147,8 @@ class Draft:
         self.source = src
         self.game = src.game
         self.header = dict(src.header)
+        self.seats = tuple(src.header["seats"])
+        """Who sits where: the bots of the source game, from its start to its end."""
         self.bodies = src.prefix(upto)
         self.state = src.states[upto]
         self.seq = upto
@@ -160,7 +162,8 @@ class Draft:
             self.state = self.game.evolve(self.state, event)
             self.bodies.append(event_record(self.seq, event))
             if self.game.is_checkpoint(self.state):
-                self.bodies.append(checkpoint_record(self.game, self.seq, self.state))
+                self.bodies.append(checkpoint_record(self.game, self.seq, self.state,
+                                                     self.seats))
         return self
 
     def bad(self, kind: str, seat: Any, data: Any = None) -> Draft:
@@ -274,6 +277,16 @@ def common_cases(corpus: Corpus, game_id: str) -> None:
     last = src.events[-1]
     corpus.draft(src, n).bad(last.type, last.seat, dict(last.data)).write(
         "event-after-the-end", "the last event again, after the game is over", "")
+
+    shuffled = [seq for seq, event in enumerate(src.events, 1)
+                if game.event_commands.get(event.type) == "shuffle"]
+    at = shuffled[-1]  # the last: a later deal or a reshuffle where the game has one
+    dealt = src.events[at - 1]
+    other = dealt.data["seed"] - 1 if dealt.data["seed"] > 1 else dealt.data["seed"] + 1
+    corpus.draft(src, at - 1).bad(dealt.type, None, {**dealt.data, "seed": other}).rest().write(
+        "shuffle-seed-not-its-order",
+        f"the shuffle at event {at} logged with deal number {other}, whose order is another",
+        f"the order is not the one deal number {other} gives")
 
     # Damage, re-using the source's records.
     records = records_of(src)
@@ -485,9 +498,10 @@ def stars_damage(corpus: Corpus, src: Source) -> tuple[Case, Case]:
     corpus.add("header-bad-option", "stars", "a header with min_bid 0", LOG,
                "bad header: stars: option min_bid must be at least 1", b"".join(options), 0, 0,
                None)
-    fmt = records_of(src, {**src.header, "format": 2})
-    corpus.add("wrong-format-version", "stars", "a log of format 2", LOG,
-               "format 2 is not 1", b"".join(fmt), 0, 0, None)
+    fmt = records_of(src, {**src.header, "format": 3})
+    corpus.add("wrong-format-version", "stars", "a log of format 3", LOG,
+               "format 3 is not 1 or 2", b"".join(fmt), 0, 0, None)
+    seating_damage(corpus, src, records, index)
     corpus.add("not-a-starhall-log", "stars", "a framed record that is not a Starhall header",
                LOG, "the first record is not a Starhall log header",
                encode_record({"kind": "header", "magic": "other-log"}) + b"".join(records[1:]),
@@ -498,6 +512,12 @@ def stars_damage(corpus: Corpus, src: Source) -> tuple[Case, Case]:
     corpus.add("checkpoint-misplaced", "stars", "a checkpoint naming an event not yet logged",
                LOG, "malformed checkpoint", b"".join(moved + records[2 + checkpoints[1]:]),
                1 + checkpoints[1], offset_of(moved, 1 + checkpoints[1]), None)
+    ahead = list(records)
+    ahead[1 + checkpoints[1]] = encode_record({**cp, "cids_from": cp["seq"] + 2})
+    corpus.add("checkpoint-cids-from-ahead", "stars",
+               "a checkpoint whose command ids are to be read from an event after it", LOG,
+               f"cids_from {cp['seq'] + 2} is no event from 1 to {cp['seq'] + 1}",
+               b"".join(ahead), 1 + checkpoints[1], offset_of(ahead, 1 + checkpoints[1]), None)
     state = {**cp["state"], "totals": [t + 5 for t in cp["state"]["totals"]]}
     desync = list(records)
     desync[1 + checkpoints[1]] = encode_record({**cp, "state": state, "hash": state_hash(state)})
@@ -524,6 +544,51 @@ def stars_damage(corpus: Corpus, src: Source) -> tuple[Case, Case]:
 
 
 # --- Hearts ---------------------------------------------------------------------------------
+
+
+def seating_damage(corpus: Corpus, src: Source, records: list[bytes], index: int) -> None:
+    """Who sits where, recorded wrongly: a seating record that is not one, or out of place, a
+    checkpoint whose seats are not what the records give, a header's seats that are none."""
+    seq = src.bodies[index - 1]["seq"] - 1  # the seating record goes right after this event
+    free = {"state": "free", "name": None, "bot": None, "standin": False}
+    for name, body, reason in (
+            ("seating-record-bad-state", {"state": "king", "name": "Ada"},
+             "malformed seating record: seat state 'king' is not free, player or bot"),
+            ("seating-record-bot-without-kind", {"state": "bot", "name": "Ada"},
+             "malformed seating record: a bot seat names its kind in 'bot'"),
+            ("seating-record-misplaced", {**free, "seq": seq + 2},
+             "malformed seating record"),
+            ("seating-record-no-such-seat", {**free, "seat": 4}, "malformed seating record")):
+        record = encode_record({"kind": "seating", "seq": seq, "seat": 1, **body})
+        broken = records[:index] + [record] + records[index:]
+        corpus.add(name, "stars", f"a seating record: {reason}", LOG, reason,
+                   b"".join(broken), index, offset_of(broken, index), None)
+    older = [encode_record({**src.header, "format": 1}),
+             *(encode_record({k: v for k, v in body.items() if k != "seats"})
+               for body in src.bodies)]
+    record = encode_record({"kind": "seating", "seq": seq, "seat": 1, **free})
+    broken = older[:index] + [record] + older[index:]
+    corpus.add("seating-record-in-format-1", "stars", "a seating record in a log of format 1",
+               LOG, "unknown record kind 'seating'", b"".join(broken), index,
+               offset_of(broken, index), None)
+    checkpoints = [i for i, b in enumerate(src.bodies) if b["kind"] == "checkpoint"]
+    cp = src.bodies[checkpoints[0]]
+    moved = list(records)
+    moved[1 + checkpoints[0]] = encode_record({**cp, "seats": [free, *cp["seats"][1:]]})
+    corpus.add("checkpoint-seats-differ", "stars",
+               "a checkpoint whose seats are not those the log's seating records give", LOG,
+               "the checkpoint's seat 0 is", b"".join(moved), 1 + checkpoints[0],
+               offset_of(moved, 1 + checkpoints[0]), None)
+    unseated = list(records)
+    unseated[1 + checkpoints[0]] = encode_record({k: v for k, v in cp.items() if k != "seats"})
+    corpus.add("checkpoint-without-seats", "stars", "a checkpoint of format 2 without seats",
+               LOG, "malformed checkpoint: seats must be a list of 4 seat maps",
+               b"".join(unseated), 1 + checkpoints[0], offset_of(unseated, 1 + checkpoints[0]),
+               None)
+    seats = [*src.header["seats"][:3], {"state": "bot", "name": "Dmitri"}]
+    corpus.add("header-seat-without-bot-kind", "stars", "a header's bot seat without its kind",
+               LOG, "bad header: seat 3: a bot seat names its kind in 'bot'",
+               b"".join(records_of(src, {**src.header, "seats": seats})), 0, 0, None)
 
 
 def hearts_cases(corpus: Corpus) -> None:

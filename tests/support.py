@@ -76,16 +76,21 @@ def play_randomly(table: Table[Any], rng: random.Random, until: Any = None) -> N
 
 
 def step_until(step: Callable[[], object], done: Callable[[], object], frames: int = 3000,
-               pause: float = 0.002) -> None:
-    """Run ``step`` (one frame of a screen) until ``done()``. The frame limit only keeps a
-    screen that stopped making progress from hanging the suite; it measures nothing."""
-    for _ in range(frames):
+               pause: float = 0.002, patience: float = 120.0) -> None:
+    """Run ``step`` (one frame of a screen) until ``done()``. The limit only keeps a screen
+    that stopped making progress from hanging the suite; it measures nothing. It is ``frames``
+    frames and ``patience`` seconds, whichever ends later: on a loaded machine the server's
+    bots answer slowly, and a count of frames alone ran out while the game still moved."""
+    deadline = time.monotonic() + patience
+    count = 0
+    while count < frames or time.monotonic() < deadline:
         if done():
             return
         step()
+        count += 1
         time.sleep(pause)  # let the server's thread answer
     if not done():
-        raise TimeoutError(f"still not there after {frames} frames: no progress")
+        raise TimeoutError(f"still not there after {count} frames: no progress")
 
 
 # --- a window's screens, as the user drives them ----------------------------------------------

@@ -8,6 +8,7 @@ import glob
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,13 @@ import pytest
 from starhall.client import fonts, theme
 from starhall.client.app import _wait_for_welcome
 from starhall.client.bars_choreography import BarsGeometry, between, touch
-from starhall.client.bars_view import PLATE_NAME_SIZE, BarsView, plate_name, result_line
+from starhall.client.bars_view import (
+    PLATE_NAME_SIZE,
+    BarsView,
+    end_facts,
+    plate_name,
+    result_line,
+)
 from starhall.client.bug_report import BUTTON_LABEL
 from starhall.client.embedded import EmbeddedServer
 from starhall.client.game_views import view_for
@@ -35,6 +42,7 @@ from starhall.client.settings_screen import table_button_rect
 from starhall.client.table_screen import TableScreen
 from starhall.shared import protocol
 from starhall.shared.engine import Command
+from starhall.shared.games import get_game
 from starhall.shared.games.stars_and_bars import (
     DECK,
     NEIGHBOUR_POINTS,
@@ -43,6 +51,7 @@ from starhall.shared.games.stars_and_bars import (
     tops_of,
 )
 from starhall.shared.replay import load
+from starhall.shared.table import Table
 from tests.support import click_live, run_frames, spot_of, step_replay
 
 SIZE = (1280, 720)
@@ -603,6 +612,30 @@ def test_replay_viewer_on_stars_and_bars_logs(surface: pygame.Surface,
         viewer.draw(surface)
         assert viewer.table.model.seat == 0
 
+
+
+def test_the_end_box_counts_only_the_rounds_both_players_took_a_turn_in(
+        surface: pygame.Surface) -> None:
+    """The last cards placed in the beginning player's turn end the game in the middle of a
+    round, which the end box does not count; a game over at a round's end counts it."""
+    game = get_game("stars_and_bars")
+    table = Table.new(game, 2, {})
+    table.submit(Command("shuffle", None, {"order": list(DECK.code_of)}))  # seat 0 begins
+    assert table.state.starter == 0
+    table.state = replace(table.state, round=7, hands=(DECK.mask(["TBLH"]), 0), deck=())
+    table.submit(Command("place", 0, {"card": "TBLH", "space": 5}))
+    table.submit(Command("end_turn", 0, {}))
+    view = game.view(table.state, 0)
+    assert view["phase"] == "over" and view["round"] == 7 and view["rounds"] == 6
+    assert end_facts(view) == "6 rounds · 0 cards left in the deck · 0 discarded"
+    screen = TableScreen(TableModel("stars_and_bars", 0, 2, ["Sam", "Ada"]), None, size=SIZE)
+    screen.receive(Batch([], view, table.seq, True))
+    screen.draw(surface)  # the end box, drawn with those words
+    final = load(GOLDEN[0]).state_at()
+    shown = game.view(final, None)
+    assert shown["phase"] == "over" and shown["rounds"] == shown["round"]
+    assert end_facts(shown).startswith(f"{shown['round']} rounds · ")
+    assert end_facts({**shown, "rounds": 1}).startswith("1 round · ")
 
 
 def test_the_rules_page_is_for_players_first_then_for_developers() -> None:

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from starhall.server.cli import main
+from starhall.server.sim import simulate
+from starhall.shared.games import get_game
 from starhall.shared.replay import load
 
 
@@ -35,6 +37,42 @@ def test_sim_rotates_mixed_bots_and_sums_up_each_kind(
     assert "by bot kind" in out and "heuristic" in out
     first_seats = [load(log).header["seats"][0]["bot"] for log in sorted(tmp_path.iterdir())]
     assert first_seats == ["heuristic", "random", "random"]
+
+
+def test_sim_without_logs_gives_the_same_summary_and_writes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    command = ["sim", "what_else", "--players", "3", "--games", "3", "--quiet", "--bots",
+               "heuristic,random,random"]
+    assert main([*command, "--no-logs"]) == 0
+    *summary, last = capsys.readouterr().out.splitlines()
+    assert last == "logs: none written (--no-logs)" and not list(tmp_path.iterdir())
+    assert main(command) == 0
+    *logged, last = capsys.readouterr().out.splitlines()
+    assert logged == summary and last == "logs: 3 in replays/sim/"
+    assert len(list((tmp_path / "replays" / "sim").glob("*.starhall"))) == 3
+    assert main([*command, "--no-logs", "--out", "elsewhere"]) == 2
+    assert "not allowed with" in capsys.readouterr().err
+
+
+def test_sim_counts_a_tie_apart_from_the_wins(capsys: pytest.CaptureFixture[str]) -> None:
+    """A game two seats won together is a tie, not a win for both: the summary's wins, its
+    tie rate and ``Summary.wins`` all say so, so wins and ties add up to the games."""
+    games = 8
+    summary, _ = simulate(get_game("stars_and_bars"), 2, {}, games, 0, "greedy", None)
+    tied = summary.ties[0]
+    assert tied == summary.ties[1] > 0  # these greedy games hold ties
+    assert sum(summary.wins) + tied == games
+    lines = summary.lines()
+    assert row(lines, "wins") == [str(wins) for wins in summary.wins]
+    assert row(lines, "tie rate") == [f"{tied / games:.1%}"] * 2
+
+
+def row(lines: list[str], label: str) -> list[str]:
+    """The cells of the summary's first row named ``label``."""
+    found = next(line for line in lines if line.startswith(f"{label}  "))
+    return found[len(label):].split()
 
 
 def test_sim_twice_gives_the_same_events(tmp_path: Path) -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 import pytest
 from support import HEARTS, dealt_table, fill_hands, play
 
+from starhall.shared.bots import RandomBot
 from starhall.shared.engine import Command, IllegalCommand, OptionError
 from starhall.shared.games.hearts import CLASSIC, STARDECK, legal_cards, pass_offsets
 from starhall.shared.table import Table
@@ -395,6 +399,39 @@ def test_blind_trick_gives_the_undealt_cards_to_the_first_tricks_winner() -> Non
         play(table, seat, STARDECK.codes(legal_cards(table.state, seat))[0])
     assert table.state.last_winner == 1
     assert "QS" in STARDECK.codes(table.state.won[1])
+
+
+@pytest.mark.parametrize(("players", "options", "apart"), [
+    (4, {}, ["JK"]), (3, {}, ["JK"]), (6, {"mode": "blind_trick"}, ["JK"]), (5, {}, ["JK"]),
+    (4, {"mode": "no_exchange"}, ["2C", "JK"]),
+    (6, {"mode": "no_exchange"}, ["2C", "2D", "2H", "2S", "2*", "JK"]),
+    (3, {"mode": "anti_trump"}, []), (6, {"mode": "anti_trump"}, []),
+    (4, {"deck": "classic"}, []),
+])
+def test_out_of_play_holds_the_cards_of_the_deck_order_that_take_no_part(
+        players: int, options: dict[str, Any], apart: list[str]) -> None:
+    """What hearts.md says of the snapshot's ``out_of_play``: the Joker outside anti_trump,
+    the cards no_exchange takes out, then the exchange's discards; with the hands, the trick,
+    the cards taken and the undealt cards, every card of the deck order once, at every step."""
+    deck = CLASSIC if options.get("deck") == "classic" else STARDECK
+    table = Table.new(HEARTS, players, options)
+    table.shuffle(players)
+    bot = RandomBot(random.Random(players))
+    discarded: list[str] = []
+    while HEARTS.chance(table.state) is None:
+        snapshot = HEARTS.snapshot(table.state)
+        assert snapshot["out_of_play"] == deck.codes(deck.mask([*apart, *discarded]))
+        places = [*snapshot["hands"], [code for _, code in snapshot["trick"]],
+                  *snapshot["taken"], snapshot["undealt"], snapshot["out_of_play"]]
+        everywhere = [code for place in places for code in place]
+        assert sorted(everywhere) == sorted(deck.codes(deck.full))  # each card once
+        seat = HEARTS.to_act(table.state)[0]
+        for _, event in table.submit(bot.choose(HEARTS, table.state, seat)):
+            if event.type == "exchange_taken":
+                discarded = event.data["cards"]
+    assert table.state.hand_number == 1 and not table.state.hands[0]
+    rules = table.state.rules
+    assert bool(discarded) == (rules.exchange and rules.undealt_count > 0)
 
 
 def joker_table(joker_holder_cards: list[str]) -> Table[object]:

@@ -11,10 +11,11 @@ import msgpack
 import pytest
 
 from starhall.server.sim import simulate
-from starhall.shared.games import get_game
+from starhall.shared.engine import Command, IllegalCommand
+from starhall.shared.games import GAMES, get_game
 from starhall.shared.logfile import LogError, LogWriter, encode_record, read_records, scan
 from starhall.shared.replay import IllegalEvent, Mismatch, Verified, load, log_files, verify
-from starhall.shared.shuffle import seeded_order
+from starhall.shared.shuffle import MAX_SEED, seeded_order, shuffle_command
 from starhall.shared.table import state_hash
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +45,93 @@ def test_deal_numbers_give_the_same_order_everywhere() -> None:
     assert seeded_order(cards, 20261120) == [
         "8C", "9C", "10C", "5C", "7C", "2C", "3C", "4C", "JC", "6C"]
     assert seeded_order(cards, 1) != seeded_order(cards, 2)
+
+
+def mersenne_twister_order(items: list[str], seed: int) -> list[str]:
+    """The shuffle as docs/replay-format.md section 3 spells it for other languages, written
+    from that text alone: MT19937 seeded by init_by_array with the seed's 32-bit words, least
+    significant first; random() is genrand_res53; Fisher-Yates from the last item down."""
+    mask = 0xFFFFFFFF
+    state = [0] * 624
+    state[0] = 19650218
+    for i in range(1, 624):
+        state[i] = (1812433253 * (state[i - 1] ^ (state[i - 1] >> 30)) + i) & mask
+    key = [(seed >> shift) & mask for shift in range(0, max(seed.bit_length(), 1), 32)]
+    i, j = 1, 0
+    for _ in range(max(624, len(key))):
+        state[i] = ((state[i] ^ ((state[i - 1] ^ (state[i - 1] >> 30)) * 1664525))
+                    + key[j] + j) & mask
+        i, j = i + 1, j + 1
+        if i >= 624:
+            state[0], i = state[623], 1
+        if j >= len(key):
+            j = 0
+    for _ in range(623):
+        state[i] = ((state[i] ^ ((state[i - 1] ^ (state[i - 1] >> 30)) * 1566083941)) - i) & mask
+        i += 1
+        if i >= 624:
+            state[0], i = state[623], 1
+    state[0] = 0x80000000
+    index = 624
+
+    def word() -> int:
+        nonlocal index
+        if index >= 624:
+            for k in range(624):
+                y = (state[k] & 0x80000000) | (state[(k + 1) % 624] & 0x7FFFFFFF)
+                state[k] = state[(k + 397) % 624] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+            index = 0
+        y = state[index]
+        index += 1
+        y ^= y >> 11
+        y ^= (y << 7) & 0x9D2C5680
+        y ^= (y << 15) & 0xEFC60000
+        return y ^ (y >> 18)
+
+    order = list(items)
+    for i in range(len(order) - 1, 0, -1):
+        a, b = word() >> 5, word() >> 6
+        j = int((a * 67108864 + b) / 9007199254740992 * (i + 1))
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def test_the_documented_shuffle_is_the_one_deal_numbers_give() -> None:
+    """A reader in another language checks a seed by the algorithm the format describes."""
+    cards = [f"card {number}" for number in range(65)]
+    for seed in (0, 1, 7, 2**32 - 1, 2**32, 2**40 + 3, MAX_SEED):
+        assert mersenne_twister_order(cards, seed) == seeded_order(cards, seed), seed
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_a_shuffle_seed_must_give_its_order_in_every_game(game_id: str) -> None:
+    """One rule for every game: a seed, when a shuffle carries one, is a deal number whose
+    order the shuffle holds; an order without a seed stands alone (dealt by hand)."""
+    game = get_game(game_id)
+    state = game.new_state(game.min_players, game.make_options(game.min_players))
+    request = game.chance(state)
+    assert request is not None
+    good = shuffle_command(request, 5)
+    number = good.data["seed"]
+    order = list(good.data["order"])
+    assert game.decide(state, good)[0].data == {"order": order, "seed": number}
+    assert game.decide(state, Command("shuffle", None, {"order": order}))[0].data == {
+        "order": order}
+    swapped = [order[1], order[0], *order[2:]]
+    highest = MAX_SEED if request.deals is None else request.deals
+    lowest = 0 if request.deals is None else 1
+    for data, words in (
+            ({"order": order, "seed": number + 1},
+             f"the order is not the one deal number {number + 1} gives"),
+            ({"order": swapped, "seed": number},
+             f"the order is not the one deal number {number} gives"),
+            ({"order": order, "seed": lowest - 1},
+             f"deal numbers run from {lowest} to {highest}, not {lowest - 1}"),
+            ({"order": order, "seed": highest + 1},
+             f"deal numbers run from {lowest} to {highest}, not {highest + 1}")):
+        with pytest.raises(IllegalCommand) as refused:
+            game.decide(state, Command("shuffle", None, data))
+        assert (refused.value.code, refused.value.reason) == ("bad_shuffle", words), data
 
 
 def test_a_whole_game_log_verifies(game_log: Path) -> None:

@@ -83,7 +83,7 @@ EXAMPLE_TRICKS = [
 def example_table(colored_star: bool = False) -> Table[StarsState]:
     table = new_table(first_dealer=3, colored_star=colored_star)
     order = order_for(EXAMPLE_HANDS, EXAMPLE_WIDOW, dealer=3)
-    table.submit(Command("shuffle", None, {"order": order, "seed": 57}))
+    table.submit(Command("shuffle", None, {"order": order}))
     table.submit(Command("bid", 0, {"amount": 57}))
     for seat in (1, 2, 3):
         table.submit(Command("pass", seat, {}))
@@ -440,6 +440,37 @@ def test_white_stars_tripled_and_paid_to_every_other_player() -> None:
     assert result.stars_kept == (8, 0, 0, 0)
 
 
+def test_hand_points_are_the_hand_scores_without_the_burial() -> None:
+    """stars.md: the view's ``hand_points`` count what scoring counts (won cards, the other
+    seats' Star piles, Colored-Star credits), all but the declarer's secret burial."""
+    table = scripted_hand(WHITE_TRICKS, WHITE_HANDS, WHITE_WIDOW, ["2s", "2w", "2l"], 30)
+    pile = 15 + 3 * WHITE_STAR_POINTS + 3
+    for viewer in (None, 0, 1):
+        assert GAME.view(table.state, viewer)["hand_points"] == [14, pile, pile, pile]
+    assert GAME.view(table.state, None)["contracts"][-1]["points"] == [14 + 3, pile, pile, pile]
+
+
+def check_hand_points(state: StarsState) -> None:
+    """``hand_points`` as stars.md gives them, from the view's own keys; at a hand's end they
+    are its hand scores, less the burial for the declarer."""
+    shown = GAME.view(state, None)
+    piles = shown["star_pile_points"]
+    assert shown["hand_points"] == [
+        shown["won_points"][seat] + sum(piles) - piles[seat] + shown["shared_credit"][seat]
+        for seat in range(4)]
+    if state.phase in ("deal", "over") and state.results:
+        burial = [card_points(state.buried) if seat == state.declarer else 0
+                  for seat in range(4)]
+        assert [points + buried for points, buried in zip(shown["hand_points"], burial,
+                                                          strict=True)] == \
+            shown["contracts"][-1]["points"]
+    if state.phase == "play":
+        declarer = state.declarer
+        assert declarer is not None
+        assert GAME.view(state, declarer)["my_hand_points"] == (
+            shown["hand_points"][declarer] + card_points(state.buried))
+
+
 def test_colored_white_stars_score_for_the_three_colored_players_untripled() -> None:
     table = scripted_hand(WHITE_TRICKS, WHITE_HANDS, WHITE_WIDOW, ["2s", "2w", "2l"], 30,
                           colored=True)
@@ -643,6 +674,7 @@ def random_game(seed: int, colored: bool, bots: tuple[str, ...] = ("random",) * 
         check_invariants(state)
         if steps % 7 == 0:
             check_views(state)
+            check_hand_points(state)
         if GAME.chance(state) is not None:
             table.shuffle(rng.randrange(2**32))
             continue
@@ -655,6 +687,7 @@ def random_game(seed: int, colored: bool, bots: tuple[str, ...] = ("random",) * 
         steps += 1
         assert steps < 20000
     check_invariants(table.state)
+    check_hand_points(table.state)
     return table
 
 

@@ -585,6 +585,32 @@ def test_the_game_ends_when_the_last_cards_are_placed(scores: tuple[int, int], k
     assert GAME.legal_actions(over, 0) == GAME.legal_actions(over, 1) == []
 
 
+def test_a_game_ending_in_the_first_players_turn_leaves_that_round_unfinished() -> None:
+    """A round is the beginning player's turn and then the other's: when the last cards go
+    down in the beginning player's turn the game is over, but that round never ended."""
+    for seat, ended, rounds in ((0, False, 6), (1, True, 7)):
+        hands: tuple[list[str], list[str]] = (["TBLH"], []) if seat == 0 else ([], ["TBLH"])
+        state = replace(position({}, hands=hands, seat=seat, starter=0, scores=(100, 85)),
+                        round=7)
+        placed = act(state, "place", card="TBLH", space=5)
+        (event,) = GAME.decide(placed, Command("end_turn", seat, {}))
+        over = GAME.evolve(placed, event)
+        assert over.phase == "over" and over.round == 7 and GAME.is_checkpoint(over)
+        assert over.result is not None and over.result.kind == "end"
+        assert over.round_ended is ended and GAME.snapshot(over)["round_ended"] is ended
+        shown = GAME.event_view(placed, event, None)
+        assert shown is not None and shown.data["round_ended"] is ended
+        assert GAME.view(over, None)["rounds"] == rounds
+        assert GAME.tally(over)["rounds"] == [rounds, rounds]
+        assert GAME.restore(GAME.snapshot(over), 2, GAME.make_options(2, {})) == over
+    going = position({}, hands=(["TBLH", "TBLF"], ["TBSH"]), seat=0, starter=0)
+    assert GAME.view(going, 0)["rounds"] == 0
+    going = act(act(going, "place", card="TBLH", space=5), "end_turn")
+    assert GAME.view(going, 0)["rounds"] == 0 and not going.round_ended
+    going = act(act(going, "place", card="TBSH", space=6), "end_turn")
+    assert going.round == 2 and going.round_ended and GAME.view(going, 0)["rounds"] == 1
+
+
 def test_an_empty_hand_passes_while_the_other_plays_on() -> None:
     state = position({}, hands=([], ["TBLH", "TBLF"]), seat=0, starter=0)
     state = act(state, "pass")
@@ -597,8 +623,8 @@ def test_an_empty_hand_passes_while_the_other_plays_on() -> None:
 
 # --- views -------------------------------------------------------------------------------
 
-CONTRACT_KEYS = {"game", "players", "phase", "round", "to_act", "starter", "board", "hands",
-                 "deck", "discards", "scores", "turn", "last_turn", "legal", "result"}
+CONTRACT_KEYS = {"game", "players", "phase", "round", "rounds", "to_act", "starter", "board",
+                 "hands", "deck", "discards", "scores", "turn", "last_turn", "legal", "result"}
 
 
 def test_views_follow_the_contract() -> None:

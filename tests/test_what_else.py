@@ -61,7 +61,7 @@ def table_for(hands: Sequence[Sequence[str]], draw: Sequence[str] = (), **option
               ) -> Table[WhatElseState]:
     table = Table.new(GAME, len(hands), options)
     order = deal_order(hands, draw, options.get("opener", 0))
-    table.submit(Command("shuffle", None, {"order": order, "seed": 11}))
+    table.submit(Command("shuffle", None, {"order": order}))
     return table
 
 
@@ -455,7 +455,7 @@ def test_the_discard_pile_is_reshuffled_when_a_draw_runs_out_and_the_draw_goes_o
         "no play now: the cards are being shuffled")
     new_order = list(reversed(discarded))
     before = table.state
-    (_, event), = table.submit(Command("shuffle", None, {"order": new_order, "seed": 5}))
+    (_, event), = table.submit(Command("shuffle", None, {"order": new_order}))
     for viewer in (None, 0, 5):
         shown_event = GAME.event_view(before, event, viewer)
         assert shown_event == Event("shuffled", None, {
@@ -587,14 +587,16 @@ def test_view_keys_for_the_client() -> None:
 
 def check_views(state: WhatElseState) -> None:
     """No view shows another seat's hand or the draw pile; a seat sees its own hand. (The
-    last round's record is left out: it tells what everyone saw laid and discarded, even once
-    a reshuffle has sent those cards back into the draw pile and hands.)"""
+    last round's plays and discards are left out: they tell what everyone saw laid and
+    discarded, even once a reshuffle has sent those cards back into the draw pile and hands.
+    What each seat drew since is there, and must be counts: the cards drawn are secret.)"""
     deck = state.rules.cards.deck
     secret = [deck.codes(hand) for hand in state.hands]
     drawing = {deck.code_of[card] for card in state.draw}
     for viewer in (None, *range(state.rules.players)):
         shown = GAME.view(state, viewer)
-        seen = set(strings({**shown, "last_round": None})) & set(deck.code_of)
+        last = shown["last_round"] and {**shown["last_round"], "pile": None, "discarded": None}
+        seen = set(strings({**shown, "last_round": last})) & set(deck.code_of)
         for seat, hand in enumerate(secret):
             if seat != viewer:
                 assert not seen & set(hand), f"{viewer} sees seat {seat}'s {seen & set(hand)}"

@@ -161,8 +161,9 @@ def tables_folder(server: EmbeddedServer) -> Path:
 
 
 def files(folder: Path) -> dict[str, bytes]:
-    """Every file of the folder and what it holds."""
-    return {path.name: path.read_bytes() for path in sorted(folder.iterdir()) if path.is_file()}
+    """Every file of the folder and what it holds (but a hidden one: a running server's lock)."""
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())
+            if path.is_file() and not path.name.startswith(".")}
 
 
 def assert_logs_verify(folder: Path) -> None:
@@ -539,7 +540,8 @@ def test_read_only_shows_the_tables_and_refuses_every_change(
                 {"type": "bot", "table": waiting, "seat": 0},
                 {"type": "act", "table": playing, "token": token, "seq": listed[playing]["seq"],
                  "cid": 1, "command": {"type": "play", "data": {"card": "2C"}}},
-                {"type": "leave", "table": playing, "token": token, "give_up": True}):
+                {"type": "leave", "table": playing, "token": token, "give_up": True},
+                {"type": "report", "table": finished, "note": "it froze"}):
             reply = viewer.request(request)
             assert reply["type"] == protocol.ERROR, reply
             assert reply["code"] == durability.READ_ONLY, reply

@@ -34,10 +34,9 @@ from starhall.shared.engine import (
     Seat,
     Viewer,
     require,
-    shuffle_event,
 )
 from starhall.shared.options import Options, OptionSpec
-from starhall.shared.shuffle import seeded_order
+from starhall.shared.shuffle import seeded_order, shuffle_event
 from starhall.shared.snapshots import ENTRY, SnapshotReader
 
 SUITS: Final = ("C", "D", "H", "S")
@@ -277,7 +276,7 @@ class StarPatience(Game[StarState]):
     def decide(self, state: StarState, command: Command) -> list[Event]:
         kind = command.type
         if kind == "shuffle":
-            return [self._decide_shuffle(state, command)]
+            return [shuffle_event(self.chance(state), command, "deal")]
         if kind not in ("pair", "place", "undo", "redo", "give_up"):
             raise IllegalCommand("unknown_command", f"star_patience has no command {kind!r}")
         seat_of(command, PLAYERS)
@@ -309,21 +308,6 @@ class StarPatience(Game[StarState]):
         require(occupant == NO_CARD, "place_taken",
                 f"the outer {LINES[line]} place holds {DECK.code_of[occupant]}")
         return [Event("placed", SEAT, {"line": LINES[line]})]
-
-    def _decide_shuffle(self, state: StarState, command: Command) -> Event:
-        request = self.chance(state)
-        event = shuffle_event(request, command, "deal")
-        seed = event.data.get("seed")
-        fixed = state.rules.deal
-        if fixed:
-            require(seed == fixed and event.data["order"] == deal_order(fixed), "bad_shuffle",
-                    f"this table plays deal number {fixed}: shuffle by it")
-        elif seed is not None:  # without a seed: an order dealt by hand (tests, made deals)
-            require(1 <= seed <= MAX_DEAL, "bad_shuffle",
-                    f"deal numbers run from 1 to {MAX_DEAL}, not {seed}")
-            require(event.data["order"] == deal_order(seed), "bad_shuffle",
-                    f"the order is not deal number {seed}'s")
-        return event
 
     def _decide_undo_redo(self, state: StarState, kind: str) -> Event:
         require(state.rules.undo, "undo_off", f"{kind} is off at this table")

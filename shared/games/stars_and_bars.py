@@ -32,9 +32,9 @@ from starhall.shared.engine import (
     Seat,
     Viewer,
     require,
-    shuffle_event,
 )
 from starhall.shared.options import Options
+from starhall.shared.shuffle import shuffle_event
 from starhall.shared.snapshots import ENTRY, SnapshotReader
 
 # --- cards -------------------------------------------------------------------------------
@@ -306,7 +306,8 @@ class BarsState:
     last_turn: Turn | None
     result: Result | None
     round_ended: bool
-    """The last event ended a round (a checkpoint)."""
+    """The last event ended a round, the second player's turn (a checkpoint). A game that
+    ends in the beginning player's turn ends with its last round unfinished."""
     tally: Tally
 
 
@@ -374,6 +375,14 @@ def legal_placements(state: BarsState, seat: Seat) -> list[tuple[int, int, int]]
             if points >= 0:
                 found.append((card, space, points))
     return found
+
+
+def rounds_played(state: BarsState) -> int:
+    """The rounds both players have taken their turn in: those before the one being played,
+    or at the game's end all of them but an unfinished last one."""
+    if state.phase == "over" and state.round_ended:
+        return state.round
+    return max(state.round - 1, 0)
 
 
 def round_result(scores: tuple[int, int]) -> Result | None:
@@ -725,7 +734,7 @@ class StarsAndBars(Game[BarsState]):
             result = end_result(state.scores)
         if result is not None:
             return replace(state, phase="over", turn=None, last_turn=turn, result=result,
-                           round_ended=True)
+                           round_ended=round_over)
         return replace(state, round=state.round + (1 if round_over else 0),
                        turn=_fresh_turn(1 - seat),
                        last_turn=turn, round_ended=round_over)
@@ -815,6 +824,7 @@ class StarsAndBars(Game[BarsState]):
 
     def view(self, state: BarsState, viewer: Viewer) -> dict[str, Any]:
         view = self._public(state)
+        view["rounds"] = rounds_played(state)  # follows from the snapshot: not in it
         view["seat"] = viewer
         seated = viewer is not None and 0 <= viewer < PLAYERS
         view["legal"] = self._legal_view(state, viewer) if seated and viewer is not None else {}
@@ -927,7 +937,7 @@ class StarsAndBars(Game[BarsState]):
             "passes": list(counts.passes),
             "take backs": list(counts.take_backs),
             "ties": [int(tie)] * PLAYERS,
-            "rounds": [state.round] * PLAYERS if result is not None else [0, 0],
+            "rounds": [rounds_played(state)] * PLAYERS if result is not None else [0, 0],
         }
 
     def describe_event(self, event: Event) -> str:

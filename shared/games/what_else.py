@@ -36,9 +36,9 @@ from starhall.shared.engine import (
     Seat,
     Viewer,
     require,
-    shuffle_event,
 )
 from starhall.shared.options import Options, OptionSpec
+from starhall.shared.shuffle import shuffle_event
 from starhall.shared.snapshots import SnapshotReader
 from starhall.shared.tricks import CardPlays
 
