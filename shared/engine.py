@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from random import Random
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar, final
 
 from mypy_extensions import mypyc_attr
 
@@ -42,21 +42,42 @@ Data = Mapping[str, Any]
 _EMPTY: Data = MappingProxyType({})
 
 
-class Command(NamedTuple):
+class Move:
+    """What commands and events share: a ``type``, the seat it is by (``None``: the host, or no
+    seat) and ``data``. Immutable (``Final`` fields), and equal when of the same class with
+    equal fields.
+
+    A plain class rather than a named tuple: mypyc compiles it to a C struct, so making one
+    (replaying a log makes one per record, re-checking it one command more) is one
+    allocation, where a named tuple's ``__new__`` runs as interpreted Python."""
+
+    __slots__ = ("type", "seat", "data")
+
+    def __init__(self, type: str, seat: Seat | None, data: Data = _EMPTY) -> None:
+        self.type: Final = type
+        self.seat: Final = seat
+        self.data: Final = data
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Move) and type(other) is type(self) and self.type == other.type
+                and self.seat == other.seat and self.data == other.data)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(type={self.type!r}, seat={self.seat!r}, data={self.data!r})"
+
+
+@final
+class Command(Move):
     """What a seat (or, for ``shuffle``, the host) asks the game to do."""
 
-    type: str
-    seat: Seat | None
-    data: Data = _EMPTY
+    __slots__ = ()
 
 
-class Event(NamedTuple):
-    """A fact the log records. ``data`` holds only msgpack-able values (cards as codes).
-    Named tuples, because replaying a log makes one per record."""
+@final
+class Event(Move):
+    """A fact the log records. ``data`` holds only msgpack-able values (cards as codes)."""
 
-    type: str
-    seat: Seat | None
-    data: Data = _EMPTY
+    __slots__ = ()
 
 
 class IllegalCommand(Exception):

@@ -69,19 +69,17 @@ class Scan:
 
 
 def read_records(data: bytes, path: str | os.PathLike[str], limit: int | None = None
-                 ) -> tuple[list[tuple[int, Any]], int]:
+                 ) -> tuple[list[tuple[int, dict[str, Any]]], int]:
     """Every whole record of ``data`` (the first ``limit`` of them) as ``(offset, body)``, and
     the length of the good part read, which is shorter than ``data`` when the tail is torn."""
     unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=len(data) + 1)
     unpacker.feed(data)
-    view = memoryview(data)
     crc32 = zlib.crc32
-    records: list[tuple[int, Any]] = []
-    append = records.append
+    records: list[tuple[int, dict[str, Any]]] = []
     start = 0
     try:
         for item in unpacker:  # stops quietly at a record cut short: the torn tail
-            end = unpacker.tell()
+            end: int = unpacker.tell()
             if (
                 data[start] != 0x92
                 or data[end - 5] != 0xCE
@@ -89,10 +87,10 @@ def read_records(data: bytes, path: str | os.PathLike[str], limit: int | None = 
                 or type(item[0]) is not dict
             ):
                 raise LogError(path, len(records), start, "not a [body, crc] record")
-            if crc32(view[start + 1 : end - 5]) != item[1]:
+            if crc32(data[start + 1 : end - 5]) != item[1]:  # a copy costs less than a view
                 raise LogError(path, len(records), start,
                                "checksum mismatch: the record is damaged")
-            append((start, item[0]))
+            records.append((start, item[0]))
             start = end
             if limit is not None and len(records) >= limit:
                 break
@@ -174,7 +172,7 @@ def log_bytes(path: str | os.PathLike[str]) -> tuple[str, bytes]:
 
 
 def _read_log(path: str | os.PathLike[str]
-              ) -> tuple[str, bytes, list[tuple[int, Any]], int]:
+              ) -> tuple[str, bytes, list[tuple[int, dict[str, Any]]], int]:
     data = Path(path).read_bytes()
     records, good_length = read_records(data, path)
     if records and is_bug_report(records[0][1]):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -59,8 +60,8 @@ class Recording:
     players: int
     options: dict[str, Any]
     events: list[tuple[int, Event]] = field(default_factory=list)
-    places: list[tuple[int, int]] = field(default_factory=list)
-    """Where each event stands in the file: its record number and byte offset."""
+    offsets: list[int] = field(default_factory=list)
+    """Where each event's record starts in the file (its byte offset)."""
     checkpoints: dict[int, Checkpoint] = field(default_factory=dict)
     cids: dict[int, int | str] = field(default_factory=dict)
     """The client command id logged with an event, by the event's ``seq`` (events a
@@ -155,12 +156,11 @@ class Recording:
                 pass
             return state
         game = self.game
-        evolve = game.evolve
         state = game.new_state(self.players, self.options)
         events = self.events if upto is None else self.events[:max(upto, 0)]
         try:
             for _, event in events:
-                state = evolve(state, event)
+                state = game.evolve(state, event)
         except Exception:
             # Again step by step, to name the event at fault.
             return list(self.states(upto, strict=False))[-1][1]
@@ -186,10 +186,9 @@ class Recording:
             if state_hash(game.snapshot(state)) != checkpoint.hash:
                 problem = f"the checkpoint after event {seq} does not match its hash"
         if problem is None:
-            evolve = game.evolve
             try:
                 for _, event in self.events[seq - self.start:]:
-                    state = evolve(state, event)
+                    state = game.evolve(state, event)
                 return Resumed(state, seq)
             except Exception:  # noqa: S110 - folded again from the start, which names the event
                 pass
@@ -199,8 +198,18 @@ class Recording:
     def illegal(self, index: int, reason: str) -> IllegalEvent:
         """The error for the event at ``index`` of ``events``."""
         seq, event = self.events[index]
-        record, offset = self.places[index]
-        return IllegalEvent(self.source or self.path, record, offset, seq, event, reason)
+        return IllegalEvent(self.source or self.path, self.record_number(index),
+                            self.offsets[index], seq, event, reason)
+
+    def record_number(self, index: int) -> int:
+        """The number of the event at ``index`` of ``events`` among the file's records: the
+        header, the events before it and the checkpoint and seating records after those come
+        first (-1 for a log read from its tail, whose earlier records were not counted)."""
+        if self.start:
+            return -1
+        seq = self.events[index][0]
+        return (seq + sum(1 for checkpoint in self.checkpoints if checkpoint < seq)
+                + sum(1 for after, _, _ in self.seat_changes if after < seq))
 
 
 class IllegalEvent(LogError):
@@ -261,11 +270,19 @@ def unlike(expected: Event, recorded: Event) -> str:
 
 def load(path: str | os.PathLike[str]) -> Recording:
     """Read and check a log's structure: header, then events numbered 1, 2, 3 …"""
-    found = scan(path)
-    recording = _recording(path, found.records[0][1], found.source)
-    recording.torn = found.torn
-    recording.good_length = found.good_length
-    _add_records(recording, found.records[1:], 1)
+    # Reading a log makes many objects that live on, and no reference cycles: the cyclic
+    # collector's passes meanwhile would only go over them again and again.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        found = scan(path)
+        recording = _recording(path, found.records[0][1], found.source)
+        recording.torn = found.torn
+        recording.good_length = found.good_length
+        _add_records(recording, found.records[1:], 1)
+    finally:
+        if collecting:
+            gc.enable()
     return recording
 
 
@@ -385,15 +402,14 @@ def _recording(path: str | os.PathLike[str], header: dict[str, Any], source: str
                      format=header["format"], seating=seating)
 
 
-def _add_records(recording: Recording, records: list[tuple[int, Any]], first: int | None,
-                 expected: int = 1) -> None:
+def _add_records(recording: Recording, records: list[tuple[int, dict[str, Any]]],
+                 first: int | None, expected: int = 1) -> None:
     """Check and add a log's records after its header: events numbered on from
     ``expected``, and checkpoints each after the event before it. ``first`` is the number of
     the first record in the file (``None`` when not known: a log read from its tail)."""
     source = recording.source
     events = recording.events
-    append = events.append
-    place = recording.places.append
+    offsets = recording.offsets
     players = recording.players
     # Who sits where so far (None until a log read from its tail meets its checkpoint).
     seating = list(recording.seating) if first is not None else None
@@ -418,8 +434,8 @@ def _add_records(recording: Recording, records: list[tuple[int, Any]], first: in
                 if type(cid) is not int and type(cid) is not str:
                     raise LogError(source, index, offset, f"malformed command id {cid!r}")
                 recording.cids[seq] = cid
-            append((seq, Event(event_type, seat, data)))
-            place((index, offset))
+            events.append((seq, Event(event_type, seat, data)))
+            offsets.append(offset)
             expected += 1
         elif kind == "checkpoint":
             seq, digest, state = body.get("seq"), body.get("hash"), body.get("state")
@@ -454,7 +470,8 @@ def _add_records(recording: Recording, records: list[tuple[int, Any]], first: in
             recording.seat_changes.append((seq, number, seat))
         else:
             raise LogError(source, index, offset, f"unknown record kind {kind!r}")
-        recording.last_record = offset
+    if records:
+        recording.last_record = records[-1][0]
 
 
 def _checkpoint_seats(recording: Recording, body: dict[str, Any],

@@ -81,7 +81,8 @@ def test_verify_refuses_each_case_where_it_breaks(case: Case) -> None:
         # The event named stands at that record and byte, and every event before it is legal.
         recording = load(case.file)
         index = case.seq - 1
-        assert recording.places[index] == (case.record, case.offset)
+        assert (recording.record_number(index), recording.offsets[index]) == (case.record,
+                                                                             case.offset)
         assert recording.events[index] == (case.seq, error.event)
         assert case.file.read_bytes()[case.offset] == 0x92
         recording.state_at(case.seq - 1)

@@ -351,7 +351,7 @@ def test_shooting_the_moon_scores_zero_and_26_to_everyone_else() -> None:
     won[0] = state.rules.point_cards
     from starhall.shared.games.hearts import _finish_hand
 
-    finished = _finish_hand(state._replace(won=tuple(won), hands=(0,) * 5))
+    finished = _finish_hand(state.replace(won=tuple(won), hands=(0,) * 5))
     assert finished.score_sheet[-1] == (0, 26, 26, 26, 26)
     assert finished.moon == 0
 
@@ -375,11 +375,11 @@ def test_a_shared_lowest_total_plays_another_hand() -> None:
     state = HEARTS.new_state(4, HEARTS.make_options(4, {"target": 10}))
     from starhall.shared.games.hearts import _finish_hand
 
-    tied = _finish_hand(state._replace(totals=(0, 0, 20, 0), hand_number=1,
-                                       won=(0, 0, 0, 0)))
+    tied = _finish_hand(state.replace(totals=(0, 0, 20, 0), hand_number=1,
+                                      won=(0, 0, 0, 0)))
     assert tied.phase == "deal"
     won = (0, STARDECK.mask(["2H"]), 0, STARDECK.mask(["3H"]))
-    decided = _finish_hand(state._replace(totals=(0, 0, 20, 0), hand_number=1, won=won))
+    decided = _finish_hand(state.replace(totals=(0, 0, 20, 0), hand_number=1, won=won))
     assert decided.phase == "over" and decided.totals == (0, 1, 20, 1)
     assert HEARTS.outcome(decided).winners == (0,)
 
@@ -457,10 +457,10 @@ def test_the_joker_is_led_only_from_a_hand_of_nothing_else() -> None:
     state = joker_table(["JK", "3C"] + suit("*")[:13] + suit("H")[:7]).state
     hands = list(state.hands)
     hands[1] = STARDECK.mask(["JK", "5H"])
-    leading = state._replace(turn=1, tricks_played=5, hands=tuple(hands), hearts_broken=True)
+    leading = state.replace(turn=1, tricks_played=5, hands=tuple(hands), hearts_broken=True)
     assert STARDECK.codes(legal_cards(leading, 1)) == ["5H"]
     hands[1] = STARDECK.mask(["JK"])
-    assert STARDECK.codes(legal_cards(leading._replace(hands=tuple(hands)), 1)) == ["JK"]
+    assert STARDECK.codes(legal_cards(leading.replace(hands=tuple(hands)), 1)) == ["JK"]
 
 
 def test_a_led_joker_lets_the_next_card_set_the_suit() -> None:
@@ -472,8 +472,8 @@ def test_a_led_joker_lets_the_next_card_set_the_suit() -> None:
     trick = ((1, joker),)
     hands = list(state.hands)
     hands[2] = STARDECK.mask(["A*", "2D"])
-    later = state._replace(trick=trick, turn=2, tricks_played=3, hands=tuple(hands),
-                           hearts_broken=False)
+    later = state.replace(trick=trick, turn=2, tricks_played=3, hands=tuple(hands),
+                          hearts_broken=False)
     assert legal_cards(later, 2) == (1 << ace) | (1 << two_d)  # any card that could be led
     after = Hearts._evolve_play(later, HEARTS.decide(later, Command("play", 2, {"card": "2D"}))[0])
     assert after.trick[-1] == (2, two_d)

@@ -203,7 +203,8 @@ def test_verify_refuses_an_illegal_event_where_it_stands(game_log: Path) -> None
     rewrite_event(game_log, seq, {"data": {"card": other}})
     with pytest.raises(IllegalEvent) as refused:
         verify(game_log)
-    record, offset = load(game_log).places[index]
+    rewritten = load(game_log)
+    record, offset = rewritten.record_number(index), rewritten.offsets[index]
     assert str(refused.value) == (
         f"{game_log}: record {record} (byte {offset}): event {seq} (played, seat {event.seat}): "
         "you must lead the 2 of Clubs: the first trick is led with the lowest Club in play")

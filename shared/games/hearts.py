@@ -10,10 +10,11 @@ Events: ``deal`` (the shuffled order), ``exchange_taken``, ``exchange_declined``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from functools import cache
 from itertools import combinations
 from random import Random
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, final
 
 from starhall.shared.cards import CardSet, Deck, bits, lowest, random_cards
 from starhall.shared.commands import held_card, held_cards, seat_of
@@ -117,8 +118,8 @@ class Rules:
     target: int
     first_dealer: int
     plays: CardPlays
-    deal_items: tuple[str, ...]
-    """The codes of the cards dealt, in deck order: what a shuffle must hold."""
+    deal_request: ChanceRequest
+    """The shuffle every deal waits for: the codes of the cards dealt, in deck order."""
 
 
 @cache
@@ -163,7 +164,7 @@ def _rules(players: int, mode: str, classic: bool, pass_cards: int, qs_breaks: b
         target=target,
         first_dealer=first_dealer,
         plays=CardPlays.build(deck, players),
-        deal_items=tuple(deck.codes(cards)),
+        deal_request=ChanceRequest(tuple(deck.codes(cards))),
     )
 
 
@@ -172,67 +173,180 @@ def rules_for(players: int, options: Options) -> Rules:
                   options["qs_breaks_hearts"], options["target"], options["first_dealer"])
 
 
-class HeartsState(NamedTuple):
-    """Immutable; a named tuple because a new one is made for every card played."""
+class _Keep(Enum):
+    """The default of each of ``HeartsState.replace``'s fields: this state's value."""
 
-    rules: Rules
-    phase: str
-    """``deal`` (waiting for the shuffle), ``exchange``, ``pass``, ``play`` or ``over``."""
-    hand_number: int
-    """Hands dealt so far; the first hand is number 1."""
-    dealer: Seat
-    undealt: CardSet
-    out_of_play: CardSet
-    """Removed before the deal, or discarded in the exchange: seen by nobody."""
-    exchange_declines: int
-    pass_offset: int
-    passes: tuple[CardSet | None, ...]
-    received: tuple[CardSet, ...]
-    tricks_played: int
-    won: tuple[CardSet, ...]
-    """Cards each seat has taken this hand."""
-    last_trick: Trick
-    last_winner: Seat | None
-    totals: tuple[int, ...]
-    score_sheet: tuple[tuple[int, ...], ...]
-    """Each finished hand's scores, one per seat."""
-    moon: Seat | None
-    """Who shot the moon in the last finished hand."""
-    undealt_taken: tuple[Seat, CardSet] | None
-    """Who took this hand's undealt cards, and which: the exchange's taker, into its hand, or in
-    ``blind_trick`` the first trick's winner, face down among its taken cards. ``None`` until
-    they are taken and again once the hand is scored, which turns face-down cards up."""
-    # The four fields most card plays change come last, so a play copies the rest as one slice.
-    hearts_broken: bool
-    turn: Seat
-    """Whose turn it is in the exchange or the play."""
-    trick: Trick
-    hands: tuple[CardSet, ...]
+    KEEP = 0
 
 
-_FIELD_INDEX: Final = {name: index for index, name in enumerate(HeartsState._fields)}
+KEEP: Final = _Keep.KEEP
 
 
-def _with(state: HeartsState, **changes: object) -> HeartsState:
-    """``state._replace(**changes)``, which is written in Python and costs five times this."""
-    fields: list[object] = list(state)
-    for name, value in changes.items():
-        fields[_FIELD_INDEX[name]] = value
-    return tuple.__new__(HeartsState, fields)
+_STATE_FIELDS: Final = (
+    "rules", "phase", "hand_number", "dealer", "undealt", "out_of_play", "exchange_declines",
+    "pass_offset", "passes", "received", "tricks_played", "won", "last_trick", "last_winner",
+    "totals", "score_sheet", "moon", "undealt_taken", "hearts_broken", "turn", "trick", "hands",
+)
 
 
-# Field positions, for the two steps that every trick takes (see _evolve_play).
-_PLAY_FIELDS: Final = HeartsState._fields.index("hearts_broken")
-_HANDS: Final = HeartsState._fields.index("hands")
-_TRICK: Final = HeartsState._fields.index("trick")
-_BROKEN: Final = HeartsState._fields.index("hearts_broken")
-_TURN: Final = HeartsState._fields.index("turn")
-_UNDEALT: Final = HeartsState._fields.index("undealt")
-_TRICKS_PLAYED: Final = HeartsState._fields.index("tricks_played")
-_WON: Final = HeartsState._fields.index("won")
-_LAST_TRICK: Final = HeartsState._fields.index("last_trick")
-_LAST_WINNER: Final = HeartsState._fields.index("last_winner")
-_UNDEALT_TAKEN: Final = HeartsState._fields.index("undealt_taken")
+@final
+class HeartsState:
+    """One moment of a table. Immutable: every field is ``Final``, and a change makes a new
+    state (``replace``, or ``played`` for a card play, the change most events make).
+
+    A plain class rather than a named tuple or a dataclass: mypyc compiles it to a C struct,
+    so a new state is one allocation with its fields set in place, where a named tuple's copy
+    went through three tuples and a dataclass's ``__init__`` runs as interpreted Python."""
+
+    __slots__ = _STATE_FIELDS
+
+    def __init__(
+        self,
+        rules: Rules,
+        phase: str,
+        hand_number: int,
+        dealer: Seat,
+        undealt: CardSet,
+        out_of_play: CardSet,
+        exchange_declines: int,
+        pass_offset: int,
+        passes: tuple[CardSet | None, ...],
+        received: tuple[CardSet, ...],
+        tricks_played: int,
+        won: tuple[CardSet, ...],
+        last_trick: Trick,
+        last_winner: Seat | None,
+        totals: tuple[int, ...],
+        score_sheet: tuple[tuple[int, ...], ...],
+        moon: Seat | None,
+        undealt_taken: tuple[Seat, CardSet] | None,
+        hearts_broken: bool,
+        turn: Seat,
+        trick: Trick,
+        hands: tuple[CardSet, ...],
+    ) -> None:
+        self.rules: Final = rules
+        self.phase: Final = phase
+        """``deal`` (waiting for the shuffle), ``exchange``, ``pass``, ``play`` or ``over``."""
+        self.hand_number: Final = hand_number
+        """Hands dealt so far; the first hand is number 1."""
+        self.dealer: Final = dealer
+        self.undealt: Final = undealt
+        self.out_of_play: Final = out_of_play
+        """Removed before the deal, or discarded in the exchange: seen by nobody."""
+        self.exchange_declines: Final = exchange_declines
+        self.pass_offset: Final = pass_offset
+        self.passes: Final = passes
+        self.received: Final = received
+        self.tricks_played: Final = tricks_played
+        self.won: Final = won
+        """Cards each seat has taken this hand."""
+        self.last_trick: Final = last_trick
+        self.last_winner: Final = last_winner
+        self.totals: Final = totals
+        self.score_sheet: Final = score_sheet
+        """Each finished hand's scores, one per seat."""
+        self.moon: Final = moon
+        """Who shot the moon in the last finished hand."""
+        self.undealt_taken: Final = undealt_taken
+        """Who took this hand's undealt cards, and which: the exchange's taker, into its hand,
+        or in ``blind_trick`` the first trick's winner, face down among its taken cards.
+        ``None`` until they are taken and again once the hand is scored, which turns face-down
+        cards up."""
+        self.hearts_broken: Final = hearts_broken
+        self.turn: Final = turn
+        """Whose turn it is in the exchange or the play."""
+        self.trick: Final = trick
+        self.hands: Final = hands
+
+    # A card play makes a new state through one of the two methods below, which name no
+    # fields: most events are card plays.
+
+    def played(self, hearts_broken: bool, turn: Seat, trick: Trick,
+               hands: tuple[CardSet, ...]) -> HeartsState:
+        """This state after a card play that leaves its trick open."""
+        return HeartsState(
+            self.rules, self.phase, self.hand_number, self.dealer, self.undealt,
+            self.out_of_play, self.exchange_declines, self.pass_offset, self.passes,
+            self.received, self.tricks_played, self.won, self.last_trick, self.last_winner,
+            self.totals, self.score_sheet, self.moon, self.undealt_taken,
+            hearts_broken, turn, trick, hands,
+        )
+
+    def trick_taken(self, hearts_broken: bool, trick: Trick, winner: Seat,
+                    hands: tuple[CardSet, ...], won: tuple[CardSet, ...], undealt: CardSet,
+                    undealt_taken: tuple[Seat, CardSet] | None) -> HeartsState:
+        """This state after the card play that completes ``trick``, which ``winner`` takes and
+        leads the next from."""
+        return HeartsState(
+            self.rules, self.phase, self.hand_number, self.dealer, undealt,
+            self.out_of_play, self.exchange_declines, self.pass_offset, self.passes,
+            self.received, self.tricks_played + 1, won, trick, winner,
+            self.totals, self.score_sheet, self.moon, undealt_taken,
+            hearts_broken, winner, (), hands,
+        )
+
+    def replace(
+        self,
+        *,
+        rules: Rules | _Keep = KEEP,
+        phase: str | _Keep = KEEP,
+        hand_number: int | _Keep = KEEP,
+        dealer: Seat | _Keep = KEEP,
+        undealt: CardSet | _Keep = KEEP,
+        out_of_play: CardSet | _Keep = KEEP,
+        exchange_declines: int | _Keep = KEEP,
+        pass_offset: int | _Keep = KEEP,
+        passes: tuple[CardSet | None, ...] | _Keep = KEEP,
+        received: tuple[CardSet, ...] | _Keep = KEEP,
+        tricks_played: int | _Keep = KEEP,
+        won: tuple[CardSet, ...] | _Keep = KEEP,
+        last_trick: Trick | _Keep = KEEP,
+        last_winner: Seat | None | _Keep = KEEP,
+        totals: tuple[int, ...] | _Keep = KEEP,
+        score_sheet: tuple[tuple[int, ...], ...] | _Keep = KEEP,
+        moon: Seat | None | _Keep = KEEP,
+        undealt_taken: tuple[Seat, CardSet] | None | _Keep = KEEP,
+        hearts_broken: bool | _Keep = KEEP,
+        turn: Seat | _Keep = KEEP,
+        trick: Trick | _Keep = KEEP,
+        hands: tuple[CardSet, ...] | _Keep = KEEP,
+    ) -> HeartsState:
+        """This state with the fields given changed, as a named tuple's ``_replace``."""
+        return HeartsState(
+            self.rules if rules is KEEP else rules,
+            self.phase if phase is KEEP else phase,
+            self.hand_number if hand_number is KEEP else hand_number,
+            self.dealer if dealer is KEEP else dealer,
+            self.undealt if undealt is KEEP else undealt,
+            self.out_of_play if out_of_play is KEEP else out_of_play,
+            self.exchange_declines if exchange_declines is KEEP else exchange_declines,
+            self.pass_offset if pass_offset is KEEP else pass_offset,
+            self.passes if passes is KEEP else passes,
+            self.received if received is KEEP else received,
+            self.tricks_played if tricks_played is KEEP else tricks_played,
+            self.won if won is KEEP else won,
+            self.last_trick if last_trick is KEEP else last_trick,
+            self.last_winner if last_winner is KEEP else last_winner,
+            self.totals if totals is KEEP else totals,
+            self.score_sheet if score_sheet is KEEP else score_sheet,
+            self.moon if moon is KEEP else moon,
+            self.undealt_taken if undealt_taken is KEEP else undealt_taken,
+            self.hearts_broken if hearts_broken is KEEP else hearts_broken,
+            self.turn if turn is KEEP else turn,
+            self.trick if trick is KEEP else trick,
+            self.hands if hands is KEEP else hands,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is HeartsState and all(
+            getattr(self, name) == getattr(other, name) for name in _STATE_FIELDS)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _STATE_FIELDS)
+        return f"HeartsState({fields})"
+
+
 
 
 def _non_point(rules: Rules, hand: CardSet) -> CardSet:
@@ -288,19 +402,18 @@ def _offer_exchange(state: HeartsState, seat: Seat, declines: int) -> HeartsStat
         for offset in range(rules.players):
             candidate = (state.dealer + offset) % rules.players
             if _can_take_exchange(rules, state.hands[candidate]):
-                return _with(state, phase="exchange", turn=candidate, exchange_declines=declines)
-        return _begin_passing(_with(state, out_of_play=state.out_of_play | state.undealt,
-                                      undealt=0))
-    return _with(state, phase="exchange", turn=seat, exchange_declines=declines)
+                return state.replace(phase="exchange", turn=candidate, exchange_declines=declines)
+        return _begin_passing(state.replace(out_of_play=state.out_of_play | state.undealt,
+                                            undealt=0))
+    return state.replace(phase="exchange", turn=seat, exchange_declines=declines)
 
 
 def _begin_passing(state: HeartsState) -> HeartsState:
     rules = state.rules
     offset = rules.pass_offsets[(state.hand_number - 1) % len(rules.pass_offsets)]
     if rules.pass_cards and offset:
-        return _with(state, phase="pass", pass_offset=offset,
-                       passes=(None,) * rules.players)
-    return _begin_play(_with(state, pass_offset=0))
+        return state.replace(phase="pass", pass_offset=offset, passes=(None,) * rules.players)
+    return _begin_play(state.replace(pass_offset=0))
 
 
 def _begin_play(state: HeartsState) -> HeartsState:
@@ -310,7 +423,7 @@ def _begin_play(state: HeartsState) -> HeartsState:
         in_hands |= hand
     first = lowest(in_hands & rules.deck.suit_mask[CLUBS])
     leader = next(s for s, hand in enumerate(state.hands) if hand >> first & 1)
-    return _with(state, phase="play", turn=leader)
+    return state.replace(phase="play", turn=leader)
 
 
 def _finish_hand(state: HeartsState) -> HeartsState:
@@ -324,8 +437,7 @@ def _finish_hand(state: HeartsState) -> HeartsState:
     totals = tuple(t + p for t, p in zip(state.totals, taken, strict=True))
     best = min(totals)
     over = max(totals) >= rules.target and totals.count(best) == 1
-    return _with(
-        state,
+    return state.replace(
         phase="over" if over else "deal",
         totals=totals,
         score_sheet=(*state.score_sheet, tuple(taken)),
@@ -386,7 +498,7 @@ class Hearts(Game[HeartsState]):
     def chance(self, state: HeartsState) -> ChanceRequest | None:
         if state.phase != "deal":
             return None
-        return ChanceRequest(state.rules.deal_items)
+        return state.rules.deal_request
 
     def to_act(self, state: HeartsState) -> tuple[Seat, ...]:
         if state.phase in ("exchange", "play"):
@@ -528,7 +640,7 @@ class Hearts(Game[HeartsState]):
         if kind == "passed":
             passes = list(state.passes)
             passes[seat] = rules.deck.mask(event.data["cards"])
-            state = _with(state, passes=tuple(passes))
+            state = state.replace(passes=tuple(passes))
             if any(chosen is None for chosen in passes):
                 return state
             return _begin_play(self._deliver_passes(state))
@@ -538,9 +650,9 @@ class Hearts(Game[HeartsState]):
             discard = rules.deck.mask(event.data["cards"])
             hands = list(state.hands)
             hands[seat] = hands[seat] & ~discard | state.undealt
-            return _begin_passing(_with(state, hands=tuple(hands), undealt=0,
-                                          out_of_play=state.out_of_play | discard,
-                                          undealt_taken=(seat, state.undealt)))
+            return _begin_passing(state.replace(hands=tuple(hands), undealt=0,
+                                                out_of_play=state.out_of_play | discard,
+                                                undealt_taken=(seat, state.undealt)))
         raise ValueError(f"hearts has no event {kind!r}")
 
     @staticmethod
@@ -550,21 +662,21 @@ class Hearts(Game[HeartsState]):
         received = tuple(state.passes[(s - offset) % players] or 0 for s in range(players))
         hands = tuple(hand & ~(state.passes[s] or 0) | received[s]
                       for s, hand in enumerate(state.hands))
-        return _with(state, hands=hands, received=received)
+        return state.replace(hands=hands, received=received)
 
     @staticmethod
     def _evolve_deal(state: HeartsState, order: list[str]) -> HeartsState:
         rules = state.rules
         players = rules.players
-        index = rules.deck.index
+        deck = rules.deck
         hands = [0] * players
         dealt = players * rules.hand_size
         for position, code in enumerate(order[:dealt]):
-            hands[(state.dealer + 1 + position) % players] |= 1 << index(code)
+            seat = (state.dealer + 1 + position) % players
+            hands[seat] = hands[seat] | 1 << deck.index(code)  # not |=: mypyc leaves it generic
         undealt = rules.deck.mask(order[dealt:])
         empty = (0,) * players
-        state = _with(
-            state,
+        state = state.replace(
             hand_number=state.hand_number + 1, hands=tuple(hands), undealt=undealt,
             out_of_play=rules.deck.full & ~rules.cards, passes=(None,) * players, received=empty,
             trick=(), tricks_played=0, hearts_broken=False, won=empty, last_trick=(),
@@ -581,27 +693,21 @@ class Hearts(Game[HeartsState]):
         assert seat is not None
         card = rules.deck.index_of[event.data["card"]]
         new_hands = list(state.hands)
-        new_hands[seat] &= ~(1 << card)
+        new_hands[seat] = new_hands[seat] & ~(1 << card)
         hands = tuple(new_hands)
         trick = (*state.trick, (seat, card))
         broken = state.hearts_broken or bool(rules.breakers >> card & 1)
         if len(trick) < rules.players:
-            # Most events land here, and change only the last four fields: copying the rest
-            # as one slice beats _replace by far.
-            return tuple.__new__(HeartsState, state[:_PLAY_FIELDS]
-                                 + (broken, (seat + 1) % rules.players, trick, hands))
+            return state.played(broken, (seat + 1) % rules.players, trick, hands)
         winner = trick_winner(trick, rules.deck, rules.trump)
         won = list(state.won)
-        won[winner] |= trick_cards(trick)
-        fields = list(state)
-        if rules.blind_trick and state.tricks_played == 0 and state.undealt:
-            won[winner] |= state.undealt
-            fields[_UNDEALT] = 0
-            fields[_UNDEALT_TAKEN] = (winner, state.undealt)
-        fields[_HANDS], fields[_TRICK], fields[_BROKEN], fields[_TURN] = hands, (), broken, winner
-        fields[_TRICKS_PLAYED], fields[_WON] = state.tricks_played + 1, tuple(won)
-        fields[_LAST_TRICK], fields[_LAST_WINNER] = trick, winner
-        state = tuple.__new__(HeartsState, fields)
+        won[winner] = won[winner] | trick_cards(trick)
+        undealt, undealt_taken = state.undealt, state.undealt_taken
+        if rules.blind_trick and state.tricks_played == 0 and undealt:
+            won[winner] |= undealt
+            undealt, undealt_taken = 0, (winner, undealt)
+        state = state.trick_taken(broken, trick, winner, hands, tuple(won), undealt,
+                                  undealt_taken)
         for hand in hands:
             if hand:
                 return state
