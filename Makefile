@@ -31,7 +31,7 @@ play: $(COMPILED)
 	$(BIN)/starhall play
 
 lint: $(COMPILED)
-	$(BIN)/ruff check shared server client tests bench
+	$(BIN)/ruff check shared server client tests bench tools
 
 typecheck: $(COMPILED)
 	$(BIN)/mypy

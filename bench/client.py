@@ -33,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import pygame  # noqa: E402
 
 from starhall.client.app import open_window  # noqa: E402
-from starhall.client.model import TableModel  # noqa: E402
-from starhall.client.screenshots import NAMES, Scripted, _event_dict  # noqa: E402
-from starhall.client.session import Batch  # noqa: E402
-from starhall.client.table_screen import TableScreen  # noqa: E402
+from starhall.client.net.model import TableModel  # noqa: E402
+from starhall.client.net.session import Batch  # noqa: E402
+from starhall.client.screens.table_screen import TableScreen  # noqa: E402
+from tools.screenshots import NAMES, Scripted, _event_dict  # noqa: E402
 
 SIZE = (1280, 720)
 

@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 import pygame
 
-from starhall.client.net import ServerLink, checked_address
-from starhall.client.settings import player_name
+from starhall.client.net.link import ServerLink, checked_address
+from starhall.client.user.settings import player_name
 
 DEFAULT_SIZE = (1280, 720)
 FPS = 60
@@ -203,7 +203,7 @@ def resume(args: argparse.Namespace) -> int:
     """``starhall play --resume [NAME]``: sit back at the latest game left unfinished, or the
     one ``NAME`` picks (a game's id, a table or a FOLDER/TABLE as listed); the others are
     listed."""
-    from starhall.client.embedded import unfinished_tables
+    from starhall.client.net.embedded import unfinished_tables
 
     if getattr(args, "terminal", False):
         raise ValueError("--resume sits you back at a game in a window; leave out --terminal")
@@ -297,8 +297,8 @@ class HostedTable(_Leaving):
     --resume``). ``done`` when the user leaves; closing stops the server."""
 
     def __init__(self, folder: Path, size: tuple[int, int]) -> None:
-        from starhall.client.embedded import EmbeddedServer
-        from starhall.client.live import LiveTable
+        from starhall.client.net.embedded import EmbeddedServer
+        from starhall.client.screens.live import LiveTable
 
         self.server = EmbeddedServer(folder, think=BOT_THINK, lock=True)
         try:
@@ -315,7 +315,7 @@ class HostedTable(_Leaving):
             root: Path | None = None) -> HostedTable:
         """A new table of ``game`` in a new games folder (under ``root``, by default the
         user's data folder), bots in every other seat."""
-        from starhall.client.embedded import new_games_folder
+        from starhall.client.net.embedded import new_games_folder
 
         hosted = cls(new_games_folder(root), size)
         hosted.live.start_game(game, players, options, _bot_kind(hosted.live.link, game),
@@ -324,7 +324,7 @@ class HostedTable(_Leaving):
 
     @classmethod
     def resume(cls, entry: Any, size: tuple[int, int]) -> HostedTable:
-        """Back at an ``UnfinishedTable`` (``client.embedded.unfinished_tables``): its folder's
+        """Back at an ``UnfinishedTable`` (``client.net.embedded.unfinished_tables``): its folder's
         server restores the table from its log, and the kept token opens the seat again
         (``FolderBusy`` if another window plays in that folder)."""
         hosted = cls(entry.folder, size)
@@ -346,8 +346,8 @@ class ForkedTable(_Leaving):
     user leaves, and closing stops the server."""
 
     def __init__(self, forked: Any, data: str, size: tuple[int, int]) -> None:
-        from starhall.client.embedded import EmbeddedServer
-        from starhall.client.live import LiveTable
+        from starhall.client.net.embedded import EmbeddedServer
+        from starhall.client.screens.live import LiveTable
 
         self.forked = forked
         self.server = EmbeddedServer(data)
@@ -382,7 +382,7 @@ def start_fork(path: str, at: int | None, seat: int, data: str, size: tuple[int,
 def fork(args: argparse.Namespace) -> int:
     """``starhall replay fork``: a live table in the state after one event of a recorded game,
     the user in one seat and bots in the others."""
-    from starhall.client.embedded import DEFAULT_DATA
+    from starhall.client.net.embedded import DEFAULT_DATA
     from starhall.server.fork import plan_fork, write_fork
 
     data = str(getattr(args, "data", None) or DEFAULT_DATA)
@@ -401,7 +401,7 @@ def fork(args: argparse.Namespace) -> int:
 
 def join(args: argparse.Namespace) -> int:
     """The lobby of a LAN server: given, or picked from those heard by discovery."""
-    from starhall.client.lobby import Lobby
+    from starhall.client.screens.lobby import Lobby
 
     address = getattr(args, "address", None)
     if address:
@@ -414,7 +414,7 @@ def join(args: argparse.Namespace) -> int:
 
 def watch(args: argparse.Namespace) -> int:
     """Spectate a table live (the first table playing when none is named)."""
-    from starhall.client.lobby import Lobby
+    from starhall.client.screens.lobby import Lobby
 
     checked_address(args.address)
     require_display("watching is done in a window (for a game in the terminal, try "
@@ -427,7 +427,7 @@ def watch(args: argparse.Namespace) -> int:
 
 def view(args: argparse.Namespace) -> int:
     """Open a recorded game in the replay viewer."""
-    from starhall.client.replay_screen import ReplayScreen
+    from starhall.client.screens.replay_screen import ReplayScreen
     from starhall.shared.replay import load
 
     recording = load(args.path)

@@ -27,7 +27,7 @@ def _own_user_folders(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("STARHALL_CONFIG_DIR", str(home / "config"))
     monkeypatch.setenv("STARHALL_DATA_DIR", str(home / "data"))
     try:
-        from starhall.client import settings
+        from starhall.client.user import settings
     except ImportError:
         return
     forget = getattr(settings, "forget", None)

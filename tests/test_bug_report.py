@@ -18,12 +18,12 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-import starhall.client.bug_report as bug_report
+import starhall.client.screens.bug_report as bug_report
+from starhall.cli import main
 from starhall.client.app import _wait_for_welcome
-from starhall.client.embedded import EmbeddedServer
-from starhall.client.live import LiveTable
-from starhall.client.net import ServerLink
-from starhall.server.cli import main
+from starhall.client.net.embedded import EmbeddedServer
+from starhall.client.net.link import ServerLink
+from starhall.client.screens.live import LiveTable
 from starhall.server.embed import EmbeddedServer as RemoteServer
 from starhall.shared.bugreport import BUG_SUFFIX, embedded_log, read_bug_report
 from starhall.shared.replay import Verified, load, verify
@@ -220,7 +220,7 @@ from pathlib import Path
 import pygame
 pygame.init()
 pygame.display.set_mode((200, 100))
-from starhall.client.bug_report import BugReportBox
+from starhall.client.screens.bug_report import BugReportBox
 from starhall.shared.bugreport import make_bug_report, write_bug_report
 folder = Path(sys.argv[1])
 box = BugReportBox(lambda note: write_bug_report(

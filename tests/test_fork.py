@@ -16,9 +16,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
+from starhall.cli import main
 from starhall.client import app
-from starhall.client.replay_screen import ReplayScreen
-from starhall.server.cli import main
+from starhall.client.screens.replay_screen import ReplayScreen
 from starhall.server.fork import ForkError, plan_fork, write_fork
 from starhall.shared import protocol
 from starhall.shared.bugreport import make_bug_report, write_bug_report

@@ -14,9 +14,9 @@ from starhall.server import durability
 from starhall.server.embed import EmbeddedServer, free_loopback_port
 from starhall.server.seats import distinct_name
 from starhall.shared import protocol
-from starhall.shared.connection import Connection, ServerListener
 from starhall.shared.games import GAMES
 from starhall.shared.replay import Verified, load, verify
+from tests.connection import Connection, ServerListener
 from tests.server_helpers import (
     FAST_HEARTS,
     FAST_SERVER,
@@ -460,7 +460,7 @@ def test_two_windows_of_one_user_get_distinct_names(server: EmbeddedServer) -> N
 
 def test_a_server_log_replays_with_the_names_of_its_seats(server: EmbeddedServer) -> None:
     # The header is written before anyone sits; the replay reads the seating beside the log.
-    from starhall.client.replay_screen import header_names
+    from starhall.client.screens.replay_screen import header_names
 
     lobby = Participant(address(server))
     table = create(lobby)

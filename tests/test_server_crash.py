@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from starhall.server.embed import free_loopback_port
-from starhall.shared.connection import Connection
 from starhall.shared.replay import Verified, load, verify
+from tests.connection import Connection
 from tests.server_helpers import Person, choose, fill_with_bots, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent

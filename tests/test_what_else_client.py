@@ -18,22 +18,10 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from starhall.client import fonts, theme
-from starhall.client.animation import Flight
 from starhall.client.app import _wait_for_welcome
-from starhall.client.bug_report import BUTTON_LABEL
-from starhall.client.embedded import EmbeddedServer
-from starhall.client.game_views import view_for
-from starhall.client.live import LiveTable
-from starhall.client.model import TableModel
-from starhall.client.net import ServerLink
-from starhall.client.replay_screen import ReplayScreen
-from starhall.client.rules_screen import button_rect
-from starhall.client.session import Batch
-from starhall.client.settings_screen import table_button_rect
-from starhall.client.table_screen import TableScreen
-from starhall.client.what_else_cards import TOKEN, WhatElseArt, card_words
-from starhall.client.what_else_choreography import (
+from starhall.client.games.base import view_for
+from starhall.client.games.what_else.cards import TOKEN, WhatElseArt, card_words
+from starhall.client.games.what_else.choreography import (
     MARGIN,
     STEP,
     WhatElseChoreographer,
@@ -41,7 +29,19 @@ from starhall.client.what_else_choreography import (
     between,
     round_ended,
 )
-from starhall.client.what_else_view import WhatElseView
+from starhall.client.games.what_else.table import WhatElseView
+from starhall.client.net.embedded import EmbeddedServer
+from starhall.client.net.link import ServerLink
+from starhall.client.net.model import TableModel
+from starhall.client.net.session import Batch
+from starhall.client.screens.bug_report import BUTTON_LABEL
+from starhall.client.screens.live import LiveTable
+from starhall.client.screens.replay_screen import ReplayScreen
+from starhall.client.screens.rules_screen import button_rect
+from starhall.client.screens.settings_screen import table_button_rect
+from starhall.client.screens.table_screen import TableScreen
+from starhall.client.ui import fonts, theme
+from starhall.client.ui.animation import Flight
 from starhall.shared.bugreport import read_bug_report
 from starhall.shared.games import get_game
 from starhall.shared.replay import load
@@ -588,7 +588,7 @@ def test_a_refusal_from_the_server_replaces_the_prompt_for_a_while(
 
 
 def test_the_rules_page_is_for_players_first_then_for_developers() -> None:
-    from starhall.client.rules_screen import page_text
+    from starhall.client.screens.rules_screen import page_text
 
     page = page_text("what_else") or ""
     players, _, developers = page.partition("\n## For developers\n")

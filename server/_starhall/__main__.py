@@ -1,5 +1,5 @@
 """``python -m starhall …`` runs the ``starhall`` command."""
 
-from starhall.server.cli import main
+from starhall.cli import main
 
 raise SystemExit(main())

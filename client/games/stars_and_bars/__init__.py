@@ -1,0 +1,1 @@
+"""The Stars and Bars table: drawing, choreography and card art."""

@@ -1,0 +1,1 @@
+"""The trick games' table (Stars and Stardeck Hearts): drawing, choreography and scores."""
