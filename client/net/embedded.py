@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from starhall.client.user.folders import data_dir
-from starhall.server.durability import write_durably
+from starhall.shared.atomic_files import write_durably
 
 DEFAULT_DATA = "replays"
 """The data folder when one is given to no one (forks, tests)."""

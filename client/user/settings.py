@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from starhall.client.user.folders import config_dir
-from starhall.server.durability import RenamedError, write_durably
+from starhall.shared.atomic_files import RenamedError, write_durably
 
 FILE_NAME = "settings.json"
 NAME_LIMIT = 32

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from starhall.client.user.folders import data_dir
-from starhall.server.durability import write_durably
+from starhall.shared.atomic_files import write_durably
 
 FILE = Path("stats") / "star_patience.json"
 
