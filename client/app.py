@@ -3,7 +3,8 @@
 Each opens a resizable window and runs one loop: read input, let the screen poll the network
 and advance its animations, and draw, but only when something changed or moves: an idle
 window sleeps on the server's socket (or for a moment) instead of redrawing the same picture
-sixty times a second. Every function returns the command's exit code.
+sixty times a second. Every function returns the command's exit code: 0, or 128 plus the
+number of the signal that ended it (``ended_by_signals``).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import argparse
 import contextlib
 import math
 import os
+import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -71,7 +73,7 @@ def require_display(instead: str) -> None:
         raise NoDisplay(message)
     try:
         with _c_stderr_silenced():  # the drivers SDL tries print their own complaints
-            pygame.display.init()
+            _init_display()
     except pygame.error:
         raise NoDisplay(message) from None
     if pygame.display.get_driver() in INVISIBLE_DRIVERS:
@@ -97,15 +99,67 @@ def _c_stderr_silenced() -> Iterator[None]:
         os.close(saved)
 
 
+def _init_display() -> None:
+    """Start SDL's display, telling SDL to leave the signals alone: it would make SIGINT and
+    SIGTERM a click on the window's close button, which a table answers with a question, so
+    that ``kill``, ``timeout`` or a service manager could not end the program
+    (``ended_by_signals`` takes them)."""
+    os.environ["SDL_NO_SIGNAL_HANDLERS"] = "1"  # read when SDL starts, by every part of it
+    pygame.display.init()
+
+
 def open_window(size: tuple[int, int] = DEFAULT_SIZE, title: str = "Starhall") -> pygame.Surface:
     """The window, resizable. Only the display is started (``pygame.init`` would also open the
     audio device, which the client never uses, and ALSA complains when there is none)."""
     try:
-        pygame.display.init()
+        _init_display()
         pygame.display.set_caption(title)
         return pygame.display.set_mode(size, pygame.RESIZABLE)
     except pygame.error as error:
         raise NoDisplay(f"cannot open a window: {error}") from None
+
+
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
+"""Ctrl+C; ``kill``, ``timeout`` or a service manager; the terminal or the session closing."""
+_stopped_by: list[int] = []
+"""The stop signals received while ``ended_by_signals`` lasts."""
+
+
+@contextlib.contextmanager
+def ended_by_signals() -> Iterator[None]:
+    """While it lasts, a stop signal ends ``run``'s loop at its next turn, and ``run`` returns
+    128 plus the signal's number. The screen is closed as when the window is closed, without
+    the question: a seat at a server stays the user's, and an embedded server stops and
+    closes its logs. A signal that comes before the loop starts ends it at its first turn;
+    the handler only notes it, so that nothing is cut off halfway (least of all the closing).
+
+    SIGHUP or SIGTERM ignored when the program started (``nohup``) were asked to be, and stay
+    ignored; SIGINT is taken even then, since a shell without job control ignores it in what
+    it starts in the background, and the window could not be stopped with ``kill -INT``."""
+
+    def stop(signum: int, frame: object) -> None:
+        _stopped_by.append(signum)
+
+    _stopped_by.clear()
+    previous = {number: signal.getsignal(number) for number in STOP_SIGNALS}
+    for number, handler in previous.items():
+        if handler != signal.SIG_IGN or number == signal.SIGINT:
+            signal.signal(number, stop)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            # None: a handler set outside Python, which cannot be set back
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+        _stopped_by.clear()  # a later loop in this process is not ended by it
+
+
+def run_in_window(title: str, make: Callable[[tuple[int, int]], Screen]) -> int:
+    """Open the window, make the screen for its size and ``run`` it, ended by signals."""
+    with ended_by_signals():
+        surface = open_window(title=title)
+        return run(make(surface.get_size()))
 
 
 def run(screen: Screen, frames: int | None = None) -> int:
@@ -120,6 +174,8 @@ def run(screen: Screen, frames: int | None = None) -> int:
     dirty = True
     try:
         while not screen.done:
+            if _stopped_by:
+                return 128 + _stopped_by[0]
             for event in pygame.event.get():
                 dirty = True  # input, a resize, the window shown again: draw it
                 if event.type == pygame.QUIT:
@@ -193,10 +249,9 @@ def play(args: argparse.Namespace) -> int:
     options: dict[str, Any] = dict(getattr(args, "options", None) or {})
     game.make_options(players, options)  # a bad option is reported before a window opens
     require_display(f"try `starhall play {game.id} --terminal`")
-    surface = open_window(title=f"Starhall — {game.title}")
     root = getattr(args, "data", None)
-    return run(HostedTable.new(game.id, players, options, surface.get_size(),
-                               Path(root) if root else None))
+    return run_in_window(f"Starhall — {game.title}", lambda size: HostedTable.new(
+        game.id, players, options, size, Path(root) if root else None))
 
 
 def resume(args: argparse.Namespace) -> int:
@@ -233,8 +288,8 @@ def resume(args: argparse.Namespace) -> int:
         for other in others:
             print(f"  {other.describe()}")
     sys.stdout.flush()
-    surface = open_window(title=f"Starhall — {entry.title}")
-    return run(HostedTable.resume(entry, surface.get_size()))
+    return run_in_window(f"Starhall — {entry.title}",
+                         lambda size: HostedTable.resume(entry, size))
 
 
 def _wait_for_welcome(link: ServerLink, tries: int = 200) -> None:
@@ -395,8 +450,8 @@ def fork(args: argparse.Namespace) -> int:
     forked = write_fork(plan, data)
     print(f"{forked.name}: table {forked.table_id}, log {forked.path}, you in seat "
           f"{forked.seat}")
-    surface = open_window(title=f"Starhall — {forked.name}")
-    return run(ForkedTable(forked, data, surface.get_size()))
+    return run_in_window(f"Starhall — {forked.name}",
+                         lambda size: ForkedTable(forked, data, size))
 
 
 def join(args: argparse.Namespace) -> int:
@@ -408,8 +463,7 @@ def join(args: argparse.Namespace) -> int:
         checked_address(address)
     require_display("the lobby is a window (for a game in the terminal, try "
                     "`starhall play GAME --terminal`)")
-    surface = open_window(title="Starhall — lobby")
-    return run(Lobby(surface.get_size(), address, player_name()))
+    return run_in_window("Starhall — lobby", lambda size: Lobby(size, address, player_name()))
 
 
 def watch(args: argparse.Namespace) -> int:
@@ -419,10 +473,9 @@ def watch(args: argparse.Namespace) -> int:
     checked_address(args.address)
     require_display("watching is done in a window (for a game in the terminal, try "
                     "`starhall play GAME --terminal`)")
-    surface = open_window(title="Starhall — watching")
-    lobby = Lobby(surface.get_size(), args.address, player_name(),
-                  watch_table=getattr(args, "table", None) or "")
-    return run(lobby)
+    table = getattr(args, "table", None) or ""
+    return run_in_window("Starhall — watching", lambda size: Lobby(
+        size, args.address, player_name(), watch_table=table))
 
 
 def view(args: argparse.Namespace) -> int:
@@ -433,5 +486,5 @@ def view(args: argparse.Namespace) -> int:
     recording = load(args.path)
     recording.state_at()  # an illegal or damaged log is refused before a window opens
     require_display(f"try `starhall replay show {args.path}` for the state in words")
-    surface = open_window(title=f"Starhall — replay of {os.path.basename(args.path)}")
-    return run(ReplayScreen(recording, surface.get_size()))
+    return run_in_window(f"Starhall — replay of {os.path.basename(args.path)}",
+                         lambda size: ReplayScreen(recording, size))

@@ -10,7 +10,9 @@ the client sits down in the chosen seat and asks for bots in the others through 
 
 The new log verifies on its own, and its header's ``forked_from`` names the source log (its
 file name and the SHA-256 of its bytes; for a bug report, of the log it holds) and the last
-copied event.
+copied event. It names who made the copied events, as the source does (its header's seats are
+the source's at the start, and the source's seating records come along), and then frees every
+seat, as the new table's seating file has them.
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from starhall.server.seats import SEATING_SUFFIX
+from starhall.server.seats import SEATING_SUFFIX, known_seating
 from starhall.server.service import TABLES_FOLDER
 from starhall.server.tables import create_table
 from starhall.shared.bugreport import BUG_SUFFIX
 from starhall.shared.logfile import SUFFIX, log_bytes
 from starhall.shared.replay import Recording, load
+from starhall.shared.seating import FREE, seat_entry
 
 
 class ForkError(ValueError):
@@ -113,17 +116,23 @@ def write_fork(plan: ForkPlan, data: str | Path) -> Forked:
     folder = Path(data) / TABLES_FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     table_id = fresh_table_id(folder)
-    seats = recording.header.get("seats")  # the source's cast, so a replay of the fork reads
+    # The source's cast, so that a replay of the fork names who made the copied events.
+    cast = known_seating(recording.seats_at(0), recording.path)
     live = create_table(folder, table_id, plan.table_name, game, recording.players,
                         recording.options, forked_from=plan.forked_from,
-                        seats=seats if isinstance(seats, list) else None)
+                        seats=[seat or seat_entry(FREE) for seat in cast])
     table = live.table
+    changes = [change for change in recording.seat_changes if 0 < change[0] < plan.seq]
     try:
         while table.seq < plan.seq:
             table.submit(game.command_for(recording.events[table.seq][1]))
+            while changes and changes[0][0] <= table.seq:
+                _, number, seat = changes.pop(0)
+                table.reseat(number, seat)
         if table.seq != plan.seq:  # event SEQ was not the last of its command's events
             raise ForkError(f"event {plan.seq} is in the middle of a move: fork after "
                             f"event {table.seq} instead")
+        live.record_seating()  # then the cast leaves: every seat is free, as in its file
     except BaseException:
         if table.log is not None:
             table.log.close()

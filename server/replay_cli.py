@@ -9,8 +9,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from starhall.server.seats import known_seating
 from starhall.shared.logfile import LogError
-from starhall.shared.replay import Mismatch, Recording, differences, load, log_files, verify
+from starhall.shared.replay import (
+    Mismatch,
+    Recording,
+    Verified,
+    differences,
+    load,
+    log_files,
+    verify,
+)
+from starhall.shared.seating import describe_seat
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,6 +62,8 @@ def run_verify(paths: list[str], *, as_json: bool = False) -> int:
                 print(results[-1]["error"])
             continue
         results.append(result.as_data())
+        if isinstance(result, Verified):  # an older log's seats from the file beside it
+            results[-1]["seats"] = known_seating(result.seats, path)
         if as_json:
             continue
         if isinstance(result, Mismatch):
@@ -107,6 +119,7 @@ def run_show(args: argparse.Namespace) -> int:
     state = recording.state_at(seq)
     outcome = game.outcome(state)
     view = _seen(recording, state, viewer)
+    seats = known_seating(recording.seats_at(seq), args.path)
     report: dict[str, Any] = {
         "game": game.id,
         "seq": seq,
@@ -114,6 +127,7 @@ def run_show(args: argparse.Namespace) -> int:
         "over": outcome.over,
         "scores": list(outcome.scores),
         "winners": None if outcome.winners is None else list(outcome.winners),
+        "seats": seats,
         "viewer": viewer,
         "view": view,
     }
@@ -126,6 +140,8 @@ def run_show(args: argparse.Namespace) -> int:
         print(f"last event: {game.describe_event(recording.events[seq - 1][1])}")
     print(f"scores: {report['scores']}" + ("" if not outcome.over else
                                           f", over, winners {report['winners']}"))
+    for number, seat in enumerate(seats):
+        print(describe_seat(seat, number))
     for key, value in view.items():
         print(f"  {key}: {value}")
     return 0

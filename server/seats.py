@@ -21,8 +21,8 @@ from starhall.server.durability import read_whole
 from starhall.shared import protocol
 from starhall.shared.atomic_files import write_durably
 from starhall.shared.logfile import SUFFIX
+from starhall.shared.seating import BOT, SeatMap, read_seat, seat_entry
 
-BOT = "bot"
 REMEMBERED_CIDS = 1024
 
 
@@ -91,6 +91,10 @@ class SeatRecord:
     def end_standin(self) -> None:
         """The person is back: their stand-in bot goes."""
         self.state, self.bot_kind, self.standin = protocol.PLAYER, None, False
+
+    def public(self) -> SeatMap:
+        """The seat as everyone at the table sees it, and as the log records it: no token."""
+        return seat_entry(self.state, self.name, self.bot_kind, self.standin)
 
     def copy(self) -> SeatRecord:
         return SeatRecord(self.state, self.name, self.token_sha256, self.bot_kind,
@@ -165,13 +169,27 @@ def distinct_name(wanted: str, taken: set[str], limit: int = protocol.MAX_NAME_C
         number += 1
 
 
-def names_beside(log: Path, players: int) -> list[str | None]:
-    """The seat names a server's seating file beside ``log`` holds (a server writes a table's
-    log header before anyone sits, so its header has no names); ``None`` for a seat it does
-    not name, or for every seat when there is no readable file."""
-    seating = log.with_name(log.name.removesuffix(SUFFIX) + SEATING_SUFFIX)
+def known_seating(seats: list[SeatMap | None], log: str | Path) -> list[SeatMap | None]:
+    """``seats`` (a log's, ``Recording.seats_at``) with those it does not name taken from the
+    seating file a server keeps beside ``log``: a log of format 1 written by a server names
+    nobody (its header was written before anyone sat), and the file has the seats as they were
+    last. ``None`` still for a seat neither names."""
+    if all(seat is not None for seat in seats):
+        return seats
+    path = Path(log)
+    seating = path.with_name(path.name.removesuffix(SUFFIX) + SEATING_SUFFIX)
+    if not seating.is_file():  # (load_seating would give free seats)
+        return seats
     try:
-        _, seats = load_seating(seating, players)
+        _, beside = load_seating(seating, len(seats))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return [None] * players
-    return [seat.name for seat in seats]
+        return seats
+    return [seat if seat is not None else _readable(other.public())
+            for seat, other in zip(seats, beside, strict=True)]
+
+
+def _readable(seat: SeatMap) -> SeatMap | None:
+    try:
+        return read_seat(seat)
+    except ValueError:  # a seating file written by hand, say
+        return None

@@ -51,16 +51,20 @@ from starhall.server.durability import (
 from starhall.server.fields import RequestError
 from starhall.server.games_cli import game_info
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
+from starhall.server.reports import ReportStore, where
 from starhall.server.scheduling import hand_over_core
-from starhall.server.seats import BOT, distinct_name, keyed_token, token_hash
+from starhall.server.seats import distinct_name, keyed_token, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
 from starhall.shared import protocol
 from starhall.shared.bots import bot_kinds
+from starhall.shared.bugreport import BUG_SUFFIX, make_bug_report, versions
 from starhall.shared.engine import Command, Event, IllegalCommand, OptionError
 from starhall.shared.games import GAMES
 from starhall.shared.logfile import SUFFIX
+from starhall.shared.seating import BOT
 from starhall.shared.shuffle import new_seed, shuffle_command
+from starhall.shared.table import Seating
 
 TABLES_FOLDER = "tables"
 BURST_FRAMES = 32
@@ -102,6 +106,10 @@ class ServerConfig:
     """Hears what the server does while it restores its tables (``serve`` prints it)."""
     stall_retry: float = 1.0
     """Seconds before a table whose log could not be written tries again."""
+    max_reports: int = 500
+    """Bug reports (``report``) the server keeps in its data folder at most."""
+    reports_per_session: int = 5
+    """Bug reports the server keeps from one session at most."""
 
 
 class Service:
@@ -121,6 +129,10 @@ class Service:
         self.address: str = self.socket.getsockopt(zmq.LAST_ENDPOINT).decode()
         self.tables: dict[str, LiveTable] = restore_tables(
             self.folder, read_only=config.read_only, say=config.say)
+        self.reports = ReportStore(Path(config.data), config.max_reports,
+                                   config.reports_per_session, read_only=config.read_only)
+        self._versions: dict[str, Any] | None = None
+        """What this server runs (``shared.bugreport.versions``), found for the first report."""
         self.stalled: dict[str, float] = {}
         """Tables whose log could not be written, and when they next try."""
         self.sessions: dict[bytes, Session] = {}
@@ -148,9 +160,11 @@ class Service:
             protocol.RESUME: self._resume, protocol.LEAVE: self._leave,
             protocol.WATCH: self._watch, protocol.UNWATCH: self._unwatch,
             protocol.BOT: self._bot, protocol.UNBOT: self._unbot, protocol.ACT: self._act,
-            protocol.SYNC: self._sync,
+            protocol.SYNC: self._sync, protocol.REPORT: self._report,
         }
         for table in self.tables.values():
+            if table.seating_behind:  # restored, but its log could not be given its seats
+                self._dirty(table)
             self._advance(table)
 
     @property
@@ -274,7 +288,8 @@ class Service:
         if writer is None or before is None or not rollback(writer):
             return False
         live = table.table
-        live.state, live.seq = before
+        live.state, live.seq, live.seats = before
+        table.seating_behind = True  # the seats changed in this batch are not in the log now
         for seat in table.seats:
             seat.forget_after(live.seq)
         table.bot_due = None
@@ -573,7 +588,7 @@ class Service:
         token = table.seat_person(number, distinct_name(wanted, others), since=table.seq,
                                   token=None if key is None else keyed_token(key, table.id, number))
         self._bind(session, table, number)
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
         self._reply(session, rid, {"type": protocol.SEATED, "table": table.id, "seat": number,
                                    "token": token})
         self._snapshot(session, rid, table, number)
@@ -608,7 +623,7 @@ class Service:
             if old is not None:
                 old.seats.discard((table.id, number))
         self._bind(session, table, number)
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
 
     def _bind(self, session: Session, table: LiveTable, number: int) -> None:
         table.seats[number].session = session.identity
@@ -633,7 +648,7 @@ class Service:
             table.free_seat(number)  # written first: if that fails, nothing has changed
         if holder is not None and holder in self.sessions:
             self.sessions[holder].seats.discard((table.id, number))
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
         self._reply(session, rid, {"type": protocol.LEFT, "table": table.id, "seat": number,
                                    "kept": kept})
 
@@ -689,7 +704,7 @@ class Service:
             raise RequestError(protocol.SEAT_TAKEN, f"seat {number} holds a connected player "
                                "or a bot")
         table.put_bot(number, kind, standin=standin)
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
         self._reply(session, rid, {"type": protocol.BOTTED, "table": table.id, "seat": number,
                                    "kind": kind, "standin": standin})
         self._advance(table)
@@ -709,8 +724,44 @@ class Service:
             table.end_standin(number)
         else:
             table.free_seat(number)
-        self.changed_rosters[table.id] = table
+        self._reseated(table)
         self._reply(session, rid, {"type": protocol.UNBOTTED, "table": table.id, "seat": number})
+
+    def _report(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        """Keep a player's bug report with the table's log, in the data folder; the reply
+        names it and gives nothing of the log (it holds cards the player may not see)."""
+        table = self._table(message)
+        note = fields.optional_text(message, "note", max_chars=protocol.MAX_NOTE_CHARS) or ""
+        seen = fields.optional_whole(message, "seq")
+        client_versions = fields.mapping(message, "versions")
+        seats = [number for table_id, number in session.seats if table_id == table.id
+                 and table.seats[number].session == session.identity]
+        if not seats and table.id not in session.watching:
+            raise RequestError(protocol.NOT_SEATED, "only someone at this table, seated or "
+                               "watching, can send a bug report of it", table=table.id)
+        if self.config.read_only:
+            raise ReadOnly()
+        self.reports.check(session.reports)
+        if self._versions is None:
+            self._versions = versions()
+        now = time.time()
+        seat = min(seats) if seats else None
+        name = table.seats[seat].name if seat is not None else session.name
+        about = {"id": table.id, "name": name, "game": table.game.id,
+                 "server": self.config.name, "seat": seat, "event_seq": seen,
+                 "view_seq": None, "info": table.info()}
+        try:
+            log = table.durable_log()
+        except OSError as error:
+            raise RequestError(STORAGE, f"the server could not read the table's log "
+                               f"({error.strerror or error})", table=table.id) from None
+        body = make_bug_report(note, about, log, "", [], now, self._versions,
+                               client_versions=client_versions)
+        path = self.reports.keep(table.id, body, now)
+        session.reports += 1
+        self._reply(session, rid, {"type": protocol.REPORTED, "table": table.id,
+                                   "report": path.name.removesuffix(BUG_SUFFIX),
+                                   "path": where(path), "server": self.config.name})
 
     def _snapshot(self, session: Session, rid: Any, table: LiveTable, viewer: Viewer) -> None:
         state = table.table.state
@@ -761,6 +812,8 @@ class Service:
     def _submit(self, table: LiveTable, command: Command, cid: int | str | None = None) -> None:
         """Decide, append and evolve one command (a person's with its ``cid``, which the log
         keeps), and queue its events for the participants."""
+        if table.seating_behind:
+            self._dirty(table)  # the seats go into the log before the events
         live = table.table
         before_state, before_seq = live.state, live.seq
         try:
@@ -778,9 +831,8 @@ class Service:
         if not numbered:
             return
         self.moves += len(numbered)
-        if table.id not in self.dirty:  # what a failed commit would go back to
-            table.before_batch = (before_state, before_seq)
-            self.dirty[table.id] = table
+        if table.id not in self.dirty:
+            self._dirty(table, (before_state, before_seq, live.seats))
         if cid is not None and table.log is not None and table.game.chance(live.state) is None:
             # A person waits for this move (and no deal follows it): its sync starts now,
             # while the server goes on with the batch.
@@ -788,6 +840,31 @@ class Service:
         self._publish(table, before_state, numbered, command.seat)
         if table.over:
             self.changed_rosters[table.id] = table
+
+    def _dirty(self, table: LiveTable, before: tuple[Any, int, Seating | None] | None = None
+               ) -> None:
+        """Have the table's log written with this batch's commit, remembering what a failed
+        commit goes back to (``before``, if the batch appended to the log already): the state,
+        ``seq`` and logged seating before the batch."""
+        if table.id in self.dirty or table.log is None:
+            return
+        live = table.table
+        table.before_batch = before or (live.state, live.seq, live.seats)
+        self.dirty[table.id] = table
+        if table.seating_behind:
+            table.seating_behind = False
+            table.record_seating()
+
+    def _reseated(self, table: LiveTable) -> None:
+        """After a change of the seats (on disk already in the seating file): the log records
+        it with this batch, and everyone following the table hears of it."""
+        self.changed_rosters[table.id] = table
+        if table.log is None:
+            return
+        live = table.table
+        before = (live.state, live.seq, live.seats)
+        if table.record_seating():
+            self._dirty(table, before)
 
     def _publish(self, table: LiveTable, before: Any, numbered: list[tuple[int, Event]],
                  actor: Viewer) -> None:
@@ -918,6 +995,8 @@ class Service:
             del self.stalled[table_id]
             table = self.tables.get(table_id)
             if table is not None and not table.broken:
+                if table.seating_behind:
+                    self._dirty(table)  # the seating its undone batch changed
                 self._advance(table)  # deal and let the bots move again: maybe it writes now
 
     def _disconnect(self, session: Session) -> None:
@@ -936,7 +1015,7 @@ class Service:
                     table.seats[number].session = None
             else:
                 table.seats[number].session = None
-            self.changed_rosters[table.id] = table
+            self._reseated(table)
         for table_id in session.watching:
             table = self.tables.get(table_id)
             if table is not None:

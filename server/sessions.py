@@ -24,6 +24,8 @@ class Session:
     flood_noticed: float = float("-inf")
     seats: set[tuple[str, int]] = field(default_factory=set)
     watching: set[str] = field(default_factory=set)
+    reports: int = 0
+    """Bug reports the server kept for this session (``report``)."""
 
     def allow(self, now: float, rate: float, burst: float) -> bool:
         self.allowance = min(burst, self.allowance + (now - self.allowance_time) * rate)

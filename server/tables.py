@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from starhall.server.durability import ReadOnly, StorageError, read_whole
+from starhall.server.durability import ReadOnly, StorageError, read_whole, rollback
 from starhall.server.fields import RequestError
-from starhall.server.seats import BOT, SEATING_SUFFIX, SeatRecord, load_seating, save_seating
+from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_seating, save_seating
 from starhall.shared import protocol
 from starhall.shared.atomic_files import RenamedError, write_durably
 from starhall.shared.bots import Bot, bot_kinds, make_bot
@@ -52,7 +52,8 @@ from starhall.shared.logfile import (
 )
 from starhall.shared.options import Options
 from starhall.shared.replay import HEAD_BYTES, Recording, load_tail
-from starhall.shared.table import Table
+from starhall.shared.seating import BOT
+from starhall.shared.table import Seating, Table
 
 SUMMARY_SUFFIX = ".summary.json"
 SUMMARY_FORMAT = 1
@@ -98,14 +99,17 @@ class LiveTable:
     broken: bool = False
     bot_due: float | None = None
     """When the table's bots next act, if they are scheduled."""
-    before_batch: tuple[Any, int] | None = None
-    """The state and seq before the batch being handled changed them: what a failed commit
-    goes back to."""
+    before_batch: tuple[Any, int, Seating | None] | None = None
+    """The state, seq and logged seating before the batch being handled changed them: what a
+    failed commit goes back to."""
     stalled: str | None = None
     """Why the table's last commit failed, while it waits to write again."""
     create_key: str | None = None
     """The SHA-256 of the ``key`` the ``create`` request carried, if any (kept in the log's
     header as ``create_key_sha256``), so a resent ``create`` finds this table."""
+    seating_behind: bool = False
+    """The log's seating lags the seats (a batch whose records were undone, a restart that
+    could not write them): the table's next write records the seats first."""
     _outcome: tuple[Any, Outcome] | None = field(default=None, repr=False)
     """The last state whose outcome was asked for, and that outcome."""
 
@@ -205,6 +209,13 @@ class LiveTable:
     def summary_path(self) -> Path:
         return self.folder / f"{self.id}{SUMMARY_SUFFIX}"
 
+    def durable_log(self) -> bytes:
+        """The log as far as it is on disk for sure: every event anyone was told of (not what
+        a commit under way is writing)."""
+        data = read_whole(self.log_path)
+        log = self.log
+        return data if log is None else data[:log.durable_length]
+
     def save_seating(self) -> None:
         save_seating(self.seating_path, self.name, self.seats)
 
@@ -251,6 +262,23 @@ class LiveTable:
         self.change_seat(number, SeatRecord.free)
         self.bots.pop(number, None)
 
+    def record_seating(self) -> bool:
+        """Append a ``seating`` record for each seat the log does not show as it now is (after
+        a change of the seats, which the seating file has already); whether there was one.
+        None for a log that does not record seating (format 1), a game over (its log is
+        complete), a broken or read-only table. The records are written with the next commit."""
+        loaded = self.loaded
+        if (loaded is None or loaded.log is None or loaded.seats is None or self.broken
+                or self.read_only or self.over):
+            return False
+        changed = False
+        for number, seat in enumerate(self.seats):
+            public = seat.public()
+            if loaded.seats[number] != public:
+                loaded.reseat(number, public)
+                changed = True
+        return changed
+
     def _start_bot(self, number: int, kind: str) -> None:
         """The bot object of a seat the seating file gives a bot (nothing is written)."""
         self.bots[number] = make_bot(self.game, kind, random.Random(secrets.randbits(64)))
@@ -283,11 +311,9 @@ class LiveTable:
     def info(self) -> dict[str, Any]:
         game = self.game
         outcome = self.outcome
-        seats = []
-        for index, seat in enumerate(self.seats):
-            connected = seat.state == BOT or seat.session is not None
-            seats.append({"seat": index, "state": seat.state, "name": seat.name,
-                          "connected": connected, "bot": seat.bot_kind, "standin": seat.standin})
+        seats = [{"seat": index, **seat.public(),
+                  "connected": seat.state == BOT or seat.session is not None}
+                 for index, seat in enumerate(self.seats)]
         finished = self.finished if self.loaded is None else None
         if finished is not None:
             players, options, to_act = finished.players, finished.options, finished.to_act
@@ -544,8 +570,10 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
             print(f"starhall serve: table {table_id}: {resumed.problem}; folded its whole log "
                   "instead", file=sys.stderr)
         state = resumed.state
+        logged = [seat for seat in recording.seats_at() if seat is not None]
         table = Table(recording.game, recording.players, recording.options, state,
-                      recording.last_seq, writer)
+                      recording.last_seq, writer,
+                      tuple(logged) if len(logged) == recording.players else None)
     except BaseException:
         if writer is not None:
             writer.abandon()
@@ -561,6 +589,8 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
             if kind not in bot_kinds(table.game):
                 kind = "random"
             live._start_bot(index, kind)
+    if writer is not None:
+        _catch_up_seating(live, writer)
     if writer is not None and live.over:
         with open(path, "rb") as file:
             file.seek(recording.good_length - 4)
@@ -569,6 +599,23 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
         writer.abandon()  # a finished game is written no more
         table.log = None
     return live, resumed.since
+
+
+def _catch_up_seating(live: LiveTable, writer: LogWriter) -> None:
+    """Record in a restored table's log the seats its seating file has and its log does not
+    (a crash between the two writes): at once, so that the next events follow them."""
+    logged = live.table.seats
+    if not live.record_seating():
+        return
+    try:
+        writer.sync()
+    except OSError as error:
+        if not rollback(writer):
+            raise
+        live.table.seats = logged
+        live.seating_behind = True
+        print(f"starhall serve: table {live.id}: cannot record its seating in its log yet "
+              f"({error}); it will with its next write", file=sys.stderr)
 
 
 def remember_commands(seats: list[SeatRecord], recording: Recording) -> None:

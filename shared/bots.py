@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from starhall.shared.engine import Command, Game, Seat
+from starhall.shared.seating import BOT, SeatMap, seat_entry
 
 
 class Bot(Protocol):
@@ -39,11 +40,11 @@ def bot_name(seat: int) -> str:
     return BOT_NAMES[seat % len(BOT_NAMES)]
 
 
-def bot_seats(kinds: list[str]) -> list[dict[str, str]]:
+def bot_seats(kinds: list[str]) -> list[SeatMap]:
     """A log header's ``seats`` for a table of bots: a distinct name each, with the bot's kind
     in the name too when the kinds differ."""
     mixed = len(set(kinds)) > 1
-    return [{"name": f"{bot_name(seat)} ({kind})" if mixed else bot_name(seat), "bot": kind}
+    return [seat_entry(BOT, f"{bot_name(seat)} ({kind})" if mixed else bot_name(seat), kind)
             for seat, kind in enumerate(kinds)]
 
 

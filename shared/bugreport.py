@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -19,6 +21,8 @@ from typing import Any
 BUG_MAGIC = "starhall-bug"
 BUG_FORMAT = 1
 BUG_SUFFIX = ".starhall-bug"
+REPORTS_FOLDER = "bug-reports"
+"""Where reports go in a data folder: the client's, and a server's (``report`` requests)."""
 
 
 def is_bug_report(body: Mapping[str, Any]) -> bool:
@@ -76,21 +80,38 @@ def versions() -> dict[str, Any]:
 
 
 def make_bug_report(note: str, table: Mapping[str, Any], log: bytes | None, log_note: str,
-                    messages: Sequence[Mapping[str, Any]], created: float) -> dict[str, Any]:
+                    messages: Sequence[Mapping[str, Any]], created: float,
+                    running: Mapping[str, Any] | None = None, **more: Any) -> dict[str, Any]:
     """The body of a bug report. ``messages`` are ``{"time", "direction", "message"}`` maps,
-    ``direction`` being ``"sent"`` or ``"received"``."""
+    ``direction`` being ``"sent"`` or ``"received"``; ``running``: what ran (default:
+    ``versions()``, this process's); ``more``: the keys only some reports have
+    (``server_report``, ``client_versions``)."""
     return {
         "kind": "bug_report",
         "magic": BUG_MAGIC,
         "format": BUG_FORMAT,
         "created": created,
         "note": note,
-        "versions": versions(),
+        "versions": dict(running) if running is not None else versions(),
         "table": dict(table),
         "log": log,
         "log_note": "" if log is not None else log_note,
         "messages": [dict(message) for message in messages],
+        **more,
     }
+
+
+def report_path(folder: Path, table: str, now: float) -> Path:
+    """A new file name in ``folder``: ``bug-<table>-<YYYYmmdd-HHMMSS>.starhall-bug`` (local
+    time), with ``-2``, ``-3`` … for a second report of the table within a second."""
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", table) or "table"
+    stem = f"bug-{name}-{time.strftime('%Y%m%d-%H%M%S', time.localtime(now))}"
+    path = folder / f"{stem}{BUG_SUFFIX}"
+    number = 2
+    while path.exists():
+        path = folder / f"{stem}-{number}{BUG_SUFFIX}"
+        number += 1
+    return path
 
 
 def write_bug_report(path: str | os.PathLike[str], body: Mapping[str, Any]) -> Path:

@@ -23,8 +23,12 @@ from typing import Any
 import msgpack
 
 from starhall.shared.bugreport import embedded_log, is_bug_report, missing_log_reason
+from starhall.shared.seating import free_seats
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""The format a writer writes: 2 since logs record who sits where (``seating`` records)."""
+READ_FORMATS = (1, 2)
+"""The formats a reader reads: 1 is 2 without seating (a header's seats may be "Seat N")."""
 MAGIC = "starhall-log"
 SUFFIX = ".starhall"
 
@@ -131,10 +135,11 @@ def check_header(header: dict[str, Any], source: str) -> None:
     """``LogError`` unless record 0, ``header``, is a log header of the format this reads."""
     if header.get("kind") != "header" or header.get("magic") != MAGIC:
         raise LogError(source, 0, 0, "the first record is not a Starhall log header")
-    if type(header.get("format")) is not int or header["format"] != FORMAT_VERSION:
+    if type(header.get("format")) is not int or header["format"] not in READ_FORMATS:
         raise LogError(
             source, 0, 0,
-            f"format {header.get('format')!r} is not {FORMAT_VERSION}, which this reads",
+            f"format {header.get('format')!r} is not "
+            f"{' or '.join(map(str, READ_FORMATS))}, which this reads",
         )
 
 
@@ -154,7 +159,7 @@ def make_header(
         "rules": rules,
         "players": players,
         "options": dict(options),
-        "seats": seats if seats is not None else [{"name": f"Seat {i}"} for i in range(players)],
+        "seats": seats if seats is not None else free_seats(players),
     }
     header.update(info)
     return header

@@ -29,18 +29,23 @@ MIN_KEY_CHARS, MAX_KEY_CHARS = 16, 64
 """The length of a ``sit``'s or ``create``'s ``key`` (random, so nobody else guesses it)."""
 MAX_PONG_TABLES = 1000
 """The most tables whose ``seq`` one ``pong`` carries."""
+MAX_NOTE_CHARS = 300
+"""The longest ``note`` a ``report`` carries (the line a player types about a bug)."""
 
 # Requests a client sends.
 HELLO, PING, LIST, CREATE, SIT, RESUME, LEAVE = "hello", "ping", "list", "create", "sit", \
     "resume", "leave"
 WATCH, UNWATCH, BOT, UNBOT, ACT, SYNC = "watch", "unwatch", "bot", "unbot", "act", "sync"
-REQUESTS = (HELLO, PING, LIST, CREATE, SIT, RESUME, LEAVE, WATCH, UNWATCH, BOT, UNBOT, ACT, SYNC)
+REPORT = "report"
+REQUESTS = (HELLO, PING, LIST, CREATE, SIT, RESUME, LEAVE, WATCH, UNWATCH, BOT, UNBOT, ACT, SYNC,
+            REPORT)
 
 # Messages the server sends.
 WELCOME, PONG, TABLES, CREATED, SEATED, LEFT = "welcome", "pong", "tables", "created", \
     "seated", "left"
 WATCHING, UNWATCHED, BOTTED, UNBOTTED, ACK = "watching", "unwatched", "botted", "unbotted", "ack"
 SNAPSHOT, UPDATE, TABLE, ERROR = "snapshot", "update", "table", "error"
+REPORTED = "reported"
 
 # Error codes the server itself gives; any other code is a refusal by the game's rules.
 BAD_MESSAGE = "bad_message"
@@ -62,6 +67,7 @@ NOT_SEATED = "not_seated"
 UNKNOWN_BOT = "unknown_bot"
 STALE = "stale"
 BROKEN = "broken"
+TOO_MANY_REPORTS = "too_many_reports"
 INTERNAL = "internal"
 
 # Table status.

@@ -19,6 +19,7 @@ from starhall.shared.logfile import (
     read_records,
     scan,
 )
+from starhall.shared.seating import SeatMap, older_seats, read_seat, read_seats
 from starhall.shared.table import state_hash
 
 
@@ -27,6 +28,8 @@ class Checkpoint:
     seq: int
     hash: str
     state: dict[str, Any]
+    seats: list[SeatMap] | None = None
+    """Who sat where then (``None`` in a log of format 1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +71,27 @@ class Recording:
     from its tail (``load_tail``), the checkpoint it was read from."""
     source: str = ""
     """What errors name: ``path``, or ``path#log`` for the log inside a bug report."""
+    format: int = 1
+    seating: list[SeatMap | None] = field(default_factory=list)
+    """Who sat where at ``start``: the header's seats (or, read from its tail, the first
+    checkpoint's); ``None`` for a seat the log does not name (a server's log of format 1)."""
+    seat_changes: list[tuple[int, int, SeatMap]] = field(default_factory=list)
+    """Each ``seating`` record after ``start``, in order, as ``(seq, seat, seat map)``: the
+    seat became that after event ``seq``."""
 
     @property
     def last_seq(self) -> int:
         return self.events[-1][0] if self.events else self.start
+
+    def seats_at(self, seq: int | None = None) -> list[SeatMap | None]:
+        """Who sat where after event ``seq`` (default: the last), changes made right after
+        it included; ``None`` for a seat the log does not name."""
+        seats = list(self.seating)
+        for after, number, seat in self.seat_changes:
+            if seq is not None and after > seq:
+                break
+            seats[number] = seat
+        return seats
 
     def event(self, seq: int) -> Event:
         """The event numbered ``seq`` (one of those held)."""
@@ -255,17 +275,18 @@ def load_tail(path: str | os.PathLike[str], events: int = TAIL_EVENTS) -> Record
     found = len(data)
     last_seq = None
     while True:
-        found = data.rfind(CHECKPOINT_MARK, header_end, found)
+        found = data.rfind(CHECKPOINT_MARK, header_end + MARK_OFFSET, found)
         if found < 0:
             break
-        seq = _checkpoint_seq(data, found, path)
+        start = found - MARK_OFFSET
+        seq = _checkpoint_seq(data, start, path)
         if seq is None:
             continue  # the mark inside another record's data
         if last_seq is None:
-            last_seq = _last_seq(data[found:], path)
+            last_seq = _last_seq(data[start:], path)
             if last_seq is None:
                 return load(path)
-        chosen = found
+        chosen = start
         if last_seq - seq >= events:
             break
     if chosen is None:
@@ -287,10 +308,16 @@ HEAD_BYTES = 4096
 """How much of a log's start is read first for its header (most headers are far shorter)."""
 
 
+MARK_OFFSET = 2
+"""Where ``CHECKPOINT_MARK`` stands in a checkpoint record: after the array's header and the
+map's, whose count of keys differs (4, or 5 with the ``seats`` of a log of format 2)."""
+
+
 def _mark() -> bytes:
-    """The bytes every checkpoint record starts with, as ``checkpoint_record`` writes them."""
+    """The bytes every checkpoint record has from ``MARK_OFFSET`` on, as ``checkpoint_record``
+    writes them."""
     packed = encode_record({"kind": "checkpoint", "seq": 0, "hash": "", "state": {}})
-    return packed[:packed.index(b"checkpoint") + len(b"checkpoint")]
+    return packed[MARK_OFFSET:packed.index(b"checkpoint") + len(b"checkpoint")]
 
 
 CHECKPOINT_MARK = _mark()
@@ -345,7 +372,17 @@ def _recording(path: str | os.PathLike[str], header: dict[str, Any], source: str
         options = game.make_options(header.get("players"), raw_options)  # type: ignore[arg-type]
     except (ValueError, KeyError, TypeError) as error:
         raise LogError(source, 0, 0, f"bad header: {error}") from None
-    return Recording(str(path), header, game, header["players"], options, source=source)
+    players = header["players"]
+    seating: list[SeatMap | None]
+    if header["format"] == 1:
+        seating = older_seats(header.get("seats"), players)
+    else:
+        try:
+            seating = list(read_seats(header.get("seats"), players))
+        except ValueError as error:
+            raise LogError(source, 0, 0, f"bad header: {error}") from None
+    return Recording(str(path), header, game, players, options, source=source,
+                     format=header["format"], seating=seating)
 
 
 def _add_records(recording: Recording, records: list[tuple[int, Any]], first: int | None,
@@ -357,6 +394,9 @@ def _add_records(recording: Recording, records: list[tuple[int, Any]], first: in
     events = recording.events
     append = events.append
     place = recording.places.append
+    players = recording.players
+    # Who sits where so far (None until a log read from its tail meets its checkpoint).
+    seating = list(recording.seating) if first is not None else None
     for index, (offset, body) in enumerate(records, first or 0):
         if first is None:
             index = -1
@@ -387,10 +427,48 @@ def _add_records(recording: Recording, records: list[tuple[int, Any]], first: in
                 raise LogError(source, index, offset, "malformed checkpoint")
             if seq in recording.checkpoints:
                 raise LogError(source, index, offset, f"a second checkpoint after event {seq}")
-            recording.checkpoints[seq] = Checkpoint(seq, digest, state)
+            seats = _checkpoint_seats(recording, body, seating, index, offset)
+            if seating is None:  # the first record of a log read from its tail
+                recording.seating = list(seats) if seats is not None else [None] * players
+                seating = list(recording.seating)
+            recording.checkpoints[seq] = Checkpoint(seq, digest, state, seats)
+        elif kind == "seating" and recording.format >= 2:
+            seq, number = body.get("seq"), body.get("seat")
+            if seq != expected - 1 or type(number) is not int or not 0 <= number < players:
+                raise LogError(source, index, offset, "malformed seating record")
+            try:
+                seat = read_seat(body)
+            except ValueError as error:
+                raise LogError(source, index, offset,
+                               f"malformed seating record: {error}") from None
+            if seating is None:
+                raise LogError(source, index, offset, "a seating record before the checkpoint "
+                               "a log's tail starts at")
+            seating[number] = seat
+            recording.seat_changes.append((seq, number, seat))
         else:
             raise LogError(source, index, offset, f"unknown record kind {kind!r}")
         recording.last_record = offset
+
+
+def _checkpoint_seats(recording: Recording, body: dict[str, Any],
+                      seating: list[SeatMap | None] | None, index: int, offset: int
+                      ) -> list[SeatMap] | None:
+    """A checkpoint's ``seats``, checked: those of a log of format 2 must be there and be the
+    seating its records give (``seating``, unless it is the first record read)."""
+    if recording.format < 2:
+        return None
+    try:
+        seats = read_seats(body.get("seats"), recording.players)
+    except ValueError as error:
+        raise LogError(recording.source, index, offset, f"malformed checkpoint: {error}"
+                       ) from None
+    if seating is not None and seats != seating:
+        number = next(n for n, seat in enumerate(seats) if seat != seating[n])
+        raise LogError(recording.source, index, offset,
+                       f"the checkpoint's seat {number} is {seats[number]}, where the log's "
+                       f"seating records give {seating[number]}")
+    return seats
 
 
 @dataclass(frozen=True, slots=True)
@@ -457,10 +535,13 @@ class Verified:
     checkpoints: int
     over: bool
     torn: bool
+    seats: list[SeatMap | None] = field(default_factory=list)
+    """Who sat where at the end (``None`` for a seat the log does not name)."""
 
     def as_data(self) -> dict[str, Any]:
         return {"path": self.path, "ok": True, "events": self.events,
-                "checkpoints": self.checkpoints, "over": self.over, "torn": self.torn}
+                "checkpoints": self.checkpoints, "over": self.over, "torn": self.torn,
+                "seats": self.seats}
 
 
 def verify(path: str | os.PathLike[str]) -> Verified | Mismatch:
@@ -484,7 +565,7 @@ def verify(path: str | os.PathLike[str]) -> Verified | Mismatch:
                             differences(checkpoint.state, snapshot))
         agreed = seq
     return Verified(recording.path, len(recording.events), len(checkpoints),
-                    game.outcome(state).over, recording.torn)
+                    game.outcome(state).over, recording.torn, recording.seats_at())
 
 
 def differences(recorded: Any, rebuilt: Any, where: str = "state") -> list[Difference]:

@@ -3,6 +3,9 @@
 ``submit`` is the one path every command takes, from a person, a bot or the host's shuffle:
 decide → append to the log → evolve, with a checkpoint (the state's hash and snapshot) where
 the game says one is due. A refused command raises ``IllegalCommand`` and changes nothing.
+
+The log also says who sits where (``shared.seating``): the header as the table began,
+``reseat`` a change between two commands, and every checkpoint the seating then.
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ import msgpack
 from starhall.shared.engine import Command, Event, Game, Outcome
 from starhall.shared.logfile import LogWriter, make_header
 from starhall.shared.options import Options
+from starhall.shared.seating import SeatMap
 from starhall.shared.shuffle import shuffle_command
 
 S = TypeVar("S")
+Seating = tuple[SeatMap, ...]
+"""Every seat of a table, in seat order."""
 
 
 def state_hash(snapshot: Mapping[str, Any]) -> str:
@@ -36,16 +42,26 @@ def event_record(seq: int, event: Event, cid: int | str | None = None) -> dict[s
     return record
 
 
-def checkpoint_record(game: Game[Any], seq: int, state: Any) -> dict[str, Any]:
+def checkpoint_record(game: Game[Any], seq: int, state: Any,
+                      seats: Seating | None = None) -> dict[str, Any]:
     snapshot = game.snapshot(state)
-    return {"kind": "checkpoint", "seq": seq, "hash": state_hash(snapshot), "state": snapshot}
+    record: dict[str, Any] = {"kind": "checkpoint", "seq": seq, "hash": state_hash(snapshot),
+                              "state": snapshot}
+    if seats is not None:
+        record["seats"] = list(seats)
+    return record
+
+
+def seating_record(seq: int, number: int, seat: SeatMap) -> dict[str, Any]:
+    """The record of seat ``number`` becoming ``seat`` after event ``seq``."""
+    return {"kind": "seating", "seq": seq, "seat": number, **seat}
 
 
 class Table(Generic[S]):
     # A plain class rather than a dataclass: mypyc compiles it (it cannot compile generic
     # dataclasses), and submit is the path every move takes.
     def __init__(self, game: Game[S], players: int, options: Options, state: S, seq: int = 0,
-                 log: LogWriter | None = None) -> None:
+                 log: LogWriter | None = None, seats: Seating | None = None) -> None:
         self.game = game
         self.players = players
         self.options = options
@@ -53,6 +69,9 @@ class Table(Generic[S]):
         self.seq = seq
         """The sequence number of the last event; the first event is 1."""
         self.log = log
+        self.seats = seats
+        """Who sits where as the log says (what was appended to it); ``None`` for a log of
+        format 1, which does not say."""
 
     @classmethod
     def new(
@@ -66,11 +85,10 @@ class Table(Generic[S]):
         **info: Any,
     ) -> Table[S]:
         checked = game.make_options(players, options)
-        log = None
-        if path is not None:
-            header = make_header(game.id, game.rules_version, players, checked, seats, **info)
-            log = LogWriter.create(path, header)
-        return cls(game, players, checked, game.new_state(players, checked), 0, log)
+        header = make_header(game.id, game.rules_version, players, checked, seats, **info)
+        log = LogWriter.create(path, header) if path is not None else None
+        return cls(game, players, checked, game.new_state(players, checked), 0, log,
+                   tuple(header["seats"]))
 
     def submit(self, command: Command, cid: int | str | None = None) -> list[tuple[int, Event]]:
         """Decide, append and evolve; returns the new events with their sequence numbers.
@@ -86,8 +104,18 @@ class Table(Generic[S]):
             if self.log is not None:
                 self.log.append(event_record(self.seq, event, cid))
                 if game.is_checkpoint(self.state):
-                    self.log.append(checkpoint_record(game, self.seq, self.state))
+                    self.log.append(checkpoint_record(game, self.seq, self.state, self.seats))
         return numbered
+
+    def reseat(self, number: int, seat: SeatMap) -> None:
+        """Seat ``number`` is now ``seat`` (a map of ``shared.seating``): logged after the last
+        event. Only for a log that records seating (``seats`` is known)."""
+        seats = self.seats
+        if seats is None:
+            raise ValueError("this table's log does not record who sits where (format 1)")
+        self.seats = (*seats[:number], seat, *seats[number + 1:])
+        if self.log is not None:
+            self.log.append(seating_record(self.seq, number, seat))
 
     def shuffle(self, seed: int) -> list[tuple[int, Event]]:
         """Answer the game's pending chance request with the order deal number ``seed`` gives."""

@@ -147,6 +147,8 @@ class Draft:
         self.source = src
         self.game = src.game
         self.header = dict(src.header)
+        self.seats = tuple(src.header["seats"])
+        """Who sits where: the bots of the source game, from its start to its end."""
         self.bodies = src.prefix(upto)
         self.state = src.states[upto]
         self.seq = upto
@@ -160,7 +162,8 @@ class Draft:
             self.state = self.game.evolve(self.state, event)
             self.bodies.append(event_record(self.seq, event))
             if self.game.is_checkpoint(self.state):
-                self.bodies.append(checkpoint_record(self.game, self.seq, self.state))
+                self.bodies.append(checkpoint_record(self.game, self.seq, self.state,
+                                                     self.seats))
         return self
 
     def bad(self, kind: str, seat: Any, data: Any = None) -> Draft:
@@ -495,9 +498,10 @@ def stars_damage(corpus: Corpus, src: Source) -> tuple[Case, Case]:
     corpus.add("header-bad-option", "stars", "a header with min_bid 0", LOG,
                "bad header: stars: option min_bid must be at least 1", b"".join(options), 0, 0,
                None)
-    fmt = records_of(src, {**src.header, "format": 2})
-    corpus.add("wrong-format-version", "stars", "a log of format 2", LOG,
-               "format 2 is not 1", b"".join(fmt), 0, 0, None)
+    fmt = records_of(src, {**src.header, "format": 3})
+    corpus.add("wrong-format-version", "stars", "a log of format 3", LOG,
+               "format 3 is not 1 or 2", b"".join(fmt), 0, 0, None)
+    seating_damage(corpus, src, records, index)
     corpus.add("not-a-starhall-log", "stars", "a framed record that is not a Starhall header",
                LOG, "the first record is not a Starhall log header",
                encode_record({"kind": "header", "magic": "other-log"}) + b"".join(records[1:]),
@@ -534,6 +538,51 @@ def stars_damage(corpus: Corpus, src: Source) -> tuple[Case, Case]:
 
 
 # --- Hearts ---------------------------------------------------------------------------------
+
+
+def seating_damage(corpus: Corpus, src: Source, records: list[bytes], index: int) -> None:
+    """Who sits where, recorded wrongly: a seating record that is not one, or out of place, a
+    checkpoint whose seats are not what the records give, a header's seats that are none."""
+    seq = src.bodies[index - 1]["seq"] - 1  # the seating record goes right after this event
+    free = {"state": "free", "name": None, "bot": None, "standin": False}
+    for name, body, reason in (
+            ("seating-record-bad-state", {"state": "king", "name": "Ada"},
+             "malformed seating record: seat state 'king' is not free, player or bot"),
+            ("seating-record-bot-without-kind", {"state": "bot", "name": "Ada"},
+             "malformed seating record: a bot seat names its kind in 'bot'"),
+            ("seating-record-misplaced", {**free, "seq": seq + 2},
+             "malformed seating record"),
+            ("seating-record-no-such-seat", {**free, "seat": 4}, "malformed seating record")):
+        record = encode_record({"kind": "seating", "seq": seq, "seat": 1, **body})
+        broken = records[:index] + [record] + records[index:]
+        corpus.add(name, "stars", f"a seating record: {reason}", LOG, reason,
+                   b"".join(broken), index, offset_of(broken, index), None)
+    older = [encode_record({**src.header, "format": 1}),
+             *(encode_record({k: v for k, v in body.items() if k != "seats"})
+               for body in src.bodies)]
+    record = encode_record({"kind": "seating", "seq": seq, "seat": 1, **free})
+    broken = older[:index] + [record] + older[index:]
+    corpus.add("seating-record-in-format-1", "stars", "a seating record in a log of format 1",
+               LOG, "unknown record kind 'seating'", b"".join(broken), index,
+               offset_of(broken, index), None)
+    checkpoints = [i for i, b in enumerate(src.bodies) if b["kind"] == "checkpoint"]
+    cp = src.bodies[checkpoints[0]]
+    moved = list(records)
+    moved[1 + checkpoints[0]] = encode_record({**cp, "seats": [free, *cp["seats"][1:]]})
+    corpus.add("checkpoint-seats-differ", "stars",
+               "a checkpoint whose seats are not those the log's seating records give", LOG,
+               "the checkpoint's seat 0 is", b"".join(moved), 1 + checkpoints[0],
+               offset_of(moved, 1 + checkpoints[0]), None)
+    unseated = list(records)
+    unseated[1 + checkpoints[0]] = encode_record({k: v for k, v in cp.items() if k != "seats"})
+    corpus.add("checkpoint-without-seats", "stars", "a checkpoint of format 2 without seats",
+               LOG, "malformed checkpoint: seats must be a list of 4 seat maps",
+               b"".join(unseated), 1 + checkpoints[0], offset_of(unseated, 1 + checkpoints[0]),
+               None)
+    seats = [*src.header["seats"][:3], {"state": "bot", "name": "Dmitri"}]
+    corpus.add("header-seat-without-bot-kind", "stars", "a header's bot seat without its kind",
+               LOG, "bad header: seat 3: a bot seat names its kind in 'bot'",
+               b"".join(records_of(src, {**src.header, "seats": seats})), 0, 0, None)
 
 
 def hearts_cases(corpus: Corpus) -> None:

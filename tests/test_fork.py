@@ -24,6 +24,7 @@ from starhall.shared import protocol
 from starhall.shared.bugreport import make_bug_report, write_bug_report
 from starhall.shared.logfile import encode_record, read_records
 from starhall.shared.replay import load, verify
+from starhall.shared.seating import free_seats
 from tests.support import step_until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +48,8 @@ def _check_fork_log(path: Path, source: Path, seq: int, source_bytes: bytes | No
                                           "sha256": hashlib.sha256(data).hexdigest()}
     assert fork.header["game"] == original.header["game"]
     assert fork.header["options"] == original.header["options"]
-    assert fork.header["seats"] == original.header["seats"]
+    for at in range(seq):  # the copied events are named after those who made them
+        assert fork.seats_at(at) == original.seats_at(at)
     assert "Fork of" in fork.header["name"] and str(seq) in fork.header["name"]
 
 
@@ -60,6 +62,8 @@ def test_fork_of_a_golden_verifies_and_names_its_source(source: Path, tmp_path: 
         assert forked.path.with_name(f"{forked.table_id}.seats.json").exists()
         assert len(load(forked.path).events) == at
         _check_fork_log(forked.path, source, at)
+        # … then its cast leaves: every seat is free, as the new table's seating file has it.
+        assert load(forked.path).seats_at() == free_seats(recording.players)
     # Each fork got its own table id, as a server would give them.
     assert len(list((tmp_path / "tables").glob("*.starhall"))) == 4
 

@@ -457,16 +457,3 @@ def test_two_windows_of_one_user_get_distinct_names(server: EmbeddedServer) -> N
     assert distinct_name("x" * protocol.MAX_NAME_CHARS, {"x" * protocol.MAX_NAME_CHARS}) == (
         "x" * (protocol.MAX_NAME_CHARS - 4) + " (2)")
 
-
-def test_a_server_log_replays_with_the_names_of_its_seats(server: EmbeddedServer) -> None:
-    # The header is written before anyone sits; the replay reads the seating beside the log.
-    from starhall.client.screens.replay_screen import header_names
-
-    lobby = Participant(address(server))
-    table = create(lobby)
-    Person(address(server), table, 0, "Ada")
-    for seat in (1, 2, 3):
-        assert lobby.request({"type": "bot", "table": table, "seat": seat})["type"] == (
-            protocol.BOTTED)
-    names = header_names(load(log_of(server, table)))
-    assert names[0] == "Ada" and all(name.endswith("bot") for name in names[1:]), names

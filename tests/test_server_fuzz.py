@@ -39,6 +39,8 @@ TEMPLATES: list[dict[str, Any]] = [
     {"type": "act", "table": "0001", "token": "abc", "seq": 3, "cid": 1,
      "command": {"type": "play", "data": {"card": "2C"}}},
     {"type": "sync", "table": "0001", "token": "abc"},
+    {"type": "report", "table": "0001", "note": "it froze", "seq": 3,
+     "versions": {"starhall": "0.1.0"}},
 ]
 
 ODD_VALUES: list[Any] = [None, True, -1, 0, 2**63 - 1, -(2**63), 1.5, float("nan"), "",

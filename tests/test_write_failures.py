@@ -539,7 +539,8 @@ def test_read_only_shows_the_tables_and_refuses_every_change(
                 {"type": "bot", "table": waiting, "seat": 0},
                 {"type": "act", "table": playing, "token": token, "seq": listed[playing]["seq"],
                  "cid": 1, "command": {"type": "play", "data": {"card": "2C"}}},
-                {"type": "leave", "table": playing, "token": token, "give_up": True}):
+                {"type": "leave", "table": playing, "token": token, "give_up": True},
+                {"type": "report", "table": finished, "note": "it froze"}):
             reply = viewer.request(request)
             assert reply["type"] == protocol.ERROR, reply
             assert reply["code"] == durability.READ_ONLY, reply

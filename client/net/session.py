@@ -32,16 +32,23 @@ class Batch:
 
 
 def seat_names(info: dict[str, Any]) -> list[str]:
-    names = []
+    names: list[str] = []
     for entry in info.get("seats") or []:
-        seat = int(entry.get("seat", len(names)))
-        name = entry.get("name")
-        if entry.get("state") == "bot" and not entry.get("standin"):
-            name = bot_name(seat)  # friendlier than the bot's kind
-        elif not name:
-            name = "(free seat)"
-        names.append(str(name))
+        names.append(seat_label(entry, int(entry.get("seat", len(names)))))
     return names
+
+
+def seat_label(entry: dict[str, Any] | None, seat: int) -> str:
+    """What a seat is called at the table, from a ``TableInfo`` seat or a log's seat map (the
+    same fields); "Seat N" when nobody knows (an older log)."""
+    if entry is None:
+        return f"Seat {seat}"
+    name = entry.get("name")
+    if entry.get("state") == "bot" and not entry.get("standin"):
+        name = bot_name(seat)  # friendlier than the bot's kind
+    elif not name:
+        name = "(free seat)"
+    return str(name)
 
 
 class TableSession:

@@ -1,20 +1,25 @@
-"""Save a bug report from a live table: F9 or the "Save a bug report" button.
+"""Save a bug report from a live table or the replay viewer: F9 or the "Save a bug report"
+button.
 
 A one-line box asks "What went wrong?"; Enter saves, Esc only closes the box. The file
 (``shared.bugreport``) holds the line typed, the versions that ran, the last messages the
 link sent and received with their times, and the table's log when this process runs the
 server (``starhall play``). A remote server's log holds every seat's hidden cards, so a
-client never has it: the report then names the server and table that hold it.
+client never has it: the client sends the line to the server (``report``), which keeps it
+with the table's log, and the file saved here names the server, the table and the report
+the server keeps (``server_report``); if the server does not keep it, the file says why. From
+the replay viewer, the report holds the log being replayed, the event shown and whose eyes it
+is seen through, and no messages.
 
-Where the file goes: ``<data folder>/bug-reports/`` when the server is the embedded one
-(``replays/bug-reports/`` for ``starhall play``), else ``./bug-reports/`` in the folder the
+Where the file goes: ``<data folder>/bug-reports/`` when the server is the embedded one (the
+games folder of ``starhall play``, the ``--data`` folder of a fork) or for the replay viewer
+(its forks' data folder, ``replays/`` by default), else ``./bug-reports/`` in the folder the
 client was started from; named ``bug-<table>-<YYYYmmdd-HHMMSS>.starhall-bug``.
 ``docs/reproducing-bugs.md`` tells a developer what to do with it.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -25,17 +30,27 @@ import pygame
 
 from starhall.client.ui import fonts, theme
 from starhall.client.ui.widgets import Hotspots, blit_text, button, panel, short_path
-from starhall.shared.bugreport import BUG_SUFFIX, make_bug_report, write_bug_report
+from starhall.shared import protocol
+from starhall.shared.bugreport import (
+    REPORTS_FOLDER,
+    make_bug_report,
+    report_path,
+    versions,
+    write_bug_report,
+)
 
 if TYPE_CHECKING:
     from starhall.client.net.link import ServerLink
     from starhall.client.net.session import TableSession
+    from starhall.shared.replay import Recording
 
-REPORTS_FOLDER = "bug-reports"
 TOKEN = "<token>"
-MAX_NOTE_CHARS = 300
+MAX_NOTE_CHARS = protocol.MAX_NOTE_CHARS
 SHOW_SECONDS = 8.0
 """How long the screen says where a report went (or why it could not be written)."""
+REPORT_WAIT_SECONDS = 10.0
+"""How long the client waits for a remote server to say it kept a report before it saves its
+own copy without the server's."""
 BUTTON_LABEL = "Save a bug report  [F9]"
 
 
@@ -60,16 +75,11 @@ def report_folder(address: str) -> Path:
     return (server.data if server is not None else Path(".")) / REPORTS_FOLDER
 
 
-def report_path(folder: Path, table: str, now: float) -> Path:
-    """A new file name in ``folder``: ``bug-<table>-<YYYYmmdd-HHMMSS>.starhall-bug``."""
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", table) or "table"
-    stem = f"bug-{name}-{time.strftime('%Y%m%d-%H%M%S', time.localtime(now))}"
-    path = folder / f"{stem}{BUG_SUFFIX}"
-    number = 2
-    while path.exists():  # two reports in one second
-        path = folder / f"{stem}-{number}{BUG_SUFFIX}"
-        number += 1
-    return path
+def holds_log(address: str) -> bool:
+    """Whether this process runs the server at ``address``, so a report can hold its log."""
+    from starhall.client.net.embedded import embedded_at
+
+    return embedded_at(address) is not None
 
 
 def table_log(address: str, table: str) -> tuple[bytes | None, str]:
@@ -88,29 +98,89 @@ def table_log(address: str, table: str) -> tuple[bytes | None, str]:
         return None, f"could not read {path.resolve()}: {error.strerror or error}"
 
 
+def report_request(session: TableSession, note: str) -> dict[str, Any]:
+    """The ``report`` that asks a remote server to keep a report with the table's log."""
+    request: dict[str, Any] = {"type": protocol.REPORT, "table": session.table,
+                               "seq": session.event_seq, "versions": versions()}
+    if note:
+        request["note"] = note[:MAX_NOTE_CHARS]
+    return request
+
+
+def kept_by_server(address: str, table: str, reply: dict[str, Any]
+                   ) -> tuple[str, dict[str, Any] | None]:
+    """What a report saved here says of the log, from the server's answer to ``report``:
+    where the server keeps its copy (and the ``server_report`` naming it), or why it did not
+    keep one and where the log is then."""
+    if reply.get("type") == protocol.REPORTED:
+        kept = {"server": address, "name": reply.get("server"), "table": table,
+                "report": reply.get("report"), "path": reply.get("path")}
+        return (f"the server at {address} ({kept['name']}) keeps this report with the table's "
+                f"log: {kept['path']} in its data folder; a client never has a table's log, "
+                f"which holds every seat's hidden cards"), kept
+    why = reply.get("reason") or "no reason given"
+    return (f"the server at {address} did not keep a copy of this report ({why}); it holds "
+            f"the log: table {table}, the file tables/{table}.starhall in its data folder; a "
+            f"client never has a table's log, which holds every seat's hidden cards"), None
+
+
 def save_bug_report(link: ServerLink, session: TableSession, note: str,
-                    folder: Path | None = None, now: float | None = None) -> Path:
+                    folder: Path | None = None, now: float | None = None,
+                    reply: dict[str, Any] | None = None) -> Path:
     """Write a report of ``session``'s table; returns its absolute path (``OSError`` if it
-    cannot be written, and then no file is left)."""
+    cannot be written, and then no file is left). ``reply``: a remote server's answer to the
+    ``report`` this report was sent with (``report_request``)."""
     now = time.time() if now is None else now
     secrets = frozenset(token for token in (session.token,) if token)
-    log, log_note = table_log(link.address, session.table)
+    more: dict[str, Any] = {}
+    if reply is None:
+        log, log_note = table_log(link.address, session.table)
+    else:
+        log, (log_note, kept) = None, kept_by_server(link.address, session.table, reply)
+        more["server_report"] = kept
     game = session.model.game if session.model is not None else session.info.get("game")
     table = {"id": session.table, "game": game, "server": link.address, "seat": session.seat,
              "name": link.name, "event_seq": session.event_seq, "view_seq": session.view_seq,
              "info": redact(session.info, secrets)}
     messages = [redact(message, secrets) for message in link.messages()]
-    body = make_bug_report(note, table, log, log_note, messages, now)
+    body = make_bug_report(note, table, log, log_note, messages, now, **more)
     target = report_path(folder or report_folder(link.address), session.table, now)
     return write_bug_report(target.absolute(), body)
+
+
+def save_replay_bug_report(recording: Recording, seq: int, seeing: int | str | None,
+                           note: str, folder: Path, now: float | None = None) -> Path:
+    """Write a report of ``recording`` as the replay viewer shows it: after event ``seq``,
+    through the eyes of ``seeing`` (a seat, ``None`` for a spectator, ``"all"`` for
+    everything). It holds the log read from the file again (the log inside it, for a bug
+    report); returns the report's absolute path (``OSError`` if the log cannot be read again
+    or the report cannot be written, and then no file is left)."""
+    from starhall.client.net.link import player_name
+    from starhall.shared.logfile import LogError, log_bytes
+
+    now = time.time() if now is None else now
+    try:
+        _, log = log_bytes(recording.path)
+    except LogError as error:  # changed on disk since it was opened
+        raise OSError(f"cannot read the log again: {error}") from None
+    path = Path(recording.path).absolute()
+    table_id = str(recording.header.get("table") or path.stem)
+    table = {"id": table_id, "game": recording.game.id, "server": None,
+             "seat": seeing if isinstance(seeing, int) else None, "name": player_name(),
+             "event_seq": seq, "view_seq": None, "info": {},
+             "replay": {"file": str(path), "seeing": seeing}}
+    body = make_bug_report(note, table, log, "", [], now)
+    return write_bug_report(report_path(folder, table_id, now).absolute(), body)
 
 
 class BugReportBox:
     """The button, the "What went wrong?" box and the line saying where the report went.
 
-    ``save`` turns the typed line into a written file (its path), or raises ``OSError``."""
+    ``save`` turns the typed line into a written file (its path), or raises ``OSError``; or,
+    while the report goes to the server first, returns ``None`` and the owner calls
+    ``finish`` once the file is written."""
 
-    def __init__(self, save: Callable[[str], Path]) -> None:
+    def __init__(self, save: Callable[[str], Path | None]) -> None:
         self.save = save
         self.open = False
         self.note = ""
@@ -137,14 +207,25 @@ class BugReportBox:
         try:
             path = self.save(note)
         except OSError as error:
-            where = f" ({error.filename})" if getattr(error, "filename", None) else ""
-            reason = f"{error.strerror or error}{where}"
+            self.finish(error)
+            return
+        if path is None:  # sent to the server: the file is written when it answers
+            self.message = ("Sending the bug report to the server…", "", theme.TEXT)
+            self.message_left = float("inf")
+        else:
+            self.finish(path)
+
+    def finish(self, outcome: Path | OSError) -> None:
+        """Say where the report was saved, or why it could not be."""
+        if isinstance(outcome, OSError):
+            where = f" ({outcome.filename})" if getattr(outcome, "filename", None) else ""
+            reason = f"{outcome.strerror or outcome}{where}"
             self.message = ("Could not save the bug report", reason, theme.ALERT)
             print(f"starhall: could not save the bug report: {reason}", file=sys.stderr)
         else:
-            self.saved = path
-            self.message = ("Bug report saved to", str(path), theme.GOLD)
-            print(f"starhall: bug report saved to {path}", file=sys.stderr)
+            self.saved = outcome
+            self.message = ("Bug report saved to", str(outcome), theme.GOLD)
+            print(f"starhall: bug report saved to {outcome}", file=sys.stderr)
         self.message_left = SHOW_SECONDS
 
     # --- input -------------------------------------------------------------------------

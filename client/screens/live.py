@@ -12,6 +12,7 @@ this process holds the log (its own server's table), Watch the replay in this wi
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,13 @@ from starhall.client.games.tricks.table import TableView
 from starhall.client.net.embedded import SeatBook
 from starhall.client.net.link import ServerLink
 from starhall.client.net.session import TableSession
-from starhall.client.screens.bug_report import BugReportBox, save_bug_report
+from starhall.client.screens.bug_report import (
+    REPORT_WAIT_SECONDS,
+    BugReportBox,
+    holds_log,
+    report_request,
+    save_bug_report,
+)
 from starhall.client.screens.table_screen import GameOverPanel, Question, TableScreen
 from starhall.client.ui import theme
 from starhall.client.ui.widgets import Hotspots, blit_text
@@ -71,6 +78,9 @@ class LiveTable:
         self.bug_report = BugReportBox(self.save_bug_report)
         """F9 or its button: a report of this table for a developer
         (``client.screens.bug_report``)."""
+        self._report: tuple[int, str, float, float] | None = None
+        """A report sent to a remote server, awaiting its answer: the ``rid``, the note, when
+        it was made, and when to stop waiting (``time.monotonic``)."""
 
     # --- setting up --------------------------------------------------------------------
 
@@ -141,6 +151,9 @@ class LiveTable:
                 pygame.display.set_caption(self._caption)
         for message in self.link.poll():
             self._changed = True
+            if self._report is not None and message.get("rid") == self._report[0]:
+                self._reported(message)
+                continue
             then = self._replies.pop(message.get("rid"), None)  # type: ignore[arg-type]
             if message.get("type") == protocol.ERROR and self.table is None and (
                     then is not None or message.get("code") != protocol.STALE):
@@ -161,6 +174,9 @@ class LiveTable:
                         self.table.ui.say("Back at your seat: the game goes on.")
                 if self.table is not None:
                     self.table.receive(batch)
+        if self._report is not None and time.monotonic() > self._report[3]:
+            self._reported({"type": protocol.ERROR, "reason": "it did not answer within "
+                            f"{REPORT_WAIT_SECONDS:g} seconds"})
         shown = self.bug_report.message
         self.bug_report.tick(dt)
         if self.bug_report.message is not shown:
@@ -315,10 +331,31 @@ class LiveTable:
     def leave(self) -> None:
         self.done = True
 
-    def save_bug_report(self, note: str) -> Path:
+    def save_bug_report(self, note: str) -> Path | None:
+        """A report of this table: written now when this process runs its server (it holds
+        the log); else sent to the server first (``None``), and written when it answers."""
         if self.session is None:
             raise OSError("no table yet: nothing to report")
-        return save_bug_report(self.link, self.session, note)
+        if holds_log(self.link.address):
+            return save_bug_report(self.link, self.session, note)
+        if self._report is not None:
+            raise OSError("the last report is still being sent")
+        rid = self.link.send(report_request(self.session, note))
+        self._report = (rid, note, time.time(), time.monotonic() + REPORT_WAIT_SECONDS)
+        return None
+
+    def _reported(self, reply: dict[str, Any]) -> None:
+        """The server answered the report sent (or will not in time): write it here."""
+        assert self._report is not None and self.session is not None
+        _, note, made, _ = self._report
+        self._report = None
+        self._changed = True
+        try:
+            path = save_bug_report(self.link, self.session, note, now=made, reply=reply)
+        except OSError as error:
+            self.bug_report.finish(error)
+        else:
+            self.bug_report.finish(path)
 
     def resize(self, size: tuple[int, int]) -> None:
         self.size = size

@@ -3,7 +3,9 @@
 Stepping forward plays the event's animation; every other move (back, seek, jumps, another
 seat's eyes) rebuilds the state from the log through ``shared.replay`` and shows it at once.
 Opened from somewhere (a finished game's Watch the replay), Esc goes back there; opened on its
-own (``starhall replay view``), Esc asks before the window closes.
+own (``starhall replay view``), Esc asks before the window closes, and closing the window
+closes it at once (nothing is lost: the log stays where it is). F9 saves a bug report of the
+event shown (``client.screens.bug_report``).
 """
 
 from __future__ import annotations
@@ -17,14 +19,17 @@ import pygame
 from starhall.client.games.base import hooks_for, view_for
 from starhall.client.games.tricks.table import TableView
 from starhall.client.net.model import TableModel
-from starhall.client.net.session import Batch
+from starhall.client.net.session import Batch, seat_label
+from starhall.client.screens.bug_report import REPORTS_FOLDER, BugReportBox, save_replay_bug_report
 from starhall.client.screens.settings_screen import KEY as SETTINGS_KEY
 from starhall.client.screens.table_screen import Question, TableScreen
 from starhall.client.ui import theme
 from starhall.client.ui.summary import DISMISS_KEYS, PASSED_KEYS
 from starhall.client.ui.widgets import Hotspots, blit_text, button
+from starhall.server.seats import known_seating
 from starhall.shared.logfile import LogError
 from starhall.shared.replay import Recording
+from starhall.shared.seating import PLAYER, SeatMap, seat_entry
 
 DEFAULT_DATA = "replays"
 """The data folder of the embedded server (``client.net.embedded``)."""
@@ -41,19 +46,18 @@ SECONDS_PER_EVENT = 0.8
 EVERYTHING = "all"
 
 
-def header_names(recording: Recording) -> list[str]:
-    """The seats' names from the log's header, else from the seating file a server keeps
-    beside its log, else "Seat N"."""
-    seats = recording.header.get("seats") or []
-    named = [str(seats[seat]["name"]) if seat < len(seats) and isinstance(seats[seat], dict)
-             and seats[seat].get("name") not in (None, "", f"Seat {seat}") else None
-             for seat in range(recording.players)]  # "Seat N": a header written before sitting
-    if None in named and recording.path:
-        from starhall.server.seats import names_beside
-
-        beside = names_beside(Path(recording.path), recording.players)
-        named = [name or other for name, other in zip(named, beside, strict=True)]
-    return [name or f"Seat {seat}" for seat, name in enumerate(named)]
+def log_names(recording: Recording, seq: int | None = None,
+              known: list[SeatMap | None] | None = None) -> list[str]:
+    """The seats' names after event ``seq`` (default: the last) as the log records them, as a
+    live table shows them. A seat an older log does not name takes its name from ``known``
+    (default: the seating file a server keeps beside its log), else "Seat N"."""
+    seats = recording.seats_at(seq)
+    if None in seats:
+        if known is None:
+            known = known_seating(list(recording.seating), recording.path)
+        seats = [seat if seat is not None else other
+                 for seat, other in zip(seats, known, strict=True)]
+    return [seat_label(seat, number) for number, seat in enumerate(seats)]
 
 
 class ReplayScreen:
@@ -61,14 +65,19 @@ class ReplayScreen:
                  view: TableView | None = None, data: str = DEFAULT_DATA,
                  back: bool = False, names: list[str] | None = None) -> None:
         self.recording = recording
-        self.names = names or header_names(recording)
-        """The seats' names: the log's, or those the table showed (a game just played)."""
+        self.known = known_seating(list(recording.seating), recording.path)
+        """The seats at the start, those an older log does not name read from beside it once."""
+        if names is not None:  # those the table showed: for the seats the log does not name
+            self.known = [seat if seat is not None or number >= len(names)
+                          else seat_entry(PLAYER, names[number])
+                          for number, seat in enumerate(self.known)]
         self.back = back
         """Opened from another screen, which Esc goes back to; else Esc asks first."""
         self.quitting = False
         self._changed = True
         self.data = data
-        """The data folder a fork's table goes in ("Play from here")."""
+        """The data folder a fork's table goes in ("Play from here"), and bug reports in its
+        ``bug-reports/``."""
         self.forked: Any = None
         """The live table of a fork played in this window; the viewer is back when it ends."""
         self.notice: str | None = None
@@ -86,6 +95,8 @@ class ReplayScreen:
         self.done = False
         self.hotspots: Hotspots | None = None
         self.dragging = False
+        self.bug_report = BugReportBox(self.save_bug_report)
+        """F9 or its button: a report of the event shown, for a developer."""
         self._marks()
         self._rebuild()
 
@@ -116,8 +127,9 @@ class ReplayScreen:
 
     def _rebuild(self) -> None:
         """A fresh table at the current position: no animation."""
+        seq = self.states[self.position][0]
         model = TableModel(self.game.id, self.seat, self.recording.players,
-                           list(self.names), table=self.recording.path)
+                           self.names_at(seq), table=self.recording.path)
         old = getattr(self, "table", None)
         self.table = TableScreen(model, None, self.view, self.size, footer_height(self.size[0]))
         if not self.back:
@@ -129,8 +141,11 @@ class ReplayScreen:
             old.settings.on_save = self.table.settings.on_save  # saving lays out this table
             self.table.settings = old.settings  # and so does the settings sheet
             self.table.question = old.question
-        seq = self.states[self.position][0]
         self.table.receive(Batch([], self.view_at(self.position), seq, True))
+
+    def names_at(self, seq: int) -> list[str]:
+        """Who sat where after event ``seq``, by name."""
+        return log_names(self.recording, seq, self.known)
 
     # --- moving ------------------------------------------------------------------------
 
@@ -153,6 +168,7 @@ class ReplayScreen:
         shown = self.game.event_view(before, event, self.seat)
         events = [] if shown is None else [
             (seq, {"seq": seq, "type": shown.type, "seat": shown.seat, "data": dict(shown.data)})]
+        self.table.model.names = self.names_at(seq)  # someone may have sat down meanwhile
         self.table.receive(Batch(events, self.view_at(self.position), seq, False))
 
     def jump(self, marks: list[int], forward: bool) -> None:
@@ -193,6 +209,10 @@ class ReplayScreen:
         self.notice = None
         pygame.display.set_caption(f"Starhall — {self.forked.forked.name}")
 
+    def save_bug_report(self, note: str) -> Path:
+        return save_replay_bug_report(self.recording, self.states[self.position][0],
+                                      self.viewer, note, Path(self.data) / REPORTS_FOLDER)
+
     def _back_from_fork(self) -> None:
         forked, self.forked = self.forked, None
         forked.close()
@@ -209,6 +229,10 @@ class ReplayScreen:
                 self._back_from_fork()
                 self._changed = True
             return
+        shown = self.bug_report.message
+        self.bug_report.tick(dt)
+        if self.bug_report.message is not shown:
+            self._changed = True
         self.table.update(dt)
         if self.table.leaving:
             self.done = True
@@ -232,6 +256,8 @@ class ReplayScreen:
             return 0.0 if self._changed else due
         if self._changed or self.playing or self.dragging:
             return 0.0
+        if self.bug_report.open:
+            return 0.25  # its blinking caret
         return self.table.redraw_after()
 
     def wait(self, timeout: float) -> None:
@@ -243,10 +269,12 @@ class ReplayScreen:
             time.sleep(timeout)
 
     def quit_requested(self) -> bool:
+        """Closing the window closes a replay at once (a fork played in it may ask first)."""
         self._changed = True
         if self.forked is not None:
             return bool(self.forked.quit_requested())
-        return self.table.quit_requested()
+        self.done = self.quitting = True
+        return True
 
     def resize(self, size: tuple[int, int]) -> None:
         self._changed = True
@@ -265,6 +293,9 @@ class ReplayScreen:
             self.table.handle(event, self.hotspots)
             self.done = self.table.leaving
             self.quitting = self.table.quitting
+            return
+        if self.bug_report.handle(event, self.hotspots):
+            self.playing = False  # the report is of the event shown when it was asked for
             return
         if self.table.settings.open or (event.type == pygame.KEYDOWN
                                         and event.key == SETTINGS_KEY):
@@ -392,6 +423,9 @@ class ReplayScreen:
             blit_text(surface, self.notice, 15, theme.ALERT, "midbottom",
                       (self.table.layout.table.centerx, footer.y - 8),
                       max_width=self.table.layout.table.w - 32)
+        # As at a live table: no button over an open sheet (F9 still works).
+        spots = hotspots if self.bug_report.open or not self.table.sheet_open else None
+        self.bug_report.draw(surface, self.table.layout.table, spots, mouse)
         self.table.draw_on_top(surface, hotspots)
         self.hotspots = hotspots
 

@@ -1,0 +1,81 @@
+"""Bug reports sent to the server (``report``, ``docs/protocol.md``), kept with the table's log.
+
+A player at a table of a remote server cannot have its log: it holds every seat's hidden
+cards. So the client sends the line typed about the bug; the server keeps it in its data
+folder as a bug report of its own (``shared.bugreport``, the format every reader of logs
+takes) holding the table's log as far as it is on disk (everything anyone was told), and
+answers with the report's name only. The developer who runs the server finds the report in
+``DATA/bug-reports/`` and runs ``starhall replay verify`` (or show, view, fork) on it.
+
+A report is written whole or not at all (``write_durably``), and the folder cannot be filled
+by one client: each session may send ``per_session`` reports, and the server keeps at most
+``limit`` (its operator clears the folder).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+from starhall.server.durability import StorageError
+from starhall.server.fields import RequestError
+from starhall.shared import protocol
+from starhall.shared.atomic_files import write_durably
+from starhall.shared.bugreport import BUG_SUFFIX, REPORTS_FOLDER, report_path
+from starhall.shared.logfile import encode_record
+
+
+class ReportStore:
+    """The ``bug-reports`` folder of a server's data folder."""
+
+    def __init__(self, data: Path, limit: int, per_session: int, *, read_only: bool) -> None:
+        self.folder = data / REPORTS_FOLDER
+        self.limit = limit
+        self.per_session = per_session
+        self.kept = 0
+        """Reports in the folder (counted at the start, then one more for each kept)."""
+        try:
+            names = os.listdir(self.folder)
+        except OSError:  # none yet
+            names = []
+        for name in names:
+            if name.endswith(BUG_SUFFIX):
+                self.kept += 1
+            elif name.endswith(".tmp") and not read_only:  # a write a crash interrupted
+                with contextlib.suppress(OSError):
+                    os.unlink(self.folder / name)
+
+    def check(self, sent: int) -> None:
+        """``RequestError`` if one more report may not be kept, after ``sent`` from the same
+        session."""
+        if sent >= self.per_session:
+            raise RequestError(protocol.TOO_MANY_REPORTS,
+                               f"this connection has sent {sent} bug reports, which is as "
+                               "many as the server keeps from one")
+        if self.kept >= self.limit:
+            raise RequestError(protocol.TOO_MANY_REPORTS,
+                               f"the server keeps {self.kept} bug reports already, which is "
+                               "as many as it may; its operator must clear them first")
+
+    def keep(self, table: str, body: dict[str, Any], now: float) -> Path:
+        """Write a report of ``table`` whole (``StorageError`` if it could not be, and then no
+        file is left); its path."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            path = report_path(self.folder, table, now)
+            try:
+                write_durably(path, encode_record(body))
+            except OSError:
+                path.unlink(missing_ok=True)  # renamed into place, but the folder not synced
+                raise
+        except OSError as error:
+            raise StorageError(error) from error
+        self.kept += 1
+        return path
+
+
+def where(path: Path) -> str:
+    """A kept report's place in the data folder, as the reply names it."""
+    return f"{REPORTS_FOLDER}/{path.name}"
