@@ -29,7 +29,8 @@ from starhall.client.screens.replay_screen import ReplayScreen
 from starhall.server.durability import STORAGE
 from starhall.server.embed import EmbeddedServer as RemoteServer
 from starhall.shared import protocol
-from starhall.shared.bugreport import BUG_SUFFIX, embedded_log, read_bug_report
+from starhall.shared.bugreport import read_bug_report
+from starhall.shared.logfile import BUG_SUFFIX, embedded_log
 from starhall.shared.replay import Verified, load, verify
 from tests.server_helpers import (
     FAST_HEARTS,
