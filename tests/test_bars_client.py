@@ -35,10 +35,9 @@ from starhall.client.net.session import Batch
 from starhall.client.screens.bug_report import BUTTON_LABEL
 from starhall.client.screens.live import LiveTable
 from starhall.client.screens.replay_screen import ReplayScreen
-from starhall.client.screens.rules_screen import button_rect
-from starhall.client.screens.settings_screen import table_button_rect
 from starhall.client.screens.table_screen import TableScreen
 from starhall.client.ui import fonts, theme
+from starhall.client.ui.layout import rules_button_rect, settings_button_rect
 from starhall.shared import protocol
 from starhall.shared.engine import Command
 from starhall.shared.games import get_game
@@ -129,12 +128,12 @@ def test_drawing_real_views(surface: pygame.Surface, moment: str,
             assert screen.layout.table.contains(rect), (seat, rect)
     # The name plates keep clear of the Rules and Settings buttons in the felt's corner.
     felt = screen.layout.table
-    corner = table_button_rect(felt).union(button_rect(felt))
+    corner = settings_button_rect(felt).union(rules_button_rect(felt))
     assert not any(geometry.plate_rect(seat).colliderect(corner) for seat in (0, 1))
     # The deck (its backs drawn up and left of it) is not under Settings, the opponent's
     # open cards keep off the buttons, and a plate's name is whole at its size.
     deck = geometry.deck_rect.union(geometry.deck_rect.move(-8, -8))
-    buttons = [button_rect(felt), table_button_rect(felt), bug_button(felt)]
+    buttons = [rules_button_rect(felt), settings_button_rect(felt), bug_button(felt)]
     assert deck.collidelist(buttons) < 0
     for rect in geometry.hand_rects(1, 4):
         assert rect.inflate(8, 8).collidelist(buttons) < 0, rect

@@ -26,11 +26,9 @@ from starhall.client.games.tricks.table import Felt, TableView
 from starhall.client.net.model import TableModel, Update
 from starhall.client.screens.live import LiveTable
 from starhall.client.screens.replay_screen import ReplayScreen, footer_height
-from starhall.client.screens.rules_screen import button_rect
-from starhall.client.screens.settings_screen import table_button_rect
 from starhall.client.screens.table_screen import Question, TableScreen
 from starhall.client.ui import fonts
-from starhall.client.ui.layout import Layout
+from starhall.client.ui.layout import Layout, rules_button_rect, settings_button_rect
 from starhall.client.ui.widgets import Hotspots, short_path
 from starhall.shared.replay import load
 from tests.test_trick_table import (  # noqa: F401 (own_settings: each test's own settings)
@@ -170,7 +168,7 @@ def test_boxes_hide_the_table_and_keep_clear_of_the_corner_buttons(
             assert box is not None
             report = spot(hotspots, "bug_report", "open")
             assert report is not None, "a box is not a sheet: the button stays"
-            corners = [button_rect(felt), table_button_rect(felt), report]
+            corners = [rules_button_rect(felt), settings_button_rect(felt), report]
             assert box.collidelist(corners) == -1, f"{overlay or 'game over'}: on a button"
             assert box == game_over_box(screen.layout)
         assert tinted(target, felt, strong=True) == 0, f"{overlay}: the felt is shaded"

@@ -328,8 +328,7 @@ def _stuck_screen(size: tuple[int, int], settle: bool = True
 def test_the_line_names_stay_clear_of_the_buttons_the_prompt_and_the_cards(
         surface: pygame.Surface, size: tuple[int, int]) -> None:
     from starhall.client.screens.bug_report import BugReportBox
-    from starhall.client.screens.rules_screen import button_rect
-    from starhall.client.screens.settings_screen import table_button_rect
+    from starhall.client.ui.layout import rules_button_rect, settings_button_rect
     from starhall.client.ui.widgets import Hotspots
 
     _, screen = _stuck_screen(size)
@@ -340,7 +339,7 @@ def test_the_line_names_stay_clear_of_the_buttons_the_prompt_and_the_cards(
     message = screen.view.prompt(screen.model, None, True)  # the longest: stuck
     lines, type_size = prompt_lines(geometry, message, 18)
     assert type_size >= 15 and len(lines) <= 2  # shrunk a little at most, then two lines
-    covers = [button_rect(felt), table_button_rect(felt), bug.spots[0].rect,
+    covers = [rules_button_rect(felt), settings_button_rect(felt), bug.spots[0].rect,
               prompt_box(geometry, [message[:60]], 18),
               geometry.rect_at(geometry.stock), geometry.rect_at(geometry.removed, 0.75)]
     covers += [geometry.place_rect(ring, line) for ring in ("inner", "outer")

@@ -27,11 +27,9 @@ from starhall.client.games.tricks.table import UNPLAYABLE_NOTE, TableView, recei
 from starhall.client.net.model import TableModel
 from starhall.client.net.session import Batch
 from starhall.client.screens.bug_report import BUTTON_LABEL as REPORT_LABEL
-from starhall.client.screens.rules_screen import button_rect
-from starhall.client.screens.settings_screen import table_button_rect
 from starhall.client.screens.table_screen import TableScreen
 from starhall.client.ui import fonts, theme
-from starhall.client.ui.layout import Layout
+from starhall.client.ui.layout import Layout, rules_button_rect, settings_button_rect
 from starhall.client.ui.summary import Summary
 from starhall.client.user import settings
 from starhall.client.user.folders import CONFIG_ENV
@@ -488,8 +486,8 @@ def test_nothing_overlaps_at_any_player_count_and_window_size(card_size: str) ->
                 assert not rect_a.colliderect(rect_b), (width, height, players, a, b)
             window = pygame.Rect(0, 0, width, height)
             assert all(window.contains(rect) for rect in regions.values())
-            assert layout.corner.contains(button_rect(layout.table))
-            assert layout.corner.contains(table_button_rect(layout.table))
+            assert layout.corner.contains(rules_button_rect(layout.table))
+            assert layout.corner.contains(settings_button_rect(layout.table))
             report = pygame.Rect(0, 0, fonts.font(14).size(REPORT_LABEL)[0] + 24, 30)
             report.topright = (layout.table.right - 12, layout.table.y + 12)
             assert layout.corner_right.contains(report)

@@ -37,11 +37,10 @@ from starhall.client.net.session import Batch
 from starhall.client.screens.bug_report import BUTTON_LABEL
 from starhall.client.screens.live import LiveTable
 from starhall.client.screens.replay_screen import ReplayScreen
-from starhall.client.screens.rules_screen import button_rect
-from starhall.client.screens.settings_screen import table_button_rect
 from starhall.client.screens.table_screen import TableScreen
 from starhall.client.ui import fonts, theme
 from starhall.client.ui.animation import Flight
+from starhall.client.ui.layout import rules_button_rect, settings_button_rect
 from starhall.shared.bugreport import read_bug_report
 from starhall.shared.games import get_game
 from starhall.shared.replay import load
@@ -156,8 +155,8 @@ def test_the_table_at_every_size_of_table_without_overlaps(
     area = screen.layout.table
     width = fonts.font(14).size(BUTTON_LABEL)[0] + 24
     bug = pygame.Rect(area.right - 12 - width, area.y + 12, width, 30)
-    named: dict[str, pygame.Rect] = {"bug report button": bug, "Rules": button_rect(area),
-                                     "Settings": table_button_rect(area)}
+    named: dict[str, pygame.Rect] = {"bug report button": bug, "Rules": rules_button_rect(area),
+                                     "Settings": settings_button_rect(area)}
     for seat in range(1, players):  # a gap between two seats: their plates never touch
         named[f"seat {seat}"] = geometry.seat_block(seat).inflate(4, 4)
     raised = geometry.hand_rects(5, set(range(5)))

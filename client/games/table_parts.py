@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pygame
 
-from starhall.client.screens.table_screen import GAME_OVER_PANEL_HEIGHT, TableScreen
+from starhall.client.screens.table_screen import TableScreen
 from starhall.client.ui import fonts, theme
 from starhall.client.ui.fonts import wrap
-from starhall.client.ui.layout import Layout
+from starhall.client.ui.layout import GAME_OVER_PANEL_HEIGHT, Layout
 from starhall.client.ui.widgets import blit_text
 
 SEAT_NOTE = ("Every seat's colour is a dot beside its player's name, in the side panel and "

@@ -28,6 +28,7 @@ from markdown_it.token import Token
 
 from starhall.client.ui import fonts, theme
 from starhall.client.ui.faces import SUITS
+from starhall.client.ui.layout import RULES_LABEL, rules_button_rect
 from starhall.client.ui.symbols import draw_symbol
 from starhall.client.ui.widgets import Hotspots, blit_text, button, panel
 
@@ -38,7 +39,6 @@ PAGES_FOLDER = Path(__file__).resolve().parents[2] / "docs" / "games"
 PACKAGED_FOLDER = "rules"
 """The pages inside the installed ``client`` package (``client.rules`` in pyproject.toml)."""
 
-BUTTON_LABEL = "Rules  [F1]"
 
 # The page is paper with dark ink, as a rule book is; suit symbols keep their card colours.
 PAPER = theme.PAPER
@@ -761,12 +761,6 @@ def lay_out(blocks: list[Block], width: int) -> Laid:
 # --- the overlay ---------------------------------------------------------------------------
 
 
-def button_rect(felt: pygame.Rect) -> pygame.Rect:
-    """Where the Rules button is: the table's top-left corner (anything else drawn in that
-    corner, such as a banner, goes right of it)."""
-    return pygame.Rect(felt.x + 12, felt.y + 12, fonts.font(14).size(BUTTON_LABEL)[0] + 24, 30)
-
-
 class RulesOverlay:
     """The rules page of one game over a table, and the button that opens it."""
 
@@ -902,8 +896,8 @@ class RulesOverlay:
              hotspots: Hotspots) -> None:
         """The Rules button in the table's top-left corner, or the open page over ``area``."""
         if not self.open:
-            rect = button_rect(felt)
-            button(surface, hotspots, rect, BUTTON_LABEL, "rules", "open",
+            rect = rules_button_rect(felt)
+            button(surface, hotspots, rect, RULES_LABEL, "rules", "open",
                    hovered=rect.collidepoint(self.mouse), size=14)
             return
         shade = pygame.Surface(area.size, pygame.SRCALPHA)

@@ -25,6 +25,7 @@ from typing import Any
 import pygame
 
 from starhall.client.ui import fonts, sound, theme
+from starhall.client.ui.layout import SETTINGS_LABEL
 from starhall.client.ui.symbols import draw_symbol
 from starhall.client.ui.widgets import Hotspots, blit_text, button, fitted, panel
 from starhall.client.user import settings
@@ -32,7 +33,6 @@ from starhall.client.user.settings import Settings, SettingsError
 
 Colour = tuple[int, int, int]
 
-BUTTON_LABEL = "Settings  [F2]"
 KEY = pygame.K_F2
 SHADE = (0, 0, 0, 150)
 
@@ -191,13 +191,6 @@ def colour_groups(game: str) -> list[Any]:
 # --- the sheet ----------------------------------------------------------------------------
 
 
-def table_button_rect(felt: pygame.Rect) -> pygame.Rect:
-    """Where a table's Settings button is: under its Rules button, in the felt's corner."""
-    from starhall.client.screens.rules_screen import button_rect
-
-    rules = button_rect(felt)
-    width = max(rules.w, fonts.font(14).size(BUTTON_LABEL)[0] + 24)
-    return pygame.Rect(rules.x, rules.bottom + 6, width, rules.h)
 
 
 TAB_SIZE = 15
@@ -395,7 +388,7 @@ class SettingsOverlay:
         """The Settings button at ``button_at``, or the open sheet over ``area``."""
         if not self.open:
             if button_at is not None:
-                button(surface, hotspots, button_at, BUTTON_LABEL, "settings", "open",
+                button(surface, hotspots, button_at, SETTINGS_LABEL, "settings", "open",
                        hovered=button_at.collidepoint(self.mouse), size=14)
             return
         shade = pygame.Surface(area.size, pygame.SRCALPHA)

@@ -27,10 +27,10 @@ from starhall.client.games.tricks.table import UNPLAYABLE_NOTE, TableView
 from starhall.client.net.model import TableModel, Update
 from starhall.client.net.session import Batch
 from starhall.client.screens.rules_screen import RulesOverlay
-from starhall.client.screens.settings_screen import SettingsOverlay, table_button_rect
+from starhall.client.screens.settings_screen import SettingsOverlay
 from starhall.client.ui import fonts, sound, theme
 from starhall.client.ui.animation import Animator, Step
-from starhall.client.ui.layout import Layout
+from starhall.client.ui.layout import Layout, settings_button_rect
 from starhall.client.ui.summary import SummaryGate
 from starhall.client.ui.table_ui import TableUi
 from starhall.client.ui.widgets import Hotspots, blit_text, button, fitted, panel, shade, short_path
@@ -38,8 +38,6 @@ from starhall.client.ui.widgets import Hotspots, blit_text, button, fitted, pane
 Send = Callable[[str, dict[str, Any]], None]
 View = dict[str, Any]
 
-GAME_OVER_PANEL_HEIGHT = 84
-"""The room a game's end box leaves for the ``GameOverPanel`` (its bottom strip)."""
 LOG_SIZE = 14
 """The game-over panel's line saying where the log is: cut, never shrunk below it."""
 
@@ -537,7 +535,7 @@ class TableScreen:
         whole = pygame.Rect(0, 0, layout.width, layout.height - layout.footer)
         self.rules.draw(surface, whole, layout.table, hotspots)
         self.settings.draw(surface, whole, hotspots,
-                           None if self.rules.open else table_button_rect(layout.table))
+                           None if self.rules.open else settings_button_rect(layout.table))
         if on_top:
             self.draw_on_top(surface, hotspots)
         return hotspots

@@ -20,6 +20,7 @@ from functools import cached_property
 
 import pygame
 
+from starhall.client.ui import fonts
 from starhall.client.ui.theme import CARD_RATIO
 from starhall.client.user import settings
 
@@ -41,11 +42,29 @@ little more than a card's size from its neighbours, so none hides another."""
 
 CORNER = (160, 84)
 """The felt's top-left corner, kept for the buttons every table has there (Rules and
-Settings: ``client.screens.rules_screen.button_rect``,
-``client.screens.settings_screen.table_button_rect``)."""
+Settings: ``rules_button_rect``, ``settings_button_rect``)."""
 CORNER_RIGHT = (214, 48)
 """The top-right corner, kept for a live table's "Save a bug report" button
 (``client.screens.bug_report``)."""
+RULES_LABEL = "Rules  [F1]"
+SETTINGS_LABEL = "Settings  [F2]"
+GAME_OVER_PANEL_HEIGHT = 84
+"""The room a game's end box leaves for the shared game-over panel (its bottom strip:
+``client.screens.table_screen.GameOverPanel``)."""
+
+
+def rules_button_rect(felt: pygame.Rect) -> pygame.Rect:
+    """Where the Rules button is: the table's top-left corner (anything else drawn in that
+    corner, such as a banner, goes right of it)."""
+    return pygame.Rect(felt.x + 12, felt.y + 12, fonts.font(14).size(RULES_LABEL)[0] + 24, 30)
+
+
+def settings_button_rect(felt: pygame.Rect) -> pygame.Rect:
+    """Where a table's Settings button is: under its Rules button, in the felt's corner."""
+    rules = rules_button_rect(felt)
+    width = max(rules.w, fonts.font(14).size(SETTINGS_LABEL)[0] + 24)
+    return pygame.Rect(rules.x, rules.bottom + 6, width, rules.h)
+
 
 # Where each other seat's box goes, by player count, in order of play after the user's:
 # (fx, fy) in 0..1. A box with fx 0 or 1 stands in the left or right column, fy down the

@@ -39,7 +39,7 @@ from starhall.client.ui.animation import Animator
 from starhall.client.ui.cardart import CardArt
 from starhall.client.ui.faces import card_name
 from starhall.client.ui.fonts import wrap
-from starhall.client.ui.layout import Layout
+from starhall.client.ui.layout import GAME_OVER_PANEL_HEIGHT, Layout
 from starhall.client.ui.table_ui import TableUi
 from starhall.client.ui.widgets import Hotspots, blit_text, button, draw_connection, panel
 
@@ -447,8 +447,6 @@ class StarView(GameTable):
         if self.entry is not None or not self._banner_open(screen):
             return None
         box = self._end_box(StarGeometry.of(screen.layout), screen.interactive)
-        from starhall.client.screens.table_screen import GAME_OVER_PANEL_HEIGHT
-
         return pygame.Rect(box.x, box.bottom + 8, box.w, GAME_OVER_PANEL_HEIGHT - 12)
 
     # --- the replay viewer -----------------------------------------------------------

@@ -24,8 +24,6 @@ import pygame
 
 from starhall.client.games.stars_and_bars.cards import LABEL
 from starhall.client.games.tricks.choreography import Event, View
-from starhall.client.screens.rules_screen import button_rect
-from starhall.client.screens.settings_screen import table_button_rect
 from starhall.client.ui.animation import (
     Banner,
     Flight,
@@ -35,7 +33,7 @@ from starhall.client.ui.animation import (
     ease_out_back,
     ease_out_cubic,
 )
-from starhall.client.ui.layout import CORNER_RIGHT, Layout
+from starhall.client.ui.layout import CORNER_RIGHT, Layout, rules_button_rect, settings_button_rect
 from starhall.client.ui.theme import CARD_RATIO
 from starhall.shared.games.stars_and_bars import CENTRE, CLAIM_POINTS, GAME, SIDE, SPACES, UNDER
 from starhall.shared.games.stars_and_bars import space_name as engine_space_name
@@ -188,7 +186,7 @@ class BarsGeometry:
         corners (Rules and Settings on the left, the bug report on the right)."""
         row = pygame.Rect(self.table.x, y, self.table.w, height)
         low = self.table.x + 12
-        for corner in (button_rect(self.table), table_button_rect(self.table)):
+        for corner in (rules_button_rect(self.table), settings_button_rect(self.table)):
             if corner.colliderect(row):
                 low = max(low, corner.right + 10)
         high = self.table.right - CORNER_RIGHT[0] - 4
@@ -215,7 +213,7 @@ class BarsGeometry:
     def _plate_left(self, seat: int) -> int:
         if self.is_bottom(seat):
             return self.table.x + 14
-        return table_button_rect(self.table).right + 10
+        return settings_button_rect(self.table).right + 10
 
     @cached_property
     def top_plate_beside_board(self) -> bool:
@@ -245,7 +243,7 @@ class BarsGeometry:
         width, height = self.pile_size
         column = self.left_column
         rect = pygame.Rect(column.centerx - width // 2, column.y + 4, width, height)
-        corner = table_button_rect(self.table)
+        corner = settings_button_rect(self.table)
         if rect.inflate(20, 20).colliderect(corner):
             rect.y = corner.bottom + 16
         return rect

@@ -59,11 +59,10 @@ from starhall.client.games.table_parts import (
 )
 from starhall.client.games.tricks.table import Felt, draw_flights
 from starhall.client.net.model import TableModel
-from starhall.client.screens.settings_screen import table_button_rect
 from starhall.client.ui import fonts, theme
 from starhall.client.ui.animation import Animator, Banner
 from starhall.client.ui.fonts import wrap
-from starhall.client.ui.layout import Layout
+from starhall.client.ui.layout import Layout, settings_button_rect
 from starhall.client.ui.table_ui import TableUi
 from starhall.client.ui.widgets import Hotspots, blit_text, button, draw_connection, fitted, panel
 from starhall.shared.games.stars_and_bars import (
@@ -922,7 +921,7 @@ class BarsView(GameTable):
         wide = 560 if table.w - 40 > 560 else table.w - 16
         area = pygame.Rect(0, 0, wide, min(tall, table.h - 20))
         area.center = geometry.board.center
-        corner = table_button_rect(table)  # Rules and Settings: not under the box
+        corner = settings_button_rect(table)  # Rules and Settings: not under the box
         if area.left < corner.right:
             area.top = max(area.top, corner.bottom + 8)
         area.clamp_ip(table)

@@ -11,7 +11,7 @@ import pygame
 from starhall.client.net.model import TableModel
 from starhall.client.ui import fonts, theme
 from starhall.client.ui.faces import card_name
-from starhall.client.ui.layout import Layout
+from starhall.client.ui.layout import GAME_OVER_PANEL_HEIGHT, Layout
 from starhall.client.ui.summary import Summary
 from starhall.client.ui.widgets import Hotspots, blit_text, button, fitted, panel, shade
 
@@ -232,7 +232,6 @@ def _sheet_table(surface: pygame.Surface, area: pygame.Rect, model: TableModel,
                   (area.centerx, area.y + 60))
 
 
-GAME_OVER_PANEL_HEIGHT = 84
 """The box's bottom strip, left free for the table screen's shared game-over panel."""
 RANK_SIZE = 17
 RANK_ROW = 24
