@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import pygame
 
 from starhall.client.net.link import ServerLink, checked_address
+from starhall.client.ui.quiet import c_stderr_silenced
 from starhall.client.user.settings import player_name
 
 DEFAULT_SIZE = (1280, 720)
@@ -72,31 +73,13 @@ def require_display(instead: str) -> None:
     if not asked and not desktop and sys.platform not in ("win32", "darwin"):
         raise NoDisplay(message)
     try:
-        with _c_stderr_silenced():  # the drivers SDL tries print their own complaints
+        with c_stderr_silenced():  # the drivers SDL tries print their own complaints
             _init_display()
     except pygame.error:
         raise NoDisplay(message) from None
     if pygame.display.get_driver() in INVISIBLE_DRIVERS:
         pygame.display.quit()
         raise NoDisplay(message)
-
-
-@contextlib.contextmanager
-def _c_stderr_silenced() -> Iterator[None]:
-    """Standard error at the file-descriptor level (where C libraries write) goes nowhere."""
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError):  # no standard error at all: nothing to silence
-        yield
-        return
-    try:
-        with open(os.devnull, "wb") as devnull:
-            os.dup2(devnull.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
 
 
 def _init_display() -> None:

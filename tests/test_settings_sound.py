@@ -81,7 +81,7 @@ def test_settings_round_trip(config: Path) -> None:
 
 
 def test_player_name_falls_back_to_the_login_name() -> None:
-    from starhall.client.net.link import player_name as login
+    from starhall.client.user.settings import login_name as login
 
     assert settings.player_name() == login() == settings.login_name()
     settings.save(Settings(name="Sam"))

@@ -214,13 +214,3 @@ class ServerLink:
         if self._socket is not None:
             self._socket.close(linger=0)
             self._socket = None
-
-
-def player_name() -> str:
-    try:
-        import getpass
-
-        name = getpass.getuser()
-    except Exception:  # no user database in some containers
-        name = ""
-    return (name if name and name != "root" else socket.gethostname() or "Player")[:32]

@@ -155,7 +155,7 @@ def save_replay_bug_report(recording: Recording, seq: int, seeing: int | str | N
     everything). It holds the log read from the file again (the log inside it, for a bug
     report); returns the report's absolute path (``OSError`` if the log cannot be read again
     or the report cannot be written, and then no file is left)."""
-    from starhall.client.net.link import player_name
+    from starhall.client.user.settings import login_name
     from starhall.shared.logfile import LogError, log_bytes
 
     now = time.time() if now is None else now
@@ -166,7 +166,7 @@ def save_replay_bug_report(recording: Recording, seq: int, seeing: int | str | N
     path = Path(recording.path).absolute()
     table_id = str(recording.header.get("table") or path.stem)
     table = {"id": table_id, "game": recording.game.id, "server": None,
-             "seat": seeing if isinstance(seeing, int) else None, "name": player_name(),
+             "seat": seeing if isinstance(seeing, int) else None, "name": login_name(),
              "event_seq": seq, "view_seq": None, "info": {},
              "replay": {"file": str(path), "seeing": seeing}}
     body = make_bug_report(note, table, log, "", [], now)

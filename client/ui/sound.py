@@ -190,9 +190,9 @@ class _Player:
             import pygame
 
             if not pygame.mixer.get_init():
-                from starhall.client.app import _c_stderr_silenced
+                from starhall.client.ui.quiet import c_stderr_silenced
 
-                with _c_stderr_silenced():  # ALSA and friends write to fd 2 themselves
+                with c_stderr_silenced():  # ALSA and friends write to fd 2 themselves
                     pygame.mixer.init(RATE, -16, 1, 256)
         except Exception:  # no device, no driver, no mixer in this pygame: silence
             self.failed = True

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import socket
 import sys
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -188,9 +189,13 @@ def save(settings: Settings) -> None:
 
 def login_name() -> str:
     """The name the system knows the user by (the host's name for root or no user)."""
-    from starhall.client.net.link import player_name as system_name
+    try:
+        import getpass
 
-    return system_name()
+        name = getpass.getuser()
+    except Exception:  # no user database in some containers
+        name = ""
+    return (name if name and name != "root" else socket.gethostname() or "Player")[:32]
 
 
 def player_name() -> str:
