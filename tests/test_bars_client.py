@@ -19,7 +19,7 @@ import pygame
 import pytest
 
 from starhall.client.app import _wait_for_welcome
-from starhall.client.games.base import view_for
+from starhall.client.games import view_for
 from starhall.client.games.stars_and_bars.choreography import BarsGeometry, between, touch
 from starhall.client.games.stars_and_bars.table import (
     PLATE_NAME_SIZE,

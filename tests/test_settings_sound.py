@@ -23,7 +23,7 @@ import pygame
 import pytest
 
 from starhall.client import app
-from starhall.client.games.base import hooks_for, view_for
+from starhall.client.games import hooks_for, view_for
 from starhall.client.net.model import TableModel
 from starhall.client.net.session import Batch
 from starhall.client.screens.settings_screen import (

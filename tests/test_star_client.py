@@ -15,7 +15,7 @@ import pygame
 import pytest
 
 from starhall.client.app import _wait_for_welcome
-from starhall.client.games.base import view_for
+from starhall.client.games import view_for
 from starhall.client.games.star_patience.choreography import TURNED, StarGeometry, between
 from starhall.client.games.star_patience.stats import StarStats, stats_path
 from starhall.client.games.star_patience.table import (

@@ -19,7 +19,7 @@ import pygame
 import pytest
 
 from starhall.client.app import _wait_for_welcome
-from starhall.client.games.base import view_for
+from starhall.client.games import view_for
 from starhall.client.games.what_else.cards import TOKEN, WhatElseArt, card_words
 from starhall.client.games.what_else.choreography import (
     MARGIN,

@@ -1,30 +1,23 @@
-"""Which table a game is drawn and played on: a registry by game id.
+"""What every game's table is to the screens that show it, and what the tables share.
 
-A ``TableScreen`` (live play, spectating, the replay viewer) asks ``view_for(game)`` for the
-object that draws its table, and ``hooks_for(view)`` for how that game turns server events
-into animation steps and the user's clicks and keys into commands. The trick games (Stars,
-Hearts) share ``TableView`` and the trick hooks below; a game with a table of its own (The
-Star's star of cards) registers a ``GameTable`` subclass, which is both its view and its
-hooks. Registering is by dotted name, so a game's drawing code is imported only when one of
-its tables is opened.
+A ``TableScreen`` (live play, spectating, the replay viewer: ``client.screens``) draws a
+game's table and hands it the game's events and the user's input through ``GameTable``'s
+hooks, and a table reaches back only for what ``TableHost`` names. Which table draws which
+game is ``client.games``' lookup, from each game's own package.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pygame
 
-from starhall.client.games.tricks.choreography import Choreographer, between
-from starhall.client.games.tricks.table import TableView, describe
 from starhall.client.net.model import TableModel
 from starhall.client.ui.layout import Layout
 
 if TYPE_CHECKING:
     from starhall.client.net.session import Batch
-    from starhall.client.screens.table_screen import TableScreen
     from starhall.client.ui.animation import Animator
     from starhall.client.ui.summary import Summary
     from starhall.client.ui.table_ui import TableUi
@@ -33,41 +26,31 @@ if TYPE_CHECKING:
 View = dict[str, Any]
 Event = dict[str, Any]
 
-_REGISTRY: dict[str, str] = {
-    "star_patience": "starhall.client.games.star_patience.table:StarView",
-    "what_else": "starhall.client.games.what_else.table:WhatElseView",
-    "stars_and_bars": "starhall.client.games.stars_and_bars.table:BarsView",
-}
-"""Game id → ``module:Class`` of its ``GameTable``; a game not listed uses ``TableView``."""
 
+class TableHost(Protocol):
+    """What a game's table may use of the screen it is drawn on
+    (``client.screens.table_screen.TableScreen``), which it never imports."""
 
-def register(game: str, target: str) -> None:
-    """Give ``game`` its own table (``target`` is ``"module:Class"``, a ``GameTable``)."""
-    _REGISTRY[game] = target
+    model: TableModel
+    layout: Layout
+    ui: TableUi
+    animator: Animator
+    next_table: dict[str, Any] | None
+    game_over: Any
+    """The shared game-over panel (``GameOverPanel``) while the screen offers one."""
 
+    @property
+    def interactive(self) -> bool: ...
 
-def table_class(game: str) -> type[GameTable] | None:
-    """The ``GameTable`` class registered for ``game``, or ``None`` (a trick game)."""
-    target = _REGISTRY.get(game)
-    if target is None:
-        return None
-    module, _, name = target.partition(":")
-    cls: type[GameTable] = getattr(importlib.import_module(module), name)
-    return cls
+    def command(self, kind: str, data: dict[str, Any]) -> None: ...
 
-
-def view_for(game: str, given: Any = None) -> Any:
-    """The view to draw ``game``'s table with: ``given`` when it suits the game (a screen
-    keeps its view, and its settings, across tables), else a new one of the game's kind."""
-    cls = table_class(game)
-    if cls is None:
-        return given if isinstance(given, TableView) else TableView()
-    return given if isinstance(given, cls) else cls()
+    def changed(self) -> None: ...
 
 
 class GameTable:
-    """The hooks a ``TableScreen`` calls for one game. These defaults are the trick games';
-    a game's own table overrides what it needs and draws itself in ``draw``."""
+    """The hooks a ``TableScreen`` calls for one game: the trick games' (``client.games.tricks``)
+    and each game's own table implement those that raise here; the others have defaults a
+    game keeps or overrides. A game's own table draws itself in ``draw``."""
 
     def draw(self, surface: pygame.Surface, layout: Layout, model: TableModel,
              animator: Animator, ui: TableUi, interactive: bool = True) -> Hotspots:
@@ -77,21 +60,21 @@ class GameTable:
 
     def choreographer(self, layout: Layout) -> Any:
         """Something with ``steps(before, event, after) -> list[Step]``."""
-        return Choreographer(layout)
+        raise NotImplementedError
 
     def between(self, before: View, event: Event) -> View:
         """A stand-in for the view after ``event`` when the server's comes only later."""
-        return between(before, event)
+        raise NotImplementedError
 
     def describe(self, model: TableModel, event: Event) -> str | None:
         """A line for the panel's log."""
-        return describe(model, event)
+        raise NotImplementedError
 
     def choosing(self, model: TableModel) -> tuple[str, int] | None:
         """When the seat is choosing several cards: the command and how many it takes."""
-        return TableView.choosing(model)
+        raise NotImplementedError
 
-    def received(self, screen: TableScreen, batch: Batch) -> None:
+    def received(self, screen: TableHost, batch: Batch) -> None:
         """After the screen took a batch from the server."""
 
     def summary(self, model: TableModel, before: View, after: View) -> Summary | None:
@@ -102,22 +85,9 @@ class GameTable:
 
     def sound_cues(self, event: Event, before: View, after: View) -> tuple[str, ...]:
         """The sounds ``event`` makes (``client.ui.sound.CUES``), in the order of the animation
-        steps it makes (``client.ui.sound.attach``). The trick games': a deal, a card played, a
-        trick gathered (a Star instead when the trick is one), a hand's end. "your_turn" is
-        the screen's, for every game."""
-        kind = event.get("type")
-        cues: list[str] = []
-        if kind == "deal":
-            cues.append("deal")
-        elif kind == "played":
-            cues.append("play")
-            if after.get("tricks_played", 0) > before.get("tricks_played", 0):
-                tricks = after.get("tricks") or [{}]
-                cues.append("star" if tricks[-1].get("star") else "trick")
-        ends = ("deal", "over")
-        if before.get("phase") and before.get("phase") not in ends and after.get("phase") in ends:
-            cues = [cue for cue in cues if cue != "trick"] + ["hand_end"]
-        return tuple(cues)
+        steps it makes (``client.ui.sound.attach``). "your_turn" is the screen's, for every
+        game."""
+        raise NotImplementedError
 
     def colour_key(self, game: str) -> list[ColourGroup]:
         """What ``game`` tells apart by colour, for the settings' colour check: by default
@@ -134,11 +104,11 @@ class GameTable:
 
     # --- from the user ---------------------------------------------------------------
 
-    def handle(self, screen: TableScreen, event: pygame.event.Event, hotspots: Any) -> bool:
+    def handle(self, screen: TableHost, event: pygame.event.Event, hotspots: Any) -> bool:
         """First look at a raw input event; ``True`` when the game used it."""
         return False
 
-    def act(self, screen: TableScreen, action: tuple[Any, ...]) -> bool:
+    def act(self, screen: TableHost, action: tuple[Any, ...]) -> bool:
         """A click on one of this game's hotspots; ``True`` when the game used it."""
         return False
 
@@ -147,26 +117,15 @@ class GameTable:
     def replay_marks(self, game: Any, states: list[tuple[int, Any]]
                      ) -> tuple[tuple[str, list[int]], tuple[str, list[int]]]:
         """The replay viewer's jump buttons: (a word, the positions in ``states``) for the small
-        jumps and for the big ones. Trick games: where a trick ends, where a hand starts."""
-        trick_ends: list[int] = []
-        hand_starts: list[int] = []
-        previous_tricks, previous_hand = 0, 0
-        for position, (_, state) in enumerate(states):
-            tricks = getattr(state, "tricks_played", 0)
-            hand = getattr(state, "hand_number", 0)
-            if hand != previous_hand:
-                hand_starts.append(position)
-            elif tricks > previous_tricks:
-                trick_ends.append(position)
-            previous_tricks, previous_hand = tricks, hand
-        return ("trick", trick_ends), ("hand", hand_starts)
+        jumps and for the big ones."""
+        raise NotImplementedError
 
     # --- every frame -----------------------------------------------------------------
 
-    def update(self, screen: TableScreen, dt: float) -> None:
+    def update(self, screen: TableHost, dt: float) -> None:
         """Time passes (after the animator has advanced)."""
 
-    def redraw_after(self, screen: TableScreen) -> float | None:
+    def redraw_after(self, screen: TableHost) -> float | None:
         """Seconds after the last drawing when this table looks different by itself (a
         pulsing glow, a blinking caret), or ``None``; the screen is drawn anyway after input,
         a batch from the server or while an animation runs."""
@@ -174,7 +133,7 @@ class GameTable:
 
     # --- the shared game-over panel ----------------------------------------------------
 
-    def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
+    def game_over_panel(self, screen: TableHost) -> pygame.Rect | None:
         """Where the screen draws the shared ``GameOverPanel`` (Play again, Watch the replay,
         where the log is) while the game is over, or ``None`` for not now. A game opts in by
         returning the strip its own end box leaves free for it."""
@@ -248,26 +207,35 @@ def seat_group(players: int) -> ColourGroup:
                             "score chart.")
 
 
-class TrickHooks(GameTable):
-    """The trick games' hooks: the defaults, the hand summary, and the game-over panel in
-    their end box."""
-
-    def summary(self, model: TableModel, before: View, after: View) -> Summary | None:
-        from starhall.client.games.tricks.scores import hand_ended, hand_summary
-
-        return hand_summary(model.name, after) if hand_ended(before, after) else None
-
-    def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
-        from starhall.client.games.tricks.scores import game_over_panel_rect
-
-        if screen.ui.overlay or screen.ui.dismissed_game_over:
-            return None
-        return game_over_panel_rect(screen.layout)
+# --- for every game's choreography: the animator's sprite keys, the order of a deal --------
 
 
-TRICKS = TrickHooks()
-"""The hooks of the trick games, drawn by ``TableView``."""
+def trick_key(code: str) -> str:
+    return f"trick:{code}"
 
 
-def hooks_for(view: Any) -> GameTable:
-    return view if isinstance(view, GameTable) else TRICKS
+def hand_key(code: str) -> str:
+    return f"hand:{code}"
+
+
+def pile_key(code: str) -> str:
+    return f"pile:{code}"
+
+
+def back_key(seat: int) -> str:
+    return f"back:{seat}"
+
+
+def dealing_order(counts: list[int], first: int) -> list[tuple[int, int]]:
+    """The order cards are dealt in: round the table one card at a time from seat ``first``,
+    each seat until it has its ``counts[seat]`` cards; (seat, which of its cards) each."""
+    players = len(counts)
+    dealt = [0] * players
+    order: list[tuple[int, int]] = []
+    while players and any(dealt[s] < counts[s] for s in range(players)):
+        for offset in range(players):
+            seat = (first + offset) % players
+            if dealt[seat] < counts[seat]:
+                order.append((seat, dealt[seat]))
+                dealt[seat] += 1
+    return order

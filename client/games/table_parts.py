@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pygame
 
-from starhall.client.screens.table_screen import TableScreen
+from starhall.client.games.base import TableHost
 from starhall.client.ui import fonts, theme
 from starhall.client.ui.fonts import wrap
 from starhall.client.ui.layout import GAME_OVER_PANEL_HEIGHT, Layout
@@ -74,7 +74,7 @@ def pointed_card(rects: list[pygame.Rect], mouse: tuple[int, int] | None,
 
 
 
-def offers_panel(screen: TableScreen, offered: bool) -> bool:
+def offers_panel(screen: TableHost, offered: bool) -> bool:
     """Whether ``screen`` offers the shared game-over panel now (its owner fills it in once
     the game is over); ``offered`` is what the table knew: a change is drawn at once, the
     end box growing to hold the panel."""
@@ -96,7 +96,7 @@ def panel_strip(box: pygame.Rect) -> pygame.Rect:
                        GAME_OVER_PANEL_HEIGHT - 12)
 
 
-def end_box_open(screen: TableScreen) -> bool:
+def end_box_open(screen: TableHost) -> bool:
     """Whether a game's end box is up: the game over, shown, not closed, nothing over it."""
     return (screen.model.over and not screen.ui.dismissed_game_over and not screen.ui.overlay
             and not screen.animator.busy)

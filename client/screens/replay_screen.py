@@ -16,7 +16,7 @@ from typing import Any
 
 import pygame
 
-from starhall.client.games.base import hooks_for, view_for
+from starhall.client.games import hooks_for, view_for
 from starhall.client.games.tricks.table import TableView
 from starhall.client.net.model import TableModel
 from starhall.client.net.session import Batch, seat_label

@@ -178,19 +178,15 @@ def chip(shape: str | None, colour: Colour, size: int, mark: str = "") -> pygame
 
 def colour_groups(game: str) -> list[Any]:
     """What ``game`` tells apart by colour (its table's ``colour_key``)."""
-    from starhall.client.games.base import TRICKS, table_class
+    from starhall.client.games import table_class
+    from starhall.client.games.tricks.hooks import TRICKS
 
-    try:
-        cls = table_class(game)
-    except ImportError:
-        cls = None
+    cls = table_class(game)
     hooks = cls() if cls is not None else TRICKS
     return list(hooks.colour_key(game))
 
 
 # --- the sheet ----------------------------------------------------------------------------
-
-
 
 
 TAB_SIZE = 15

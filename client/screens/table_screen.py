@@ -21,7 +21,7 @@ from typing import Any
 
 import pygame
 
-from starhall.client.games.base import hooks_for, view_for
+from starhall.client.games import hooks_for, view_for
 from starhall.client.games.tricks.scores import hand_ended
 from starhall.client.games.tricks.table import UNPLAYABLE_NOTE, TableView
 from starhall.client.net.model import TableModel, Update

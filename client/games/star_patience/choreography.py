@@ -20,7 +20,7 @@ from functools import cached_property
 
 import pygame
 
-from starhall.client.games.tricks.choreography import Event, View
+from starhall.client.games.base import Event, View
 from starhall.client.ui.animation import (
     Banner,
     Flight,

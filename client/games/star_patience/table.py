@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pygame
 
-from starhall.client.games.base import GameTable
+from starhall.client.games.base import GameTable, TableHost
 from starhall.client.games.star_patience.choreography import (
     LINES,
     REMOVED,
@@ -32,7 +32,6 @@ from starhall.client.games.star_patience.choreography import (
     place_key,
 )
 from starhall.client.games.star_patience.stats import StarStats, record_game
-from starhall.client.games.tricks.table import Felt, draw_flights
 from starhall.client.net.model import TableModel
 from starhall.client.ui import fonts, theme
 from starhall.client.ui.animation import Animator
@@ -40,12 +39,12 @@ from starhall.client.ui.cardart import CardArt
 from starhall.client.ui.faces import card_name
 from starhall.client.ui.fonts import wrap
 from starhall.client.ui.layout import GAME_OVER_PANEL_HEIGHT, Layout
+from starhall.client.ui.table_art import Felt, draw_flights
 from starhall.client.ui.table_ui import TableUi
 from starhall.client.ui.widgets import Hotspots, blit_text, button, draw_connection, panel
 
 if TYPE_CHECKING:
     from starhall.client.net.session import Batch
-    from starhall.client.screens.table_screen import TableScreen
 
 AUTO_DELAY = 0.45
 """Seconds a forced move waits, once the table is still, before auto-play sends it."""
@@ -259,7 +258,7 @@ class StarView(GameTable):
             cues.append("star" if after.get("result") == "won" else "hand_end")
         return tuple(cues)
 
-    def received(self, screen: TableScreen, batch: Batch) -> None:
+    def received(self, screen: TableHost, batch: Batch) -> None:
         model = screen.model
         view = model.view
         if (screen.interactive and view.get("phase") == "over"
@@ -273,7 +272,7 @@ class StarView(GameTable):
 
     # --- hooks: from the user --------------------------------------------------------
 
-    def handle(self, screen: TableScreen, event: pygame.event.Event, hotspots: Any) -> bool:
+    def handle(self, screen: TableHost, event: pygame.event.Event, hotspots: Any) -> bool:
         if event.type != pygame.KEYDOWN:
             return False
         if self.entry is not None:
@@ -296,7 +295,7 @@ class StarView(GameTable):
             return True
         return False
 
-    def _type(self, screen: TableScreen, event: pygame.event.Event) -> None:
+    def _type(self, screen: TableHost, event: pygame.event.Event) -> None:
         text = self.entry or ""
         if event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
             self.act(screen, ("star_button", "deal_ok"))
@@ -307,7 +306,7 @@ class StarView(GameTable):
         elif event.unicode and event.unicode.isdigit() and len(text) < MAX_DIGITS:
             self.entry = (text + event.unicode).lstrip("0")
 
-    def act(self, screen: TableScreen, action: tuple[Any, ...]) -> bool:
+    def act(self, screen: TableHost, action: tuple[Any, ...]) -> bool:
         kind = action[0]
         if kind == "star" and screen.interactive:
             self.hint_note = None
@@ -386,7 +385,7 @@ class StarView(GameTable):
             return None
         return kind, data, chance
 
-    def _new_table(self, screen: TableScreen, deal: int) -> None:
+    def _new_table(self, screen: TableHost, deal: int) -> None:
         model = screen.model
         view = model.view
         if view.get("phase") in ("play", "stuck") and (view.get("moves") or view.get("undos")):
@@ -413,7 +412,7 @@ class StarView(GameTable):
 
     # --- hooks: every frame ----------------------------------------------------------
 
-    def update(self, screen: TableScreen, dt: float) -> None:
+    def update(self, screen: TableHost, dt: float) -> None:
         self.clock += dt
         model = screen.model
         if screen.animator.busy or self.entry is not None:
@@ -432,7 +431,7 @@ class StarView(GameTable):
         self._auto_sent = (model.seq, model.table)
         screen.command(*move)
 
-    def redraw_after(self, screen: TableScreen) -> float | None:
+    def redraw_after(self, screen: TableHost) -> float | None:
         """The playable places and pairs pulse (``glow``) and the deal number's caret blinks:
         drawn a dozen times a second then; otherwise only when something happens."""
         if self.entry is not None:
@@ -442,7 +441,7 @@ class StarView(GameTable):
 
     plays_again = True  # New deal and Restart in the end box
 
-    def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
+    def game_over_panel(self, screen: TableHost) -> pygame.Rect | None:
         """The shared game-over panel, just under the end box while it is open."""
         if self.entry is not None or not self._banner_open(screen):
             return None
@@ -500,7 +499,7 @@ class StarView(GameTable):
             draw_connection(surface, layout, model)
         return hotspots
 
-    def _banner_open(self, screen: TableScreen) -> bool:
+    def _banner_open(self, screen: TableHost) -> bool:
         return self._banner_open_for(screen.model, screen.interactive)
 
     def _banner_open_for(self, model: TableModel, playing: bool) -> bool:

@@ -22,8 +22,8 @@ from typing import Any
 
 import pygame
 
+from starhall.client.games.base import Event, View
 from starhall.client.games.stars_and_bars.cards import LABEL
-from starhall.client.games.tricks.choreography import Event, View
 from starhall.client.ui.animation import (
     Banner,
     Flight,

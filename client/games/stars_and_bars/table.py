@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pygame
 
-from starhall.client.games.base import ColourGroup, GameTable, Swatch, seat_group
+from starhall.client.games.base import ColourGroup, GameTable, Swatch, TableHost, seat_group
 from starhall.client.games.stars_and_bars.cards import (
     INK_OF,
     LABEL,
@@ -57,12 +57,12 @@ from starhall.client.games.table_parts import (
     side_panel,
     status_pill,
 )
-from starhall.client.games.tricks.table import Felt, draw_flights
 from starhall.client.net.model import TableModel
 from starhall.client.ui import fonts, theme
 from starhall.client.ui.animation import Animator, Banner
 from starhall.client.ui.fonts import wrap
 from starhall.client.ui.layout import Layout, settings_button_rect
+from starhall.client.ui.table_art import Felt, draw_flights
 from starhall.client.ui.table_ui import TableUi
 from starhall.client.ui.widgets import Hotspots, blit_text, button, draw_connection, fitted, panel
 from starhall.shared.games.stars_and_bars import (
@@ -77,7 +77,6 @@ from starhall.shared.games.stars_and_bars import (
 
 if TYPE_CHECKING:
     from starhall.client.net.session import Batch
-    from starhall.client.screens.table_screen import TableScreen
 
 View = dict[str, Any]
 
@@ -136,7 +135,7 @@ class BarsView(GameTable):
     def choosing(self, model: TableModel) -> tuple[str, int] | None:
         return None
 
-    def received(self, screen: TableScreen, batch: Batch) -> None:
+    def received(self, screen: TableHost, batch: Batch) -> None:
         if self.selected is not None and self.selected not in self._placements(
                 screen.model):
             self.selected = None
@@ -203,7 +202,7 @@ class BarsView(GameTable):
 
     # --- hooks: from the user --------------------------------------------------------
 
-    def handle(self, screen: TableScreen, event: pygame.event.Event, hotspots: Any) -> bool:
+    def handle(self, screen: TableHost, event: pygame.event.Event, hotspots: Any) -> bool:
         if event.type != pygame.KEYDOWN:
             return False
         key = event.key
@@ -233,7 +232,7 @@ class BarsView(GameTable):
             return True
         return False
 
-    def act(self, screen: TableScreen, action: tuple[Any, ...]) -> bool:
+    def act(self, screen: TableHost, action: tuple[Any, ...]) -> bool:
         kind = action[0]
         if kind == "bars_teacher":
             self.teacher = not self.teacher
@@ -277,14 +276,14 @@ class BarsView(GameTable):
 
     # --- hooks: every frame, the replay viewer ---------------------------------------
 
-    def update(self, screen: TableScreen, dt: float) -> None:
+    def update(self, screen: TableHost, dt: float) -> None:
         self.clock += dt
         if self.note is not None and self.clock >= self.note[1]:
             self.note = None
             screen.changed()
         self.panel_offered = offers_panel(screen, self.panel_offered)
 
-    def redraw_after(self, screen: TableScreen) -> float | None:
+    def redraw_after(self, screen: TableHost) -> float | None:
         """The lit spaces of the chosen card and the stacks a claim or a duty is about pulse:
         drawn a dozen times a second then; otherwise only when something happens (the points
         rising from a placed card and the banners are animation steps, drawn anyway)."""
@@ -293,7 +292,7 @@ class BarsView(GameTable):
             return 1 / 12
         return None
 
-    def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
+    def game_over_panel(self, screen: TableHost) -> pygame.Rect | None:
         """The shared game-over panel, in the end box's bottom strip while the box is open."""
         if not end_box_open(screen):
             return None

@@ -11,6 +11,15 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from starhall.client.games.base import (
+    Event,
+    View,
+    back_key,
+    dealing_order,
+    hand_key,
+    pile_key,
+    trick_key,
+)
 from starhall.client.ui.animation import (
     Banner,
     Flight,
@@ -21,46 +30,12 @@ from starhall.client.ui.animation import (
 )
 from starhall.client.ui.layout import Layout
 
-View = dict[str, Any]
-Event = dict[str, Any]
-
 DEAL_GAP = 0.025
 """Seconds between two dealt cards."""
 FLY = 0.32
 GATHER = 0.45
 TRICK_PAUSE = 0.7
 """How long a full trick stays in view before it is gathered."""
-
-
-def trick_key(code: str) -> str:
-    return f"trick:{code}"
-
-
-def hand_key(code: str) -> str:
-    return f"hand:{code}"
-
-
-def pile_key(code: str) -> str:
-    return f"pile:{code}"
-
-
-def back_key(seat: int) -> str:
-    return f"back:{seat}"
-
-
-def dealing_order(counts: list[int], first: int) -> list[tuple[int, int]]:
-    """The order cards are dealt in: round the table one card at a time from seat ``first``,
-    each seat until it has its ``counts[seat]`` cards; (seat, which of its cards) each."""
-    players = len(counts)
-    dealt = [0] * players
-    order: list[tuple[int, int]] = []
-    while players and any(dealt[s] < counts[s] for s in range(players)):
-        for offset in range(players):
-            seat = (first + offset) % players
-            if dealt[seat] < counts[seat]:
-                order.append((seat, dealt[seat]))
-                dealt[seat] += 1
-    return order
 
 
 def between(before: View, event: Event) -> View:

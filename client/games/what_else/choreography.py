@@ -25,7 +25,7 @@ from functools import cached_property, lru_cache
 
 import pygame
 
-from starhall.client.games.tricks.choreography import Event, View, back_key, dealing_order, hand_key
+from starhall.client.games.base import Event, View, back_key, dealing_order, hand_key
 from starhall.client.games.what_else.cards import TOKEN
 from starhall.client.ui import fonts
 from starhall.client.ui.animation import (

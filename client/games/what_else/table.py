@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pygame
 
-from starhall.client.games.base import ColourGroup, GameTable, Swatch, seat_group
+from starhall.client.games.base import ColourGroup, GameTable, Swatch, TableHost, seat_group
 from starhall.client.games.table_parts import (
     SEAT_NOTE,
     draw_log,
@@ -31,7 +31,6 @@ from starhall.client.games.table_parts import (
     side_panel,
     status_pill,
 )
-from starhall.client.games.tricks.table import Felt, draw_flights
 from starhall.client.games.what_else.cards import (
     ORDER,
     STYLES,
@@ -63,13 +62,13 @@ from starhall.client.ui.animation import Animator
 from starhall.client.ui.fonts import wrap
 from starhall.client.ui.layout import Layout
 from starhall.client.ui.summary import Summary
+from starhall.client.ui.table_art import Felt, draw_flights
 from starhall.client.ui.table_ui import TableUi
 from starhall.client.ui.widgets import Hotspots, blit_text, button, draw_connection, panel
 from starhall.shared.games.what_else import COLOUR_NAMES, MAX_PLAYERS
 
 if TYPE_CHECKING:
     from starhall.client.net.session import Batch
-    from starhall.client.screens.table_screen import TableScreen
 
 View = dict[str, Any]
 
@@ -316,7 +315,7 @@ class WhatElseView(GameTable):
                  "green four, blue eight, violet a round seal) and its letter inside it.")
         return [stars, replace(seat_group(MAX_PLAYERS), note=SEAT_NOTE)]
 
-    def received(self, screen: TableScreen, batch: Batch) -> None:
+    def received(self, screen: TableHost, batch: Batch) -> None:
         model = screen.model
         self._know(model, screen.interactive)
         view = model.view
@@ -331,7 +330,7 @@ class WhatElseView(GameTable):
 
     # --- hooks: from the user --------------------------------------------------------
 
-    def handle(self, screen: TableScreen, event: pygame.event.Event, hotspots: Any) -> bool:
+    def handle(self, screen: TableHost, event: pygame.event.Event, hotspots: Any) -> bool:
         if event.type != pygame.KEYDOWN:
             return False
         ui = screen.ui
@@ -357,7 +356,7 @@ class WhatElseView(GameTable):
             return True
         return False
 
-    def act(self, screen: TableScreen, action: tuple[Any, ...]) -> bool:
+    def act(self, screen: TableHost, action: tuple[Any, ...]) -> bool:
         kind = action[0]
         if kind == "we_card":
             self._card(screen, str(action[1]))
@@ -379,7 +378,7 @@ class WhatElseView(GameTable):
             screen.command("refill", {"discard": [c for c in hand if c in ui.selected]})
         return True
 
-    def _card(self, screen: TableScreen, code: str) -> None:
+    def _card(self, screen: TableHost, code: str) -> None:
         model, ui = screen.model, screen.ui
         if not screen.interactive or ui.overlay:
             return
@@ -396,7 +395,7 @@ class WhatElseView(GameTable):
 
     # --- hooks: every frame ----------------------------------------------------------
 
-    def update(self, screen: TableScreen, dt: float) -> None:
+    def update(self, screen: TableHost, dt: float) -> None:
         self.clock += dt
         if self.note is not None:
             self.note_left -= dt
@@ -405,7 +404,7 @@ class WhatElseView(GameTable):
                 screen.changed()
         self.panel_offered = offers_panel(screen, self.panel_offered)
 
-    def redraw_after(self, screen: TableScreen) -> float | None:
+    def redraw_after(self, screen: TableHost) -> float | None:
         """The seat to act glows on its plate, and so do the cards that fit: drawn a dozen
         times a second while someone is to act; otherwise only when something happens."""
         view = screen.model.view
@@ -415,7 +414,7 @@ class WhatElseView(GameTable):
 
     # --- the shared game-over panel ----------------------------------------------------
 
-    def game_over_panel(self, screen: TableScreen) -> pygame.Rect | None:
+    def game_over_panel(self, screen: TableHost) -> pygame.Rect | None:
         """In the end box's bottom strip, while the box is open."""
         if not end_box_open(screen):
             return None
