@@ -115,11 +115,11 @@ def cpu_share(screen: Any) -> float:
 def idle_table(seconds: float, rounds: int) -> None:
     import tempfile
 
-    from starhall.client import app
+    from starhall.client.screens import hosted as hosted_tables
 
     os.environ["STARHALL_DATA_DIR"] = tempfile.mkdtemp(prefix="starhall-bench-")
-    app.BOT_THINK = 0.0  # to the user's bid at once; the waiting is the same
-    hosted = app.HostedTable.new("stars", 4, {}, SIZE)
+    hosted_tables.BOT_THINK = 0.0  # to the user's bid at once; the waiting is the same
+    hosted = hosted_tables.HostedTable.new("stars", 4, {}, SIZE)
     surface = pygame.display.get_surface()
     live = hosted.live
     try:

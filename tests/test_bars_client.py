@@ -18,7 +18,6 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from starhall.client.app import _wait_for_welcome
 from starhall.client.games import view_for
 from starhall.client.games.stars_and_bars.choreography import BarsGeometry, between, touch
 from starhall.client.games.stars_and_bars.table import (
@@ -33,6 +32,7 @@ from starhall.client.net.link import ServerLink
 from starhall.client.net.model import TableModel
 from starhall.client.net.session import Batch
 from starhall.client.screens.bug_report import BUTTON_LABEL
+from starhall.client.screens.hosted import wait_for_welcome
 from starhall.client.screens.live import LiveTable
 from starhall.client.screens.replay_screen import ReplayScreen
 from starhall.client.screens.table_screen import TableScreen
@@ -486,7 +486,7 @@ def test_a_whole_game_against_the_default_bot(surface: pygame.Surface, tmp_path:
     with EmbeddedServer(str(tmp_path), think=0.0) as server:
         link = ServerLink(server.address, name="Tester")
         live = LiveTable(link, SIZE)
-        _wait_for_welcome(link)
+        wait_for_welcome(link)
         live.start_game("stars_and_bars", 2, {}, "lookahead", "Tester")
         run_frames(live, surface, lambda: settled(live)
                    and live.table.model.view.get("phase") in ("play", "over"))
@@ -532,7 +532,7 @@ def test_two_people_at_one_table_and_a_spectator(surface: pygame.Surface,
         for name in ("Ann", "Ben", "Cy"):
             link = ServerLink(server.address, name=name)
             lives.append(LiveTable(link, SIZE))
-            _wait_for_welcome(link)
+            wait_for_welcome(link)
         ann, ben, cy = lives
         created: dict[str, Any] = {}
         ann.request({"type": protocol.CREATE, "game": "stars_and_bars", "players": 2,

@@ -328,8 +328,8 @@ def test_a_lost_server_says_where_and_offers_reconnect_and_back(
 
 
 def test_the_lobby_resumes_a_game_of_this_computer(tmp_path: Path, own_folders: None) -> None:
-    from starhall.client.app import HostedTable
     from starhall.client.net.embedded import unfinished_tables
+    from starhall.client.screens.hosted import HostedTable
 
     hosted = HostedTable.new("hearts", 4, {"target": 1000}, SIZE)
     wait_for(lambda: (hosted.frame(0.5), hosted.live.table is not None)[1])

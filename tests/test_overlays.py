@@ -20,10 +20,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from starhall.client.app import KEPT_FOR_RESUME
 from starhall.client.games.tricks.scores import game_over_box, ranking_places, spread
 from starhall.client.games.tricks.table import Felt, TableView
 from starhall.client.net.model import TableModel, Update
+from starhall.client.screens.hosted import KEPT_FOR_RESUME
 from starhall.client.screens.live import LiveTable
 from starhall.client.screens.replay_screen import ReplayScreen, footer_height
 from starhall.client.screens.table_screen import Question, TableScreen

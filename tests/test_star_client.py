@@ -14,7 +14,6 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from starhall.client.app import _wait_for_welcome
 from starhall.client.games import view_for
 from starhall.client.games.star_patience.choreography import TURNED, StarGeometry, between
 from starhall.client.games.star_patience.stats import StarStats, stats_path
@@ -30,6 +29,7 @@ from starhall.client.net.embedded import EmbeddedServer
 from starhall.client.net.link import ServerLink
 from starhall.client.net.model import TableModel
 from starhall.client.net.session import Batch
+from starhall.client.screens.hosted import wait_for_welcome
 from starhall.client.screens.live import LiveTable
 from starhall.client.screens.replay_screen import ReplayScreen
 from starhall.client.screens.table_screen import TableScreen
@@ -77,7 +77,7 @@ def spot(live: LiveTable, *action: object) -> pygame.Rect | None:
 def open_star(server: EmbeddedServer, deal: int) -> LiveTable:
     link = ServerLink(server.address, name="Tester")
     live = LiveTable(link, SIZE)
-    _wait_for_welcome(link)
+    wait_for_welcome(link)
     live.start_game("star_patience", 1, {"deal": deal}, "random", "Tester")
     return live
 

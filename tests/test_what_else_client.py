@@ -18,7 +18,6 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from starhall.client.app import _wait_for_welcome
 from starhall.client.games import view_for
 from starhall.client.games.what_else.cards import TOKEN, WhatElseArt, card_words
 from starhall.client.games.what_else.choreography import (
@@ -35,6 +34,7 @@ from starhall.client.net.link import ServerLink
 from starhall.client.net.model import TableModel
 from starhall.client.net.session import Batch
 from starhall.client.screens.bug_report import BUTTON_LABEL
+from starhall.client.screens.hosted import wait_for_welcome
 from starhall.client.screens.live import LiveTable
 from starhall.client.screens.replay_screen import ReplayScreen
 from starhall.client.screens.table_screen import TableScreen
@@ -461,7 +461,7 @@ def test_a_whole_game_against_bots_by_clicks_watched_and_reported(
     with EmbeddedServer(str(tmp_path), think=0.0) as server:
         link = ServerLink(server.address, name="Tester")
         live = LiveTable(link, SIZE)
-        _wait_for_welcome(link)
+        wait_for_welcome(link)
         live.start_game("what_else", 3, {}, "random", "Tester")
 
         read = [0]
@@ -482,7 +482,7 @@ def test_a_whole_game_against_bots_by_clicks_watched_and_reported(
         # Someone watching the same table sees it without a hand or controls.
         watcher_link = ServerLink(server.address, name="Watcher")
         watcher = LiveTable(watcher_link, (1024, 640))
-        _wait_for_welcome(watcher_link)
+        wait_for_welcome(watcher_link)
         watcher.watch(live.table.model.table)
         def watch(dt: float) -> None:
             read_summaries(watcher)

@@ -28,9 +28,10 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pygame  # noqa: E402
 
-from starhall.client.app import KEPT_FOR_RESUME, open_window  # noqa: E402
+from starhall.client.app import open_window  # noqa: E402
 from starhall.client.net.model import TableModel  # noqa: E402
 from starhall.client.net.session import Batch  # noqa: E402
+from starhall.client.screens.hosted import KEPT_FOR_RESUME  # noqa: E402
 from starhall.client.screens.live import LEAVE_TITLE, LiveTable  # noqa: E402
 from starhall.client.screens.table_screen import GameOverPanel, Question, TableScreen  # noqa: E402
 from starhall.shared.bots import make_bot  # noqa: E402

@@ -12,6 +12,12 @@ while a process plays in it, so two windows never write to one table, and a serv
 it later restores its tables from their logs: ``starhall play --resume`` (and the lobby, through
 ``unfinished_tables()``) finds the games left unfinished and sits the user back in the seat
 the token opens.
+
+This module is the client's one way into ``server/`` (the import contracts in pyproject.toml
+hold it to that): besides running a server it lends the client the server's own code for a
+fork of a recorded game (``plan_fork``, ``write_fork``) and for the seats a server keeps beside
+an older log (``known_seating``). The server's modules are imported only when one of these is
+called, so a window that never starts a server never loads them.
 """
 
 from __future__ import annotations
@@ -23,10 +29,15 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from starhall.client.user.folders import data_dir
 from starhall.shared.atomic_files import write_durably
+
+if TYPE_CHECKING:
+    from starhall.server.fork import Forked, ForkPlan
+    from starhall.shared.replay import Recording
+    from starhall.shared.seating import SeatMap
 
 DEFAULT_DATA = "replays"
 """The data folder when one is given to no one (forks, tests)."""
@@ -304,3 +315,30 @@ class EmbeddedServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+# --- the server's code the client borrows ---------------------------------------------------
+
+
+def plan_fork(path: str | Path, at: int | None = None, seat: int = 0,
+              recording: Recording | None = None) -> ForkPlan:
+    """``server.fork.plan_fork``: what a fork of the log at ``path`` after event ``at`` will be
+    (``ForkError``, a ``ValueError``, when it cannot be made)."""
+    from starhall.server import fork
+
+    return fork.plan_fork(path, at, seat, recording)
+
+
+def write_fork(plan: ForkPlan, data: str | Path) -> Forked:
+    """``server.fork.write_fork``: the fork's table log in ``data``, as a server writes one."""
+    from starhall.server import fork
+
+    return fork.write_fork(plan, data)
+
+
+def known_seating(seats: list[SeatMap | None], log: str | Path) -> list[SeatMap | None]:
+    """``server.seats.known_seating``: the seats a log does not name, taken from the seating
+    file a server keeps beside it."""
+    from starhall.server import seats as server_seats
+
+    return server_seats.known_seating(seats, log)

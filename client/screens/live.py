@@ -15,7 +15,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pygame
 
@@ -35,7 +35,15 @@ from starhall.client.ui import theme
 from starhall.client.ui.widgets import Hotspots, blit_text
 from starhall.shared import protocol
 
+if TYPE_CHECKING:
+    from starhall.shared.replay import Recording
+
 Reply = Callable[[dict[str, Any]], None]
+ReplayOpener = Callable[["Recording", tuple[int, int], list[str]], Any]
+"""Opens the replay viewer on a finished game's log over the table
+(``replay_screen.open_over_table``): handed down by whoever opens the table, since the viewer's
+Play from here opens a live table again (``client.screens.hosted``), so this module never
+imports it."""
 KEPT_ON_SERVER = "Your seat is kept for you: come back to this table from the lobby."
 LEAVE_TITLE = "Leave the table?"
 
@@ -45,8 +53,10 @@ class LiveTable:
 
     def __init__(self, link: ServerLink, size: tuple[int, int], view: Any = None,
                  own_link: bool = True, banner: str | None = None,
-                 kept: str = KEPT_ON_SERVER) -> None:
+                 kept: str = KEPT_ON_SERVER, open_replay: ReplayOpener | None = None) -> None:
         self.link = link
+        self.open_replay = open_replay
+        """How Watch the replay opens the viewer; ``None``: it opens nothing."""
         self.banner = banner
         """A line shown at the top of the table, e.g. that it is a fork of a recorded game."""
         self.kept = kept
@@ -262,16 +272,15 @@ class LiveTable:
     def watch_replay(self) -> None:
         """The replay viewer on the finished game's log, in this window; Esc comes back."""
         table = self.table
-        if table is None or table.game_over is None or table.game_over.log is None:
+        if (table is None or table.game_over is None or table.game_over.log is None
+                or self.open_replay is None):
             return
-        from starhall.client.screens.replay_screen import ReplayScreen
         from starhall.shared.logfile import LogError
         from starhall.shared.replay import load
 
         try:
             recording = load(table.game_over.log)
-            self.replay = ReplayScreen(recording, self.size, back=True,
-                                       names=list(table.model.names))
+            self.replay = self.open_replay(recording, self.size, list(table.model.names))
             self.replay.seek(0)  # watched from the start
         except (LogError, OSError) as error:
             table.model.refuse(f"cannot open the replay: {error}")

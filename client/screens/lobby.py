@@ -180,7 +180,7 @@ class Lobby:
         self.local_games: list[Any] = []
         """The user's unfinished games on this computer (``client.net.embedded``)."""
         self.hosted: Any = None
-        """One of those, resumed on its own server in this window (``client.app.HostedTable``);
+        """One of those, resumed on its own server in this window (``hosted.HostedTable``);
         leaving it comes back here."""
         self.view = TableView()
         self.hotspots = Hotspots()
@@ -361,10 +361,11 @@ class Lobby:
 
     def open_local(self, entry: Any) -> None:
         """Sit back at one of the user's own unfinished games, on a server of its own."""
-        from starhall.client.app import HostedTable
+        from starhall.client.screens.hosted import HostedTable
+        from starhall.client.screens.replay_screen import open_over_table
 
         try:
-            self.hosted = HostedTable.resume(entry, self.size)
+            self.hosted = HostedTable.resume(entry, self.size, open_replay=open_over_table)
         except OSError as error:  # FolderBusy: open in another window
             self.message = str(error)
             self._find_local_games()
@@ -385,7 +386,10 @@ class Lobby:
         assert self.link is not None
         self.room = None
         self.resuming = None
-        self.live = LiveTable(self.link, self.size, self.view, own_link=False)
+        from starhall.client.screens.replay_screen import open_over_table
+
+        self.live = LiveTable(self.link, self.size, self.view, own_link=False,
+                              open_replay=open_over_table)
         self.live.seat_book = self.book
         return self.live
 

@@ -18,6 +18,7 @@ import pygame
 
 from starhall.client.games import hooks_for, view_for
 from starhall.client.games.tricks.table import TableView
+from starhall.client.net.embedded import known_seating
 from starhall.client.net.model import TableModel
 from starhall.client.net.session import Batch, seat_label
 from starhall.client.screens.bug_report import REPORTS_FOLDER, BugReportBox, save_replay_bug_report
@@ -26,7 +27,6 @@ from starhall.client.screens.table_screen import Question, TableScreen
 from starhall.client.ui import theme
 from starhall.client.ui.summary import DISMISS_KEYS, PASSED_KEYS
 from starhall.client.ui.widgets import Hotspots, blit_text, button
-from starhall.server.seats import known_seating
 from starhall.shared.logfile import LogError
 from starhall.shared.replay import Recording
 from starhall.shared.seating import PLAYER, SeatMap, seat_entry
@@ -195,14 +195,14 @@ class ReplayScreen:
     def play_from_here(self) -> None:
         """A live table in the state after the current event, the user in the seat being
         watched (seat 0 when watching as a spectator or seeing everything), bots around."""
-        from starhall.client.app import start_fork
+        from starhall.client.screens.hosted import start_fork
 
         self.playing = False
         seq = self.states[self.position][0]
         seat = self.seat if self.seat is not None else 0
         try:
             self.forked = start_fork(self.recording.path, seq, seat, self.data, self.size,
-                                     self.recording)
+                                     self.recording, open_replay=open_over_table)
         except (ValueError, OSError, LogError) as error:
             self.notice = str(error)
             return
@@ -494,3 +494,11 @@ def control_places(controls: list[tuple[str, str, int]], width: int, top: int
             places.append((rect, label, action, size))
             x = rect.right + GAP
     return places
+
+
+def open_over_table(recording: Recording, size: tuple[int, int], names: list[str]
+                    ) -> ReplayScreen:
+    """The viewer on a game just played, opened over its table (``LiveTable``'s Watch the
+    replay, a ``live.ReplayOpener``): Esc goes back to the table, and the seats are named as
+    the table named them."""
+    return ReplayScreen(recording, size, back=True, names=names)
