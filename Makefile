@@ -30,8 +30,11 @@ build: $(COMPILED)
 play: $(COMPILED)
 	$(BIN)/starhall play
 
+# The import contracts (pyproject.toml's [tool.importlinter]) read the installed package's
+# layout through the links setup.py lays out in build/package-tree, as mypy does.
 lint: $(COMPILED)
-	$(BIN)/ruff check shared server client tests bench tools
+	$(BIN)/ruff check _starhall shared server client tests bench tools
+	PYTHONPATH=build/package-tree $(BIN)/lint-imports
 
 typecheck: $(COMPILED)
 	$(BIN)/mypy

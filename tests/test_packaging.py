@@ -20,7 +20,7 @@ from starhall.client.screens.rules_screen import PAGES_FOLDER, page_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "setup.py", "README.md")
-FOLDERS = ("shared", "server", "client", "docs")
+FOLDERS = ("_starhall", "shared", "server", "client", "docs")
 
 
 def test_pyproject_lists_every_package_and_ships_the_pages() -> None:

@@ -2,5 +2,5 @@
 
 The one top-level package Starhall installs (pyproject.toml maps it to this folder): its
 subpackages ``starhall.shared``, ``starhall.server`` and ``starhall.client`` are the
-repository's ``shared/``, ``server/`` and ``client/``, and ``python -m starhall`` is the
-``starhall`` command."""
+repository's ``shared/``, ``server/`` and ``client/``; ``starhall.cli`` is the ``starhall``
+command (``python -m starhall`` too), the one module that knows both server and client."""
