@@ -20,7 +20,11 @@ from starhall.client.screens.rules_screen import PAGES_FOLDER, page_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "setup.py", "README.md")
-FOLDERS = ("_starhall", "shared", "server", "client", "docs")
+FOLDERS = ("_starhall", "shared", "server", "client", "docs", "tools", "tests")
+"""What the wheel is built from: the package's folders, and the developer tools and tests it
+must leave out."""
+DEVELOPER_TOOLS = ("screenshots.py", "make_goldens.py", "connection.py")
+"""tools/ and the tests' scripted client: for a checkout only, never installed."""
 
 
 def test_pyproject_lists_every_package_and_ships_the_pages() -> None:
@@ -73,6 +77,9 @@ def test_the_wheel_has_one_top_level_name_and_everything_in_it(wheel: Path) -> N
                      f"starhall/server/background_sync{EXTENSION_SUFFIXES[0]}",
                      "starhall/server/background_sync.c"):
         assert expected in names
+    shipped = {name.rsplit("/", 1)[-1] for name in names}
+    assert not shipped & set(DEVELOPER_TOOLS), "a developer tool is in the wheel"
+    assert not [name for name in names if name.startswith(("starhall/tools/", "starhall/tests/"))]
 
 
 @pytest.fixture(scope="module")
