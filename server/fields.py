@@ -1,14 +1,19 @@
 """Reading a request's fields: each one checked for presence, type and size, or refused with
-an error that names it. Nothing is coerced: a wrong type is a refusal, not a guess."""
+an error that names it. Nothing is coerced: a wrong type is a refusal, not a guess. An optional
+field sent as nil is taken as absent, as everywhere in the protocol (``rid`` included); an
+integer must be one a message may hold, signed 64-bit (``protocol.SMALLEST_INT`` ..
+``protocol.LARGEST_INT``), though msgpack also reads larger unsigned ones."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from starhall.shared import protocol
 
 MAX_TEXT_CHARS = 256
+SMALLEST_INT: Final = protocol.SMALLEST_INT
+LARGEST_INT: Final = protocol.LARGEST_INT
 MAX_MAP_ENTRIES = 64
 
 
@@ -28,7 +33,9 @@ def _bad(key: str, what: str) -> RequestError:
 
 def text(message: Mapping[str, Any], key: str, *, max_chars: int = MAX_TEXT_CHARS,
          default: str | None = None) -> str:
-    value = message.get(key, default)
+    value = message.get(key)
+    if value is None:
+        value = default
     if not isinstance(value, str) or not 0 < len(value) <= max_chars:
         raise _bad(key, f"a string of 1 to {max_chars} characters")
     return value
@@ -42,7 +49,7 @@ def optional_text(message: Mapping[str, Any], key: str, *,
 
 
 def whole(message: Mapping[str, Any], key: str, *, minimum: int = 0,
-          maximum: int = 2**63 - 1) -> int:
+          maximum: int = LARGEST_INT) -> int:
     value = message.get(key)
     if type(value) is not int or not minimum <= value <= maximum:
         raise _bad(key, f"a whole number from {minimum} to {maximum}")
@@ -50,7 +57,7 @@ def whole(message: Mapping[str, Any], key: str, *, minimum: int = 0,
 
 
 def optional_whole(message: Mapping[str, Any], key: str, *, minimum: int = 0,
-                   maximum: int = 2**63 - 1) -> int | None:
+                   maximum: int = LARGEST_INT) -> int | None:
     if message.get(key) is None:
         return None
     return whole(message, key, minimum=minimum, maximum=maximum)
@@ -67,22 +74,39 @@ def mapping(message: Mapping[str, Any], key: str, *, required: bool = False) -> 
     return value
 
 
+def flag(message: Mapping[str, Any], key: str) -> bool:
+    """An optional ``true`` or ``false`` (absent: ``false``)."""
+    value = message.get(key)
+    if value is None:
+        return False
+    if type(value) is not bool:
+        raise _bad(key, "true or false")
+    return value
+
+
+def _id_words(least_chars: int) -> str:
+    return (f"a whole number (signed 64-bit) or a string of {least_chars} to "
+            f"{protocol.MAX_CID_CHARS} characters")
+
+
 def command_id(message: Mapping[str, Any], key: str = "cid") -> int | str:
     value = message.get(key)
-    if type(value) is int or (isinstance(value, str) and 0 < len(value) <= protocol.MAX_CID_CHARS):
+    if type(value) is int:
+        if SMALLEST_INT <= value <= LARGEST_INT:
+            return value
+    elif isinstance(value, str) and 0 < len(value) <= protocol.MAX_CID_CHARS:
         return value
-    raise _bad(key, f"a whole number or a string of 1 to {protocol.MAX_CID_CHARS} characters")
+    raise _bad(key, _id_words(1))
 
 
 def request_id(message: Mapping[str, Any]) -> int | str | None:
     """The ``rid`` to copy into the reply (``None`` when there is none); one that breaks the
     rule is refused, since the client could not match its reply."""
     value = message.get("rid")
-    if value is None or type(value) is int or (
+    if value is None or (type(value) is int and SMALLEST_INT <= value <= LARGEST_INT) or (
             isinstance(value, str) and len(value) <= protocol.MAX_CID_CHARS):
         return value
-    raise _bad("rid", f"a whole number or a string of at most {protocol.MAX_CID_CHARS} "
-                      "characters")
+    raise _bad("rid", _id_words(0))
 
 
 def request_key(message: Mapping[str, Any]) -> str | None:

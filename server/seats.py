@@ -37,12 +37,20 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def keyed_token(key: str, table: str, seat: int) -> str:
-    """The token a ``sit`` carrying the client's ``key`` gets: worked out from the key, so a
-    resent ``sit`` (its reply lost, even to a restart) is answered with the same token while
-    only the token's hash is kept. The key is as secret as the token it gives."""
-    digest = hmac.new(key.encode("utf-8"), f"starhall-seat\0{table}\0{seat}".encode(),
-                      hashlib.sha256).digest()
+def new_key_salt() -> str:
+    return secrets.token_hex(8)
+
+
+def keyed_token(key: str, table: str, seat: int, salt: str | None) -> str:
+    """The token a ``sit`` carrying the client's ``key`` gets: worked out from the key and the
+    seat's ``key_salt``, so a resent ``sit`` (its reply lost, even to a restart) is answered
+    with the same token while only the token's hash is kept. The salt is new each time a key
+    takes the seat, so a key that takes a seat again after its person left gets a new token:
+    a token made void stays void. The key is as secret as the token it gives. (A seat taken
+    before salts has none: its token is worked out from the key alone.)"""
+    label = f"starhall-seat\0{table}\0{seat}" if salt is None else \
+        f"starhall-seat\0{table}\0{seat}\0{salt}"
+    digest = hmac.new(key.encode("utf-8"), label.encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest[:18]).decode("ascii")
 
 
@@ -61,17 +69,21 @@ class SeatRecord:
     since: int = 0
     """The table's ``seq`` when the seat's person took it: the command ids logged with later
     events of this seat are theirs (kept in the file; copies of a record must carry it)."""
+    key_salt: str | None = None
+    """The salt of the person's token when a ``sit`` with a ``key`` made it (``keyed_token``);
+    kept in the file while they hold the seat."""
 
     def holds(self, hashed: str) -> bool:
         """Whether the seat's owner has the token of this ``token_hash``."""
         return self.token_sha256 is not None and hmac.compare_digest(self.token_sha256, hashed)
 
-    def seat_person(self, name: str, *, since: int = 0, token: str | None = None) -> str:
+    def seat_person(self, name: str, *, since: int = 0, token: str | None = None,
+                    key_salt: str | None = None) -> str:
         """Give the seat to a person at event ``since``; returns their token (a new one
-        unless ``token`` is given)."""
+        unless ``token`` is given, with the ``key_salt`` it was made with if it is keyed)."""
         token = token or new_token()
         self.state, self.name, self.token_sha256 = protocol.PLAYER, name, token_hash(token)
-        self.since = since
+        self.since, self.key_salt = since, key_salt
         self.bot_kind, self.standin, self.session = None, False, None
         self.cids.clear()
         return token
@@ -80,12 +92,13 @@ class SeatRecord:
         self.state, self.bot_kind, self.standin = BOT, kind, standin
         self.session = None
         if not standin:
-            self.name, self.token_sha256 = f"{kind} bot", None
+            self.name, self.token_sha256, self.key_salt = f"{kind} bot", None, None
             self.cids.clear()
 
     def free(self) -> None:
         self.state, self.name, self.token_sha256 = protocol.FREE, None, None
         self.bot_kind, self.standin, self.session = None, False, None
+        self.key_salt = None
         self.cids.clear()
 
     def end_standin(self) -> None:
@@ -98,13 +111,14 @@ class SeatRecord:
 
     def copy(self) -> SeatRecord:
         return SeatRecord(self.state, self.name, self.token_sha256, self.bot_kind,
-                          self.standin, self.session, OrderedDict(self.cids), self.since)
+                          self.standin, self.session, OrderedDict(self.cids), self.since,
+                          self.key_salt)
 
     def assign(self, other: SeatRecord) -> None:
         """Become ``other`` (the record stays the same object: handlers hold it)."""
         self.state, self.name, self.token_sha256 = other.state, other.name, other.token_sha256
         self.bot_kind, self.standin, self.session = other.bot_kind, other.standin, other.session
-        self.cids, self.since = other.cids, other.since
+        self.cids, self.since, self.key_salt = other.cids, other.since, other.key_salt
 
     def remember(self, cid: object, seq: int) -> None:
         self.cids[cid] = seq
@@ -118,7 +132,8 @@ class SeatRecord:
 
     def to_file(self) -> dict[str, Any]:
         return {"state": self.state, "name": self.name, "token_sha256": self.token_sha256,
-                "bot": self.bot_kind, "standin": self.standin, "since": self.since}
+                "bot": self.bot_kind, "standin": self.standin, "since": self.since,
+                "key_salt": self.key_salt}
 
     @classmethod
     def from_file(cls, data: dict[str, Any]) -> SeatRecord:
@@ -128,8 +143,11 @@ class SeatRecord:
         since = data.get("since", 0)
         if type(since) is not int:
             raise ValueError(f"seat 'since' {since!r} is not an event number")
+        salt = data.get("key_salt")
+        if salt is not None and not isinstance(salt, str):
+            raise ValueError(f"seat 'key_salt' {salt!r} is not a string")
         return cls(state, data.get("name"), data.get("token_sha256"), data.get("bot"),
-                   bool(data.get("standin")), since=since)
+                   bool(data.get("standin")), since=since, key_salt=salt)
 
 
 def save_seating(path: Path, table_name: str, seats: list[SeatRecord]) -> None:

@@ -53,7 +53,7 @@ from starhall.server.games_cli import game_info
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
 from starhall.server.reports import ReportStore, where
 from starhall.server.scheduling import hand_over_core
-from starhall.server.seats import distinct_name, keyed_token, token_hash
+from starhall.server.seats import distinct_name, keyed_token, new_key_salt, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
 from starhall.shared import protocol
@@ -442,8 +442,8 @@ class Service:
     # --- lobby -----------------------------------------------------------------------------
 
     def _hello(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        version = message.get("protocol", protocol.PROTOCOL_VERSION)
-        if version != protocol.PROTOCOL_VERSION:
+        version = fields.optional_whole(message, "protocol", minimum=fields.SMALLEST_INT)
+        if version is not None and version != protocol.PROTOCOL_VERSION:
             raise RequestError(protocol.BAD_PROTOCOL,
                                f"this server speaks protocol {protocol.PROTOCOL_VERSION}")
         session.name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
@@ -468,13 +468,19 @@ class Service:
 
     def _list(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         """A page of the tables in the order of their ids, which never changes (a new table
-        comes last), so paging by ``cursor`` lists each table once."""
+        comes last), so paging by ``cursor`` lists each table once. The cursor is the id of
+        the last table a page held: tables are never removed, so one that names no table was
+        not given by this server."""
         cursor = fields.optional_text(message, "cursor", max_chars=64)
         offset = fields.optional_whole(message, "offset")
         wanted = fields.optional_choices(message, "status", protocol.STATUSES)
         if cursor is not None and offset is not None:
             raise RequestError(protocol.BAD_FIELD, "give 'cursor' or 'offset', not both",
                                field="offset")
+        if cursor is not None and cursor not in self.tables:
+            raise RequestError(protocol.BAD_FIELD, "'cursor' must be one a 'tables' reply of "
+                               "this server gave (ask without it for the first page)",
+                               field="cursor")
         ranked = sorted((t for t in self.tables.values() if wanted is None or t.status in wanted),
                         key=lambda t: listing_order(t.id))
         start = offset or 0
@@ -484,17 +490,16 @@ class Service:
         listed: list[dict[str, Any]] = []
         size = 0
         budget = protocol.MAX_MESSAGE_BYTES - 4096
-        more = False
-        for table in ranked[start:]:
+        for table in ranked[start:start + protocol.MAX_LIST_TABLES]:
             info = table.info()
             size += len(protocol.encode(info))
-            if size > budget:
-                more = True
+            if size > budget and listed:
                 break
             listed.append(info)
+        more = start + len(listed) < len(ranked)
         self._reply(session, rid, {
             "type": protocol.TABLES, "tables": listed, "total": len(ranked),
-            "cursor": listed[-1]["id"] if more and listed else None,
+            "cursor": listed[-1]["id"] if more else None,
             "next": start + len(listed) if more else None,
         })
 
@@ -565,7 +570,7 @@ class Service:
         key = fields.request_key(message)
         if key is not None:
             for number, seat in enumerate(table.seats):
-                token = keyed_token(key, table.id, number)
+                token = keyed_token(key, table.id, number, seat.key_salt)
                 if seat.holds(token_hash(token)):  # a resend: the seat its first sending took
                     self._take_back(session, table, number)
                     self._reply(session, rid, {"type": protocol.SEATED, "table": table.id,
@@ -585,8 +590,10 @@ class Service:
         others = {seat.name for index, seat in enumerate(table.seats)
                   if index != number and seat.name}
         wanted = name or session.name or f"Player {number + 1}"
-        token = table.seat_person(number, distinct_name(wanted, others), since=table.seq,
-                                  token=None if key is None else keyed_token(key, table.id, number))
+        salt = None if key is None else new_key_salt()
+        token = table.seat_person(
+            number, distinct_name(wanted, others), since=table.seq, key_salt=salt,
+            token=None if key is None else keyed_token(key, table.id, number, salt))
         self._bind(session, table, number)
         self._reseated(table)
         self._reply(session, rid, {"type": protocol.SEATED, "table": table.id, "seat": number,
@@ -634,10 +641,7 @@ class Service:
         void; once it has started the seat stays its person's, who comes back with ``resume``,
         and the others see it empty-handed (``connected: false``) until then."""
         table = self._table(message)
-        give_up = message.get("give_up", False)
-        if not isinstance(give_up, bool):
-            raise RequestError(protocol.BAD_FIELD, "'give_up' must be true or false",
-                               field="give_up")
+        give_up = fields.flag(message, "give_up")
         number = self._owned_seat(table, message)
         seat = table.seats[number]
         holder = seat.session

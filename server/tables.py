@@ -242,11 +242,11 @@ class LiveTable:
         return result
 
     def seat_person(self, number: int, name: str, *, since: int = 0,
-                    token: str | None = None) -> str:
+                    token: str | None = None, key_salt: str | None = None) -> str:
         """Give a free seat to a person at event ``since``; returns their token (a new one
-        unless ``token`` is given)."""
-        return self.change_seat(
-            number, lambda seat: seat.seat_person(name, since=since, token=token))
+        unless ``token`` is given, with the ``key_salt`` it was made with if it is keyed)."""
+        return self.change_seat(number, lambda seat: seat.seat_person(
+            name, since=since, token=token, key_salt=key_salt))
 
     def put_bot(self, number: int, kind: str, *, standin: bool) -> None:
         bot = make_bot(self.game, kind, random.Random(secrets.randbits(64)))

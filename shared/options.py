@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from starhall.shared.protocol import LARGEST_INT, SMALLEST_INT
+
 Options = dict[str, Any]
 
 
@@ -39,10 +41,13 @@ def _convert(spec: OptionSpec, value: object) -> Any:
             number = int(value)
         else:
             raise ValueError(f"option {spec.name} takes a whole number, not {value!r}")
-        if spec.minimum is not None and number < spec.minimum:
-            raise ValueError(f"option {spec.name} must be at least {spec.minimum}, not {number}")
-        if spec.maximum is not None and number > spec.maximum:
-            raise ValueError(f"option {spec.name} must be at most {spec.maximum}, not {number}")
+        # An option without a bound still has those of the integers a message or log holds.
+        least = SMALLEST_INT if spec.minimum is None else spec.minimum
+        most = LARGEST_INT if spec.maximum is None else spec.maximum
+        if number < least:
+            raise ValueError(f"option {spec.name} must be at least {least}, not {number}")
+        if number > most:
+            raise ValueError(f"option {spec.name} must be at most {most}, not {number}")
         return number
     if not isinstance(value, str):
         raise ValueError(f"option {spec.name} takes a word, not {value!r}")

@@ -23,6 +23,9 @@ MAX_MESSAGE_BYTES = 65536
 HEARTBEAT_SECONDS = 2.0
 TIMEOUT_SECONDS = 6.0
 BEACON_INTERVAL_SECONDS = 1.0
+SMALLEST_INT, LARGEST_INT = -(2**63), 2**63 - 1
+"""The integers a message may hold (signed 64-bit); msgpack also reads unsigned 64-bit ones
+(up to 2**64 - 1), which the server refuses wherever it reads an integer."""
 MAX_CID_CHARS = 64
 MAX_NAME_CHARS = 32
 MIN_KEY_CHARS, MAX_KEY_CHARS = 16, 64
@@ -31,6 +34,8 @@ MAX_PONG_TABLES = 1000
 """The most tables whose ``seq`` one ``pong`` carries."""
 MAX_NOTE_CHARS = 300
 """The longest ``note`` a ``report`` carries (the line a player types about a bug)."""
+MAX_LIST_TABLES = 100
+"""The most tables one ``tables`` reply holds (fewer only if they would not fit in a message)."""
 
 # Requests a client sends.
 HELLO, PING, LIST, CREATE, SIT, RESUME, LEAVE = "hello", "ping", "list", "create", "sit", \

@@ -1,6 +1,7 @@
 """Lost replies and restarts, over real ZeroMQ sockets on 127.0.0.1: command ids kept in the
 log, keyed ``sit`` and ``create``, ``list`` by cursor, ``pong`` seqs and the client's resync,
-a ``rid`` that breaks the rule, and the beacon's port and source address."""
+a ``rid`` that breaks the rule, integers and nil where fields are read, and the beacon's port
+and source address."""
 
 from __future__ import annotations
 
@@ -170,6 +171,34 @@ def test_a_resent_sit_gets_the_same_seat_and_token_even_after_a_restart(
         server.stop()
 
 
+def test_a_key_that_takes_a_seat_again_after_a_leave_gets_a_new_token(
+        server: EmbeddedServer) -> None:
+    """A token made void by a leave stays void: the same key taking the seat again gets a
+    new token (a resend of that sit gets it too, even after a restart)."""
+    key = protocol.new_key()
+    with Connection(address(server)) as client:
+        table = create(client)
+        first = client.request({"type": "sit", "table": table, "key": key})
+        assert first["type"] == protocol.SEATED and first["seat"] == 0
+        left = client.request({"type": "leave", "table": table, "token": first["token"]})
+        assert left["type"] == protocol.LEFT and not left["kept"]
+        again = client.request({"type": "sit", "table": table, "key": key})
+        assert again["type"] == protocol.SEATED and again["seat"] == first["seat"] == 0
+        assert again["token"] != first["token"]
+        void = client.request({"type": "resume", "table": table, "seat": 0,
+                               "token": first["token"]})
+        assert void["code"] == protocol.BAD_TOKEN
+        resent = client.request({"type": "sit", "table": table, "key": key})
+        assert (resent["seat"], resent["token"]) == (0, again["token"])
+    server = restart(server)
+    try:
+        with Connection(address(server)) as client:
+            resent = client.request({"type": "sit", "table": table, "key": key})
+            assert (resent["seat"], resent["token"]) == (0, again["token"])
+    finally:
+        server.stop()
+
+
 def test_a_resent_create_gets_the_same_table_even_after_a_restart(
         server: EmbeddedServer) -> None:
     key = protocol.new_key()
@@ -224,6 +253,43 @@ def test_list_pages_by_cursor_list_each_table_once_while_tables_change(
                     {"status": "waiting"}, {"cursor": 7}):
             refused = lobby.request({"type": "list", **bad})
             assert refused["code"] == protocol.BAD_FIELD, refused
+
+
+def test_a_page_holds_at_most_100_tables_and_a_made_up_cursor_is_refused(
+        server: EmbeddedServer) -> None:
+    with Connection(address(server)) as lobby:
+        made = [create(lobby, "star_patience", 1) for _ in range(150)]
+        first = lobby.request({"type": "list"})
+        assert [t["id"] for t in first["tables"]] == made[:100]
+        assert (first["cursor"], first["next"], first["total"]) == (made[99], 100, 150)
+        rest = lobby.request({"type": "list", "cursor": first["cursor"]})
+        assert [t["id"] for t in rest["tables"]] == made[100:]
+        assert (rest["cursor"], rest["next"]) == (None, None)
+        for made_up in ("zzzz", "99999", "0151", " 0001"):
+            refused = lobby.request({"type": "list", "cursor": made_up})
+            assert (refused["code"], refused["field"]) == (protocol.BAD_FIELD, "cursor")
+            assert "first page" in refused["reason"]
+
+
+def test_with_status_a_page_lists_the_tables_that_have_it_when_it_is_made(
+        server: EmbeddedServer) -> None:
+    """What paging by cursor promises with ``status``: each table after the cursor that has
+    one of the statuses when its page is made, none twice, none that kept it skipped."""
+    with Connection(address(server)) as lobby:
+        made = [create(lobby, "star_patience", 1) for _ in range(120)]
+        first = lobby.request({"type": "list", "status": ["waiting"]})
+        assert first["cursor"] == made[99]
+        # Between the pages a table of the next page starts and a table is made.
+        started = made[110]
+        assert lobby.request({"type": "sit", "table": started})["type"] == protocol.SEATED
+        added = create(lobby, "star_patience", 1)
+        rest = lobby.request({"type": "list", "status": ["waiting"], "cursor": first["cursor"]})
+        assert [t["id"] for t in rest["tables"]] == \
+            [*(t for t in made[100:] if t != started), added]
+        # (a game of The Star may be lost at its deal: over at once)
+        both = lobby.request({"type": "list", "status": ["waiting", "playing", "over"],
+                              "cursor": first["cursor"]})
+        assert [t["id"] for t in both["tables"]] == [*made[100:], added]
 
 
 # --- pong seqs: a lost last update ----------------------------------------------------------
@@ -357,15 +423,85 @@ def test_a_quick_restart_is_noticed_and_the_seat_taken_up_again(tmp_path: Path) 
 
 # --- rid, beacon ------------------------------------------------------------------------------
 
+def reply_to(connection: Connection, message: dict[str, Any]) -> dict[str, Any]:
+    """The reply to ``message`` sent as it is (``request`` would give it an ``rid``)."""
+    connection.send(message)
+    reply: dict[str, Any] = wait_for(lambda: connection.receive(0.05))
+    return reply
+
+
 def test_a_rid_that_breaks_the_rule_is_refused(server: EmbeddedServer) -> None:
     with Connection(address(server)) as connection:
-        for rid in (1.5, "r" * 65, [1], {"a": 1}, True):
-            connection.send({"type": "ping", "rid": rid})
-            reply = wait_for(lambda: connection.receive(0.05))
+        for rid in (1.5, "r" * 65, [1], {"a": 1}, True, 2**63, 2**64 - 1):
+            reply = reply_to(connection, {"type": "ping", "rid": rid})
             assert reply["type"] == protocol.ERROR and reply["code"] == protocol.BAD_FIELD
             assert reply["field"] == "rid" and "rid" not in reply
-        for rid in (7, "", "r" * 64, -3):
-            assert connection.request({"type": "ping", "rid": rid})["type"] == protocol.PONG
+        for rid in (7, "", "r" * 64, -3, 2**63 - 1, -(2**63)):
+            reply = reply_to(connection, {"type": "ping", "rid": rid})
+            assert reply["type"] == protocol.PONG and reply["rid"] == rid
+        # nil, as for every optional field, is the same as no rid: the reply carries none
+        reply = reply_to(connection, {"type": "ping", "rid": None})
+        assert reply["type"] == protocol.PONG and "rid" not in reply
+
+
+def test_integers_beyond_signed_64_bits_are_refused(server: EmbeddedServer) -> None:
+    """msgpack carries unsigned integers up to 2**64 - 1; a message holds signed 64-bit
+    ones only, so each place that reads an integer refuses a larger one."""
+    too_big = 2**64 - 1
+    with Connection(address(server)) as client:
+        # The Star for one, dealt so that the game goes on (some deals are lost at once)
+        table = client.request({"type": "create", "game": "star_patience", "players": 1,
+                                "options": {"deal": 1}})["table"]["id"]
+        token = client.request({"type": "sit", "table": table})["token"]
+        assert client.request({"type": "sync", "table": table, "token": token})["seq"] == 1
+        act = {"type": "act", "table": table, "token": token, "seq": 1, "cid": 1,
+               "command": {"type": "give_up"}}
+        for field, value in (("cid", 2**63), ("cid", too_big), ("seq", too_big)):
+            refused = client.request({**act, field: value})
+            assert (refused["code"], refused["field"]) == (protocol.BAD_FIELD, field), refused
+        for field, request in (("protocol", {"type": "hello", "protocol": too_big}),
+                               ("offset", {"type": "list", "offset": too_big}),
+                               ("seat", {"type": "sit", "table": table, "seat": too_big})):
+            refused = client.request(request)
+            assert (refused["code"], refused["field"]) == (protocol.BAD_FIELD, field), refused
+        refused = client.request({"type": "create", "game": "hearts", "players": 4,
+                                  "options": {"target": 2**63}})
+        assert refused["code"] == protocol.BAD_OPTIONS
+        assert "at most 9223372036854775807" in refused["reason"]
+        largest = client.request({"type": "create", "game": "hearts", "players": 4,
+                                  "options": {"target": 2**63 - 1}})
+        assert largest["table"]["options"]["target"] == 2**63 - 1
+        assert client.request({**act, "cid": -(2**63)})["type"] == protocol.ACK
+
+
+def test_hello_takes_the_protocol_version_as_an_integer(server: EmbeddedServer) -> None:
+    with Connection(address(server)) as client:
+        for version in (1.0, True, "1"):
+            refused = client.request({"type": "hello", "protocol": version})
+            assert (refused["code"], refused["field"]) == (protocol.BAD_FIELD, "protocol")
+        assert client.request({"type": "hello", "protocol": 2})["code"] == \
+            protocol.BAD_PROTOCOL
+        for welcomed in ({"protocol": 1}, {"protocol": None}, {}):
+            assert client.request({"type": "hello", **welcomed})["type"] == protocol.WELCOME
+
+
+def test_an_optional_field_sent_as_nil_is_left_out(server: EmbeddedServer) -> None:
+    with Connection(address(server)) as client:
+        table = create(client, "hearts", 4)
+        botted = client.request({"type": "bot", "table": table, "seat": 1, "kind": None})
+        assert (botted["type"], botted["kind"]) == (protocol.BOTTED, "random")
+        seated = client.request({"type": "sit", "table": table, "seat": None, "name": None,
+                                 "key": None})
+        assert (seated["type"], seated["seat"]) == (protocol.SEATED, 0)
+        left = client.request({"type": "leave", "table": table, "token": seated["token"],
+                               "give_up": None})
+        assert (left["type"], left["kept"]) == (protocol.LEFT, False)
+        listed = client.request({"type": "list", "cursor": None, "offset": None,
+                                 "status": None})
+        assert listed["total"] == 1
+        refused = client.request({"type": "leave", "table": table, "token": "x",
+                                  "give_up": 1})
+        assert (refused["code"], refused["field"]) == (protocol.BAD_FIELD, "give_up")
 
 
 def test_the_beacon_target_takes_a_port() -> None:
