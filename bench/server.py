@@ -29,7 +29,8 @@ folder and fdatasyncs it before answering (the least any durable server does). T
 3. Restart (``--part restart`` for this one alone): from starting a ``starhall serve`` process
    to the reply to a client's first ``list``, on a data folder holding a history of finished
    games of at least ``--history-events`` events plus a few live tables of many hands each
-   (``--live-events`` each: restored from their last checkpoints), alternated round by round
+   (``--live-events`` each, played by people whose moves carry command ids as a server logs
+   them: restored from their last checkpoints), alternated round by round
    with the same on an empty data folder, and with a fresh copy of the history whose finished
    games have no summaries yet (as on the first start after an upgrade: every table restored
    from its log's last checkpoint); the ratios of the medians to the empty folder's (target
@@ -337,7 +338,11 @@ def moves_and_throughput(args: argparse.Namespace) -> None:
 LIVE_TABLES = 4
 LIVE_EVENTS = 25_000
 """Events into each live table's game (a few hundred hands of Hearts to a target never
-reached): long logs, of which a restart folds only what follows the last checkpoint."""
+reached): long logs, of which a restart folds only what follows the last checkpoint (and
+reads, before it, the events of the last 1024 command ids of each seat's person)."""
+HISTORY_VERSION = 2
+"""Of the history's making: 2, its people's moves carry command ids, as a server logs them
+(and its checkpoints say from where they are remembered: ``cids_from``)."""
 
 
 def history_folder(events: int, live_events: int) -> Path:
@@ -345,7 +350,7 @@ def history_folder(events: int, live_events: int) -> Path:
     tables of ``live_events`` each, made once and kept in the temporary folder (it is only
     read afterwards)."""
     root = Path(tempfile.gettempdir()) / (f"starhall-bench-history-{events}-live{LIVE_TABLES}x"
-                                          f"{live_events}-f{FORMAT_VERSION}")
+                                          f"{live_events}-f{FORMAT_VERSION}h{HISTORY_VERSION}")
     done = root / "complete"
     if done.exists():
         return root
@@ -368,12 +373,14 @@ def history_folder(events: int, live_events: int) -> Path:
         number += 1
         table = new_table(folder, number, bots=False, options=ENDLESS)
         bots = [make_bot(game, "random", random.Random(rng.random())) for _ in range(4)]
+        sent = [0] * 4  # each person's command ids, a counter as the client's
         while table.seq < live_events:  # a game under way, its seats held by people
             if game.chance(table.state) is not None:
                 table.shuffle(int(rng.random() * MAX_SEED))
             else:
                 seat = game.to_act(table.state)[0]
-                table.submit(bots[seat].choose(game, table.state, seat))
+                sent[seat] += 1
+                table.submit(bots[seat].choose(game, table.state, seat), sent[seat])
         assert table.log is not None
         table.log.close()
     done.write_text(json.dumps({"finished_tables": number - LIVE_TABLES, "events": total,

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import IO
 
 from starhall.server.scheduling import hand_over_core
 from starhall.shared.logfile import OPEN_FLAGS, LogWriter
@@ -202,3 +204,54 @@ def check_writable(folder: Path) -> None:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(probe)
+
+
+# --- one process at a time in a folder ------------------------------------------------------
+
+
+class FolderBusy(OSError):
+    """Another process holds the lock of a folder."""
+
+
+class FolderLock:
+    """An exclusive lock on a folder, held through the file ``path`` in it while a server
+    runs there (the operating system drops it when the process ends, however it ends):
+    ``FolderBusy``, saying ``busy``, when another process holds it (or this one, through
+    another ``FolderLock``)."""
+
+    def __init__(self, path: Path, busy: str) -> None:
+        self.path = path
+        self._file: IO[bytes] | None = open(path, "a+b")  # noqa: SIM115 - held open
+        try:
+            _lock(self._file)
+        except OSError:
+            self._file.close()
+            self._file = None
+            raise FolderBusy(busy) from None
+
+    def release(self) -> None:
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                _unlock(self._file)
+            self._file.close()
+            self._file = None
+
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _lock(file: IO[bytes]) -> None:
+        file.seek(0)
+        msvcrt.locking(file.fileno(), msvcrt.LK_NBLCK, 1)
+
+    def _unlock(file: IO[bytes]) -> None:
+        file.seek(0)
+        msvcrt.locking(file.fileno(), msvcrt.LK_UNLCK, 1)
+else:
+    import fcntl
+
+    def _lock(file: IO[bytes]) -> None:
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def _unlock(file: IO[bytes]) -> None:
+        fcntl.flock(file.fileno(), fcntl.LOCK_UN)

@@ -12,8 +12,7 @@ import hashlib
 import hmac
 import json
 import secrets
-from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +21,6 @@ from starhall.shared import protocol
 from starhall.shared.atomic_files import write_durably
 from starhall.shared.logfile import SUFFIX
 from starhall.shared.seating import BOT, SeatMap, read_seat, seat_entry
-
-REMEMBERED_CIDS = 1024
 
 
 def new_token() -> str:
@@ -63,12 +60,12 @@ class SeatRecord:
     """The owner's token hash: a person's, kept while a stand-in bot plays for them."""
     bot_kind: str | None = None
     standin: bool = False
-    # Runtime only: the session bound to the seat, and the commands it has already made.
+    # Runtime only: the session bound to the seat.
     session: bytes | None = None
-    cids: OrderedDict[object, int] = field(default_factory=OrderedDict)
     since: int = 0
     """The table's ``seq`` when the seat's person took it: the command ids logged with later
-    events of this seat are theirs (kept in the file; copies of a record must carry it)."""
+    events of this seat are theirs (the table remembers them: ``Table.commands``). Kept in the
+    file; copies of a record must carry it."""
     key_salt: str | None = None
     """The salt of the person's token when a ``sit`` with a ``key`` made it (``keyed_token``);
     kept in the file while they hold the seat."""
@@ -85,7 +82,6 @@ class SeatRecord:
         self.state, self.name, self.token_sha256 = protocol.PLAYER, name, token_hash(token)
         self.since, self.key_salt = since, key_salt
         self.bot_kind, self.standin, self.session = None, False, None
-        self.cids.clear()
         return token
 
     def seat_bot(self, kind: str, *, standin: bool) -> None:
@@ -93,13 +89,11 @@ class SeatRecord:
         self.session = None
         if not standin:
             self.name, self.token_sha256, self.key_salt = f"{kind} bot", None, None
-            self.cids.clear()
 
     def free(self) -> None:
         self.state, self.name, self.token_sha256 = protocol.FREE, None, None
         self.bot_kind, self.standin, self.session = None, False, None
         self.key_salt = None
-        self.cids.clear()
 
     def end_standin(self) -> None:
         """The person is back: their stand-in bot goes."""
@@ -111,24 +105,13 @@ class SeatRecord:
 
     def copy(self) -> SeatRecord:
         return SeatRecord(self.state, self.name, self.token_sha256, self.bot_kind,
-                          self.standin, self.session, OrderedDict(self.cids), self.since,
-                          self.key_salt)
+                          self.standin, self.session, self.since, self.key_salt)
 
     def assign(self, other: SeatRecord) -> None:
         """Become ``other`` (the record stays the same object: handlers hold it)."""
         self.state, self.name, self.token_sha256 = other.state, other.name, other.token_sha256
         self.bot_kind, self.standin, self.session = other.bot_kind, other.standin, other.session
-        self.cids, self.since, self.key_salt = other.cids, other.since, other.key_salt
-
-    def remember(self, cid: object, seq: int) -> None:
-        self.cids[cid] = seq
-        if len(self.cids) > REMEMBERED_CIDS:
-            self.cids.popitem(last=False)
-
-    def forget_after(self, seq: int) -> None:
-        """Forget the commands whose events came after ``seq`` (a commit that failed)."""
-        for cid in [cid for cid, done in self.cids.items() if done > seq]:
-            del self.cids[cid]
+        self.since, self.key_salt = other.since, other.key_salt
 
     def to_file(self) -> dict[str, Any]:
         return {"state": self.state, "name": self.name, "token_sha256": self.token_sha256,

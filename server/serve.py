@@ -2,8 +2,11 @@
 
 Listens on TCP port 47474 of every interface by default, keeps one log per table in
 ``DATA/tables/`` and restores every table when it starts again: finished ones from their
-summaries, live ones from their logs. A data folder it cannot write stops it at once, unless
-it is told ``--read-only``: then it serves the tables for watching and writes nothing.
+summaries, live ones from their logs; it listens only once they are restored (meanwhile its
+port refuses connections, which clients try again by themselves). A port in use, or a data
+folder another ``starhall serve`` runs on, stops it at once; so does a data folder it cannot
+write, unless it is told ``--read-only``: then it serves the tables for watching and writes
+nothing.
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ from starhall.server import fields
 from starhall.server.durability import (
     READ_ONLY,
     STORAGE,
+    FolderLock,
     GroupCommit,
     ReadOnly,
     StorageError,
@@ -67,6 +68,8 @@ from starhall.shared.shuffle import new_seed, shuffle_command
 from starhall.shared.table import Seating
 
 TABLES_FOLDER = "tables"
+LOCK_FILE = ".serve.lock"
+"""In the tables' folder (hidden: a restore passes it over), the file a running server locks."""
 BURST_FRAMES = 32
 """Frames a batch sends at once after its first (the mover's own update, sent as soon as it
 is built). A send to a socket whose I/O thread has gone idle wakes that thread; frames sent
@@ -117,6 +120,9 @@ class Service:
         self.config = config
         self.folder = Path(config.data) / TABLES_FOLDER
         self._check_folder()
+        self.folder_lock = None if config.read_only else FolderLock(
+            self.folder / LOCK_FILE, f"{self.folder}: another starhall serve runs on it")
+        """Held while the server runs: no other may write its tables meanwhile."""
         self.context = context or zmq.Context.instance()
         self.socket = self.context.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
@@ -125,12 +131,21 @@ class Service:
         self.socket.setsockopt(zmq.SNDHWM, 10_000)
         self.receive_timeout = -1
         """The socket's RCVTIMEO in milliseconds (-1: none), which ``_receive_batch`` sets."""
-        self.socket.bind(config.bind)
+        try:
+            check_port(config.bind)  # a port in use stops the server now, not after restoring
+            self.tables: dict[str, LiveTable] = restore_tables(
+                self.folder, read_only=config.read_only, say=config.say)
+            self.reports = ReportStore(Path(config.data), config.max_reports,
+                                       config.reports_per_session, read_only=config.read_only)
+            # Only now: meanwhile a client's connection was refused, and ZeroMQ tries again by
+            # itself (a port that accepted and said nothing would look like a server hung).
+            self.socket.bind(config.bind)
+        except BaseException:
+            self.socket.close(0)
+            if self.folder_lock is not None:
+                self.folder_lock.release()
+            raise
         self.address: str = self.socket.getsockopt(zmq.LAST_ENDPOINT).decode()
-        self.tables: dict[str, LiveTable] = restore_tables(
-            self.folder, read_only=config.read_only, say=config.say)
-        self.reports = ReportStore(Path(config.data), config.max_reports,
-                                   config.reports_per_session, read_only=config.read_only)
         self._versions: dict[str, Any] | None = None
         """What this server runs (``shared.bugreport.versions``), found for the first report."""
         self.stalled: dict[str, float] = {}
@@ -290,8 +305,7 @@ class Service:
         live = table.table
         live.state, live.seq, live.seats = before
         table.seating_behind = True  # the seats changed in this batch are not in the log now
-        for seat in table.seats:
-            seat.forget_after(live.seq)
+        live.commands.forget_after(live.seq)
         table.bot_due = None
         if table.stalled is None:
             print(f"starhall serve: table {table.id}: cannot write its log ({error}); its last "
@@ -373,6 +387,8 @@ class Service:
                 except OSError as error:
                     print(f"starhall serve: closing table {table.id}: {error}", file=sys.stderr)
         self.socket.close(0)
+        if self.folder_lock is not None:
+            self.folder_lock.release()
 
     # --- one message ---------------------------------------------------------------------
 
@@ -788,8 +804,7 @@ class Service:
         command = fields.mapping(message, "command", required=True)
         kind = fields.text(command, "type", max_chars=64)
         data = fields.mapping(command, "data")
-        table.recall_commands()
-        done = seat.cids.get(cid)
+        done = table.command_done(number, cid)
         if done is not None:  # made already (even if the game has ended since): say so again
             self._reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
                                        "seq": done, "duplicate": True})
@@ -808,7 +823,6 @@ class Service:
             self._submit(table, Command(kind, number, data), cid)
         except IllegalCommand as refusal:
             raise RequestError(refusal.code, refusal.reason, table=table.id, cid=cid) from None
-        seat.remember(cid, table.seq)
         self._reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
                                    "seq": table.seq, "duplicate": False})
         self._advance(table)
@@ -816,6 +830,8 @@ class Service:
     def _submit(self, table: LiveTable, command: Command, cid: int | str | None = None) -> None:
         """Decide, append and evolve one command (a person's with its ``cid``, which the log
         keeps), and queue its events for the participants."""
+        if table.commands_unread:  # the first move since a restart
+            table.read_commands()
         if table.seating_behind:
             self._dirty(table)  # the seats go into the log before the events
         live = table.table
@@ -1026,6 +1042,31 @@ class Service:
                 table.watchers.discard(session.identity)
                 self.changed_rosters[table.id] = table
         self.sessions.pop(session.identity, None)
+
+
+def check_port(endpoint: str) -> None:
+    """``zmq.ZMQError``, as ``bind`` would raise it, when the TCP port of ``endpoint`` cannot
+    be listened on (another server listens there, say): tried, not held, before the tables are
+    restored, so that a server that listens only then does not stop only then. Any other
+    endpoint (any free port, another transport, an interface's name) is left to ``bind``."""
+    scheme, _, rest = endpoint.partition("://")
+    host, _, port = rest.rpartition(":")
+    if scheme != "tcp" or not port.isdigit() or int(port) == 0:
+        return
+    try:
+        address = sockets.getaddrinfo(None if host in ("", "*") else host, int(port),
+                                      sockets.AF_INET, sockets.SOCK_STREAM, 0,
+                                      sockets.AI_PASSIVE)[0][4]
+    except (OSError, UnicodeError):
+        return
+    with sockets.socket(sockets.AF_INET, sockets.SOCK_STREAM) as probe:
+        # As ZeroMQ binds: the connections a server just stopped left behind do not count,
+        # a socket that listens there does.
+        probe.setsockopt(sockets.SOL_SOCKET, sockets.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as error:
+            raise zmq.ZMQError(error.errno) from None
 
 
 def listing_order(table_id: str) -> tuple[int, str]:

@@ -16,6 +16,11 @@ someone watches it. A summary that is missing, torn or out of step with its log 
 between the two writes, a log cut back, logs from before summaries) is ignored: the table is
 restored as a live one is (a finished game's log ends with a checkpoint, so nothing is
 folded), and the summary written again.
+
+The command ids a table's people may send again (``Table.commands``) can go back further than
+the last checkpoint (its ``cids_from`` says how far): they are read from the log only when
+first needed, when a person's command is checked or before the table's next move
+(``LiveTable.read_commands``), so that a restart still reads only the logs' tails.
 """
 
 from __future__ import annotations
@@ -49,9 +54,10 @@ from starhall.shared.logfile import (
     LogWriter,
     check_header,
     read_records,
+    torn_tail,
 )
 from starhall.shared.options import Options
-from starhall.shared.replay import HEAD_BYTES, Recording, load_tail
+from starhall.shared.replay import HEAD_BYTES, load_tail
 from starhall.shared.seating import BOT
 from starhall.shared.table import Seating, Table
 
@@ -110,6 +116,10 @@ class LiveTable:
     seating_behind: bool = False
     """The log's seating lags the seats (a batch whose records were undone, a restart that
     could not write them): the table's next write records the seats first."""
+    commands_unread: bool = False
+    """Whether the command ids its people may send again are still to be read from its log
+    (they were logged before its last checkpoint): when a person's command is checked or
+    before its next move (``read_commands``), not while the server starts."""
     _outcome: tuple[Any, Outcome] | None = field(default=None, repr=False)
     """The last state whose outcome was asked for, and that outcome."""
 
@@ -131,15 +141,31 @@ class LiveTable:
             print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
             raise RequestError(protocol.BROKEN, f"the log of table {self.id} cannot be read",
                                table=self.id) from None
-        remember_commands(self.seats, recording)
+        self.commands_unread = has_people(self.seats) and not recording.holds_cids
         return Table(recording.game, recording.players, recording.options, state,
-                     recording.last_seq, None)
+                     recording.last_seq, None, commands=recording.command_memory())
 
-    def recall_commands(self) -> None:
-        """Make sure each seat knows the command ids its person made (a finished table listed
-        from its summary learns them from its log), so a resent command is known as done."""
-        if self.loaded is None:
-            self.table  # noqa: B018 - reading it loads it
+    def command_done(self, number: int, cid: int | str) -> int | None:
+        """The ``seq`` of seat ``number``'s command ``cid`` if its person made it already
+        (a table restored reads its log for this the first time), else ``None``."""
+        loaded = self.table  # a finished table's log is read here
+        if self.commands_unread:
+            self.read_commands()
+        return loaded.commands.done(number, cid, self.seats[number].since)
+
+    def read_commands(self) -> None:
+        """Read the command ids its people made from its log, back to its last checkpoint's
+        ``cids_from`` (before anything more is written there: a checkpoint says from where
+        they are remembered)."""
+        try:
+            recording = load_tail(self.log_path, cids=True)
+        except Exception as error:  # damaged since it was restored
+            self.broken = True
+            print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
+            raise RequestError(protocol.BROKEN, f"the log of table {self.id} cannot be read",
+                               table=self.id) from None
+        self.table.commands = recording.command_memory()
+        self.commands_unread = False
 
     def _summary(self) -> Finished:
         """What a table not read yet is known by: its summary (it has one, or it is read)."""
@@ -554,11 +580,12 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
     if not read_only:
         _remove_if_never_created(path, table_id, folder)
     size = path.stat().st_size
-    recording = load_tail(path, 0)
+    recording = load_tail(path)
     saved_name, seats = load_seating(folder / f"{table_id}{SEATING_SUFFIX}", recording.players)
-    if recording.start and any(seat.token_sha256 is not None for seat in seats):
-        # The command ids its people may resend (remember_commands) go further back.
-        recording = load_tail(path)
+    if recording.torn:
+        print(f"starhall serve: table {table_id}: "
+              f"{_torn_tail_words(path, recording.good_length, recording.last_seq, read_only)}",
+              file=sys.stderr)
     writer = None
     if not read_only:
         writer = (LogWriter.reopen(path)[0] if recording.torn
@@ -573,7 +600,8 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
         logged = [seat for seat in recording.seats_at() if seat is not None]
         table = Table(recording.game, recording.players, recording.options, state,
                       recording.last_seq, writer,
-                      tuple(logged) if len(logged) == recording.players else None)
+                      tuple(logged) if len(logged) == recording.players else None,
+                      commands=recording.command_memory())
     except BaseException:
         if writer is not None:
             writer.abandon()
@@ -581,8 +609,8 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
     name = saved_name or str(recording.header.get("name") or table_id)
     create_key = recording.header.get("create_key_sha256")
     live = LiveTable(table_id, name, table, seats, folder, read_only=read_only,
-                     create_key=create_key if isinstance(create_key, str) else None)
-    remember_commands(seats, recording)
+                     create_key=create_key if isinstance(create_key, str) else None,
+                     commands_unread=has_people(seats) and not recording.holds_cids)
     for index, seat in enumerate(seats):
         if seat.state == BOT:
             kind = seat.bot_kind or "random"
@@ -618,15 +646,50 @@ def _catch_up_seating(live: LiveTable, writer: LogWriter) -> None:
               f"({error}); it will with its next write", file=sys.stderr)
 
 
-def remember_commands(seats: list[SeatRecord], recording: Recording) -> None:
-    """Each seat's memory of the command ids its person already made, from the ids logged
-    with the events (so a command resent after a restart is known as done)."""
-    for seq, cid in recording.cids.items():  # in order: a command's last event wins
-        number = recording.event(seq).seat
-        if number is not None and 0 <= number < len(seats):
-            seat = seats[number]
-            if seat.token_sha256 is not None and seq > seat.since:
-                seat.remember(cid, seq)
+def has_people(seats: list[SeatRecord]) -> bool:
+    """Whether a person holds a seat (a stand-in bot may play it), who may send a command
+    again: only then must the command ids logged before the last checkpoint be read. (At a
+    table of bots nobody can; a person who sits there later starts with none, and the ids
+    logged before are not theirs.)"""
+    return any(seat.token_sha256 is not None for seat in seats)
+
+
+def _torn_tail_words(path: Path, good_length: int, kept: int, read_only: bool) -> str:
+    """What a log's torn tail held and why it is dropped, in one line: a crash while a batch
+    was written leaves a record cut short, of moves nobody was told of; whole records after
+    it mean the file was cut short (or damaged) underneath the server, which went on writing,
+    and acknowledged moves are lost with them."""
+    handle = os.open(path, os.O_RDONLY | OPEN_FLAGS)
+    try:
+        data = os.pread(handle, os.fstat(handle).st_size - good_length, good_length)
+    finally:
+        os.close(handle)
+    tail = torn_tail(data, path)
+    first = tail.first
+    kind = first.get("kind")
+    if kind == "event" and "seq" in first:
+        cut = f"event {first['seq']}, {first.get('type', '?')}"
+    elif kind in ("checkpoint", "seating"):
+        cut = f"the {kind} record after event {first.get('seq', kept)}"
+    else:
+        cut = "unreadable"
+    held = f"a record cut short ({cut})"
+    events = [body["seq"] for body in tail.whole
+              if body.get("kind") == "event" and type(body.get("seq")) is int]
+    if tail.whole:
+        held += f", then {len(tail.whole)} whole records"
+        if events:
+            held += (f" holding events {events[0]} to {events[-1]}" if len(events) > 1
+                     else f" holding event {events[0]}")
+        why = ("the file was cut short while the server wrote it, or damaged: the moves they "
+               "held are lost, acknowledged or not")
+    else:
+        why = "a write a crash cut short (never acknowledged), or the file was cut short"
+    if read_only:
+        return (f"leaves out the last {tail.length:,} bytes of its log after event {kept} "
+                f"(--read-only: the file is not cut back): {held}; {why}")
+    return (f"dropped the last {tail.length:,} bytes of its log after event {kept}: {held}; "
+            f"{why}; the table goes on from event {kept}")
 
 
 def _remove_if_never_created(path: Path, table_id: str, folder: Path) -> None:

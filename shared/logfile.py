@@ -6,8 +6,9 @@ of the body's bytes exactly as they stand in the file. A record therefore starts
 byte ``0x92`` and ends with the five bytes of the CRC. ``docs/replay-format.md`` has the rest.
 
 A last record cut short (a crash in the middle of a write) is a torn tail: readers drop it and
-a writer reopening the file truncates it. Any other damage raises ``LogError`` naming the file
-and the record, so a damaged file never turns silently into a different game.
+a writer reopening the file truncates it (``torn_tail`` says what it held, for a report). Any
+other damage raises ``LogError`` naming the file and the record, so a damaged file never turns
+silently into a different game.
 """
 
 from __future__ import annotations
@@ -118,6 +119,70 @@ def missing_log_reason(body: Mapping[str, Any]) -> str:
     why = body.get("log_note")
     return f"this bug report holds no table log ({why})" if isinstance(why, str) and why else (
         "this bug report holds no table log")
+
+
+HEAD_OF_TORN = 4096
+"""How much of a torn record is read for its first fields."""
+
+
+@dataclass(frozen=True, slots=True)
+class TornTail:
+    """What the torn tail of a log holds, as far as it can be read (readers drop it)."""
+
+    length: int
+    """Its bytes."""
+    first: dict[str, Any]
+    """The fields of the record cut short that it starts with, as far as they are whole
+    (``kind``, ``seq``, ``type``), before its data."""
+    whole: list[dict[str, Any]]
+    """The bodies of the whole, sound records found after that one: a log cut short while
+    its writer went on appending."""
+
+
+def torn_tail(data: bytes, path: str | os.PathLike[str]) -> TornTail:
+    """What the bytes of a torn tail (``data``, from the first byte after the last whole
+    record) hold: the first fields of the record cut short, and any whole records after it
+    (found by their CRC wherever a record may start)."""
+    first: dict[str, Any] = {}
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+    unpacker.feed(data[:HEAD_OF_TORN])
+    with contextlib.suppress(Exception):  # it is cut short: read what is whole of it
+        if unpacker.read_array_header() == 2:
+            for _ in range(unpacker.read_map_header()):
+                key = unpacker.unpack()
+                if key not in ("kind", "seq", "type", "seat"):
+                    break
+                first[key] = unpacker.unpack()
+    whole: list[dict[str, Any]] = []
+    start = 1
+    while True:
+        start = data.find(_ARRAY2, start)
+        if start < 0:
+            break
+        found = _record_at(data, start, path)
+        if found is None:
+            start += 1
+            continue
+        body, start = found
+        whole.append(body)
+    return TornTail(len(data), first, whole)
+
+
+def _record_at(data: bytes, start: int, path: str | os.PathLike[str]
+               ) -> tuple[dict[str, Any], int] | None:
+    """The body of the whole, sound record at ``start`` and where it ends, or ``None``."""
+    size = 1 << 12
+    while True:
+        try:
+            records, end = read_records(data[start:start + size], path, limit=1)
+        except LogError:
+            return None
+        if records:
+            body = records[0][1]
+            return (body, start + end) if isinstance(body, dict) else None
+        if start + size >= len(data):
+            return None
+        size *= 16
 
 
 def log_bytes(path: str | os.PathLike[str]) -> tuple[str, bytes]:

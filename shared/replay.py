@@ -20,7 +20,7 @@ from starhall.shared.logfile import (
     scan,
 )
 from starhall.shared.seating import SeatMap, older_seats, read_seat, read_seats
-from starhall.shared.table import state_hash
+from starhall.shared.table import CommandMemory, state_hash
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +30,9 @@ class Checkpoint:
     state: dict[str, Any]
     seats: list[SeatMap] | None = None
     """Who sat where then (``None`` in a log of format 1)."""
+    cids_from: int | None = None
+    """The first event whose command id a server still remembers here (``None``: a log
+    written before checkpoints said so)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +99,23 @@ class Recording:
     def event(self, seq: int) -> Event:
         """The event numbered ``seq`` (one of those held)."""
         return self.events[seq - 1 - self.start][1]
+
+    @property
+    def holds_cids(self) -> bool:
+        """Whether it holds every event whose command id a server remembers after the last
+        event: the whole log, or its tail from the last checkpoint's ``cids_from`` on."""
+        if not self.start:
+            return True
+        last = self.checkpoints[next(reversed(self.checkpoints))]
+        return last.cids_from is not None and last.cids_from > self.start
+
+    def command_memory(self) -> CommandMemory:
+        """The command ids a server remembers after the last event, from the events held
+        (all of them when ``holds_cids``)."""
+        memory = CommandMemory(self.players)
+        for seq, cid in self.cids.items():  # in order, as the server remembered them
+            memory.remember(self.event(seq).seat, cid, seq)
+        return memory
 
     def states(self, upto: int | None = None, *, strict: bool = True) -> Iterator[tuple[int, Any]]:
         """The state before any event (seq 0), then after each event up to ``upto``.
@@ -248,19 +268,16 @@ def load(path: str | os.PathLike[str]) -> Recording:
     return recording
 
 
-TAIL_EVENTS = 1024
-"""How many events before a log's end ``load_tail`` reads at least, where the log has them:
-the command ids of their commands are what a restarted server knows a resent command by (a
-client resends only the commands it had no answer to, the last few it sent)."""
-
-
-def load_tail(path: str | os.PathLike[str], events: int = TAIL_EVENTS) -> Recording:
-    """A log read from a checkpoint near its end, so that the time it takes does not grow
-    with the log: the header, then the last checkpoint that has at least ``events`` events
-    after it (or the first one found, when none has), and every record after it, checked as
-    ``load`` checks a whole log. Its ``start`` is that checkpoint's ``seq``; only ``resume``
-    can rebuild its state. A log without such a checkpoint, or whose tail is not as it should
-    be, is read whole by ``load`` (which says what is wrong with it)."""
+def load_tail(path: str | os.PathLike[str], *, cids: bool = False) -> Recording:
+    """A log read from its last checkpoint, so that the time it takes does not grow with the
+    log: the header, then the last checkpoint and every record after it, checked as ``load``
+    checks a whole log; with ``cids``, from further back when the command ids a server still
+    remembers were logged earlier: from the last checkpoint before the last checkpoint's
+    ``cids_from`` (``holds_cids``). Its ``start`` is the checkpoint it was read from; only
+    ``resume`` can rebuild its state. A log without such a checkpoint (or, with ``cids``, one
+    whose last checkpoint does not say ``cids_from``, or says the events before the first
+    checkpoint), or whose tail is not as it should be, is read whole by ``load`` (which says
+    what is wrong with it)."""
     data = Path(path).read_bytes()
     try:
         head, header_end = read_records(data[:HEAD_BYTES], path, limit=1)
@@ -271,26 +288,23 @@ def load_tail(path: str | os.PathLike[str], events: int = TAIL_EVENTS) -> Record
         check_header(head[0][1], str(path))
     except LogError:
         return load(path)  # not a log, a bug report, a damaged header: load says which
-    chosen = None
+    chosen = -1
+    needed: int | None = None  # with cids: the first event to read, from the last checkpoint
     found = len(data)
-    last_seq = None
     while True:
         found = data.rfind(CHECKPOINT_MARK, header_end + MARK_OFFSET, found)
         if found < 0:
-            break
-        start = found - MARK_OFFSET
-        seq = _checkpoint_seq(data, start, path)
-        if seq is None:
+            return load(path)  # no checkpoint, or none before the first event needed
+        body = _checkpoint_at(data, found - MARK_OFFSET, path)
+        if body is None:
             continue  # the mark inside another record's data
-        if last_seq is None:
-            last_seq = _last_seq(data[start:], path)
-            if last_seq is None:
-                return load(path)
-        chosen = start
-        if last_seq - seq >= events:
+        if chosen < 0 and cids:  # the last checkpoint
+            needed = body.get("cids_from")
+            if type(needed) is not int:
+                return load(path)  # written before checkpoints said it: every event
+        chosen = found - MARK_OFFSET
+        if needed is None or body["seq"] < needed:
             break
-    if chosen is None:
-        return load(path)
     recording = _recording(path, head[0][1], str(path))
     try:
         records, good = read_records(data[chosen:], path)
@@ -299,8 +313,8 @@ def load_tail(path: str | os.PathLike[str], events: int = TAIL_EVENTS) -> Record
                      recording.start + 1)
     except (LogError, KeyError, IndexError, TypeError):
         return load(path)
-    recording.torn = chosen + good < len(data)
     recording.good_length = chosen + good
+    recording.torn = recording.good_length < len(data)
     return recording
 
 
@@ -310,7 +324,8 @@ HEAD_BYTES = 4096
 
 MARK_OFFSET = 2
 """Where ``CHECKPOINT_MARK`` stands in a checkpoint record: after the array's header and the
-map's, whose count of keys differs (4, or 5 with the ``seats`` of a log of format 2)."""
+map's, whose count of keys differs (4, one more with the ``seats`` of a log of format 2, one
+more with ``cids_from``)."""
 
 
 def _mark() -> bytes:
@@ -323,8 +338,9 @@ def _mark() -> bytes:
 CHECKPOINT_MARK = _mark()
 
 
-def _checkpoint_seq(data: bytes, offset: int, path: str | os.PathLike[str]) -> int | None:
-    """The ``seq`` of the checkpoint record at ``offset``, or ``None`` when no whole, sound
+def _checkpoint_at(data: bytes, offset: int, path: str | os.PathLike[str]
+                   ) -> dict[str, Any] | None:
+    """The body of the checkpoint record at ``offset``, or ``None`` when no whole, sound
     checkpoint record starts there."""
     size = 1 << 16
     while True:
@@ -333,22 +349,12 @@ def _checkpoint_seq(data: bytes, offset: int, path: str | os.PathLike[str]) -> i
         except LogError:
             return None
         if records:
-            body = records[0][1]
+            body: dict[str, Any] = records[0][1]
             seq = body.get("seq")
-            return seq if body.get("kind") == "checkpoint" and type(seq) is int else None
+            return body if body.get("kind") == "checkpoint" and type(seq) is int else None
         if offset + size >= len(data):
             return None
         size *= 16
-
-
-def _last_seq(tail: bytes, path: str | os.PathLike[str]) -> int | None:
-    """The ``seq`` of the last record of a log's tail (``None`` if it has no sound records)."""
-    try:
-        records, _ = read_records(tail, path)
-    except LogError:
-        return None
-    seq = records[-1][1].get("seq") if records else None
-    return seq if type(seq) is int else None
 
 
 def _recording(path: str | os.PathLike[str], header: dict[str, Any], source: str
@@ -427,11 +433,17 @@ def _add_records(recording: Recording, records: list[tuple[int, Any]], first: in
                 raise LogError(source, index, offset, "malformed checkpoint")
             if seq in recording.checkpoints:
                 raise LogError(source, index, offset, f"a second checkpoint after event {seq}")
+            cids_from = body.get("cids_from")
+            if cids_from is not None and (type(cids_from) is not int
+                                          or not 1 <= cids_from <= seq + 1):
+                raise LogError(source, index, offset,
+                               f"malformed checkpoint: cids_from {cids_from!r} is no event "
+                               f"from 1 to {seq + 1}")
             seats = _checkpoint_seats(recording, body, seating, index, offset)
             if seating is None:  # the first record of a log read from its tail
                 recording.seating = list(seats) if seats is not None else [None] * players
                 seating = list(recording.seating)
-            recording.checkpoints[seq] = Checkpoint(seq, digest, state, seats)
+            recording.checkpoints[seq] = Checkpoint(seq, digest, state, seats, cids_from)
         elif kind == "seating" and recording.format >= 2:
             seq, number = body.get("seq"), body.get("seat")
             if seq != expected - 1 or type(number) is not int or not 0 <= number < players:

@@ -6,11 +6,17 @@ the game says one is due. A refused command raises ``IllegalCommand`` and change
 
 The log also says who sits where (``shared.seating``): the header as the table began,
 ``reseat`` a change between two commands, and every checkpoint the seating then.
+
+A person's command comes with the client's command id (``cid``), logged with its events; the
+table remembers the last of them for each seat (``CommandMemory``), so that a command sent
+again is known as done, and each checkpoint says from which event on the log must be read to
+remember them again (``cids_from``): a restart reads no further back than that.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
@@ -42,13 +48,17 @@ def event_record(seq: int, event: Event, cid: int | str | None = None) -> dict[s
     return record
 
 
-def checkpoint_record(game: Game[Any], seq: int, state: Any,
-                      seats: Seating | None = None) -> dict[str, Any]:
+def checkpoint_record(game: Game[Any], seq: int, state: Any, seats: Seating | None = None,
+                      cids_from: int | None = None) -> dict[str, Any]:
+    """A checkpoint's log record; ``cids_from``: the first event whose command id is still
+    remembered (``CommandMemory.first_needed``)."""
     snapshot = game.snapshot(state)
     record: dict[str, Any] = {"kind": "checkpoint", "seq": seq, "hash": state_hash(snapshot),
                               "state": snapshot}
     if seats is not None:
         record["seats"] = list(seats)
+    if cids_from is not None:
+        record["cids_from"] = cids_from
     return record
 
 
@@ -57,11 +67,57 @@ def seating_record(seq: int, number: int, seat: SeatMap) -> dict[str, Any]:
     return {"kind": "seating", "seq": seq, "seat": number, **seat}
 
 
+REMEMBERED_COMMANDS = 1024
+"""How many command ids a table remembers of each seat (``docs/protocol.md``, ``act``)."""
+
+
+class CommandMemory:
+    """The command ids logged with each seat's events: for each seat the last
+    ``REMEMBERED_COMMANDS`` distinct ones, each with the ``seq`` of the last event that carries
+    it, oldest first. The same calls of ``remember`` give the same memory, so a restart that
+    reads the log's events from ``first_needed`` on remembers exactly what the server did."""
+
+    def __init__(self, players: int) -> None:
+        self.seats: list[OrderedDict[int | str, int]] = [OrderedDict() for _ in range(players)]
+
+    def remember(self, seat: int | None, cid: int | str, seq: int) -> None:
+        """Event ``seq`` of ``seat`` carries ``cid``."""
+        if seat is None or not 0 <= seat < len(self.seats):
+            return
+        known = self.seats[seat]
+        known[cid] = seq
+        known.move_to_end(cid)  # in the order of the events, whoever sent the id before
+        if len(known) > REMEMBERED_COMMANDS:
+            known.popitem(last=False)
+
+    def done(self, seat: int, cid: int | str, after: int = 0) -> int | None:
+        """The ``seq`` of the last event of ``seat``'s command ``cid``, if it is remembered and
+        came after event ``after`` (when the seat's person took it); else ``None``."""
+        seq = self.seats[seat].get(cid)
+        return seq if seq is not None and seq > after else None
+
+    def forget_after(self, seq: int) -> None:
+        """Forget the command ids of the events after ``seq`` (which were undone)."""
+        for known in self.seats:
+            for cid in [cid for cid, done in known.items() if done > seq]:
+                del known[cid]
+
+    def first_needed(self, seq: int) -> int:
+        """The first event whose command id is remembered after event ``seq``: a log read
+        from there on remembers them all; ``seq + 1`` when none is."""
+        first = seq + 1
+        for known in self.seats:
+            if known:
+                first = min(first, next(iter(known.values())))
+        return first
+
+
 class Table(Generic[S]):
     # A plain class rather than a dataclass: mypyc compiles it (it cannot compile generic
     # dataclasses), and submit is the path every move takes.
     def __init__(self, game: Game[S], players: int, options: Options, state: S, seq: int = 0,
-                 log: LogWriter | None = None, seats: Seating | None = None) -> None:
+                 log: LogWriter | None = None, seats: Seating | None = None,
+                 commands: CommandMemory | None = None) -> None:
         self.game = game
         self.players = players
         self.options = options
@@ -72,6 +128,8 @@ class Table(Generic[S]):
         self.seats = seats
         """Who sits where as the log says (what was appended to it); ``None`` for a log of
         format 1, which does not say."""
+        self.commands = commands if commands is not None else CommandMemory(players)
+        """The command ids of the last commands of each seat (from the log, after a restart)."""
 
     @classmethod
     def new(
@@ -92,8 +150,8 @@ class Table(Generic[S]):
 
     def submit(self, command: Command, cid: int | str | None = None) -> list[tuple[int, Event]]:
         """Decide, append and evolve; returns the new events with their sequence numbers.
-        ``cid``, a client's command id, is logged with each event (so a server restarted
-        still knows a resent command as done)."""
+        ``cid``, a client's command id, is logged with each event and remembered (so a server,
+        restarted too, knows a resent command as done)."""
         game = self.game
         events = game.decide(self.state, command)
         numbered = []
@@ -101,10 +159,13 @@ class Table(Generic[S]):
             self.seq += 1
             numbered.append((self.seq, event))
             self.state = game.evolve(self.state, event)
+            if cid is not None:
+                self.commands.remember(event.seat, cid, self.seq)
             if self.log is not None:
                 self.log.append(event_record(self.seq, event, cid))
                 if game.is_checkpoint(self.state):
-                    self.log.append(checkpoint_record(game, self.seq, self.state, self.seats))
+                    self.log.append(checkpoint_record(game, self.seq, self.state, self.seats,
+                                                      self.commands.first_needed(self.seq)))
         return numbered
 
     def reseat(self, number: int, seat: SeatMap) -> None:

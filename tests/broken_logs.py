@@ -512,6 +512,12 @@ def stars_damage(corpus: Corpus, src: Source) -> tuple[Case, Case]:
     corpus.add("checkpoint-misplaced", "stars", "a checkpoint naming an event not yet logged",
                LOG, "malformed checkpoint", b"".join(moved + records[2 + checkpoints[1]:]),
                1 + checkpoints[1], offset_of(moved, 1 + checkpoints[1]), None)
+    ahead = list(records)
+    ahead[1 + checkpoints[1]] = encode_record({**cp, "cids_from": cp["seq"] + 2})
+    corpus.add("checkpoint-cids-from-ahead", "stars",
+               "a checkpoint whose command ids are to be read from an event after it", LOG,
+               f"cids_from {cp['seq'] + 2} is no event from 1 to {cp['seq'] + 1}",
+               b"".join(ahead), 1 + checkpoints[1], offset_of(ahead, 1 + checkpoints[1]), None)
     state = {**cp["state"], "totals": [t + 5 for t in cp["state"]["totals"]]}
     desync = list(records)
     desync[1 + checkpoints[1]] = encode_record({**cp, "state": state, "hash": state_hash(state)})

@@ -6,6 +6,7 @@ of another log, logs from before summaries existed) restored correctly all the s
 from __future__ import annotations
 
 import json
+import random
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,10 +15,11 @@ from typing import Any
 import pytest
 
 from starhall.server.embed import EmbeddedServer
-from starhall.server.tables import SUMMARY_SUFFIX, LiveTable, restore_tables
+from starhall.server.tables import SUMMARY_SUFFIX, LiveTable, create_table, restore_tables
 from starhall.shared import protocol
+from starhall.shared.games import GAMES
 from starhall.shared.logfile import encode_record, scan
-from starhall.shared.replay import Verified, load, log_files, verify
+from starhall.shared.replay import Verified, load, load_tail, log_files, verify
 from starhall.shared.table import state_hash
 from tests.server_helpers import FAST_HEARTS, Participant, Person, fill_with_bots, wait_for
 
@@ -196,8 +198,8 @@ def test_a_summary_out_of_step_with_its_log_is_not_believed(
     assert restored[table_id].loaded is None  # believed again
 
 
-def test_a_torn_tail_is_cut_off_live_or_finished(tmp_path: Path,
-                                                 history: dict[str, str]) -> None:
+def test_a_torn_tail_is_cut_off_live_or_finished(tmp_path: Path, history: dict[str, str],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "tables"
     with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
         before = listing(server.address or "")
@@ -208,14 +210,27 @@ def test_a_torn_tail_is_cut_off_live_or_finished(tmp_path: Path,
     for log in logs.values():
         with open(log, "ab") as file:
             file.write(torn)
+    capsys.readouterr()
+    restore_tables(folder, read_only=True)  # says so too, and cuts nothing
+    said = capsys.readouterr().err
+    for name, log in logs.items():
+        assert log.read_bytes() == whole[name] + torn
+        assert f"table {history[name]}: leaves out the last {len(torn)} bytes of its log " \
+               f"after event {load(log).last_seq} (--read-only: the file is not cut back)" in said
     with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
         assert server.service is not None
         assert listing(server.address or "") == before
         people = server.service.tables[history["people"]]
         assert live_hash(people) == rebuilt_hash(logs["people"])
+    said = capsys.readouterr().err.splitlines()
     for name, log in logs.items():
         assert log.read_bytes() == whole[name], name  # the torn record is gone
         assert not scan(log).torn
+        kept = load(log).last_seq
+        assert f"starhall serve: table {history[name]}: dropped the last {len(torn)} bytes of " \
+               f"its log after event {kept}: a record cut short (event 10000, played); a write " \
+               "a crash cut short (never acknowledged), or the file was cut short; the table " \
+               f"goes on from event {kept}" in said, name
 
 
 def test_a_crash_s_leftovers_go_and_hidden_files_stay(tmp_path: Path,
@@ -271,3 +286,44 @@ def test_logs_from_before_summaries_load(tmp_path: Path) -> None:
         assert listing(server.address or "") == shown
     finished = sum(1 for table in shown.values() if table["status"] == protocol.OVER)
     assert f"{finished} from summaries" in lines[-1]
+
+
+def test_the_command_ids_of_people_are_read_when_first_needed(tmp_path: Path) -> None:
+    """A restart reads a table of people from its last checkpoint only; the command ids they
+    may send again, logged before it, are read when a command is checked or before the table
+    moves on (stand-in bots play here), and the checkpoints written then say rightly from
+    where they are remembered."""
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    live = create_table(folder, "0001", "people", GAMES["hearts"], 4, {"target": 10_000})
+    for seat in range(4):
+        live.seat_person(seat, f"P{seat}")
+    for seat in range(4):
+        live.put_bot(seat, "random", standin=True)  # their people are away
+    table, rng, sent = live.table, random.Random(8), [0] * 4
+    while table.seq < 3000 or table.game.to_act(table.state) == ():
+        request = table.game.chance(table.state)
+        if request is not None:
+            table.shuffle(rng.randrange(1, 2**40))
+            continue
+        seat = table.game.to_act(table.state)[0]
+        sent[seat] += 1
+        table.submit(table.game.random_action(table.state, seat, rng), sent[seat])
+    assert table.log is not None
+    table.log.close()
+    memory = table.commands.seats
+
+    restored = restore_tables(folder, read_only=True)["0001"]
+    assert restored.commands_unread and restored.table.commands.seats != memory
+    first = next(iter(memory[2].items()))
+    assert restored.command_done(2, first[0]) == first[1]  # read now
+    assert not restored.commands_unread and restored.table.commands.seats == memory
+
+    with EmbeddedServer(tmp_path, think=0.0) as server:
+        assert server.service is not None
+        playing = server.service.tables["0001"]
+        seq = playing.seq
+        wait_for(lambda: playing.seq > seq + 200)  # a few hands: checkpoints written
+    log = folder / "0001.starhall"
+    assert max(load(log).checkpoints) > seq
+    assert load_tail(log, cids=True).command_memory().seats == load(log).command_memory().seats

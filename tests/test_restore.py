@@ -240,22 +240,97 @@ def test_resume_without_a_checkpoint_folds_from_the_start(tmp_path: Path) -> Non
 # --- load_tail: a log read from a checkpoint near its end -----------------------------------
 
 
-@pytest.mark.parametrize("window", [0, 200])
-def test_a_log_read_from_its_tail_resumes_alike(tmp_path: Path, window: int) -> None:
+@pytest.mark.parametrize("cids", [False, True])
+def test_a_log_read_from_its_tail_resumes_alike(tmp_path: Path, cids: bool) -> None:
     path = tmp_path / "long.starhall"
     table = long_log(path, hands=12)
     whole = load(path)
-    tail = load_tail(path, window)
-    assert tail.start in whole.checkpoints and tail.start > 0
-    assert tail.last_seq == whole.last_seq and whole.last_seq - tail.start >= window
-    if window == 0:
-        assert tail.start == max(whole.checkpoints)
+    tail = load_tail(path, cids=cids)
+    assert tail.start == max(whole.checkpoints) > 0  # no command ids: nothing further back
+    assert tail.last_seq == whole.last_seq
     assert tail.events == whole.events[tail.start:]
     assert (tail.good_length, tail.last_record, tail.torn) == (
         whole.good_length, whole.last_record, whole.torn)
     assert tail.resume().state == whole.resume().state == table.state
     with pytest.raises(ValueError, match="read from its tail"):
         tail.state_at()
+
+
+class People:
+    """Commands for a table where people hold seats 0 and 1, each sending command ids from a
+    counter (seat 1's person gives the seat up now and then: the next one counts from 1
+    again), and bots play seats 2 and 3."""
+
+    def __init__(self, game: Game[Any], seed: int) -> None:
+        self.game = game
+        self.rng = random.Random(seed)
+        self.counters = [0, 0]
+
+    def next(self, state: Any) -> tuple[Command, int | str | None]:
+        command = step(self.game, state, self.rng)
+        assert command is not None
+        seat = command.seat
+        if seat not in (0, 1):
+            return command, None
+        if seat == 1 and self.rng.random() < 0.002:
+            self.counters[1] = 0  # a new person in seat 1
+        self.counters[seat] += 1
+        cid: int | str = self.counters[seat] if seat == 0 else f"c{self.counters[seat]}"
+        return command, cid
+
+
+def test_a_log_read_for_its_command_ids_remembers_exactly_what_the_table_did(
+        tmp_path: Path) -> None:
+    """Wherever the log is cut (a crash), reading it from its tail for the command ids gives
+    the memory the table had then, the same ids in the same order (seat 0 makes more than
+    1024 moves: its oldest ids were forgotten), and reads no more of it than those need."""
+    path = tmp_path / "people.starhall"
+    game = GAMES["hearts"]
+    table = Table.new(game, 4, {"target": 10_000}, path=str(path))
+    assert table.log is not None
+    people = People(game, 5)
+    cuts = 0
+    while table.seq < 6000:
+        command, cid = people.next(table.state)
+        table.submit(command, cid)
+        if table.seq % 397 == 0 or (game.is_checkpoint(table.state)
+                                     and table.state.hand_number % 8 == 0):
+            table.log.flush()
+            recording = load_tail(path, cids=True)
+            assert recording.holds_cids and recording.last_seq == table.seq
+            assert recording.command_memory().seats == table.commands.seats, table.seq
+            needed = recording.checkpoints[max(recording.checkpoints)].cids_from
+            assert needed is not None
+            if recording.start:  # from the last checkpoint before the first id it needs
+                assert recording.start < needed
+                assert not [seq for seq in recording.checkpoints
+                            if recording.start < seq < needed]
+            cuts += 1
+    assert len(table.commands.seats[0]) == 1024 and cuts > 20
+    assert load_tail(path, cids=True).start > 0  # read from a checkpoint, not whole
+    assert load_tail(path).start == max(load(path).checkpoints)
+
+
+def test_a_log_from_before_cids_from_is_read_whole_for_its_command_ids(tmp_path: Path) -> None:
+    """Checkpoints written before they said ``cids_from``: every event is read."""
+    path = tmp_path / "people.starhall"
+    game = GAMES["hearts"]
+    table = Table.new(game, 4, {"target": 10_000}, path=str(path))
+    people = People(game, 6)
+    while table.seq < 800 or table.seq % 5:
+        table.submit(*people.next(table.state))
+    assert table.log is not None
+    table.log.close()
+    records, _ = read_records(path.read_bytes(), path)
+    bodies = [{k: v for k, v in body.items() if k != "cids_from"} for _, body in records]
+    path.unlink()
+    writer = LogWriter.create(str(path), bodies[0])
+    for body in bodies[1:]:
+        writer.append(body)
+    writer.close()
+    old = load_tail(path, cids=True)
+    assert old.start == 0 and old.command_memory().seats == table.commands.seats
+    assert load_tail(path).start == max(old.checkpoints)  # its state: from the last one
 
 
 def test_a_log_without_checkpoints_is_read_whole_by_load_tail(tmp_path: Path) -> None:

@@ -14,24 +14,24 @@ it later restores its tables from their logs: ``starhall play --resume`` (and th
 the token opens.
 
 This module is the client's one way into ``server/`` (the import contracts in pyproject.toml
-hold it to that): besides running a server it lends the client the server's own code for a
-fork of a recorded game (``plan_fork``, ``write_fork``) and for the seats a server keeps beside
-an older log (``known_seating``). The server's modules are imported only when one of these is
-called, so a window that never starts a server never loads them.
+hold it to that): besides running a server and taking its folder lock (``server.durability``)
+it lends the client the server's own code for a fork of a recorded game (``plan_fork``,
+``write_fork``) and for the seats a server keeps beside an older log (``known_seating``),
+imported when one of these is called.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from starhall.client.user.folders import data_dir
+from starhall.server import durability
+from starhall.server.durability import FolderBusy
 from starhall.shared.atomic_files import write_durably
 
 if TYPE_CHECKING:
@@ -76,30 +76,11 @@ def new_games_folder(root: Path | None = None) -> Path:
 # --- one process at a time in a folder ------------------------------------------------------
 
 
-class FolderBusy(OSError):
-    """Another process plays in this folder."""
-
-
-class FolderLock:
-    """An exclusive lock on a games folder, held while a server runs on it (the operating system
-    drops it when the process ends, however it ends)."""
+class FolderLock(durability.FolderLock):
+    """The lock on a games folder, held while a server runs on it."""
 
     def __init__(self, folder: Path) -> None:
-        self.path = folder / LOCK_FILE
-        self._file: IO[bytes] | None = open(self.path, "a+b")  # noqa: SIM115 - held open
-        try:
-            _lock(self._file)
-        except OSError:
-            self._file.close()
-            self._file = None
-            raise FolderBusy(f"{folder}: its game is open in another window") from None
-
-    def release(self) -> None:
-        if self._file is not None:
-            with contextlib.suppress(OSError):
-                _unlock(self._file)
-            self._file.close()
-            self._file = None
+        super().__init__(folder / LOCK_FILE, f"{folder}: its game is open in another window")
 
     @staticmethod
     def held(folder: Path) -> bool:
@@ -113,26 +94,6 @@ class FolderLock:
         except OSError:
             return False
         return False
-
-
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _lock(file: IO[bytes]) -> None:
-        file.seek(0)
-        msvcrt.locking(file.fileno(), msvcrt.LK_NBLCK, 1)
-
-    def _unlock(file: IO[bytes]) -> None:
-        file.seek(0)
-        msvcrt.locking(file.fileno(), msvcrt.LK_UNLCK, 1)
-else:
-    import fcntl
-
-    def _lock(file: IO[bytes]) -> None:
-        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-    def _unlock(file: IO[bytes]) -> None:
-        fcntl.flock(file.fileno(), fcntl.LOCK_UN)
 
 
 # --- the user's seats --------------------------------------------------------------------
