@@ -39,10 +39,10 @@ lint: $(COMPILED)
 typecheck: $(COMPILED)
 	$(BIN)/mypy
 
-# The tests on every core (pytest-xdist), each test on whichever worker is free, but the wheel's
-# tests on one worker together (tests/test_packaging.py: xdist_group), which starts with them.
+# The tests on every core (pytest-xdist), each file on one worker (so a file's module fixtures,
+# such as the wheel tests/test_packaging.py builds, are made once), the wheel's file first.
 test: lint typecheck
-	$(BIN)/python -m pytest -n auto --dist loadgroup
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 bench: $(COMPILED)
 	STARHALL_PURE_PYTHON=1 $(BIN)/python -m pip install --quiet -e '.[bench]'

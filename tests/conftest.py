@@ -20,8 +20,8 @@ WINDOW = (1280, 720)
 """The size of the window the client's tests draw in (``surface``)."""
 FIRST = ("test_packaging.py",)
 """Files whose tests start the run: the wheel's build (the engines compiled again, a minute or
-more) is the longest step of the suite, so on several workers (``make test``: pytest-xdist)
-it goes first, on a worker of its own (``xdist_group``), while the others share the rest."""
+more) is the longest step of the suite, so on several workers (``make test``: pytest-xdist,
+each file on one worker) it starts at once while the other workers share the rest."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -18,9 +18,6 @@ import pytest
 
 from starhall.client.screens.rules_screen import PAGES_FOLDER, page_text
 
-pytestmark = pytest.mark.xdist_group("wheel")
-"""One worker builds the wheel once for all of them (``make test`` runs on several)."""
-
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "setup.py", "README.md")
 FOLDERS = ("_starhall", "shared", "server", "client", "docs", "tools", "tests")
