@@ -159,7 +159,7 @@ def torn_tail(data: bytes, path: str | os.PathLike[str]) -> TornTail:
         start = data.find(_ARRAY2, start)
         if start < 0:
             break
-        found = _record_at(data, start, path)
+        found = record_at(data, start, path)
         if found is None:
             start += 1
             continue
@@ -168,10 +168,10 @@ def torn_tail(data: bytes, path: str | os.PathLike[str]) -> TornTail:
     return TornTail(len(data), first, whole)
 
 
-def _record_at(data: bytes, start: int, path: str | os.PathLike[str]
-               ) -> tuple[dict[str, Any], int] | None:
-    """The body of the whole, sound record at ``start`` and where it ends, or ``None``."""
-    size = 1 << 12
+def record_at(data: bytes, start: int, path: str | os.PathLike[str], size: int = 1 << 12
+              ) -> tuple[dict[str, Any], int] | None:
+    """The body of the whole, sound record at ``start`` and where it ends, or ``None``;
+    ``size``: how much is read first (a record's likely size), 16 times more each time."""
     while True:
         try:
             records, end = read_records(data[start:start + size], path, limit=1)

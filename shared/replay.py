@@ -17,6 +17,7 @@ from starhall.shared.logfile import (
     check_header,
     encode_record,
     read_records,
+    record_at,
     scan,
 )
 from starhall.shared.seating import SeatMap, older_seats, read_seat, read_seats
@@ -342,19 +343,12 @@ def _checkpoint_at(data: bytes, offset: int, path: str | os.PathLike[str]
                    ) -> dict[str, Any] | None:
     """The body of the checkpoint record at ``offset``, or ``None`` when no whole, sound
     checkpoint record starts there."""
-    size = 1 << 16
-    while True:
-        try:
-            records, _ = read_records(data[offset:offset + size], path, limit=1)
-        except LogError:
-            return None
-        if records:
-            body: dict[str, Any] = records[0][1]
-            seq = body.get("seq")
-            return body if body.get("kind") == "checkpoint" and type(seq) is int else None
-        if offset + size >= len(data):
-            return None
-        size *= 16
+    found = record_at(data, offset, path, size=1 << 16)
+    if found is None:
+        return None
+    body, _ = found
+    seq = body.get("seq")
+    return body if body.get("kind") == "checkpoint" and type(seq) is int else None
 
 
 def _recording(path: str | os.PathLike[str], header: dict[str, Any], source: str

@@ -183,6 +183,15 @@ def stop(server: subprocess.Popen[str]) -> None:
             stream.close()
 
 
+
+def hearts_for_ada(address: str) -> str:
+    """A new endless Hearts table whose seats but seat 0 are bots: its id."""
+    with Connection(address) as lobby:
+        table: str = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                                    "options": ENDLESS})["table"]["id"]
+        fill_with_bots(lobby, table)
+    return table
+
 def test_every_move_of_a_long_game_is_known_by_its_cid_after_kill_9(tmp_path: Path) -> None:
     """The log's first checkpoint (the first hand's end) and the last 1024 events before the
     kill are no limit: the server remembers each seat's last 1024 command ids, before a
@@ -191,10 +200,7 @@ def test_every_move_of_a_long_game_is_known_by_its_cid_after_kill_9(tmp_path: Pa
     address = f"tcp://127.0.0.1:{port}"
     server = start_server(tmp_path, port)
     try:
-        with Connection(address) as lobby:
-            table = lobby.request({"type": "create", "game": "hearts", "players": 4,
-                                   "options": ENDLESS})["table"]["id"]
-            fill_with_bots(lobby, table)
+        table = hearts_for_ada(address)
         ada = Resender(address, table, 0)
         log = tmp_path / "tables" / f"{table}.starhall"
         wait_for(lambda: ada.step(0.01) and ada.acks[-1]["seq"] > 1100, timeout=120)
@@ -265,10 +271,7 @@ def test_a_log_cut_short_underneath_the_server_is_cut_back_at_the_next_start_wit
     address = f"tcp://127.0.0.1:{port}"
     server = start_server(tmp_path, port)
     try:
-        with Connection(address) as lobby:
-            table = lobby.request({"type": "create", "game": "hearts", "players": 4,
-                                   "options": ENDLESS})["table"]["id"]
-            fill_with_bots(lobby, table)
+        table = hearts_for_ada(address)
         ada = Resender(address, table, 0)
         wait_for(ada.refresh)  # dealt: the game waits for seat 0's exchange
         log = tmp_path / "tables" / f"{table}.starhall"
@@ -315,10 +318,7 @@ def test_a_restarting_server_does_not_listen_until_its_tables_are_restored(
     port = free_loopback_port()
     address = f"tcp://127.0.0.1:{port}"
     server = start_server(tmp_path, port)
-    with Connection(address) as lobby:
-        table = lobby.request({"type": "create", "game": "hearts", "players": 4,
-                               "options": ENDLESS})["table"]["id"]
-        fill_with_bots(lobby, table)
+    table = hearts_for_ada(address)
     kill_hard(server)
     seating = tmp_path / "tables" / f"{table}.seats.json"
     kept = seating.read_bytes()
