@@ -30,14 +30,19 @@ build: $(COMPILED)
 play: $(COMPILED)
 	$(BIN)/starhall play
 
+# The import contracts (pyproject.toml's [tool.importlinter]) read the installed package's
+# layout through the links setup.py lays out in build/package-tree, as mypy does.
 lint: $(COMPILED)
-	$(BIN)/ruff check shared server client tests bench
+	$(BIN)/ruff check _starhall shared server client tests bench tools
+	PYTHONPATH=build/package-tree $(BIN)/lint-imports
 
 typecheck: $(COMPILED)
 	$(BIN)/mypy
 
+# The tests on every core (pytest-xdist), each file on one worker (so a file's module fixtures,
+# such as the wheel tests/test_packaging.py builds, are made once), the wheel's file first.
 test: lint typecheck
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 bench: $(COMPILED)
 	STARHALL_PURE_PYTHON=1 $(BIN)/python -m pip install --quiet -e '.[bench]'

@@ -33,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import pygame  # noqa: E402
 
 from starhall.client.app import open_window  # noqa: E402
-from starhall.client.model import TableModel  # noqa: E402
-from starhall.client.screenshots import NAMES, Scripted, _event_dict  # noqa: E402
-from starhall.client.session import Batch  # noqa: E402
-from starhall.client.table_screen import TableScreen  # noqa: E402
+from starhall.client.net.model import TableModel  # noqa: E402
+from starhall.client.net.session import Batch  # noqa: E402
+from starhall.client.screens.table_screen import TableScreen  # noqa: E402
+from tools.screenshots import NAMES, Scripted, _event_dict  # noqa: E402
 
 SIZE = (1280, 720)
 
@@ -115,11 +115,11 @@ def cpu_share(screen: Any) -> float:
 def idle_table(seconds: float, rounds: int) -> None:
     import tempfile
 
-    from starhall.client import app
+    from starhall.client.screens import hosted as hosted_tables
 
     os.environ["STARHALL_DATA_DIR"] = tempfile.mkdtemp(prefix="starhall-bench-")
-    app.BOT_THINK = 0.0  # to the user's bid at once; the waiting is the same
-    hosted = app.HostedTable.new("stars", 4, {}, SIZE)
+    hosted_tables.BOT_THINK = 0.0  # to the user's bid at once; the waiting is the same
+    hosted = hosted_tables.HostedTable.new("stars", 4, {}, SIZE)
     surface = pygame.display.get_surface()
     live = hosted.live
     try:

@@ -65,11 +65,11 @@ from starhall.server.seats import SeatRecord, new_token, save_seating  # noqa: E
 from starhall.server.sim import play_out  # noqa: E402
 from starhall.shared import protocol  # noqa: E402
 from starhall.shared.bots import bot_seats, make_bot  # noqa: E402
-from starhall.shared.connection import Connection  # noqa: E402
 from starhall.shared.games import get_game  # noqa: E402
 from starhall.shared.logfile import FORMAT_VERSION  # noqa: E402
 from starhall.shared.shuffle import MAX_SEED  # noqa: E402
 from starhall.shared.table import Table  # noqa: E402
+from tests.connection import Connection  # noqa: E402
 
 ENDLESS = {"target": 1_000_000}
 

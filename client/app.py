@@ -22,17 +22,15 @@ from typing import Any, Protocol
 
 import pygame
 
-from starhall.client.net import ServerLink, checked_address
-from starhall.client.settings import player_name
+from starhall.client.net.link import checked_address
+from starhall.client.ui.quiet import c_stderr_silenced
+from starhall.client.user.settings import player_name
 
 DEFAULT_SIZE = (1280, 720)
 FPS = 60
 IDLE_WAIT = 1 / 30
 """The longest an idle window sleeps before it looks at its input again (a message from the
 server wakes it at once)."""
-DEFAULT_BOT = "heuristic"  # the fallback when the server names no bots
-BOT_THINK = 0.6
-"""Seconds the bots of ``starhall play`` wait before they move, so the user can follow."""
 
 
 class Screen(Protocol):
@@ -72,31 +70,13 @@ def require_display(instead: str) -> None:
     if not asked and not desktop and sys.platform not in ("win32", "darwin"):
         raise NoDisplay(message)
     try:
-        with _c_stderr_silenced():  # the drivers SDL tries print their own complaints
+        with c_stderr_silenced():  # the drivers SDL tries print their own complaints
             _init_display()
     except pygame.error:
         raise NoDisplay(message) from None
     if pygame.display.get_driver() in INVISIBLE_DRIVERS:
         pygame.display.quit()
         raise NoDisplay(message)
-
-
-@contextlib.contextmanager
-def _c_stderr_silenced() -> Iterator[None]:
-    """Standard error at the file-descriptor level (where C libraries write) goes nowhere."""
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError):  # no standard error at all: nothing to silence
-        yield
-        return
-    try:
-        with open(os.devnull, "wb") as devnull:
-            os.dup2(devnull.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
 
 
 def _init_display() -> None:
@@ -228,18 +208,11 @@ def _quit_now(screen: Screen) -> bool:
     return True if asked is None else bool(asked())
 
 
-def _bot_kind(link: ServerLink, game: str) -> str:
-    games = (link.welcome or {}).get("games") or []
-    info = next((g for g in games if g.get("id") == game), {})
-    if isinstance(info.get("default_bot"), str):
-        return str(info["default_bot"])
-    kinds = info.get("bots") or []
-    return DEFAULT_BOT if DEFAULT_BOT in kinds or not kinds else "random"
-
-
 def play(args: argparse.Namespace) -> int:
     """Start a server on loopback and sit the user at a new table against bots (or, with
     ``--resume``, back at a game left unfinished)."""
+    from starhall.client.screens.hosted import HostedTable
+    from starhall.client.screens.replay_screen import open_over_table
     from starhall.shared.games import get_game
 
     if getattr(args, "resume", None) is not None:
@@ -251,14 +224,16 @@ def play(args: argparse.Namespace) -> int:
     require_display(f"try `starhall play {game.id} --terminal`")
     root = getattr(args, "data", None)
     return run_in_window(f"Starhall — {game.title}", lambda size: HostedTable.new(
-        game.id, players, options, size, Path(root) if root else None))
+        game.id, players, options, size, Path(root) if root else None, open_replay=open_over_table))
 
 
 def resume(args: argparse.Namespace) -> int:
     """``starhall play --resume [NAME]``: sit back at the latest game left unfinished, or the
     one ``NAME`` picks (a game's id, a table or a FOLDER/TABLE as listed); the others are
     listed."""
-    from starhall.client.embedded import unfinished_tables
+    from starhall.client.net.embedded import unfinished_tables
+    from starhall.client.screens.hosted import HostedTable
+    from starhall.client.screens.replay_screen import open_over_table
 
     if getattr(args, "terminal", False):
         raise ValueError("--resume sits you back at a game in a window; leave out --terminal")
@@ -289,156 +264,15 @@ def resume(args: argparse.Namespace) -> int:
             print(f"  {other.describe()}")
     sys.stdout.flush()
     return run_in_window(f"Starhall — {entry.title}",
-                         lambda size: HostedTable.resume(entry, size))
-
-
-def _wait_for_welcome(link: ServerLink, tries: int = 200) -> None:
-    """Let the hello's answer arrive (a few milliseconds on loopback) before the first request,
-    so the bots asked for are kinds the server has."""
-    import time
-
-    for _ in range(tries):
-        for message in link.poll():
-            if message.get("type") == "welcome":
-                return
-        time.sleep(0.01)
-
-
-class _Leaving:
-    """Adapts a ``LiveTable`` whose leaving ends the program."""
-
-    def __init__(self, live: Any) -> None:
-        self.live = live
-
-    @property
-    def done(self) -> bool:
-        return bool(self.live.done)
-
-    def redraw_after(self) -> float | None:
-        due: float | None = self.live.redraw_after()
-        return due
-
-    def wait(self, timeout: float) -> None:
-        self.live.wait(timeout)
-
-    def quit_requested(self) -> bool:
-        return bool(self.live.quit_requested())
-
-    def frame(self, dt: float) -> None:
-        self.live.frame(dt)
-
-    def handle(self, event: pygame.event.Event) -> None:
-        self.live.handle(event)
-
-    def draw(self, surface: pygame.Surface) -> None:
-        self.live.draw(surface)
-
-    def resize(self, size: tuple[int, int]) -> None:
-        self.live.resize(size)
-
-    def close(self) -> None:
-        self.live.close()
-
-
-KEPT_FOR_RESUME = ("The game is kept: resume it from the lobby (starhall join) or with "
-                   "starhall play --resume.")
-"""On screen, so plain words: no Markdown backticks."""
-
-
-class HostedTable(_Leaving):
-    """A table on a server this process runs (``starhall play``), in a games folder of the
-    user's data folder that it keeps locked; the user's seats are written down there, so a
-    game left unfinished can be sat back at later (``HostedTable.resume``, ``starhall play
-    --resume``). ``done`` when the user leaves; closing stops the server."""
-
-    def __init__(self, folder: Path, size: tuple[int, int]) -> None:
-        from starhall.client.embedded import EmbeddedServer
-        from starhall.client.live import LiveTable
-
-        self.server = EmbeddedServer(folder, think=BOT_THINK, lock=True)
-        try:
-            link = ServerLink(self.server.address, name=player_name())
-            self.live = LiveTable(link, size, kept=KEPT_FOR_RESUME)
-            self.live.seat_book = self.server.seats
-            _wait_for_welcome(link)
-        except BaseException:
-            self.server.stop()
-            raise
-
-    @classmethod
-    def new(cls, game: str, players: int, options: dict[str, Any], size: tuple[int, int],
-            root: Path | None = None) -> HostedTable:
-        """A new table of ``game`` in a new games folder (under ``root``, by default the
-        user's data folder), bots in every other seat."""
-        from starhall.client.embedded import new_games_folder
-
-        hosted = cls(new_games_folder(root), size)
-        hosted.live.start_game(game, players, options, _bot_kind(hosted.live.link, game),
-                               player_name())
-        return hosted
-
-    @classmethod
-    def resume(cls, entry: Any, size: tuple[int, int]) -> HostedTable:
-        """Back at an ``UnfinishedTable`` (``client.embedded.unfinished_tables``): its folder's
-        server restores the table from its log, and the kept token opens the seat again
-        (``FolderBusy`` if another window plays in that folder)."""
-        hosted = cls(entry.folder, size)
-        seat = entry.seat
-        hosted.live.resume_table(seat.table, seat.seat, seat.token, seat.name or player_name(),
-                                 seat.bot, seat.options)
-        return hosted
-
-    def close(self) -> None:
-        try:
-            self.live.close()
-        finally:
-            self.server.stop()
-
-
-class ForkedTable(_Leaving):
-    """A fork of a recorded game, played in this window: its own embedded server on the data
-    folder holding the fork's log, and the user seated with bots around; ``done`` when the
-    user leaves, and closing stops the server."""
-
-    def __init__(self, forked: Any, data: str, size: tuple[int, int]) -> None:
-        from starhall.client.embedded import EmbeddedServer
-        from starhall.client.live import LiveTable
-
-        self.forked = forked
-        self.server = EmbeddedServer(data)
-        try:
-            link = ServerLink(self.server.address, name=player_name())
-            kept = f"Leaving ends this fork; its log stays in {forked.path}."
-            self.live = LiveTable(link, size, banner=forked.name, kept=kept)
-            _wait_for_welcome(link)
-            self.live.join_table(forked.table_id, forked.seat, player_name(),
-                                 _bot_kind(link, forked.game), forked.players)
-        except BaseException:
-            self.server.stop()
-            raise
-
-    def close(self) -> None:
-        try:
-            self.live.close()
-        finally:
-            self.server.stop()
-
-
-def start_fork(path: str, at: int | None, seat: int, data: str, size: tuple[int, int],
-               recording: Any = None) -> ForkedTable:
-    """Write a fork of the log at ``path`` after event ``at`` into ``data`` and open it
-    (``ForkError``, a ``ValueError``, when it cannot be made)."""
-    from starhall.server.fork import plan_fork, write_fork
-
-    forked = write_fork(plan_fork(path, at, seat, recording), data)
-    return ForkedTable(forked, data, size)
+                         lambda size: HostedTable.resume(entry, size, open_replay=open_over_table))
 
 
 def fork(args: argparse.Namespace) -> int:
     """``starhall replay fork``: a live table in the state after one event of a recorded game,
     the user in one seat and bots in the others."""
-    from starhall.client.embedded import DEFAULT_DATA
-    from starhall.server.fork import plan_fork, write_fork
+    from starhall.client.net.embedded import DEFAULT_DATA, plan_fork, write_fork
+    from starhall.client.screens.hosted import ForkedTable
+    from starhall.client.screens.replay_screen import open_over_table
 
     data = str(getattr(args, "data", None) or DEFAULT_DATA)
     plan = plan_fork(args.path, args.at, args.seat)  # refused before a window opens
@@ -451,12 +285,12 @@ def fork(args: argparse.Namespace) -> int:
     print(f"{forked.name}: table {forked.table_id}, log {forked.path}, you in seat "
           f"{forked.seat}")
     return run_in_window(f"Starhall — {forked.name}",
-                         lambda size: ForkedTable(forked, data, size))
+                         lambda size: ForkedTable(forked, data, size, open_replay=open_over_table))
 
 
 def join(args: argparse.Namespace) -> int:
     """The lobby of a LAN server: given, or picked from those heard by discovery."""
-    from starhall.client.lobby import Lobby
+    from starhall.client.screens.lobby import Lobby
 
     address = getattr(args, "address", None)
     if address:
@@ -468,7 +302,7 @@ def join(args: argparse.Namespace) -> int:
 
 def watch(args: argparse.Namespace) -> int:
     """Spectate a table live (the first table playing when none is named)."""
-    from starhall.client.lobby import Lobby
+    from starhall.client.screens.lobby import Lobby
 
     checked_address(args.address)
     require_display("watching is done in a window (for a game in the terminal, try "
@@ -480,7 +314,7 @@ def watch(args: argparse.Namespace) -> int:
 
 def view(args: argparse.Namespace) -> int:
     """Open a recorded game in the replay viewer."""
-    from starhall.client.replay_screen import ReplayScreen
+    from starhall.client.screens.replay_screen import ReplayScreen
     from starhall.shared.replay import load
 
     recording = load(args.path)

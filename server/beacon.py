@@ -1,7 +1,7 @@
 """The LAN beacon: in the manner of ZeroMQ's zbeacon, a UDP datagram once a second saying
-"a Starhall server listens on TCP port P". Clients hear it with
-``shared.connection.ServerListener`` and connect to the address it came from, so a server
-bound to one interface sends it from that interface's address. It carries no table or player
+"a Starhall server listens on TCP port P". Clients (the lobby's discovery, the tests'
+``ServerListener``) hear it and connect to the address it came from, so a server bound to one
+interface sends it from that interface's address. It carries no table or player
 data."""
 
 from __future__ import annotations

@@ -25,8 +25,7 @@ from typing import Any
 from starhall.server.seats import SEATING_SUFFIX, known_seating
 from starhall.server.service import TABLES_FOLDER
 from starhall.server.tables import create_table
-from starhall.shared.bugreport import BUG_SUFFIX
-from starhall.shared.logfile import SUFFIX, log_bytes
+from starhall.shared.logfile import BUG_SUFFIX, SUFFIX, log_bytes
 from starhall.shared.replay import Recording, load
 from starhall.shared.seating import FREE, seat_entry
 

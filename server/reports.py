@@ -19,11 +19,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from starhall.server.durability import StorageError, write_durably
+from starhall.server.durability import StorageError
 from starhall.server.fields import RequestError
 from starhall.shared import protocol
-from starhall.shared.bugreport import BUG_SUFFIX, REPORTS_FOLDER, report_path
-from starhall.shared.logfile import encode_record
+from starhall.shared.atomic_files import write_durably
+from starhall.shared.bugreport import REPORTS_FOLDER, report_path
+from starhall.shared.logfile import BUG_SUFFIX, encode_record
 
 
 class ReportStore:

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from starhall.server.durability import read_whole, write_durably
+from starhall.server.durability import read_whole
 from starhall.shared import protocol
+from starhall.shared.atomic_files import write_durably
 from starhall.shared.logfile import SUFFIX
 from starhall.shared.seating import BOT, SeatMap, read_seat, seat_entry
 
@@ -134,7 +135,7 @@ class SeatRecord:
 
 def save_seating(path: Path, table_name: str, seats: list[SeatRecord]) -> None:
     """Replace the seating file atomically and durably (write, fsync, rename, fsync folder);
-    ``OSError`` if that failed (``server.durability.write_durably``)."""
+    ``OSError`` if that failed (``shared.atomic_files.write_durably``)."""
     body = json.dumps({"name": table_name, "seats": [seat.to_file() for seat in seats]},
                       indent=1).encode("utf-8")
     write_durably(path, body)

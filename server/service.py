@@ -59,10 +59,10 @@ from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
 from starhall.shared import protocol
 from starhall.shared.bots import bot_kinds
-from starhall.shared.bugreport import BUG_SUFFIX, make_bug_report, versions
+from starhall.shared.bugreport import make_bug_report, versions
 from starhall.shared.engine import Command, Event, IllegalCommand, OptionError
 from starhall.shared.games import GAMES
-from starhall.shared.logfile import SUFFIX
+from starhall.shared.logfile import BUG_SUFFIX, SUFFIX
 from starhall.shared.seating import BOT
 from starhall.shared.shuffle import new_seed, shuffle_command
 from starhall.shared.table import Seating

@@ -39,17 +39,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from starhall.server.durability import (
-    ReadOnly,
-    RenamedError,
-    StorageError,
-    read_whole,
-    rollback,
-    write_durably,
-)
+from starhall.server.durability import ReadOnly, StorageError, read_whole, rollback
 from starhall.server.fields import RequestError
 from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_seating, save_seating
 from starhall.shared import protocol
+from starhall.shared.atomic_files import RenamedError, write_durably
 from starhall.shared.bots import Bot, bot_kinds, make_bot
 from starhall.shared.engine import Game, Outcome
 from starhall.shared.games import get_game

@@ -3,7 +3,8 @@
 A bug report is framed like a log (``docs/replay-format.md``): a single ``[body, crc]``
 record whose body is a map with ``kind`` ``"bug_report"``. Its ``log`` holds the table's log
 file byte for byte, so every reader of logs (verify, show, view, fork) takes a bug report
-where it takes a log. ``docs/reproducing-bugs.md`` walks from such a file to the failing event.
+where it takes a log (``shared.logfile`` knows a bug report when it reads one, and the log it
+holds). ``docs/reproducing-bugs.md`` walks from such a file to the failing event.
 """
 
 from __future__ import annotations
@@ -18,27 +19,18 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-BUG_MAGIC = "starhall-bug"
+from starhall.shared.logfile import (
+    BUG_MAGIC,
+    BUG_SUFFIX,
+    LogError,
+    encode_record,
+    is_bug_report,
+    read_records,
+)
+
 BUG_FORMAT = 1
-BUG_SUFFIX = ".starhall-bug"
 REPORTS_FOLDER = "bug-reports"
 """Where reports go in a data folder: the client's, and a server's (``report`` requests)."""
-
-
-def is_bug_report(body: Mapping[str, Any]) -> bool:
-    return body.get("kind") == "bug_report" and body.get("magic") == BUG_MAGIC
-
-
-def embedded_log(body: Mapping[str, Any]) -> bytes | None:
-    """The table log a bug report holds, or ``None`` when it holds none."""
-    log = body.get("log")
-    return log if isinstance(log, bytes) else None
-
-
-def missing_log_reason(body: Mapping[str, Any]) -> str:
-    why = body.get("log_note")
-    return f"this bug report holds no table log ({why})" if isinstance(why, str) and why else (
-        "this bug report holds no table log")
 
 
 def _version(distribution: str) -> str:
@@ -116,8 +108,6 @@ def report_path(folder: Path, table: str, now: float) -> Path:
 
 def write_bug_report(path: str | os.PathLike[str], body: Mapping[str, Any]) -> Path:
     """Write the report whole or not at all: to a temporary file, then renamed into place."""
-    from starhall.shared.logfile import encode_record
-
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.tmp")
@@ -134,8 +124,6 @@ def write_bug_report(path: str | os.PathLike[str], body: Mapping[str, Any]) -> P
 
 def read_bug_report(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The body of a bug report file (``LogError`` if it is not one)."""
-    from starhall.shared.logfile import LogError, read_records
-
     records, _ = read_records(Path(path).read_bytes(), path)
     if len(records) != 1 or not is_bug_report(records[0][1]):
         raise LogError(path, 0, 0, "not a Starhall bug report")

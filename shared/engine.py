@@ -25,14 +25,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from random import Random
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar, final
+from typing import Any, ClassVar, Final, Generic, TypeVar, final
 
 from mypy_extensions import mypyc_attr
 
 from starhall.shared.options import Options, OptionSpec, normalize_options
-
-if TYPE_CHECKING:
-    from starhall.shared.snapshots import SnapshotReader
+from starhall.shared.snapshots import SnapshotError as SnapshotError  # Game.restore raises it
+from starhall.shared.snapshots import SnapshotReader, restore_with
 
 Seat = int
 Viewer = int | None
@@ -90,11 +89,6 @@ class IllegalCommand(Exception):
 
     def __str__(self) -> str:
         return self.reason
-
-
-class SnapshotError(ValueError):
-    """A snapshot that is not a state of its game (``Game.restore``); the message is one line
-    naming the field at fault."""
 
 
 class OptionError(ValueError):
@@ -214,8 +208,6 @@ class Game(ABC, Generic[S]):
         snapshot that is not a state of the game, or whose fields disagree with each other:
         ``read_snapshot`` reads the fields, and ``restore_with`` checks that the state gives
         the snapshot again."""
-        from starhall.shared.snapshots import restore_with  # it imports this module
-
         return restore_with(self, snapshot, self.new_state(players, options), self.read_snapshot)
 
     @abstractmethod

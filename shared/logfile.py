@@ -23,7 +23,6 @@ from typing import Any
 
 import msgpack
 
-from starhall.shared.bugreport import embedded_log, is_bug_report, missing_log_reason
 from starhall.shared.seating import free_seats
 
 FORMAT_VERSION = 2
@@ -32,6 +31,10 @@ READ_FORMATS = (1, 2)
 """The formats a reader reads: 1 is 2 without seating (a header's seats may be "Seat N")."""
 MAGIC = "starhall-log"
 SUFFIX = ".starhall"
+BUG_MAGIC = "starhall-bug"
+BUG_SUFFIX = ".starhall-bug"
+"""A bug report (``shared.bugreport`` makes them) is one record holding a table's log: every
+reader of logs takes it where it takes a log."""
 
 OPEN_FLAGS = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 """Flags for every ``os.open`` of the data folder: no inheritance by child processes; no
@@ -98,6 +101,22 @@ def read_records(data: bytes, path: str | os.PathLike[str], limit: int | None = 
     except (ValueError, TypeError, msgpack.UnpackException) as error:
         raise LogError(path, len(records), start, f"not a msgpack record ({error})") from None
     return records, start
+
+
+def is_bug_report(body: Mapping[str, Any]) -> bool:
+    return body.get("kind") == "bug_report" and body.get("magic") == BUG_MAGIC
+
+
+def embedded_log(body: Mapping[str, Any]) -> bytes | None:
+    """The table log a bug report holds, or ``None`` when it holds none."""
+    log = body.get("log")
+    return log if isinstance(log, bytes) else None
+
+
+def missing_log_reason(body: Mapping[str, Any]) -> str:
+    why = body.get("log_note")
+    return f"this bug report holds no table log ({why})" if isinstance(why, str) and why else (
+        "this bug report holds no table log")
 
 
 HEAD_OF_TORN = 4096

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from starhall.shared.bugreport import BUG_SUFFIX
 from starhall.shared.engine import Event, Game, IllegalCommand, SnapshotError
 from starhall.shared.games import UnknownGame, get_game
 from starhall.shared.logfile import (
+    BUG_SUFFIX,
     SUFFIX,
     LogError,
     check_header,

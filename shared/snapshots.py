@@ -10,12 +10,27 @@ each other (a hand that is not what the tricks left, say) is refused too, not re
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from starhall.shared.cards import CardSet, Deck, UnknownCard
-from starhall.shared.engine import Game, SnapshotError
 
 S = TypeVar("S")
+S_contra = TypeVar("S_contra", contravariant=True)
+
+
+class SnapshotError(ValueError):
+    """A snapshot that is not a state of its game (``Game.restore``); the message is one line
+    naming the field at fault."""
+
+
+class Snapshotting(Protocol[S_contra]):
+    """What ``restore_with`` needs of a game (``engine.Game``, which imports this module): its
+    id, for the messages, and the snapshot a state gives."""
+
+    @property
+    def id(self) -> str: ...
+
+    def snapshot(self, state: S_contra) -> dict[str, Any]: ...
 
 ENTRY = ""
 """The one field of a reader of a list's entry (``SnapshotReader.entries``)."""
@@ -162,7 +177,7 @@ class SnapshotReader:
                 for index, value in enumerate(self.items(key, length))]
 
 
-def restore_with(game: Game[S], snapshot: Mapping[str, Any], start: S,
+def restore_with(game: Snapshotting[S], snapshot: Mapping[str, Any], start: S,
                  read: Callable[[SnapshotReader, S], S]) -> S:
     """The state ``read`` makes of ``snapshot`` from ``start`` (the new state of the table's
     players and options, which gives what snapshots leave out: the rules), checked to give

@@ -30,10 +30,10 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 from starhall.server.sim import default_players, simulate
 from starhall.shared.bots import bot_kinds
-from starhall.shared.bugreport import BUG_SUFFIX, make_bug_report, write_bug_report
+from starhall.shared.bugreport import make_bug_report, write_bug_report
 from starhall.shared.engine import Command, Event, Game
 from starhall.shared.games import GAMES, get_game
-from starhall.shared.logfile import SUFFIX, encode_record, read_records
+from starhall.shared.logfile import BUG_SUFFIX, SUFFIX, encode_record, read_records
 from starhall.shared.table import checkpoint_record, event_record, state_hash
 
 ILLEGAL, LOG, MISMATCH = "illegal", "log", "mismatch"

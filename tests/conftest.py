@@ -18,6 +18,14 @@ if TYPE_CHECKING:
 
 WINDOW = (1280, 720)
 """The size of the window the client's tests draw in (``surface``)."""
+FIRST = ("test_packaging.py",)
+"""Files whose tests start the run: the wheel's build (the engines compiled again, a minute or
+more) is the longest step of the suite, so on several workers (``make test``: pytest-xdist,
+each file on one worker) it starts at once while the other workers share the rest."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.path.name not in FIRST)  # stable: the rest keep their order
 
 
 @pytest.fixture(autouse=True)
@@ -27,7 +35,7 @@ def _own_user_folders(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("STARHALL_CONFIG_DIR", str(home / "config"))
     monkeypatch.setenv("STARHALL_DATA_DIR", str(home / "data"))
     try:
-        from starhall.client import settings
+        from starhall.client.user import settings
     except ImportError:
         return
     forget = getattr(settings, "forget", None)

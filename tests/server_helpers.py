@@ -10,8 +10,8 @@ from typing import Any
 
 from starhall.server.embed import EmbeddedServer
 from starhall.shared import protocol
-from starhall.shared.connection import Connection, HeardServer, ServerListener, TableFeed
 from starhall.shared.replay import load
+from tests.connection import Connection, HeardServer, ServerListener, TableFeed
 
 FAST_HEARTS = {"target": 10}
 """A game of one or two hands, so a full game stays quick."""

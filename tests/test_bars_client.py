@@ -18,28 +18,26 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from starhall.client import fonts, theme
-from starhall.client.app import _wait_for_welcome
-from starhall.client.bars_choreography import BarsGeometry, between, touch
-from starhall.client.bars_view import (
+from starhall.client.games import view_for
+from starhall.client.games.stars_and_bars.choreography import BarsGeometry, between, touch
+from starhall.client.games.stars_and_bars.table import (
     PLATE_NAME_SIZE,
     BarsView,
     end_facts,
     plate_name,
     result_line,
 )
-from starhall.client.bug_report import BUTTON_LABEL
-from starhall.client.embedded import EmbeddedServer
-from starhall.client.game_views import view_for
-from starhall.client.live import LiveTable
-from starhall.client.model import TableModel
-from starhall.client.net import ServerLink
-from starhall.client.replay_screen import ReplayScreen
-from starhall.client.rules_screen import button_rect
-from starhall.client.screenshots import BarsPlay
-from starhall.client.session import Batch
-from starhall.client.settings_screen import table_button_rect
-from starhall.client.table_screen import TableScreen
+from starhall.client.net.embedded import EmbeddedServer
+from starhall.client.net.link import ServerLink
+from starhall.client.net.model import TableModel
+from starhall.client.net.session import Batch
+from starhall.client.screens.bug_report import BUTTON_LABEL
+from starhall.client.screens.hosted import wait_for_welcome
+from starhall.client.screens.live import LiveTable
+from starhall.client.screens.replay_screen import ReplayScreen
+from starhall.client.screens.table_screen import TableScreen
+from starhall.client.ui import fonts, theme
+from starhall.client.ui.layout import rules_button_rect, settings_button_rect
 from starhall.shared import protocol
 from starhall.shared.engine import Command
 from starhall.shared.games import get_game
@@ -53,6 +51,7 @@ from starhall.shared.games.stars_and_bars import (
 from starhall.shared.replay import load
 from starhall.shared.table import Table
 from tests.support import click_live, run_frames, spot_of, step_replay
+from tools.screenshots import BarsPlay
 
 SIZE = (1280, 720)
 ROOT = Path(__file__).parent.parent
@@ -91,7 +90,7 @@ def key(screen: TableScreen, surface: pygame.Surface, code: int) -> None:
 
 
 def bug_button(felt: pygame.Rect) -> pygame.Rect:
-    """Where a live table's "Save a bug report" button is (``client.bug_report``)."""
+    """Where a live table's "Save a bug report" button is (``client.screens.bug_report``)."""
     width = fonts.font(14).size(BUTTON_LABEL)[0] + 24
     return pygame.Rect(felt.right - 12 - width, felt.y + 12, width, 30)
 
@@ -129,12 +128,12 @@ def test_drawing_real_views(surface: pygame.Surface, moment: str,
             assert screen.layout.table.contains(rect), (seat, rect)
     # The name plates keep clear of the Rules and Settings buttons in the felt's corner.
     felt = screen.layout.table
-    corner = table_button_rect(felt).union(button_rect(felt))
+    corner = settings_button_rect(felt).union(rules_button_rect(felt))
     assert not any(geometry.plate_rect(seat).colliderect(corner) for seat in (0, 1))
     # The deck (its backs drawn up and left of it) is not under Settings, the opponent's
     # open cards keep off the buttons, and a plate's name is whole at its size.
     deck = geometry.deck_rect.union(geometry.deck_rect.move(-8, -8))
-    buttons = [button_rect(felt), table_button_rect(felt), bug_button(felt)]
+    buttons = [rules_button_rect(felt), settings_button_rect(felt), bug_button(felt)]
     assert deck.collidelist(buttons) < 0
     for rect in geometry.hand_rects(1, 4):
         assert rect.inflate(8, 8).collidelist(buttons) < 0, rect
@@ -318,9 +317,9 @@ def test_points_rise_from_a_placed_card_with_their_breakdown(surface: pygame.Sur
 def test_a_fading_flight_leaves_the_cached_art_transparent(surface: pygame.Surface) -> None:
     """``draw_flights`` fades a sprite through the art's cached image; afterwards that image
     is still see-through where it should be (its rounded corners show the felt, not black)."""
-    from starhall.client.animation import Animator, Flight, Pose, Step
-    from starhall.client.bars_cards import BarsArt
-    from starhall.client.table_view import draw_flights
+    from starhall.client.games.stars_and_bars.cards import BarsArt
+    from starhall.client.games.tricks.table import draw_flights
+    from starhall.client.ui.animation import Animator, Flight, Pose, Step
 
     art = BarsArt()
     label = "label:+5|2 horizontal + 3 diagonal"
@@ -487,7 +486,7 @@ def test_a_whole_game_against_the_default_bot(surface: pygame.Surface, tmp_path:
     with EmbeddedServer(str(tmp_path), think=0.0) as server:
         link = ServerLink(server.address, name="Tester")
         live = LiveTable(link, SIZE)
-        _wait_for_welcome(link)
+        wait_for_welcome(link)
         live.start_game("stars_and_bars", 2, {}, "lookahead", "Tester")
         run_frames(live, surface, lambda: settled(live)
                    and live.table.model.view.get("phase") in ("play", "over"))
@@ -533,7 +532,7 @@ def test_two_people_at_one_table_and_a_spectator(surface: pygame.Surface,
         for name in ("Ann", "Ben", "Cy"):
             link = ServerLink(server.address, name=name)
             lives.append(LiveTable(link, SIZE))
-            _wait_for_welcome(link)
+            wait_for_welcome(link)
         ann, ben, cy = lives
         created: dict[str, Any] = {}
         ann.request({"type": protocol.CREATE, "game": "stars_and_bars", "players": 2,
@@ -639,7 +638,7 @@ def test_the_end_box_counts_only_the_rounds_both_players_took_a_turn_in(
 
 
 def test_the_rules_page_is_for_players_first_then_for_developers() -> None:
-    from starhall.client.rules_screen import page_text
+    from starhall.client.screens.rules_screen import page_text
 
     page = page_text("stars_and_bars") or ""
     players, _, developers = page.partition("\n## For developers\n")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from starhall.server.cli import main
+from starhall.cli import main
 from starhall.shared.games import GAMES
 from starhall.shared.logfile import LogError
 from starhall.shared.replay import IllegalEvent, Mismatch, load, verify

@@ -19,17 +19,18 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-import starhall.client.bug_report as bug_report
-from starhall.client.app import _wait_for_welcome
-from starhall.client.embedded import EmbeddedServer
-from starhall.client.live import LiveTable
-from starhall.client.net import ServerLink
-from starhall.client.replay_screen import ReplayScreen
-from starhall.server.cli import main
+import starhall.client.screens.bug_report as bug_report
+from starhall.cli import main
+from starhall.client.net.embedded import EmbeddedServer
+from starhall.client.net.link import ServerLink
+from starhall.client.screens.hosted import wait_for_welcome
+from starhall.client.screens.live import LiveTable
+from starhall.client.screens.replay_screen import ReplayScreen
 from starhall.server.durability import STORAGE
 from starhall.server.embed import EmbeddedServer as RemoteServer
 from starhall.shared import protocol
-from starhall.shared.bugreport import BUG_SUFFIX, embedded_log, read_bug_report
+from starhall.shared.bugreport import read_bug_report
+from starhall.shared.logfile import BUG_SUFFIX, embedded_log
 from starhall.shared.replay import Verified, load, verify
 from tests.server_helpers import (
     FAST_HEARTS,
@@ -97,7 +98,7 @@ def played(surface: pygame.Surface, tmp_path: Path) -> Iterator[tuple[LiveTable,
     with EmbeddedServer(data, think=0.0) as server:
         link = ServerLink(server.address, name="Tester")
         live = LiveTable(link, SIZE)
-        _wait_for_welcome(link)
+        wait_for_welcome(link)
         live.start_game("stars", 4, {}, "random", "Tester")
         _seated(live, surface)
         yield live, data
@@ -234,7 +235,7 @@ from pathlib import Path
 import pygame
 pygame.init()
 pygame.display.set_mode((200, 100))
-from starhall.client.bug_report import BugReportBox
+from starhall.client.screens.bug_report import BugReportBox
 from starhall.shared.bugreport import make_bug_report, write_bug_report
 folder = Path(sys.argv[1])
 box = BugReportBox(lambda note: write_bug_report(
@@ -281,7 +282,7 @@ def test_a_remote_table_report_is_kept_by_the_server_with_its_log(
     with RemoteServer(data, think=0.0) as server:  # not this client's own
         assert server.address is not None
         player = LiveTable(ServerLink(server.address, name="Tester"), SIZE)
-        _wait_for_welcome(player.link)
+        wait_for_welcome(player.link)
         player.start_game("stars", 4, {}, "random", "Tester")
         _seated(player, surface)
         assert player.session is not None
@@ -346,7 +347,7 @@ def test_a_report_the_server_does_not_keep_is_saved_saying_why_and_where_the_log
     with RemoteServer(tmp_path / "server", think=0.0, reports_per_session=0) as server:
         assert server.address is not None
         player = LiveTable(ServerLink(server.address, name="Tester"), SIZE)
-        _wait_for_welcome(player.link)
+        wait_for_welcome(player.link)
         player.start_game("stars", 4, {}, "random", "Tester")
         _seated(player, surface)
         assert player.session is not None

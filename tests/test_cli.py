@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from starhall.server.cli import main
+from starhall.cli import main
 from starhall.server.sim import simulate
 from starhall.shared.games import get_game
 from starhall.shared.replay import load

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import zmq
 
-from starhall.server.cli import build_parser, main
+from starhall.cli import build_parser, main
 from starhall.shared.bots import bot_kinds, default_bot
 from starhall.shared.engine import OptionError, player_count
 from starhall.shared.games import GAMES

@@ -11,16 +11,16 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 
-from starhall.client.animation import MAX_BACKLOG, Animator, Flight, Pose, Step, ease_out_cubic
-from starhall.client.cardart import CardArt
-from starhall.client.embedded import EmbeddedServer
-from starhall.client.lobby import Lobby
-from starhall.client.model import TableModel
-from starhall.client.replay_screen import ReplayScreen
-from starhall.client.session import Batch
-from starhall.client.symbols import SHAPES, draw_symbol
-from starhall.client.table_screen import TableScreen
-from starhall.client.table_view import UNPLAYABLE_NOTE
+from starhall.client.games.tricks.table import UNPLAYABLE_NOTE
+from starhall.client.net.embedded import EmbeddedServer
+from starhall.client.net.model import TableModel
+from starhall.client.net.session import Batch
+from starhall.client.screens.lobby import Lobby
+from starhall.client.screens.replay_screen import ReplayScreen
+from starhall.client.screens.table_screen import TableScreen
+from starhall.client.ui.animation import MAX_BACKLOG, Animator, Flight, Pose, Step, ease_out_cubic
+from starhall.client.ui.cardart import CardArt
+from starhall.client.ui.symbols import SHAPES, draw_symbol
 from starhall.shared.bots import make_bot
 from starhall.shared.games import get_game
 from starhall.shared.replay import load

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from starhall.server.cli import main
+from starhall.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]

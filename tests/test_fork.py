@@ -16,9 +16,10 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
+from starhall.cli import main
 from starhall.client import app
-from starhall.client.replay_screen import ReplayScreen
-from starhall.server.cli import main
+from starhall.client.screens.hosted import start_fork
+from starhall.client.screens.replay_screen import ReplayScreen
 from starhall.server.fork import ForkError, plan_fork, write_fork
 from starhall.shared import protocol
 from starhall.shared.bugreport import make_bug_report, write_bug_report
@@ -248,7 +249,7 @@ def test_a_fork_waiting_for_a_deal_is_dealt_by_the_server(tmp_path: Path) -> Non
     at = second_deal - 1
     assert recording.game.chance(recording.state_at(at)) is not None
     pygame.display.init()
-    forked = app.start_fork(str(STARS), at, 3, str(tmp_path), SIZE)
+    forked = start_fork(str(STARS), at, 3, str(tmp_path), SIZE)
     try:
         waited = _UntilSeated(forked)
         step_until(lambda: forked.frame(0.05), lambda: waited.seated() and (

@@ -151,7 +151,7 @@ class Window:
     def __init__(self, address: str, name: str) -> None:
         import pygame
 
-        from starhall.client.lobby import Lobby
+        from starhall.client.screens.lobby import Lobby
 
         pygame.display.init()
         self.surface = pygame.Surface(SIZE)
@@ -278,7 +278,7 @@ def test_a_table_from_the_form_waits_for_people_and_starts_with_bots(
     # after the start, Bruno's leaving keeps his seat: Ada sees him gone and may hand it on
     bruno.lobby.close_table()
     ada.until(lambda: ada.spot("room", "standin", 2))
-    from starhall.client.waiting_room import absent_people
+    from starhall.client.screens.waiting_room import absent_people
 
     session = ada.lobby.live.session  # type: ignore[union-attr]
     assert [p["name"] for p in absent_people(session.info, session.seat)] == ["Bruno"]
@@ -328,8 +328,8 @@ def test_a_lost_server_says_where_and_offers_reconnect_and_back(
 
 
 def test_the_lobby_resumes_a_game_of_this_computer(tmp_path: Path, own_folders: None) -> None:
-    from starhall.client.app import HostedTable
-    from starhall.client.embedded import unfinished_tables
+    from starhall.client.net.embedded import unfinished_tables
+    from starhall.client.screens.hosted import HostedTable
 
     hosted = HostedTable.new("hearts", 4, {"target": 1000}, SIZE)
     wait_for(lambda: (hosted.frame(0.5), hosted.live.table is not None)[1])
@@ -415,7 +415,7 @@ def table_entry(table: str, status: str, game: str = "hearts") -> dict[str, Any]
 
 
 def fake_lobby(size: tuple[int, int] = SIZE) -> tuple[Any, FakeLink]:
-    from starhall.client.lobby import Lobby
+    from starhall.client.screens.lobby import Lobby
 
     lobby = Lobby(size, None, "Sam")
     link = FakeLink()
@@ -463,8 +463,8 @@ def test_the_tables_buttons_keep_inside_their_panel_in_any_window(
         own_folders: None, size: tuple[int, int]) -> None:
     import pygame
 
-    from starhall.client import fonts
-    from starhall.client.lobby import lobby_places
+    from starhall.client.screens.lobby import lobby_places
+    from starhall.client.ui import fonts
 
     pygame.display.init()
     lobby, _ = fake_lobby(size)
@@ -489,8 +489,8 @@ def test_the_tables_buttons_keep_inside_their_panel_in_any_window(
 
 
 def test_a_waiting_rooms_seat_wraps_its_words_rather_than_shrinking() -> None:
-    from starhall.client import fonts
-    from starhall.client.waiting_room import seat_lines
+    from starhall.client.screens.waiting_room import seat_lines
+    from starhall.client.ui import fonts
 
     lines = seat_lines("Clara (bot: heuristic)", 150, 50)
     assert lines[0] == ("Clara", 17) and lines[1][1] == 13 and lines[1][0].startswith("(bot")

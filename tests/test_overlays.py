@@ -20,19 +20,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from starhall.client import fonts
-from starhall.client.app import KEPT_FOR_RESUME
-from starhall.client.layout import Layout
-from starhall.client.live import LiveTable
-from starhall.client.model import TableModel, Update
-from starhall.client.replay_screen import ReplayScreen, footer_height
-from starhall.client.rules_screen import button_rect
-from starhall.client.scores import game_over_box, ranking_places, spread
-from starhall.client.screenshots import in_window
-from starhall.client.settings_screen import table_button_rect
-from starhall.client.table_screen import Question, TableScreen
-from starhall.client.table_view import Felt, TableView
-from starhall.client.widgets import Hotspots, short_path
+from starhall.client.games.tricks.scores import game_over_box, ranking_places, spread
+from starhall.client.games.tricks.table import Felt, TableView
+from starhall.client.net.model import TableModel, Update
+from starhall.client.screens.hosted import KEPT_FOR_RESUME
+from starhall.client.screens.live import LiveTable
+from starhall.client.screens.replay_screen import ReplayScreen, footer_height
+from starhall.client.screens.table_screen import Question, TableScreen
+from starhall.client.ui import fonts
+from starhall.client.ui.layout import Layout, rules_button_rect, settings_button_rect
+from starhall.client.ui.widgets import Hotspots, short_path
 from starhall.shared.replay import load
 from tests.test_trick_table import (  # noqa: F401 (own_settings: each test's own settings)
     NAMES,
@@ -43,6 +40,7 @@ from tests.test_trick_table import (  # noqa: F401 (own_settings: each test's ow
     stars_declarer_zero,
     stars_hand,
 )
+from tools.screenshots import in_window
 
 SIZE = (1280, 720)
 SMALL = (800, 600)
@@ -170,7 +168,7 @@ def test_boxes_hide_the_table_and_keep_clear_of_the_corner_buttons(
             assert box is not None
             report = spot(hotspots, "bug_report", "open")
             assert report is not None, "a box is not a sheet: the button stays"
-            corners = [button_rect(felt), table_button_rect(felt), report]
+            corners = [rules_button_rect(felt), settings_button_rect(felt), report]
             assert box.collidelist(corners) == -1, f"{overlay or 'game over'}: on a button"
             assert box == game_over_box(screen.layout)
         assert tinted(target, felt, strong=True) == 0, f"{overlay}: the felt is shaded"

@@ -16,11 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from starhall.client.rules_screen import PAGES_FOLDER, page_text
+from starhall.client.screens.rules_screen import PAGES_FOLDER, page_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "setup.py", "README.md")
-FOLDERS = ("shared", "server", "client", "docs")
+FOLDERS = ("_starhall", "shared", "server", "client", "docs", "tools", "tests")
+"""What the wheel is built from: the package's folders, and the developer tools and tests it
+must leave out."""
+DEVELOPER_TOOLS = ("screenshots.py", "make_goldens.py", "connection.py")
+"""tools/ and the tests' scripted client: for a checkout only, never installed."""
 
 
 def test_pyproject_lists_every_package_and_ships_the_pages() -> None:
@@ -65,14 +69,17 @@ def test_the_wheel_has_one_top_level_name_and_everything_in_it(wheel: Path) -> N
     assert tops == {"starhall"}
     for page in sorted(PAGES_FOLDER.glob("*.md")):
         assert f"starhall/client/rules/{page.name}" in names
-    for expected in ("starhall/__main__.py", "starhall/client/rules_screen.py",
-                     "starhall/client/assets/freesansbold.ttf",
+    for expected in ("starhall/__main__.py", "starhall/client/screens/rules_screen.py",
+                     "starhall/client/ui/assets/freesansbold.ttf",
                      "starhall/shared/engines_build.json",
                      f"starhall/shared/games/hearts{EXTENSION_SUFFIXES[0]}",
                      f"starhall/server/service{EXTENSION_SUFFIXES[0]}",
                      f"starhall/server/background_sync{EXTENSION_SUFFIXES[0]}",
                      "starhall/server/background_sync.c"):
         assert expected in names
+    shipped = {name.rsplit("/", 1)[-1] for name in names}
+    assert not shipped & set(DEVELOPER_TOOLS), "a developer tool is in the wheel"
+    assert not [name for name in names if name.startswith(("starhall/tools/", "starhall/tests/"))]
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +124,7 @@ def test_the_installed_package_has_no_generic_names_and_its_own_pages(installed:
     for generic in ("shared", "server", "client"):
         found = run_installed(installed, "python", "-c", f"import {generic}", cwd=tmp_path)
         assert found.returncode != 0, f"{generic} is importable"
-    script = ("from starhall.client.rules_screen import page_text, pages_folder; "
+    script = ("from starhall.client.screens.rules_screen import page_text, pages_folder; "
               "print(pages_folder()); print(len(page_text('hearts') or ''))")
     shown = run_installed(installed, "python", "-c", script, cwd=tmp_path)
     folder, length = shown.stdout.split()

@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from starhall.client.net import ServerLink
-from starhall.client.session import Batch, TableSession
+from starhall.client.net.link import ServerLink
+from starhall.client.net.session import Batch, TableSession
 from starhall.server.beacon import BeaconSender, source_address
 from starhall.server.embed import EmbeddedServer, free_loopback_port
 from starhall.server.serve import beacon_target
 from starhall.shared import protocol
-from starhall.shared.connection import Connection, ServerListener, TableFeed
 from starhall.shared.logfile import scan
 from starhall.shared.replay import load
+from tests.connection import Connection, ServerListener, TableFeed
 from tests.server_helpers import (
     FAST_HEARTS,
     FAST_SERVER,

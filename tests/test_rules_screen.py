@@ -14,11 +14,11 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from starhall.client import fonts
 from starhall.client.app import open_window
-from starhall.client.model import TableModel
-from starhall.client.replay_screen import ReplayScreen
-from starhall.client.rules_screen import (
+from starhall.client.net.model import TableModel
+from starhall.client.net.session import Batch
+from starhall.client.screens.replay_screen import ReplayScreen
+from starhall.client.screens.rules_screen import (
     PAGES_FOLDER,
     SYMBOL_SUITS,
     CodeBlock,
@@ -33,8 +33,8 @@ from starhall.client.rules_screen import (
     parse,
     plain,
 )
-from starhall.client.session import Batch
-from starhall.client.table_screen import TableScreen
+from starhall.client.screens.table_screen import TableScreen
+from starhall.client.ui import fonts
 from starhall.shared.bots import make_bot
 from starhall.shared.games import GAMES, get_game
 from starhall.shared.replay import load
@@ -254,7 +254,7 @@ def test_every_page_renders(game: str, size: tuple[int, int]) -> None:
     surface = pygame.Surface(size)
     rules = RulesOverlay(game)
     rules.show()
-    from starhall.client.widgets import Hotspots
+    from starhall.client.ui.widgets import Hotspots
 
     area = surface.get_rect()
     felt = pygame.Rect(0, 0, size[0] * 4 // 5, size[1])

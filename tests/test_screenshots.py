@@ -1,4 +1,4 @@
-"""``python -m starhall.client.screenshots`` keeps working: run into a scratch folder, it saves
+"""``python -m tools.screenshots`` keeps working: run into a scratch folder, it saves
 every screen a person looks at before a release (each game's table at its smallest and largest
 player count in a large and a small window, the summaries, the rules pages, the settings and
 colour check, the lobby waiting for players, the leave question and each game's end with the
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pygame
 
-from starhall.client import screenshots
 from starhall.shared.games import GAMES
+from tools import screenshots
 
 SMALL = "_800x600"
 

@@ -16,9 +16,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pytest
 
-from starhall.client.replay_screen import ReplayScreen, log_names
+from starhall.cli import main
+from starhall.client.screens.replay_screen import ReplayScreen, log_names
 from starhall.server import durability
-from starhall.server.cli import main
 from starhall.server.embed import EmbeddedServer
 from starhall.server.seats import SeatRecord, save_seating
 from starhall.shared import protocol

@@ -14,9 +14,9 @@ from starhall.server import durability
 from starhall.server.embed import EmbeddedServer, free_loopback_port
 from starhall.server.seats import distinct_name
 from starhall.shared import protocol
-from starhall.shared.connection import Connection, ServerListener
 from starhall.shared.games import GAMES
 from starhall.shared.replay import Verified, load, verify
+from tests.connection import Connection, ServerListener
 from tests.server_helpers import (
     FAST_HEARTS,
     FAST_SERVER,

@@ -20,11 +20,11 @@ from typing import Any
 import msgpack
 import pytest
 
-from starhall.client.net import ServerLink
+from starhall.client.net.link import ServerLink
 from starhall.server.embed import free_loopback_port
-from starhall.shared.connection import Connection
 from starhall.shared.logfile import encode_record, read_records
 from starhall.shared.replay import Verified, load, verify
+from tests.connection import Connection
 from tests.server_helpers import Person, choose, fill_with_bots, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,8 +12,8 @@ import msgpack
 
 from starhall.server.embed import EmbeddedServer
 from starhall.shared import protocol
-from starhall.shared.connection import Connection
 from starhall.shared.replay import Verified, verify
+from tests.connection import Connection
 from tests.server_helpers import (
     FAST_HEARTS,
     Person,

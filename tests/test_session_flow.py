@@ -19,12 +19,12 @@ from typing import Any
 import pygame
 import pytest
 
+from starhall.cli import main
 from starhall.client import app
-from starhall.client.app import HostedTable
-from starhall.client.embedded import unfinished_tables
-from starhall.client.live import LiveTable
-from starhall.client.replay_screen import ReplayScreen
-from starhall.server.cli import main
+from starhall.client.net.embedded import unfinished_tables
+from starhall.client.screens.hosted import HostedTable, wait_for_welcome
+from starhall.client.screens.live import LiveTable
+from starhall.client.screens.replay_screen import ReplayScreen, open_over_table
 from starhall.shared.replay import load
 from tests.support import step_until
 
@@ -38,7 +38,7 @@ def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "data"
     monkeypatch.setenv("STARHALL_DATA_DIR", str(folder))
     monkeypatch.setenv("STARHALL_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setattr(app, "BOT_THINK", 0.0)
+    monkeypatch.setattr("starhall.client.screens.hosted.BOT_THINK", 0.0)
     return folder
 
 
@@ -83,7 +83,7 @@ def my_turn(live: LiveTable) -> bool:
 
 def hosted(game: str = "stars", players: int = 4, options: dict[str, Any] | None = None
            ) -> HostedTable:
-    return HostedTable.new(game, players, dict(options or {}), SIZE)
+    return HostedTable.new(game, players, dict(options or {}), SIZE, open_replay=open_over_table)
 
 
 @pytest.fixture()
@@ -329,14 +329,14 @@ def test_a_game_with_its_own_new_game_buttons_gets_the_panel_without_play_again(
 def test_watching_esc_goes_back_to_the_lobby(tmp_path: Path, data: Path,
                                             surface: pygame.Surface) -> None:
     """`starhall watch ADDR`: Esc leaves the table for that server's lobby, not the program."""
-    from starhall.client.embedded import EmbeddedServer
-    from starhall.client.lobby import Lobby
-    from starhall.client.net import ServerLink
+    from starhall.client.net.embedded import EmbeddedServer
+    from starhall.client.net.link import ServerLink
+    from starhall.client.screens.lobby import Lobby
     from starhall.shared import protocol
 
     with EmbeddedServer(tmp_path / "server", think=0.2) as server:
         link = ServerLink(server.address, name="Host")
-        app._wait_for_welcome(link)
+        wait_for_welcome(link)
         link.send({"type": protocol.CREATE, "game": "hearts", "players": 3, "options": {}})
         table = ""
         for _ in range(500):

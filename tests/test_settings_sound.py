@@ -1,5 +1,5 @@
-"""The player's settings (client/settings.py), the settings sheet and its colour check
-(client/settings_screen.py), and the table's sounds (client/sound.py): on real pygame
+"""The player's settings (client/user/settings.py), the settings sheet and its colour check
+(client/screens/settings_screen.py), and the table's sounds (client/ui/sound.py): on real pygame
 surfaces with SDL's dummy drivers, against a real embedded server where a table is sat at."""
 
 from __future__ import annotations
@@ -22,14 +22,11 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from starhall.client import app, settings, sound
-from starhall.client.animation import Animator, Step
-from starhall.client.game_views import hooks_for, view_for
-from starhall.client.layout import Layout
-from starhall.client.model import TableModel
-from starhall.client.session import Batch
-from starhall.client.settings import Settings, SettingsError
-from starhall.client.settings_screen import (
+from starhall.client import app
+from starhall.client.games import hooks_for, view_for
+from starhall.client.net.model import TableModel
+from starhall.client.net.session import Batch
+from starhall.client.screens.settings_screen import (
     ROWS,
     VISIONS,
     SettingsOverlay,
@@ -38,8 +35,13 @@ from starhall.client.settings_screen import (
     simulate,
     verdict,
 )
-from starhall.client.table_screen import TableScreen
-from starhall.client.user_folders import CONFIG_ENV
+from starhall.client.screens.table_screen import TableScreen
+from starhall.client.ui import sound
+from starhall.client.ui.animation import Animator, Step
+from starhall.client.ui.layout import Layout
+from starhall.client.user import settings
+from starhall.client.user.folders import CONFIG_ENV
+from starhall.client.user.settings import Settings, SettingsError
 from starhall.shared.bots import make_bot
 from starhall.shared.engine import Event
 from starhall.shared.games import GAMES, get_game
@@ -79,7 +81,7 @@ def test_settings_round_trip(config: Path) -> None:
 
 
 def test_player_name_falls_back_to_the_login_name() -> None:
-    from starhall.client.net import player_name as login
+    from starhall.client.user.settings import login_name as login
 
     assert settings.player_name() == login() == settings.login_name()
     settings.save(Settings(name="Sam"))
@@ -255,7 +257,7 @@ def test_a_failed_save_stays_open_and_says_why(surface: pygame.Surface, tmp_path
 
 
 def _hotspots() -> Any:
-    from starhall.client.widgets import Hotspots
+    from starhall.client.ui.widgets import Hotspots
 
     return Hotspots()
 
@@ -278,8 +280,8 @@ def test_every_row_and_page_draws_at_small_and_large_sizes(surface: pygame.Surfa
 @pytest.mark.parametrize("size", [(800, 600), (1280, 720)])
 def test_the_sheets_are_opaque_and_the_colour_checks_tabs_fit(
         surface: pygame.Surface, size: tuple[int, int]) -> None:
-    from starhall.client import theme
-    from starhall.client.layout import Layout
+    from starhall.client.ui import theme
+    from starhall.client.ui.layout import Layout
 
     felt = Layout(*size, 4, 0).table
     canvas = pygame.Surface(size)
@@ -305,7 +307,7 @@ def test_the_sheets_are_opaque_and_the_colour_checks_tabs_fit(
 
 def test_the_lobby_has_a_settings_button_and_sits_with_a_saved_name(
         surface: pygame.Surface) -> None:
-    from starhall.client.lobby import Lobby
+    from starhall.client.screens.lobby import Lobby
 
     settings.save(Settings(name="Lobby Lou"))
     lobby = Lobby(SIZE, None, settings.player_name())
@@ -404,7 +406,7 @@ def test_no_audio_device_is_silent_and_quiet(tmp_path: Path) -> None:
     env = {key: value for key, value in os.environ.items() if key != "SDL_AUDIODRIVER"}
     env.update(PYTHONPATH=str(ROOT), STARHALL_CONFIG_DIR=str(tmp_path),
                PYGAME_HIDE_SUPPORT_PROMPT="1")
-    script = ("from starhall.client import sound\n"
+    script = ("from starhall.client.ui import sound\n"
               "sound.prepare()\n"
               "for cue in sound.CUES: sound.play(cue)\n"
               "print('heard' if sound.available() else 'silent')\n"
@@ -546,7 +548,7 @@ def test_every_game_tells_its_colours_apart_in_every_vision(game_id: str) -> Non
 
 def test_the_replay_viewer_gives_the_sheet_its_keys(surface: pygame.Surface,
                                                     tmp_path: Path) -> None:
-    from starhall.client.replay_screen import ReplayScreen
+    from starhall.client.screens.replay_screen import ReplayScreen
     from starhall.shared.replay import load
 
     path = tmp_path / "stars.starhall"

@@ -14,25 +14,25 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from starhall.client.app import _wait_for_welcome
-from starhall.client.embedded import EmbeddedServer
-from starhall.client.game_views import view_for
-from starhall.client.live import LiveTable
-from starhall.client.model import TableModel
-from starhall.client.net import ServerLink
-from starhall.client.replay_screen import ReplayScreen
-from starhall.client.session import Batch
-from starhall.client.star_choreography import TURNED, StarGeometry, between
-from starhall.client.star_stats import StarStats, stats_path
-from starhall.client.star_view import (
+from starhall.client.games import view_for
+from starhall.client.games.star_patience.choreography import TURNED, StarGeometry, between
+from starhall.client.games.star_patience.stats import StarStats, stats_path
+from starhall.client.games.star_patience.table import (
     StarView,
     forced,
     line_labels,
     prompt_box,
     prompt_lines,
 )
-from starhall.client.table_screen import TableScreen
-from starhall.client.table_view import TableView
+from starhall.client.games.tricks.table import TableView
+from starhall.client.net.embedded import EmbeddedServer
+from starhall.client.net.link import ServerLink
+from starhall.client.net.model import TableModel
+from starhall.client.net.session import Batch
+from starhall.client.screens.hosted import wait_for_welcome
+from starhall.client.screens.live import LiveTable
+from starhall.client.screens.replay_screen import ReplayScreen
+from starhall.client.screens.table_screen import TableScreen
 from starhall.shared.games import get_game
 from starhall.shared.games.star_patience_bots import hint_for_view
 from starhall.shared.replay import load
@@ -77,7 +77,7 @@ def spot(live: LiveTable, *action: object) -> pygame.Rect | None:
 def open_star(server: EmbeddedServer, deal: int) -> LiveTable:
     link = ServerLink(server.address, name="Tester")
     live = LiveTable(link, SIZE)
-    _wait_for_welcome(link)
+    wait_for_welcome(link)
     live.start_game("star_patience", 1, {"deal": deal}, "random", "Tester")
     return live
 
@@ -327,10 +327,9 @@ def _stuck_screen(size: tuple[int, int], settle: bool = True
 @pytest.mark.parametrize("size", [(1280, 720), (1024, 640), (800, 600)])
 def test_the_line_names_stay_clear_of_the_buttons_the_prompt_and_the_cards(
         surface: pygame.Surface, size: tuple[int, int]) -> None:
-    from starhall.client.bug_report import BugReportBox
-    from starhall.client.rules_screen import button_rect
-    from starhall.client.settings_screen import table_button_rect
-    from starhall.client.widgets import Hotspots
+    from starhall.client.screens.bug_report import BugReportBox
+    from starhall.client.ui.layout import rules_button_rect, settings_button_rect
+    from starhall.client.ui.widgets import Hotspots
 
     _, screen = _stuck_screen(size)
     geometry = StarGeometry.of(screen.layout)
@@ -340,7 +339,7 @@ def test_the_line_names_stay_clear_of_the_buttons_the_prompt_and_the_cards(
     message = screen.view.prompt(screen.model, None, True)  # the longest: stuck
     lines, type_size = prompt_lines(geometry, message, 18)
     assert type_size >= 15 and len(lines) <= 2  # shrunk a little at most, then two lines
-    covers = [button_rect(felt), table_button_rect(felt), bug.spots[0].rect,
+    covers = [rules_button_rect(felt), settings_button_rect(felt), bug.spots[0].rect,
               prompt_box(geometry, [message[:60]], 18),
               geometry.rect_at(geometry.stock), geometry.rect_at(geometry.removed, 0.75)]
     covers += [geometry.place_rect(ring, line) for ring in ("inner", "outer")
@@ -354,7 +353,7 @@ def test_the_line_names_stay_clear_of_the_buttons_the_prompt_and_the_cards(
 
 def test_stuck_says_what_to_do_under_the_banner_and_the_end_box_is_opaque(
         surface: pygame.Surface) -> None:
-    from starhall.client import theme
+    from starhall.client.ui import theme
     from starhall.shared.commands import Command
 
     table, screen = _stuck_screen((1280, 720), settle=False)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from starhall.server.cli import main
+from starhall.cli import main
 from starhall.server.sim import simulate
 from starhall.server.solve import deal_range, dealt, hint_player_wins, summary
 from starhall.shared.engine import Command, Event, IllegalCommand

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from starhall.server.cli import main
+from starhall.cli import main
 from starhall.shared.games import GAMES
 from starhall.shared.replay import load, log_files
 

@@ -22,18 +22,17 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from starhall.client import fonts, settings, theme
-from starhall.client.bug_report import BUTTON_LABEL as REPORT_LABEL
-from starhall.client.layout import Layout
-from starhall.client.model import TableModel
-from starhall.client.rules_screen import button_rect
-from starhall.client.scores import signed
-from starhall.client.session import Batch
-from starhall.client.settings_screen import table_button_rect
-from starhall.client.summary import Summary
-from starhall.client.table_screen import TableScreen
-from starhall.client.table_view import UNPLAYABLE_NOTE, TableView, received_cards
-from starhall.client.user_folders import CONFIG_ENV
+from starhall.client.games.tricks.scores import signed
+from starhall.client.games.tricks.table import UNPLAYABLE_NOTE, TableView, received_cards
+from starhall.client.net.model import TableModel
+from starhall.client.net.session import Batch
+from starhall.client.screens.bug_report import BUTTON_LABEL as REPORT_LABEL
+from starhall.client.screens.table_screen import TableScreen
+from starhall.client.ui import fonts, theme
+from starhall.client.ui.layout import Layout, rules_button_rect, settings_button_rect
+from starhall.client.ui.summary import Summary
+from starhall.client.user import settings
+from starhall.client.user.folders import CONFIG_ENV
 from starhall.shared.bots import make_bot
 from starhall.shared.engine import Command, Event
 from starhall.shared.games import get_game
@@ -322,7 +321,7 @@ def test_the_side_log_names_each_tricks_taker() -> None:
 
 def test_log_lines_are_wrapped_in_one_font_size(surface: pygame.Surface,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    from starhall.client import table_view
+    from starhall.client.games.tricks import table as table_view
 
     drawn: list[tuple[str, int, pygame.Rect]] = []
     original = table_view.blit_text
@@ -487,8 +486,8 @@ def test_nothing_overlaps_at_any_player_count_and_window_size(card_size: str) ->
                 assert not rect_a.colliderect(rect_b), (width, height, players, a, b)
             window = pygame.Rect(0, 0, width, height)
             assert all(window.contains(rect) for rect in regions.values())
-            assert layout.corner.contains(button_rect(layout.table))
-            assert layout.corner.contains(table_button_rect(layout.table))
+            assert layout.corner.contains(rules_button_rect(layout.table))
+            assert layout.corner.contains(settings_button_rect(layout.table))
             report = pygame.Rect(0, 0, fonts.font(14).size(REPORT_LABEL)[0] + 24, 30)
             report.topright = (layout.table.right - 12, layout.table.y + 12)
             assert layout.corner_right.contains(report)
@@ -558,7 +557,7 @@ def test_the_seat_highlight_and_the_prompt_follow_the_same_scene() -> None:
 
 
 def test_the_replay_viewer_shows_summaries_and_waits_for_them(surface: pygame.Surface) -> None:
-    from starhall.client.replay_screen import ReplayScreen
+    from starhall.client.screens.replay_screen import ReplayScreen
     from starhall.shared.replay import load
 
     golden = Path(__file__).parent.parent / "replays" / "golden" / "stars_4p.starhall"

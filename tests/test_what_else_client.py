@@ -18,22 +18,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 
-from starhall.client import fonts, theme
-from starhall.client.animation import Flight
-from starhall.client.app import _wait_for_welcome
-from starhall.client.bug_report import BUTTON_LABEL
-from starhall.client.embedded import EmbeddedServer
-from starhall.client.game_views import view_for
-from starhall.client.live import LiveTable
-from starhall.client.model import TableModel
-from starhall.client.net import ServerLink
-from starhall.client.replay_screen import ReplayScreen
-from starhall.client.rules_screen import button_rect
-from starhall.client.session import Batch
-from starhall.client.settings_screen import table_button_rect
-from starhall.client.table_screen import TableScreen
-from starhall.client.what_else_cards import TOKEN, WhatElseArt, card_words
-from starhall.client.what_else_choreography import (
+from starhall.client.games import view_for
+from starhall.client.games.what_else.cards import TOKEN, WhatElseArt, card_words
+from starhall.client.games.what_else.choreography import (
     MARGIN,
     STEP,
     WhatElseChoreographer,
@@ -41,7 +28,19 @@ from starhall.client.what_else_choreography import (
     between,
     round_ended,
 )
-from starhall.client.what_else_view import WhatElseView
+from starhall.client.games.what_else.table import WhatElseView
+from starhall.client.net.embedded import EmbeddedServer
+from starhall.client.net.link import ServerLink
+from starhall.client.net.model import TableModel
+from starhall.client.net.session import Batch
+from starhall.client.screens.bug_report import BUTTON_LABEL
+from starhall.client.screens.hosted import wait_for_welcome
+from starhall.client.screens.live import LiveTable
+from starhall.client.screens.replay_screen import ReplayScreen
+from starhall.client.screens.table_screen import TableScreen
+from starhall.client.ui import fonts, theme
+from starhall.client.ui.animation import Flight
+from starhall.client.ui.layout import rules_button_rect, settings_button_rect
 from starhall.shared.bugreport import read_bug_report
 from starhall.shared.games import get_game
 from starhall.shared.replay import load
@@ -156,8 +155,8 @@ def test_the_table_at_every_size_of_table_without_overlaps(
     area = screen.layout.table
     width = fonts.font(14).size(BUTTON_LABEL)[0] + 24
     bug = pygame.Rect(area.right - 12 - width, area.y + 12, width, 30)
-    named: dict[str, pygame.Rect] = {"bug report button": bug, "Rules": button_rect(area),
-                                     "Settings": table_button_rect(area)}
+    named: dict[str, pygame.Rect] = {"bug report button": bug, "Rules": rules_button_rect(area),
+                                     "Settings": settings_button_rect(area)}
     for seat in range(1, players):  # a gap between two seats: their plates never touch
         named[f"seat {seat}"] = geometry.seat_block(seat).inflate(4, 4)
     raised = geometry.hand_rects(5, set(range(5)))
@@ -462,7 +461,7 @@ def test_a_whole_game_against_bots_by_clicks_watched_and_reported(
     with EmbeddedServer(str(tmp_path), think=0.0) as server:
         link = ServerLink(server.address, name="Tester")
         live = LiveTable(link, SIZE)
-        _wait_for_welcome(link)
+        wait_for_welcome(link)
         live.start_game("what_else", 3, {}, "random", "Tester")
 
         read = [0]
@@ -483,7 +482,7 @@ def test_a_whole_game_against_bots_by_clicks_watched_and_reported(
         # Someone watching the same table sees it without a hand or controls.
         watcher_link = ServerLink(server.address, name="Watcher")
         watcher = LiveTable(watcher_link, (1024, 640))
-        _wait_for_welcome(watcher_link)
+        wait_for_welcome(watcher_link)
         watcher.watch(live.table.model.table)
         def watch(dt: float) -> None:
             read_summaries(watcher)
@@ -588,7 +587,7 @@ def test_a_refusal_from_the_server_replaces_the_prompt_for_a_while(
 
 
 def test_the_rules_page_is_for_players_first_then_for_developers() -> None:
-    from starhall.client.rules_screen import page_text
+    from starhall.client.screens.rules_screen import page_text
 
     page = page_text("what_else") or ""
     players, _, developers = page.partition("\n## For developers\n")

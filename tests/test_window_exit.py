@@ -18,8 +18,8 @@ import pygame
 import pytest
 
 from starhall.client import app
-from starhall.client.embedded import FolderLock, unfinished_tables
-from starhall.client.replay_screen import ReplayScreen
+from starhall.client.net.embedded import FolderLock, unfinished_tables
+from starhall.client.screens.replay_screen import ReplayScreen
 from starhall.server.embed import EmbeddedServer
 from starhall.shared.replay import Verified, load, verify
 from tests.server_helpers import FAST_SERVER, address, wait_for

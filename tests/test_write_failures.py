@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
+from starhall.cli import main as starhall
 from starhall.server import durability
-from starhall.server.cli import main as starhall
 from starhall.server.embed import EmbeddedServer, free_loopback_port
 from starhall.shared import protocol
 from starhall.shared.replay import Verified, log_files, verify

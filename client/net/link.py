@@ -1,0 +1,216 @@
+"""The client's one connection to a server: a ZeroMQ DEALER speaking docs/protocol.md.
+
+``ServerLink.poll()`` is called once a frame: it never blocks, sends heartbeats, and notices
+a server that has gone quiet. A lost link is replaced by a fresh one at once, and when the
+server answers again ``poll`` hands back a ``{"type": "_rejoined"}`` message so the screens
+can resume their seats and watch again (a reconnect is a new session on the server).
+
+Every ``sit`` and ``create`` goes with a random ``key``; one whose reply has not come when the
+link is lost is sent again, key and ``rid`` unchanged, once the server answers: the server
+gives a resent request the answer it gave the first (the same seat and token, the same table),
+so a reply lost with the connection leaves no seat nobody holds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import socket
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import zmq
+
+from starhall.shared import protocol
+
+Clock = Callable[[], float]
+LOST = "_lost"
+REJOINED = "_rejoined"
+RECORD_MESSAGES = 5000
+"""How many of the last messages, sent and received, a link keeps for a bug report."""
+
+
+def normalise_address(address: str) -> str:
+    """``host``, ``host:port`` or a full ``tcp://host:port`` into a ZeroMQ endpoint; anything
+    else is refused with a ``ValueError`` that says how an address is written."""
+    scheme, sep, rest = address.partition("://")
+    if sep and scheme != "tcp":
+        return address  # another ZeroMQ transport (ipc://, inproc://): ZeroMQ checks it
+    host, sep, port = (rest if sep else address).strip().rpartition(":")
+    if not sep:
+        host, port = port, str(protocol.DEFAULT_PORT)
+    if not host or any(char.isspace() for char in host) or not (
+            port.isdigit() and 1 <= int(port) <= 65535):
+        raise ValueError(f"{address!r} is not a server address: write HOST or HOST:PORT, "
+                         f"such as 192.168.1.20:{protocol.DEFAULT_PORT} (the port is 1 to 65535)")
+    return f"tcp://{host}:{port}"
+
+
+def checked_address(address: str) -> str:
+    """An address typed on the command line, as a ZeroMQ endpoint, once its host is known to
+    exist (a ``ValueError`` otherwise): ZeroMQ would keep trying an unknown host in silence."""
+    endpoint = normalise_address(address)
+    if endpoint.startswith("tcp://"):
+        host = endpoint[len("tcp://"):].rpartition(":")[0]
+        try:
+            socket.getaddrinfo(host.strip("[]"), None)
+        except (OSError, UnicodeError):
+            raise ValueError(f"cannot find a host named {host!r}") from None
+    return endpoint
+
+
+class ServerLink:
+    def __init__(self, address: str, name: str = "Player", clock: Clock = time.monotonic,
+                 context: Any = None) -> None:
+        self.address = normalise_address(address)
+        self.name = name[: protocol.MAX_NAME_CHARS] or "Player"
+        self.clock = clock
+        self.context = context or zmq.Context.instance()
+        self.heartbeat = protocol.HEARTBEAT_SECONDS
+        self.timeout = protocol.TIMEOUT_SECONDS
+        self.welcome: dict[str, Any] | None = None
+        self.state = "connecting"
+        """``connecting`` (no answer yet), ``connected`` or ``lost``."""
+        self._rids = itertools.count(1)
+        self.record: deque[tuple[float, str, bytes]] = deque(maxlen=RECORD_MESSAGES)
+        """The last messages as ``(time.time(), "sent" | "received", frame)``."""
+        self._socket: Any = None
+        self._ever_connected = False
+        self._keyed: dict[int, tuple[dict[str, Any], int, float]] = {}
+        """``sit`` and ``create`` requests awaiting their reply, by ``rid``, each with the
+        socket it last went out on (a count of the sockets opened) and when."""
+        self._sockets = 0
+        self._open()
+
+    def _open(self) -> None:
+        if self._socket is not None:
+            self._socket.close(linger=0)
+        self._socket = self.context.socket(zmq.DEALER)
+        self._sockets += 1
+        self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.setsockopt(zmq.RECONNECT_IVL, 200)
+        self._socket.setsockopt(zmq.MAXMSGSIZE, protocol.MAX_MESSAGE_BYTES)
+        self._socket.connect(self.address)
+        now = self.clock()
+        self.last_heard = now
+        self.last_sent = now
+        self.send({"type": protocol.HELLO, "name": self.name,
+                   "protocol": protocol.PROTOCOL_VERSION})
+
+    def send(self, message: dict[str, Any]) -> int:
+        """Send a request; returns the ``rid`` it carries. A ``sit`` or ``create`` gets a
+        ``key`` (unless it has one) and is sent again after a reconnect until answered."""
+        rid = next(self._rids)
+        message = {**message, "rid": rid}
+        if message["type"] in (protocol.SIT, protocol.CREATE):
+            message.setdefault("key", protocol.new_key())
+            self._keyed[rid] = (message, self._sockets, self.clock())
+        self._send_frame(message)
+        return rid
+
+    def pending_sit(self, table: str) -> bool:
+        """Whether a ``sit`` at ``table`` still waits for its reply."""
+        return any(m["type"] == protocol.SIT and m.get("table") == table
+                   for m, _, _ in self._keyed.values())
+
+    def _restarted(self, pong: dict[str, Any]) -> bool:
+        """Whether a ``pong`` comes from another run of the server than the ``welcome``."""
+        known = (self.welcome or {}).get("instance")
+        return self.state == "connected" and known is not None and pong.get(
+            "instance") not in (None, known)
+
+    def _resend_keyed(self, *, everything: bool = False) -> None:
+        """Send again the keyed requests a lost socket took with it, or whose reply has not
+        come for ``timeout`` seconds, or (``everything``) all of them after a reconnect: the
+        server answers a resend as it answered the first."""
+        now = self.clock()
+        for rid, (request, socket_number, sent) in list(self._keyed.items()):
+            if everything or socket_number != self._sockets or now - sent > self.timeout:
+                self._keyed[rid] = (request, self._sockets, now)
+                self._send_frame(request)
+
+    def _send_frame(self, message: dict[str, Any]) -> None:
+        frame = protocol.encode(message)
+        self.record.append((time.time(), "sent", frame))
+        # When the link is down the send fails; the heartbeat logic notices and starts over.
+        with contextlib.suppress(zmq.Again):
+            self._socket.send(frame, zmq.NOBLOCK)
+        self.last_sent = self.clock()
+
+    def poll(self) -> list[dict[str, Any]]:
+        received: list[dict[str, Any]] = []
+        while True:
+            try:
+                frame = self._socket.recv(zmq.NOBLOCK)
+            except zmq.Again:
+                break
+            self.record.append((time.time(), "received", frame))
+            try:
+                message = protocol.decode(frame)
+            except protocol.ProtocolError:
+                continue
+            self.last_heard = self.clock()
+            rid = message.get("rid")
+            if type(rid) is int:
+                self._keyed.pop(rid, None)
+            if message["type"] == protocol.WELCOME:
+                self.welcome = message
+                self.heartbeat = float(message.get("heartbeat", self.heartbeat))
+                self.timeout = float(message.get("timeout", self.timeout))
+                if self.state != "connected":
+                    if self._ever_connected:
+                        received.append({"type": REJOINED})
+                    self._resend_keyed(everything=self._ever_connected)
+                    self.state = "connected"
+                    self._ever_connected = True
+            elif message["type"] == protocol.PONG and self._restarted(message):
+                # The server restarted between two heartbeats and knows nothing of this
+                # session: say hello again; its welcome rejoins as after a lost link.
+                self.state = "connecting"
+                self.send({"type": protocol.HELLO, "name": self.name,
+                           "protocol": protocol.PROTOCOL_VERSION})
+            received.append(message)
+        now = self.clock()
+        if now - self.last_heard > self.timeout:
+            if self.state != "lost":
+                received.append({"type": LOST})
+            self.state = "lost"
+            self._open()  # a new session; hello is sent again, and again until answered
+        else:
+            if self.state == "connected" and self._keyed:
+                self._resend_keyed()
+            if now - self.last_sent > self.heartbeat:
+                self.send({"type": protocol.PING})
+        return received
+
+    def wait(self, timeout: float) -> bool:
+        """Sleep until a message is waiting or ``timeout`` seconds pass (an idle window waits
+        here rather than spinning); ``True`` when one is waiting."""
+        if self._socket is None:
+            time.sleep(timeout)
+            return False
+        try:
+            return bool(self._socket.poll(max(0, int(timeout * 1000)), zmq.POLLIN))
+        except zmq.ZMQError:
+            return False
+
+    def messages(self) -> list[dict[str, Any]]:
+        """What was recorded, oldest first, as ``{"time", "direction", "message"}`` maps (a
+        frame that does not decode is kept as ``{"undecodable": bytes}``)."""
+        found = []
+        for when, direction, frame in list(self.record):
+            try:
+                message: dict[str, Any] = protocol.decode(frame)
+            except protocol.ProtocolError:
+                message = {"undecodable": bytes(frame)}
+            if message.get("type") == protocol.SIT and "key" in message:
+                message["key"] = "<key>"  # as secret as the token it gives
+            found.append({"time": when, "direction": direction, "message": message})
+        return found
+
+    def close(self) -> None:
+        if self._socket is not None:
+            self._socket.close(linger=0)
+            self._socket = None

@@ -1,0 +1,2 @@
+"""The drawing and UI parts every screen and table uses: layout, card art, widgets,
+animation, fonts, theme, sound."""

@@ -1,0 +1,1 @@
+"""The user's own files: settings, and where they and the data are kept."""

@@ -1,6 +1,0 @@
-"""Starhall: play, watch and replay card games of stars on a LAN.
-
-The one top-level package Starhall installs (pyproject.toml maps it to this folder): its
-subpackages ``starhall.shared``, ``starhall.server`` and ``starhall.client`` are the
-repository's ``shared/``, ``server/`` and ``client/``, and ``python -m starhall`` is the
-``starhall`` command."""
