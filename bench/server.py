@@ -380,7 +380,7 @@ def history_folder(events: int, live_events: int) -> Path:
             else:
                 seat = game.to_act(table.state)[0]
                 sent[seat] += 1
-                table.submit(bots[seat].choose(game, table.state, seat), sent[seat])
+                table.submit(bots[seat].choose(table.observe(seat), 0.0), sent[seat])
         assert table.log is not None
         table.log.close()
     done.write_text(json.dumps({"finished_tables": number - LIVE_TABLES, "events": total,
@@ -404,6 +404,7 @@ def new_table(folder: Path, number: int, *, bots: bool,
         else:
             record.seat_person(f"Person {seat + 1}", token=new_token())
     save_seating(folder / f"{table_id}.seats.json", name, seats)
+    table.remember()
     return table
 
 

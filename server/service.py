@@ -832,6 +832,8 @@ class Service:
         keeps), and queue its events for the participants."""
         if table.commands_unread:  # the first move since a restart
             table.read_commands()
+        if table.memory_unread:  # before this move's events follow the log's
+            table.read_memory()
         if table.seating_behind:
             self._dirty(table)  # the seats go into the log before the events
         live = table.table
@@ -982,7 +984,7 @@ class Service:
             if bot is None or table.seats[number].state != BOT:
                 continue
             try:
-                command = bot.choose(game, table.table.state, number)
+                command = bot.choose(table.observe(number), self.config.think)
                 self._submit(table, command)
             except (IllegalCommand, RequestError) as error:
                 self._break(table, error)

@@ -36,10 +36,12 @@ def bot_kinds_for(spec: str, players: int) -> list[str]:
 
 
 def play_out(table: Table[Any], bots: list[Bot], rng: random.Random,
-             on_event: EventHook | None = None) -> int:
-    """Play a table to its end: deals from deal numbers drawn from ``rng``, bots for every seat.
-    Returns the number of checkpoints (one per finished hand)."""
+             on_event: EventHook | None = None, think: float = 0.0) -> int:
+    """Play a table to its end: deals from deal numbers drawn from ``rng``, bots for every seat,
+    each given ``think`` seconds a move. Returns the number of checkpoints (one per finished
+    hand)."""
     game = table.game
+    table.remember()
     hands = 0
     while not game.outcome(table.state).over:
         if game.chance(table.state) is not None:
@@ -49,7 +51,7 @@ def play_out(table: Table[Any], bots: list[Bot], rng: random.Random,
             if not seats:
                 raise RuntimeError(f"{game.id}: nobody can act and the game is not over")
             seat = seats[0]
-            events = table.submit(bots[seat].choose(game, table.state, seat))
+            events = table.submit(bots[seat].choose(table.observe(seat), think))
         for seq, event in events:
             if game.is_checkpoint(table.state):
                 hands += 1

@@ -56,8 +56,9 @@ from starhall.shared.logfile import (
     read_records,
     torn_tail,
 )
+from starhall.shared.observation import Observation, SeatMemory
 from starhall.shared.options import Options
-from starhall.shared.replay import HEAD_BYTES, load_tail
+from starhall.shared.replay import HEAD_BYTES, load, load_tail
 from starhall.shared.seating import BOT
 from starhall.shared.table import Seating, Table
 
@@ -120,6 +121,10 @@ class LiveTable:
     """Whether the command ids its people may send again are still to be read from its log
     (they were logged before its last checkpoint): when a person's command is checked or
     before its next move (``read_commands``), not while the server starts."""
+    memory_unread: bool = False
+    """Whether what each seat was shown (its bot's observations) is still to be read from its
+    log: a restored table's, read at its next move (``read_memory``), not while the server
+    starts."""
     _outcome: tuple[Any, Outcome] | None = field(default=None, repr=False)
     """The last state whose outcome was asked for, and that outcome."""
 
@@ -166,6 +171,32 @@ class LiveTable:
                                table=self.id) from None
         self.table.commands = recording.command_memory()
         self.commands_unread = False
+
+    def read_memory(self) -> None:
+        """What each seat was shown since the first event, read from the log, which holds
+        every event so far (before the table's next move is appended: ``Service._submit``)."""
+        live = self.table
+        try:
+            recording = load(self.log_path)
+            memory = SeatMemory(live.game, live.players, live.options)
+            states = recording.states(strict=False)
+            _, before = next(states)
+            for (_, event), (_, after) in zip(recording.events, states, strict=True):
+                memory.add(before, event)
+                before = after
+        except Exception as error:  # damaged since it was restored
+            self.broken = True
+            print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
+            raise RequestError(protocol.BROKEN, f"the log of table {self.id} cannot be read",
+                               table=self.id) from None
+        live.memory = memory
+        self.memory_unread = False
+
+    def observe(self, number: int) -> Observation:
+        """What the bot of seat ``number`` is given to choose its move now."""
+        if self.memory_unread:
+            self.read_memory()
+        return self.table.observe(number)
 
     def _summary(self) -> Finished:
         """What a table not read yet is known by: its summary (it has one, or it is read)."""
@@ -458,6 +489,7 @@ def create_table(folder: Path, table_id: str, name: str, game: Game[Any], player
         raise StorageError(error) from error
     if table.log is not None:
         table.log.spill_bytes = None  # the server's commits alone write
+    table.remember()
     return live
 
 
@@ -610,7 +642,8 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
     create_key = recording.header.get("create_key_sha256")
     live = LiveTable(table_id, name, table, seats, folder, read_only=read_only,
                      create_key=create_key if isinstance(create_key, str) else None,
-                     commands_unread=has_people(seats) and not recording.holds_cids)
+                     commands_unread=has_people(seats) and not recording.holds_cids,
+                     memory_unread=table.seq > 0)
     for index, seat in enumerate(seats):
         if seat.state == BOT:
             kind = seat.bot_kind or "random"

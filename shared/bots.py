@@ -1,8 +1,10 @@
 """Bots choose commands for a seat. They act through the same path as people: what they
 choose is decided, validated and logged like any other command.
 
-A bot reads only what its seat may see: ``game.view(state, seat)`` and the legal actions.
-Each game module may offer more bots in its ``BOTS`` mapping; ``random`` serves every game.
+A bot is given only what its seat may see, an ``Observation`` (``shared/observation.py``: the
+seat's view, its legal commands, every event as the seat was shown it), and ``think``, the
+seconds it may take; never the table's state. Each game module may offer more bots in its
+``BOTS`` mapping; ``random`` serves every game.
 """
 
 from __future__ import annotations
@@ -12,12 +14,16 @@ import random
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from starhall.shared.engine import Command, Game, Seat
+from starhall.shared.engine import Command, Game
+from starhall.shared.observation import Observation
 from starhall.shared.seating import BOT, SeatMap, seat_entry
 
 
 class Bot(Protocol):
-    def choose(self, game: Game[Any], state: Any, seat: Seat) -> Command: ...
+    def choose(self, seen: Observation, think: float) -> Command:
+        """One of ``seen.legal``, within about ``think`` seconds: a bot that searches stops
+        when they are up and plays the best move it has found so far."""
+        ...
 
 
 class RandomBot:
@@ -26,8 +32,8 @@ class RandomBot:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, game: Game[Any], state: Any, seat: Seat) -> Command:
-        return game.random_action(state, seat, self.rng)
+    def choose(self, seen: Observation, think: float) -> Command:
+        return seen.game.random_choice(seen.legal, self.rng)
 
 
 BotFactory = Callable[[random.Random], Bot]

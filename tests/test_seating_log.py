@@ -37,6 +37,7 @@ from tests.server_helpers import (
     log_of,
     wait_for,
 )
+from tests.support import ask
 
 KEY = "Zq0v3kT8yqf1WbqUu1V3m8cX"
 SLOW_BOTS = 60.0
@@ -216,7 +217,7 @@ def played_log(path: Path, moves: int, *, changes: dict[int, list[tuple[int, Any
             table.shuffle(rng.randrange(1 << 32))
         else:
             seat = game.to_act(table.state)[0]
-            table.submit(bots[seat].choose(game, table.state, seat))
+            table.submit(ask(bots[seat], game, table.state, seat, table))
         for seat, entry in changes.get(table.seq, []):
             table.reseat(seat, entry)
     assert table.log is not None
