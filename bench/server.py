@@ -396,7 +396,8 @@ def new_table(folder: Path, number: int, *, bots: bool,
     name = f"Hearts {table_id}"
     table = Table.new(get_game("hearts"), 4, options or {},
                       path=str(folder / f"{table_id}.starhall"),
-                      seats=bot_seats(["random"] * 4), table=table_id, name=name)
+                      seats=bot_seats(get_game("hearts"), ["random"] * 4), table=table_id,
+                      name=name)
     seats = [SeatRecord() for _ in range(4)]
     for seat, record in enumerate(seats):
         if bots:

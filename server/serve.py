@@ -37,7 +37,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default=None,
                         help="the server's name in the clients' lobby (default: the hostname)")
     parser.add_argument("--think", type=float, default=0.4, metavar="SECONDS",
-                        help="how long bots wait before they move (default 0.4)")
+                        help="the time a bot takes for a move: a searching bot (Strong) "
+                             "thinks that long in a worker process, a quick one waits it out "
+                             "so people can follow (default 0.4; a table's creator may set "
+                             "its own)")
     parser.add_argument("--flood-rate", type=float, default=200.0, metavar="PER_SECOND",
                         help="messages a client may send per second before the excess is "
                              "dropped (default 200, bursts of twice that)")

@@ -42,9 +42,10 @@ from typing import Any, TypeVar
 from starhall.server.durability import ReadOnly, StorageError, read_whole, rollback
 from starhall.server.fields import RequestError
 from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_seating, save_seating
+from starhall.server.thinking import Thought
 from starhall.shared import protocol
 from starhall.shared.atomic_files import RenamedError, write_durably
-from starhall.shared.bots import Bot, bot_kinds, make_bot
+from starhall.shared.bots import Bot, bot_kinds, level_of, make_bot
 from starhall.shared.engine import Game, Outcome
 from starhall.shared.games import get_game
 from starhall.shared.logfile import (
@@ -121,6 +122,11 @@ class LiveTable:
     """Whether the command ids its people may send again are still to be read from its log
     (they were logged before its last checkpoint): when a person's command is checked or
     before its next move (``read_commands``), not while the server starts."""
+    think: float | None = None
+    """Seconds a bot takes for a move at this table (its ``create``'s ``think``, kept in the
+    log's header); ``None``: the server's ``--think``."""
+    thought: Thought | None = None
+    """The move a searching bot is thinking about in a worker, while it does."""
     memory_unread: bool = False
     """Whether what each seat was shown (its bot's observations) is still to be read from its
     log: a restored table's, read at its next move (``read_memory``), not while the server
@@ -307,7 +313,8 @@ class LiveTable:
 
     def put_bot(self, number: int, kind: str, *, standin: bool) -> None:
         bot = make_bot(self.game, kind, random.Random(secrets.randbits(64)))
-        self.change_seat(number, lambda seat: seat.seat_bot(kind, standin=standin))
+        level = level_of(self.game, kind)
+        self.change_seat(number, lambda seat: seat.seat_bot(kind, standin=standin, level=level))
         self.bots[number] = bot
 
     def end_standin(self, number: int) -> None:
@@ -477,7 +484,7 @@ def create_table(folder: Path, table_id: str, name: str, game: Game[Any], player
     except OSError as error:
         raise StorageError(error) from error
     live = LiveTable(table_id, name, table, [SeatRecord() for _ in range(players)], folder,
-                     create_key=info.get("create_key_sha256"))
+                     create_key=info.get("create_key_sha256"), think=info.get("think"))
     try:
         live.save_seating()
     except OSError as error:
@@ -643,7 +650,7 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
     live = LiveTable(table_id, name, table, seats, folder, read_only=read_only,
                      create_key=create_key if isinstance(create_key, str) else None,
                      commands_unread=has_people(seats) and not recording.holds_cids,
-                     memory_unread=table.seq > 0)
+                     memory_unread=table.seq > 0, think=_think_of(recording.header))
     for index, seat in enumerate(seats):
         if seat.state == BOT:
             kind = seat.bot_kind or "random"
@@ -677,6 +684,13 @@ def _catch_up_seating(live: LiveTable, writer: LogWriter) -> None:
         live.seating_behind = True
         print(f"starhall serve: table {live.id}: cannot record its seating in its log yet "
               f"({error}); it will with its next write", file=sys.stderr)
+
+
+def _think_of(header: Mapping[str, Any]) -> float | None:
+    """The seconds a bot takes for a move at the table a header begins, if it says."""
+    think = header.get("think")
+    return float(think) if isinstance(think, int | float) and not isinstance(think, bool) \
+        else None
 
 
 def has_people(seats: list[SeatRecord]) -> bool:

@@ -110,3 +110,6 @@ class HeuristicHeartsBot:
 
 
 BOTS = {"heuristic": HeuristicHeartsBot}
+LEVELS = {"easy": "random", "normal": "heuristic"}
+"""The bots a person picks by level (``shared.bots.bot_levels``; ``strong``, once in ``BOTS``,
+is Strong)."""

@@ -322,4 +322,7 @@ class FickleBot:
         return command if command is not None else Command("give_up", seat, {})
 
 
-BOTS = {"hint": HintBot, "heuristic": HeuristicBot, "fickle": FickleBot}
+BOTS = {"hint": HintBot, "heuristic": HeuristicBot, "fickle": FickleBot, "strong": HintBot}
+"""``strong`` is ``hint`` under the name every game's Strong level has."""
+LEVELS = {"easy": "random", "normal": "heuristic"}
+"""The bots a person picks by level (``shared.bots.bot_levels``)."""

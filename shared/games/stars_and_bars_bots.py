@@ -157,4 +157,7 @@ class LookaheadBot:
 
 
 BOTS = {"greedy": GreedyBot, "lookahead": LookaheadBot}
+LEVELS = {"easy": "greedy", "normal": "lookahead"}
+"""The bots a person picks by level (``shared.bots.bot_levels``; ``strong``, once in ``BOTS``,
+is Strong)."""
 DEFAULT_BOT = "lookahead"

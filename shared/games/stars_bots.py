@@ -334,3 +334,6 @@ def _suit_length(hand: CardSet, card: int) -> int:
 
 
 BOTS = {"heuristic": HeuristicStarsBot}
+LEVELS = {"easy": "random", "normal": "heuristic"}
+"""The bots a person picks by level (``shared.bots.bot_levels``; ``strong``, once in ``BOTS``,
+is Strong)."""

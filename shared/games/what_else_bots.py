@@ -121,3 +121,6 @@ class HeuristicBot:
 
 
 BOTS = {"heuristic": HeuristicBot}
+LEVELS = {"easy": "random", "normal": "heuristic"}
+"""The bots a person picks by level (``shared.bots.bot_levels``; ``strong``, once in ``BOTS``,
+is Strong)."""
