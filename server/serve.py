@@ -104,8 +104,9 @@ def say(line: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.think < 0 or args.flood_rate <= 0:
-        raise ValueError("--think cannot be negative, --flood-rate must be positive")
+    if not 0 <= args.think <= protocol.MAX_THINK_SECONDS or args.flood_rate <= 0:
+        raise ValueError(f"--think takes 0 to {protocol.MAX_THINK_SECONDS:g} seconds, "
+                         "--flood-rate must be positive")
     target = beacon_target(args.beacon)
     config = ServerConfig(data=Path(args.data), bind=endpoint(args.bind),
                           name=args.name or socket.gethostname(), think=args.think,
