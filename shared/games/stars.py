@@ -410,7 +410,7 @@ class Stars(Game[StarsState]):
         bids = [command for command in legal if command.type == "bid"]
         if not bids or (passes and rng.random() < 0.5):
             return passes[0]
-        low = bids[0].data["amount"]  # the amounts run up by one from the lowest allowed
+        low: int = bids[0].data["amount"]  # the amounts run up by one from the lowest allowed
         return bids[random_bid(low, rng) - low]
 
     # --- decide ------------------------------------------------------------------------
