@@ -15,6 +15,7 @@ from starhall.shared.engine import OptionError
 from starhall.shared.games import GAMES, UnknownGame, get_game
 from starhall.shared.logfile import LogError
 from starhall.shared.options import parse_assignments
+from starhall.shared.protocol import MAX_THINK_SECONDS as MAX_THINK
 
 EXAMPLES = """\
 examples:
@@ -101,6 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--terminal", action="store_true",
                       help="no window: watch one game of bots in the terminal")
     play.add_argument("--slow", action="store_true", help="with --terminal: pause after tricks")
+    play.add_argument("--bots", default=None, metavar="LEVEL|KIND",
+                      help="the bots' level, Easy, Normal or Strong (where the game has a "
+                           "strong bot), or a bot kind (default: the game's default bot; "
+                           "`starhall games` lists each game's levels and bots)")
+    play.add_argument("--think", type=float, default=None, metavar="SECONDS",
+                      help="the time a bot takes for a move: a searching bot thinks that "
+                           "long, a quick one waits it out so you can follow (default 0.6)")
     play.add_argument("--deal", type=int, default=None, metavar="N",
                       help="a patience's deal number (the same as --option deal=N)")
     play.add_argument("--resume", nargs="?", const="", default=None, metavar="NAME",
@@ -128,13 +136,17 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=0, metavar="S",
                      help="the run's seed (default 0)")
     sim.add_argument("--bots", default=None, metavar="KIND[,KIND…]",
-                     help="bot kind for every seat, or one per seat separated by commas "
-                          "(default: the game's best bot; `starhall games` lists them)")
+                     help="bot level (easy, normal, strong) or kind for every seat, or one "
+                          "per seat separated by commas (default: the game's default bot; "
+                          "`starhall games` lists them)")
     logs = sim.add_mutually_exclusive_group()
     logs.add_argument("--out", default="replays/sim", metavar="DIR",
                       help="folder for the logs (default: replays/sim)")
     logs.add_argument("--no-logs", action="store_true",
                       help="play the games without writing their logs: only the summary")
+    sim.add_argument("--think", type=float, default=1.0, metavar="SECONDS",
+                     help="the time a searching bot takes for a move (default 1); quick bots "
+                          "take no time")
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
 
     replay = commands.add_parser("replay", help="check, show, view, fork or compare recorded games",
@@ -261,6 +273,12 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         game = get_game(args.game)  # the table is refused before any work starts
         game.make_options(args.players or default_players(game), args.options)
+        if args.command == "play":
+            from starhall.shared.bots import bot_kind, default_bot
+
+            args.bot_kind = bot_kind(game, args.bots) if args.bots else default_bot(game)
+            if args.think is not None and not 0 <= args.think <= MAX_THINK:
+                raise ValueError(f"--think takes 0 to {MAX_THINK:g} seconds, not {args.think:g}")
     if args.command == "games":
         from starhall.server.games_cli import run as run_games
 

@@ -37,7 +37,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default=None,
                         help="the server's name in the clients' lobby (default: the hostname)")
     parser.add_argument("--think", type=float, default=0.4, metavar="SECONDS",
-                        help="how long bots wait before they move (default 0.4)")
+                        help="the time a bot takes for a move: a searching bot (Strong) "
+                             "thinks that long in a worker process, a quick one waits it out "
+                             "so people can follow (default 0.4; a table's creator may set "
+                             "its own)")
     parser.add_argument("--flood-rate", type=float, default=200.0, metavar="PER_SECOND",
                         help="messages a client may send per second before the excess is "
                              "dropped (default 200, bursts of twice that)")
@@ -101,8 +104,9 @@ def say(line: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.think < 0 or args.flood_rate <= 0:
-        raise ValueError("--think cannot be negative, --flood-rate must be positive")
+    if not 0 <= args.think <= protocol.MAX_THINK_SECONDS or args.flood_rate <= 0:
+        raise ValueError(f"--think takes 0 to {protocol.MAX_THINK_SECONDS:g} seconds, "
+                         "--flood-rate must be positive")
     target = beacon_target(args.beacon)
     config = ServerConfig(data=Path(args.data), bind=endpoint(args.bind),
                           name=args.name or socket.gethostname(), think=args.think,

@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
+import random
 import secrets
 import socket as sockets
 import sys
@@ -57,8 +58,9 @@ from starhall.server.scheduling import hand_over_core
 from starhall.server.seats import distinct_name, keyed_token, new_key_salt, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
+from starhall.server.thinking import Thinkers, Thought, fallback_bot, searches
 from starhall.shared import protocol
-from starhall.shared.bots import bot_kinds
+from starhall.shared.bots import bot_kind
 from starhall.shared.bugreport import make_bug_report, versions
 from starhall.shared.engine import Command, Event, IllegalCommand, OptionError
 from starhall.shared.games import GAMES
@@ -78,6 +80,9 @@ those wake-ups slow the delivery of the first message (by about 50 us in the loo
 4 updates and an ack per move). A burst wakes it once, and costs the later receivers no more
 than the building of a few frames."""
 OPEN_STATUSES = (protocol.WAITING, protocol.PLAYING)
+THOUGHT_POLL = 0.01
+"""Seconds the loop waits for messages at most while a bot thinks in a worker: how soon after
+it answers its move is played."""
 Handler = Callable[[Session, dict[str, Any], Any], None]
 
 
@@ -162,6 +167,11 @@ class Service:
             table.create_key: table.id for table in self.tables.values() if table.create_key}
         """Tables made by a keyed ``create``: the key's SHA-256 → the table's id."""
         self.committer = GroupCommit()
+        self.thinkers = Thinkers()
+        """The worker processes searching bots think in."""
+        self.thinking: dict[str, LiveTable] = {}
+        """Tables whose searching bot thinks in a worker (``LiveTable.thought``)."""
+        self._bot_rng = random.Random(secrets.randbits(64))
         self.games_info = [game_info(GAMES[game_id]) for game_id in sorted(GAMES)]
         self.moves = 0
         """Game events appended since start (the benchmark reads it)."""
@@ -212,6 +222,7 @@ class Service:
                 # one who speaks while the bots play is answered in this turn's commit, not
                 # after the rest of the bots' turn and its commit.
                 budget = self.config.bot_budget
+                self._collect_thoughts()
                 if self._run_bots(min(budget, self.config.people_wait) if people_waiting
                                   else budget):
                     self._receive_batch()
@@ -224,6 +235,8 @@ class Service:
         wait = 0.1  # also how soon a stop request is noticed
         if self.bot_queue:
             wait = min(wait, self.bot_queue[0][0] - time.monotonic())
+        if self.thinking:
+            wait = min(wait, THOUGHT_POLL)
         return max(0, int(wait * 1000))
 
     def _receive_batch(self, wait_ms: int = 0) -> bool:
@@ -379,6 +392,7 @@ class Service:
                 pass  # the peer is gone or too slow: it will notice a gap and resync
 
     def close(self) -> None:
+        self.thinkers.close()
         self.committer.close()  # first: a sync under way in the background ends before its file
         for table in self.tables.values():
             if table.log is not None:
@@ -525,6 +539,11 @@ class Service:
         options = fields.mapping(message, "options")
         name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
         key = fields.request_key(message)
+        think = message.get("think")
+        if think is not None and (isinstance(think, bool) or not isinstance(think, int | float)
+                                  or not 0 <= think <= protocol.MAX_THINK_SECONDS):
+            raise RequestError(protocol.BAD_FIELD, "'think' must be seconds, 0 to "
+                               f"{protocol.MAX_THINK_SECONDS:g}")
         hashed_key = None if key is None else token_hash(key)
         made = self.tables.get(self.created_keys.get(hashed_key or "", ""))
         if made is not None:  # a resend: the table its first sending made
@@ -546,7 +565,9 @@ class Service:
         table_id = next_table_id(self.tables)
         while (self.folder / f"{table_id}{SUFFIX}").exists():  # a log that failed to load
             table_id = f"{int(table_id) + 1:04d}"
-        keyed = {} if hashed_key is None else {"create_key_sha256": hashed_key}
+        keyed: dict[str, Any] = {} if hashed_key is None else {"create_key_sha256": hashed_key}
+        if think is not None:
+            keyed["think"] = float(think)
         table = create_table(self.folder, table_id, name or f"{game.title} {table_id}", game,
                              players, options, **keyed)
         self.tables[table_id] = table
@@ -706,10 +727,11 @@ class Service:
     def _bot(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         table = self._table(message, playable=True)
         number = self._seat_number(table, message)
-        kind = fields.text(message, "kind", max_chars=64, default="random")
-        if kind not in bot_kinds(table.game):
-            kinds = ", ".join(bot_kinds(table.game))
-            raise RequestError(protocol.UNKNOWN_BOT, f"no bot {kind!r} (bots: {kinds})")
+        named = fields.text(message, "kind", max_chars=64, default="random")
+        try:
+            kind = bot_kind(table.game, named)  # a level (easy, normal, strong) or a kind
+        except ValueError as error:
+            raise RequestError(protocol.UNKNOWN_BOT, str(error)) from None
         seat = table.seats[number]
         if seat.state == protocol.FREE:
             standin = False
@@ -832,6 +854,8 @@ class Service:
         keeps), and queue its events for the participants."""
         if table.commands_unread:  # the first move since a restart
             table.read_commands()
+        if table.memory_unread:  # before this move's events follow the log's
+            table.read_memory()
         if table.seating_behind:
             self._dirty(table)  # the seats go into the log before the events
         live = table.table
@@ -935,14 +959,24 @@ class Service:
             except (IllegalCommand, RequestError) as error:
                 self._break(table, error)
 
+    def _think(self, table: LiveTable) -> float:
+        """Seconds a bot takes for a move at ``table``."""
+        return self.config.think if table.think is None else table.think
+
     def _schedule_bots(self, table: LiveTable) -> None:
-        if table.bot_due is not None or table.broken or table.status != protocol.PLAYING:
+        if (table.bot_due is not None or table.thought is not None or table.broken
+                or table.status != protocol.PLAYING):
             return
         state = table.table.state
         if table.game.chance(state) is not None:
             return
-        if any(table.seats[s].state == BOT for s in table.game.to_act(state)):
-            table.bot_due = time.monotonic() + self.config.think
+        bots = [table.bots.get(s) for s in table.game.to_act(state)
+                if table.seats[s].state == BOT]
+        if bots:
+            # A searching bot's thinking is its wait; a quick one waits so people can follow.
+            wait = 0.0 if any(bot is not None and searches(bot) for bot in bots) \
+                else self._think(table)
+            table.bot_due = time.monotonic() + wait
             heapq.heappush(self.bot_queue, (table.bot_due, next(self._order), table.id))
 
     def _run_bots(self, budget: float) -> bool:
@@ -982,7 +1016,15 @@ class Service:
             if bot is None or table.seats[number].state != BOT:
                 continue
             try:
-                command = bot.choose(game, table.table.state, number)
+                if searches(bot):
+                    if table.thought is None:  # one thought at a time per table
+                        kind = table.seats[number].bot_kind or "random"
+                        table.thought = self.thinkers.ask(
+                            kind, table.observe(number), self._think(table), self._bot_rng,
+                            table.seq)
+                        self.thinking[table.id] = table
+                    continue
+                command = bot.choose(table.observe(number), self._think(table))
                 self._submit(table, command)
             except (IllegalCommand, RequestError) as error:
                 self._break(table, error)
@@ -992,6 +1034,58 @@ class Service:
                 return False
             moved = True
         return moved
+
+    def _collect_thoughts(self) -> None:
+        """Play the moves the workers have thought of, and a fallback move for each one
+        still thinking past its budget and grace (said on stderr)."""
+        now = time.monotonic()
+        for table in list(self.thinking.values()):
+            thought = table.thought
+            if thought is None or table.broken:
+                del self.thinking[table.id]
+                table.thought = None
+                continue
+            if not thought.future.done() and now < thought.deadline:
+                continue
+            del self.thinking[table.id]
+            table.thought = None
+            seat = table.seats[thought.seat]
+            if table.status != protocol.PLAYING or seat.state != BOT \
+                    or thought.seat not in table.game.to_act(table.table.state):
+                self._schedule_bots(table)  # the seat's bot went, or its turn passed
+                continue
+            command = self._thought_move(table, thought)
+            try:
+                self._submit(table, command)
+            except (IllegalCommand, RequestError) as error:
+                if table.seq == thought.seq:
+                    self._break(table, error)
+                    continue
+                # The table moved on while the bot thought (another seat's pass, say).
+            except Exception as error:  # a bot's bug stops its table, not the server
+                self._break(table, error)
+                continue
+            self._deal(table)
+            self._schedule_bots(table)
+
+    def _thought_move(self, table: LiveTable, thought: Thought) -> Command:
+        """The worker's move, or the fallback bot's when it has none in time."""
+        future = thought.future
+        why = "did not answer in time"
+        if future.done():
+            try:
+                kind, seat, data = future.result()
+                return Command(kind, seat, data)
+            except Exception as error:
+                why = f"failed ({error!r})"
+            future.cancel()
+        else:
+            future.cancel()
+        bot = fallback_bot(table.game, self._bot_rng)
+        print(f"starhall serve: table {table.id}: the {table.seats[thought.seat].bot_kind} bot "
+              f"of seat {thought.seat} {why}; played a {type(bot).__name__} move instead",
+              file=sys.stderr)
+        return bot.choose(table.observe(thought.seat), 0.0)
 
     def _break(self, table: LiveTable, error: BaseException) -> None:
         print(f"starhall serve: table {table.id} stopped: {error!r}", file=sys.stderr)

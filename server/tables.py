@@ -42,9 +42,10 @@ from typing import Any, TypeVar
 from starhall.server.durability import ReadOnly, StorageError, read_whole, rollback
 from starhall.server.fields import RequestError
 from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_seating, save_seating
+from starhall.server.thinking import Thought
 from starhall.shared import protocol
 from starhall.shared.atomic_files import RenamedError, write_durably
-from starhall.shared.bots import Bot, bot_kinds, make_bot
+from starhall.shared.bots import Bot, bot_kinds, level_of, make_bot
 from starhall.shared.engine import Game, Outcome
 from starhall.shared.games import get_game
 from starhall.shared.logfile import (
@@ -56,8 +57,9 @@ from starhall.shared.logfile import (
     read_records,
     torn_tail,
 )
+from starhall.shared.observation import Observation, SeatMemory
 from starhall.shared.options import Options
-from starhall.shared.replay import HEAD_BYTES, load_tail
+from starhall.shared.replay import HEAD_BYTES, load, load_tail
 from starhall.shared.seating import BOT
 from starhall.shared.table import Seating, Table
 
@@ -120,6 +122,15 @@ class LiveTable:
     """Whether the command ids its people may send again are still to be read from its log
     (they were logged before its last checkpoint): when a person's command is checked or
     before its next move (``read_commands``), not while the server starts."""
+    think: float | None = None
+    """Seconds a bot takes for a move at this table (its ``create``'s ``think``, kept in the
+    log's header); ``None``: the server's ``--think``."""
+    thought: Thought | None = None
+    """The move a searching bot is thinking about in a worker, while it does."""
+    memory_unread: bool = False
+    """Whether what each seat was shown (its bot's observations) is still to be read from its
+    log: a restored table's, read at its next move (``read_memory``), not while the server
+    starts."""
     _outcome: tuple[Any, Outcome] | None = field(default=None, repr=False)
     """The last state whose outcome was asked for, and that outcome."""
 
@@ -166,6 +177,32 @@ class LiveTable:
                                table=self.id) from None
         self.table.commands = recording.command_memory()
         self.commands_unread = False
+
+    def read_memory(self) -> None:
+        """What each seat was shown since the first event, read from the log, which holds
+        every event so far (before the table's next move is appended: ``Service._submit``)."""
+        live = self.table
+        try:
+            recording = load(self.log_path)
+            memory = SeatMemory(live.game, live.players, live.options)
+            states = recording.states(strict=False)
+            _, before = next(states)
+            for (_, event), (_, after) in zip(recording.events, states, strict=True):
+                memory.add(before, event)
+                before = after
+        except Exception as error:  # damaged since it was restored
+            self.broken = True
+            print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
+            raise RequestError(protocol.BROKEN, f"the log of table {self.id} cannot be read",
+                               table=self.id) from None
+        live.memory = memory
+        self.memory_unread = False
+
+    def observe(self, number: int) -> Observation:
+        """What the bot of seat ``number`` is given to choose its move now."""
+        if self.memory_unread:
+            self.read_memory()
+        return self.table.observe(number)
 
     def _summary(self) -> Finished:
         """What a table not read yet is known by: its summary (it has one, or it is read)."""
@@ -276,7 +313,8 @@ class LiveTable:
 
     def put_bot(self, number: int, kind: str, *, standin: bool) -> None:
         bot = make_bot(self.game, kind, random.Random(secrets.randbits(64)))
-        self.change_seat(number, lambda seat: seat.seat_bot(kind, standin=standin))
+        level = level_of(self.game, kind)
+        self.change_seat(number, lambda seat: seat.seat_bot(kind, standin=standin, level=level))
         self.bots[number] = bot
 
     def end_standin(self, number: int) -> None:
@@ -446,7 +484,7 @@ def create_table(folder: Path, table_id: str, name: str, game: Game[Any], player
     except OSError as error:
         raise StorageError(error) from error
     live = LiveTable(table_id, name, table, [SeatRecord() for _ in range(players)], folder,
-                     create_key=info.get("create_key_sha256"))
+                     create_key=info.get("create_key_sha256"), think=info.get("think"))
     try:
         live.save_seating()
     except OSError as error:
@@ -458,6 +496,7 @@ def create_table(folder: Path, table_id: str, name: str, game: Game[Any], player
         raise StorageError(error) from error
     if table.log is not None:
         table.log.spill_bytes = None  # the server's commits alone write
+    table.remember()
     return live
 
 
@@ -610,7 +649,8 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
     create_key = recording.header.get("create_key_sha256")
     live = LiveTable(table_id, name, table, seats, folder, read_only=read_only,
                      create_key=create_key if isinstance(create_key, str) else None,
-                     commands_unread=has_people(seats) and not recording.holds_cids)
+                     commands_unread=has_people(seats) and not recording.holds_cids,
+                     memory_unread=table.seq > 0, think=_think_of(recording.header))
     for index, seat in enumerate(seats):
         if seat.state == BOT:
             kind = seat.bot_kind or "random"
@@ -644,6 +684,13 @@ def _catch_up_seating(live: LiveTable, writer: LogWriter) -> None:
         live.seating_behind = True
         print(f"starhall serve: table {live.id}: cannot record its seating in its log yet "
               f"({error}); it will with its next write", file=sys.stderr)
+
+
+def _think_of(header: Mapping[str, Any]) -> float | None:
+    """The seconds a bot takes for a move at the table a header begins, if it says."""
+    think = header.get("think")
+    return float(think) if isinstance(think, int | float) and not isinstance(think, bool) \
+        else None
 
 
 def has_people(seats: list[SeatRecord]) -> bool:

@@ -152,3 +152,6 @@ def decode_beacon(datagram: bytes) -> Beacon | None:
         return None
     name = datagram[head + 3 : head + 3 + MAX_BEACON_NAME_BYTES].decode("utf-8", "replace")
     return Beacon(port, name)
+
+MAX_THINK_SECONDS = 60.0
+"""The longest a bot may be given for a move (``create``'s ``think``, ``--think``)."""

@@ -18,9 +18,10 @@ import pytest
 import zmq
 
 from starhall.cli import build_parser, main
-from starhall.shared.bots import bot_kinds, default_bot
+from starhall.shared.bots import bot_kinds, bot_levels, default_bot, level_of
 from starhall.shared.engine import OptionError, player_count
 from starhall.shared.games import GAMES
+from starhall.shared.replay import load
 
 ROOT = Path(__file__).resolve().parent.parent
 STARS = ROOT / "replays" / "golden" / "stars_4p.starhall"
@@ -140,6 +141,9 @@ def test_games_lists_every_game_with_its_options_and_bots(
         bots = block.rsplit("bots (--bots KIND): ", 1)[1].split("\n")[0].split(", ")
         assert bots == [f"{kind} (default)" if kind == default_bot(game) else kind
                         for kind in bot_kinds(game)]
+        levels = block.split("levels (--bots LEVEL): ", 1)[1].split("\n")[0].split(", ")
+        assert levels == [f"{level.capitalize()} = {kind}"
+                          for level, kind in bot_levels(game).items()]
     assert main(["games", "stars"]) == 0
     assert capsys.readouterr().out.startswith("stars: ")
 
@@ -157,6 +161,38 @@ def test_games_json(capsys: pytest.CaptureFixture[str]) -> None:
             (spec.name, spec.default, spec.help) for spec in game.option_specs]
         assert info["bots"] == list(bot_kinds(game))
         assert info["default_bot"] == default_bot(game)
+        assert info["levels"] == bot_levels(game)
+
+
+def test_levels_are_easy_and_normal_and_strong_where_a_game_has_a_strong_bot(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from starhall.shared.games import hearts_bots
+
+    monkeypatch.chdir(tmp_path)  # the terminal game's log
+
+    assert bot_levels(GAMES["hearts"]) == {"easy": "random", "normal": "heuristic"}
+    assert bot_levels(GAMES["stars_and_bars"]) == {"easy": "greedy", "normal": "lookahead"}
+    assert bot_levels(GAMES["star_patience"])["strong"] == "strong"
+    assert level_of(GAMES["star_patience"], "hint") == "strong"  # strong is hint renamed
+    # A game's strong bot, once its BOTS has one, is Strong everywhere.
+    hearts_bots.BOTS["strong"] = hearts_bots.HeuristicHeartsBot
+    try:
+        assert bot_levels(GAMES["hearts"])["strong"] == "strong"
+        assert main(["games", "hearts"]) == 0
+        assert "Strong = strong" in capsys.readouterr().out
+    finally:
+        del hearts_bots.BOTS["strong"]
+    assert main(["sim", "hearts", "--quiet", "--bots", "Easy,normal,easy,heuristic",
+                 "--option", "target=20", "--out", "sim"]) == 0
+    (log,) = (tmp_path / "sim").glob("*.starhall")
+    seats = load(log).seats_at(0)
+    assert [(seat["bot"], seat.get("level")) for seat in seats if seat] == [
+        ("random", "easy"), ("heuristic", "normal"), ("random", "easy"),
+        ("heuristic", "normal")]
+    assert main(["play", "hearts", "--terminal", "--bots", "normal",
+                 "--option", "target=20"]) == 0
+    assert "4 heuristic bots" in capsys.readouterr().out
 
 
 # --- one line, exit code 2 ---------------------------------------------------------------
@@ -193,6 +229,11 @@ MISTAKES = [
     ["serve", "--bind", "127.0.0.1:notaport"],
     ["serve", "--bind", "127.0.0.1:99999"],
     ["serve", "--think", "-1"],
+    ["play", "hearts", "--bots", "no_such_bot"],
+    ["play", "hearts", "--terminal", "--bots", "Strongest"],
+    ["play", "hearts", "--think", "-1"],
+    ["sim", "hearts", "--quiet", "--bots", "easy,no_such_bot,easy,easy"],
+    ["sim", "hearts", "--quiet", "--think", "-1"],
     ["replay", "show", "missing.starhall"],
     ["replay", "show", str(STARS), "--at", "x"],
     ["replay", "show", str(STARS), "--at", "100000"],

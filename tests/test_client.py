@@ -25,6 +25,7 @@ from starhall.shared.bots import make_bot
 from starhall.shared.games import get_game
 from starhall.shared.replay import load
 from starhall.shared.table import Table
+from tests.support import ask
 
 SIZE = (1280, 720)
 
@@ -110,7 +111,7 @@ def _recorded_game(path: str, game_id: str = "stars", seed: int = 5) -> str:
             deal += 1
             continue
         seat = game.to_act(table.state)[0]
-        table.submit(bots[seat].choose(game, table.state, seat))
+        table.submit(ask(bots[seat], game, table.state, seat, table))
     table.log.close()  # type: ignore[union-attr]
     return path
 
@@ -147,7 +148,7 @@ def _mid_trick_state() -> tuple[object, object]:
     state = table.state
     while not (state.phase == "play" and len(state.trick) >= 2 and state.turn == 0):
         seat = game.to_act(state)[0]
-        table.submit(bots[seat].choose(game, state, seat))
+        table.submit(ask(bots[seat], game, state, seat))
         state = table.state
         if game.chance(state) is not None:
             table.shuffle(12)

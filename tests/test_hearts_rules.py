@@ -13,6 +13,7 @@ from starhall.shared.engine import Command, IllegalCommand, OptionError
 from starhall.shared.games.hearts import CLASSIC, STARDECK, legal_cards, pass_offsets
 from starhall.shared.table import Table
 from starhall.shared.tricks import trick_winner
+from tests.support import ask
 
 NO_PASS = {"pass_cards": 0}
 SUITS = "CDHS*"
@@ -426,7 +427,7 @@ def test_out_of_play_holds_the_cards_of_the_deck_order_that_take_no_part(
         everywhere = [code for place in places for code in place]
         assert sorted(everywhere) == sorted(deck.codes(deck.full))  # each card once
         seat = HEARTS.to_act(table.state)[0]
-        for _, event in table.submit(bot.choose(HEARTS, table.state, seat)):
+        for _, event in table.submit(ask(bot, HEARTS, table.state, seat, table)):
             if event.type == "exchange_taken":
                 discarded = event.data["cards"]
     assert table.state.hand_number == 1 and not table.state.hands[0]

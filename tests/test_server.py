@@ -227,7 +227,7 @@ def test_a_silent_player_can_be_stood_in_for_and_comes_back(tmp_path: Path) -> N
         assert handed["type"] == protocol.BOTTED and handed["standin"]
         info = bob.request({"type": "list"})["tables"][0]
         assert info["seats"][0] == {"seat": 0, "state": "bot", "name": "Ada", "connected": True,
-                                    "bot": "random", "standin": True}
+                                    "bot": "random", "standin": True, "level": "easy"}
         # the stand-in plays seat 0 while Bob and Cid play theirs
         start = load(log_of(server, table)).last_seq
         wait_for(lambda: (bob.step(), cid.step()) and any(

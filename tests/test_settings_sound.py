@@ -46,7 +46,7 @@ from starhall.shared.bots import make_bot
 from starhall.shared.engine import Event
 from starhall.shared.games import GAMES, get_game
 from starhall.shared.table import Table
-from tests.support import step_until
+from tests.support import ask, step_until
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZE = (1280, 720)
@@ -445,7 +445,7 @@ def _cues_of_a_game(game_id: str, seed: int, hands: int = 1) -> list[str]:
             happened = table.shuffle(deal)
         else:
             seat = game.to_act(before)[0]
-            happened = table.submit(bots[seat].choose(game, before, seat))
+            happened = table.submit(ask(bots[seat], game, before, seat))
         for _, event in happened:
             after = table.state
             shown = game.event_view(before, event, 0)
@@ -486,7 +486,7 @@ def test_the_table_plays_cues_as_steps_start_and_your_turn(monkeypatch: pytest.M
         seat = game.to_act(table.state)[0]
         before = table.state
         bot = make_bot(game, "random", random.Random(seat))
-        for seq, event in table.submit(bot.choose(game, before, seat)):
+        for seq, event in table.submit(ask(bot, game, before, seat)):
             shown = game.event_view(before, event, 0)
             assert shown is not None
             screen.receive(Batch([(seq, _event_dict(shown))], game.view(table.state, 0), seq,

@@ -39,6 +39,7 @@ from starhall.shared.games.star_patience_bots import (
 from starhall.shared.replay import Mismatch, load, verify
 from starhall.shared.table import Table
 from tests.server_helpers import strings
+from tests.support import ask
 
 GAME = get_game("star_patience")
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,7 +171,7 @@ def test_pairing_moving_in_dead_places_and_placing() -> None:
 def play_out(table: Table[Any]) -> None:
     bot = HintBot(random.Random(0))
     while not GAME.outcome(table.state).over:
-        table.submit(bot.choose(GAME, table.state, 0))
+        table.submit(ask(bot, GAME, table.state, 0, table))
 
 
 def test_a_won_game_clears_the_star() -> None:
@@ -412,7 +413,7 @@ def test_hint_is_none_when_there_is_nothing_to_decide() -> None:
     pair(table, "9D")
     place(table, "N")
     assert hint(table.state) is None
-    assert BOTS["hint"](random.Random(0)).choose(GAME, table.state, 0).type == "give_up"
+    assert ask(BOTS["hint"](random.Random(0)), GAME, table.state, 0, table).type == "give_up"
 
 
 # --- solver ----------------------------------------------------------------------------

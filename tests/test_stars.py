@@ -25,6 +25,7 @@ from starhall.shared.games.stars import (
 )
 from starhall.shared.shuffle import seeded_order
 from starhall.shared.table import Table
+from tests.support import ask
 
 ALL = DECK.full
 
@@ -683,7 +684,7 @@ def random_game(seed: int, colored: bool, bots: tuple[str, ...] = ("random",) * 
         for other in range(4):
             if other != seats[0]:
                 assert GAME.legal_actions(state, other) == []
-        table.submit(players[seats[0]].choose(GAME, state, seats[0]))
+        table.submit(ask(players[seats[0]], GAME, state, seats[0], table))
         steps += 1
         assert steps < 20000
     check_invariants(table.state)
@@ -740,16 +741,6 @@ def test_tally_counts_contracts() -> None:
 # --- the heuristic bot -------------------------------------------------------------------------
 
 
-class ViewOnly:
-    """A game that offers a bot only what it may use: the seat's view."""
-
-    def view(self, state: StarsState, viewer: int | None) -> dict[str, Any]:
-        return GAME.view(state, viewer)
-
-    def __getattr__(self, name: str) -> Any:
-        raise AssertionError(f"the bot used game.{name}")
-
-
 def heuristic() -> Any:
     return make_bot(GAME, "heuristic", random.Random(0))
 
@@ -763,7 +754,7 @@ def test_heuristic_bot_decides_from_the_view_alone() -> None:
             table.shuffle(12)
             continue
         seat = GAME.to_act(state)[0]
-        table.submit(bot.choose(ViewOnly(), state, seat))
+        table.submit(ask(bot, GAME, state, seat, table))
 
 
 def test_heuristic_bot_bids_strong_hands_and_passes_weak_ones() -> None:
@@ -774,15 +765,15 @@ def test_heuristic_bot_bids_strong_hands_and_passes_weak_ones() -> None:
     table = new_table()
     table.submit(Command("shuffle", None, {"order": order_for(hands, others[20:], dealer=0)}))
     bot = heuristic()
-    command = bot.choose(GAME, table.state, 1)
+    command = ask(bot, GAME, table.state, 1, table)
     assert command.type == "bid" and command.data["amount"] >= 30
     table.submit(command)
-    assert bot.choose(GAME, table.state, 2).type == "pass"
+    assert ask(bot, GAME, table.state, 2, table).type == "pass"
 
 
 def test_heuristic_bot_buries_points_it_would_lose_and_keeps_winners() -> None:
     table = declared(seed=3)
-    command = heuristic().choose(GAME, table.state, 1)
+    command = ask(heuristic(), GAME, table.state, 1, table)
     assert command.type == "bury"
     buried = DECK.mask(command.data["cards"])
     assert not buried & DECK.mask(["Kk", "Cs", "Cw", "Cl"])
@@ -795,7 +786,7 @@ def test_heuristic_defender_completes_a_star_against_the_declarers_skull() -> No
     play(table, 1, "Cw")
     play(table, 2, "Ss")
     # seat 3 holds Ll (a Leaf makes the Star: the declarer keeps 10 points for the others)
-    assert heuristic().choose(GAME, table.state, 3).data["card"] in ("Ll",)
+    assert ask(heuristic(), GAME, table.state, 3, table).data["card"] in ("Ll",)
 
 
 def test_heuristic_declarer_keeps_its_skull_out_of_a_star() -> None:
@@ -818,4 +809,4 @@ def test_heuristic_declarer_keeps_its_skull_out_of_a_star() -> None:
     for seat, card in ((1, "Qs"), (2, "Cw"), (3, "Kl")):
         play(table, seat, card)
     assert table.state.turn == 0 and "Kk" in GAME.view(table.state, 0)["legal"]["play"]
-    assert heuristic().choose(GAME, table.state, 0).data["card"] == "3w"
+    assert ask(heuristic(), GAME, table.state, 0, table).data["card"] == "3w"

@@ -37,7 +37,7 @@ from starhall.shared.bots import make_bot
 from starhall.shared.engine import Command, Event
 from starhall.shared.games import get_game
 from starhall.shared.table import Table
-from tests.support import deal_order
+from tests.support import ask, deal_order
 
 SIZE = (1280, 720)
 SIZES = ((1280, 720), (1024, 640), (800, 600))
@@ -89,7 +89,7 @@ class Played:
             else:
                 seat = game.to_act(table.state)[0]
                 command = self.chooser(game, table.state, seat) if self.chooser else None
-                command = command or self.bots[seat].choose(game, table.state, seat)
+                command = command or ask(self.bots[seat], game, table.state, seat, table)
                 events = table.submit(command)
             for _, event in events:
                 self.history.append((before, event, table.state))

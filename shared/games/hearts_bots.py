@@ -8,8 +8,9 @@ import random
 from typing import Any
 
 from starhall.shared.cards import Card, Deck
-from starhall.shared.engine import Command, Game, Seat
+from starhall.shared.engine import Command
 from starhall.shared.games.hearts import CLUBS, HEARTS, SPADES, STARDECK, STARS
+from starhall.shared.observation import Observation
 from starhall.shared.tricks import trick_winner
 
 QUEEN_OF_SPADES = "QS"
@@ -35,8 +36,8 @@ class HeuristicHeartsBot:
         self.rng = rng
         self.deck: Deck = STARDECK
 
-    def choose(self, game: Game[Any], state: Any, seat: Seat) -> Command:
-        view = game.view(state, seat)
+    def choose(self, seen: Observation, think: float) -> Command:
+        view, seat = seen.view, seen.seat
         legal = view["legal"]
         hand = set(view["hand"])
         if "play" in legal:
@@ -53,7 +54,7 @@ class HeuristicHeartsBot:
             if take:
                 return Command("take_exchange", seat, {"cards": worst})
             return Command("decline_exchange", seat, {})
-        return game.random_action(state, seat, self.rng)
+        return seen.game.random_choice(seen.legal, self.rng)
 
     def _worst(self, pool: list[str], hand: set[str], count: int) -> list[str]:
         ranked = sorted(pool, key=lambda c: (-_danger(self.deck.card(c), hand), c))
@@ -109,3 +110,6 @@ class HeuristicHeartsBot:
 
 
 BOTS = {"heuristic": HeuristicHeartsBot}
+LEVELS = {"easy": "random", "normal": "heuristic"}
+"""The bots a person picks by level (``shared.bots.bot_levels``; ``strong``, once in ``BOTS``,
+is Strong)."""

@@ -15,6 +15,7 @@ the star follow from those in ``evolve``. docs/games/star_patience.md documents 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from random import Random
@@ -266,7 +267,12 @@ class StarPatience(Game[StarState]):
         """A uniformly random pairing or placing; giving up once stuck. Never undo or redo."""
         require(seat == SEAT and state.phase in ("play", "stuck"), "not_your_turn",
                 f"seat {seat} has nothing to do now")
-        moves = self.moves(state)
+        return self.random_choice(self.moves(state) or [Command("give_up", SEAT, {})], rng)
+
+    def random_choice(self, legal: Sequence[Command], rng: Random) -> Command:
+        """A uniformly random pairing or placing among ``legal``; giving up once there is
+        none. Never undo or redo."""
+        moves = [command for command in legal if command.type in ("pair", "place")]
         if not moves:
             return Command("give_up", SEAT, {})
         return moves[int(rng.random() * len(moves))]

@@ -17,7 +17,7 @@ from math import erf, sqrt
 from typing import Any
 
 from starhall.shared.cards import CardSet, bits
-from starhall.shared.engine import Command, Game, Seat
+from starhall.shared.engine import Command, Seat
 from starhall.shared.games.stars import (
     BURY_COUNT,
     DECK,
@@ -30,6 +30,7 @@ from starhall.shared.games.stars import (
     TrickResult,
     resolve_trick,
 )
+from starhall.shared.observation import Observation
 from starhall.shared.tricks import Trick, led_suit, trick_cards, trick_winner
 
 AVERAGE_TRICK = DECK_POINTS / 10
@@ -195,8 +196,8 @@ class HeuristicStarsBot:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, game: Game[Any], state: Any, seat: Seat) -> Command:
-        view = game.view(state, seat)
+    def choose(self, seen: Observation, think: float) -> Command:
+        view, seat = seen.view, seen.seat
         legal = view["legal"]
         if "play" in legal:
             return Command("play", seat, {"card": self._play(view, legal["play"])})
@@ -204,7 +205,7 @@ class HeuristicStarsBot:
             return Command("bury", seat, {"cards": choose_burial(DECK.mask(legal["bury"]["from"]))})
         if "bid" in legal or "pass" in legal:
             return self._bid(view, legal, seat)
-        return game.random_action(state, seat, self.rng)
+        return seen.game.random_choice(seen.legal, self.rng)
 
     @staticmethod
     def _bid(view: dict[str, Any], legal: dict[str, Any], seat: Seat) -> Command:
@@ -333,3 +334,6 @@ def _suit_length(hand: CardSet, card: int) -> int:
 
 
 BOTS = {"heuristic": HeuristicStarsBot}
+LEVELS = {"easy": "random", "normal": "heuristic"}
+"""The bots a person picks by level (``shared.bots.bot_levels``; ``strong``, once in ``BOTS``,
+is Strong)."""
