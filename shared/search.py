@@ -162,7 +162,8 @@ class Searched(Generic[M]):
 
 def search(game: Searchable[S, M], determinize: Callable[[Random], S], rng: Random,
            think: float, iterations: int | None = None,
-           root_moves: Sequence[M] | None = None) -> Searched[M]:
+           root_moves: Sequence[M] | None = None,
+           exploration: float = EXPLORATION) -> Searched[M]:
     """ISMCTS from the seat's information set, ``determinize`` giving one state of it at
     random. Stops once ``think`` seconds have passed or after ``iterations`` (whichever comes
     first; at least one iteration). ``root_moves`` narrows the first move to these."""
@@ -188,7 +189,7 @@ def search(game: Searchable[S, M], determinize: Callable[[Random], S], rng: Rand
                     untried.append(move)
                     continue
                 child.available += 1
-                score = child.total / child.visits + EXPLORATION * math.sqrt(
+                score = child.total / child.visits + exploration * math.sqrt(
                     math.log(child.available) / child.visits)
                 if score > best_score:
                     best, best_move, best_score = child, move, score

@@ -12,7 +12,7 @@ from starhall.shared.engine import Command, Game, Seat
 from starhall.shared.games.hearts import CLUBS, HEARTS, SPADES, STARDECK, STARS
 from starhall.shared.games.hearts_strong import HAND, determinized, hearts_hidden
 from starhall.shared.observation import Observation
-from starhall.shared.search import ShownOnly, search
+from starhall.shared.search import EXPLORATION, ShownOnly, search
 from starhall.shared.tricks import trick_winner
 
 QUEEN_OF_SPADES = "QS"
@@ -120,6 +120,7 @@ class StrongHeartsBot:
         self.rng = rng
         self.iterations = iterations
         self.last_iterations = 0
+        self.exploration = EXPLORATION
         self.heuristic = HeuristicHeartsBot(rng)
 
     def choose(self, seen: Observation, think: float) -> Command:
@@ -130,7 +131,7 @@ class StrongHeartsBot:
             return self.heuristic.choose(cast(Game[Any], ShownOnly(seen)), None, seen.seat)
         knowledge = hearts_hidden(seen)
         result = search(HAND, lambda rng: determinized(seen, knowledge, rng), self.rng, think,
-                        self.iterations)
+                        self.iterations, exploration=self.exploration)
         self.last_iterations = result.iterations
         return knowledge.rules.plays.commands[seen.seat][result.move]
 
