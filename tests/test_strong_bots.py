@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -15,6 +16,9 @@ from starhall.shared.games import get_game
 from starhall.shared.games.hearts import HeartsState
 from starhall.shared.games.hearts_bots import HeuristicHeartsBot, StrongHeartsBot
 from starhall.shared.games.hearts_strong import determinized, hearts_hidden
+from starhall.shared.games.stars_bots import HeuristicStarsBot, StrongStarsBot
+from starhall.shared.games.stars_strong import determinized as stars_determinized
+from starhall.shared.games.stars_strong import stars_hidden
 from starhall.shared.search import Hidden, Place
 from tests.bot_driver import ObservedTable, Player
 
@@ -150,3 +154,90 @@ def test_strong_hearts_bots_play_a_hand(players: int, options: dict[str, Any]) -
     bots = [Player(StrongHeartsBot(random.Random(s)), think=0.005) for s in range(players)]
     table.play_until(bots, hand_over, seeds(players * 31))
     assert sum(table.state.score_sheet[0]) in (26, 26 * (players - 1))
+
+
+STARS = get_game("stars")
+
+
+def check_stars_knowledge(table: ObservedTable, seat: int, rng: random.Random) -> None:
+    state = table.state
+    seen = table.observation(seat)
+    hidden = stars_hidden(seen.view, seat)
+    truth = [state.hands[other] for other in range(4) if other != seat]
+    if state.phase == "bidding":
+        truth.append(state.widow)
+    elif seat != state.declarer:
+        truth.append(state.buried)
+    assert len(truth) == len(hidden.places)
+    for cards, place in zip(truth, hidden.places, strict=True):
+        assert cards.bit_count() == place.size
+        assert cards & ~place.allowed == 0, "a seat holds a card the bot rules out"
+    for _ in range(10):
+        dealt = hidden.deal(rng)
+        union = 0
+        for cards, place in zip(dealt, hidden.places, strict=True):
+            assert cards.bit_count() == place.size and cards & ~place.allowed == 0
+            assert union & cards == 0
+            union |= cards
+        assert union == hidden.cards and union & state.hands[seat] == 0
+        if state.phase == "play":
+            sample = stars_determinized(seen, hidden, rng)
+            assert STARS.view(sample, seat) == seen.view
+            assert STARS.legal_actions(sample, seat) == list(seen.legal)
+
+
+@pytest.mark.parametrize("colored_star", [False, True])
+def test_stars_sampler_fits_what_the_seat_saw(colored_star: bool) -> None:
+    rng = random.Random(5)
+    options = STARS.make_options(4, {"colored_star": colored_star})
+    for hand in range(3):
+        table = ObservedTable(STARS, 4, options)
+        bots = [Player(HeuristicStarsBot(random.Random(s)), observes=False) for s in range(4)]
+        table.shuffle(200 + hand)
+        while not hand_over(table.state):
+            state = table.state
+            seat = STARS.to_act(state)[0]
+            if state.phase in ("bidding", "play"):
+                check_stars_knowledge(table, seat, rng)
+            table.apply(bots[seat].choose(STARS, state, table.observation(seat)))
+
+
+@pytest.mark.parametrize("colored_star", [False, True])
+def test_strong_stars_bots_play_a_hand(colored_star: bool) -> None:
+    options = STARS.make_options(4, {"colored_star": colored_star})
+    table = ObservedTable(STARS, 4, options)
+    bots = [Player(StrongStarsBot(random.Random(s)), think=0.005) for s in range(4)]
+    table.play_until(bots, hand_over, seeds(17))
+    assert len(table.state.results) == 1
+
+
+def test_strong_stars_choice_depends_on_the_observation_only() -> None:
+    table = ObservedTable(STARS, 4, STARS.make_options(4, {}))
+    table.shuffle(9)
+    players = [Player(HeuristicStarsBot(random.Random(s)), observes=False) for s in range(4)]
+    while table.state.phase != "play" or STARS.to_act(table.state)[0] == table.state.declarer:
+        seat = STARS.to_act(table.state)[0]
+        table.apply(players[seat].choose(STARS, table.state, table.observation(seat)))
+    state = table.state
+    seat = state.turn
+    others = [s for s in range(4) if s not in (seat, state.declarer)]
+    hands = list(state.hands)
+    # Before the first trick ends nobody has shown a void: a card swapped between the other
+    # defender's hand and the declarer's changes nothing the seat saw.
+    other, declarer = others[0], state.declarer
+    give = lowest_card(hands[other])
+    take = lowest_card(hands[declarer] & ~(1 << lowest_card(hands[declarer])) or
+                       hands[declarer])
+    hands[other] = hands[other] & ~(1 << give) | 1 << take
+    hands[declarer] = hands[declarer] & ~(1 << take) | 1 << give
+    swapped = ObservedTable(STARS, 4, table.options, replace(state, hands=tuple(hands)))
+    swapped.seen = table.seen
+    first, second = table.observation(seat), swapped.observation(seat)
+    assert first == second and swapped.state != state
+    choices = [StrongStarsBot(random.Random(3), iterations=150).choose(seen, 60.0)
+               for seen in (first, second)]
+    assert choices[0] == choices[1]
+
+
+def lowest_card(cards: CardSet) -> int:
+    return (cards & -cards).bit_length() - 1
