@@ -84,10 +84,6 @@ def play_deal(game: Game[Any], players: int, options: dict[str, Any], deal: int,
     return table.state, seated
 
 
-def _unused_record_times(kind: Kind, player: Player, forced: Callable[[int], bool]) -> None:
-    kind.think.extend(t for index, t in enumerate(player.times) if not forced(index))
-
-
 def duplicate(game: Game[Any], players: int, options: dict[str, Any], deals: int,
               first: str, second: str, think: float, seed: int,
               play: Callable[..., tuple[Any, list[Player]]] = play_deal) -> list[Kind]:
@@ -116,7 +112,8 @@ def duplicate(game: Game[Any], players: int, options: dict[str, Any], deals: int
             print(f"  … {number + 1} deals, {time.perf_counter() - start:.0f} s, "
                   f"{_interval(differences)}", flush=True)
     mean, half = _mean_interval(differences)
-    print(f"  {first} − {second}, points per hand: {mean:+.2f} ± {half:.2f} "
+    better = "more" if game.id == "stars" else "fewer"
+    print(f"  {first} − {second}, points per hand ({better} is better): {mean:+.2f} ± {half:.2f} "
           f"(95%, {deals} deals, {2 * deals} hands, {time.perf_counter() - start:.0f} s)")
     for side in sides:
         line = f"  {side.name:>9}: {statistics.mean(side.points):6.2f} points per hand"
@@ -247,14 +244,16 @@ def play_against_ismcts(make_ismcts: Callable[[int, float], Any]) -> Callable[..
             if isinstance(player, IsmctsSeat):
                 start = time.perf_counter()
                 action = player.bot.step(theirs)
-                player.times.append(time.perf_counter() - start)
+                if len(theirs.legal_actions()) > 1:
+                    player.times.append(time.perf_counter() - start)
                 if table.state.phase == "pass":
                     chosen = [action]
                     theirs.apply_action(action)
                     while theirs.current_player() == seat and len(chosen) < 3:
                         start = time.perf_counter()
                         more = player.bot.step(theirs)
-                        player.times.append(time.perf_counter() - start)
+                        if len(theirs.legal_actions()) > 1:
+                            player.times.append(time.perf_counter() - start)
                         chosen.append(more)
                         theirs.apply_action(more)
                     table.apply(Command("pass", seat, {"cards": [ours_of[a] for a in chosen]}))

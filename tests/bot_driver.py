@@ -25,6 +25,7 @@ class Player:
     observes: bool = True
     """``choose(observation, think)``; else the older ``choose(game, state, seat)``."""
     times: list[float] = field(default_factory=list)
+    """Seconds per choice, choices of one legal command (forced) left out."""
 
     def choose(self, game: Game[Any], state: Any, seen: Observation) -> Command:
         start = time.perf_counter()
@@ -32,7 +33,8 @@ class Player:
             command = self.bot.choose(seen, self.think)
         else:
             command = self.bot.choose(game, state, seen.seat)
-        self.times.append(time.perf_counter() - start)
+        if len(seen.legal) > 1:
+            self.times.append(time.perf_counter() - start)
         return command
 
 
