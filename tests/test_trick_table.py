@@ -23,7 +23,7 @@ import pygame
 import pytest
 
 from starhall.client.games.tricks.scores import signed
-from starhall.client.games.tricks.table import UNPLAYABLE_NOTE, TableView, received_cards
+from starhall.client.games.tricks.table import TableView, received_cards
 from starhall.client.net.model import TableModel
 from starhall.client.net.session import Batch
 from starhall.client.screens.bug_report import BUTTON_LABEL as REPORT_LABEL
@@ -34,7 +34,7 @@ from starhall.client.ui.summary import Summary
 from starhall.client.user import settings
 from starhall.client.user.folders import CONFIG_ENV
 from starhall.shared.bots import make_bot
-from starhall.shared.engine import Command, Event
+from starhall.shared.engine import Command, Event, IllegalCommand
 from starhall.shared.games import get_game
 from starhall.shared.table import Table
 from tests.support import deal_order
@@ -436,7 +436,11 @@ def test_log_lines_are_wrapped_in_one_font_size(surface: pygame.Surface,
 # --- greyed-out cards -----------------------------------------------------------------------
 
 
-def test_greyed_out_cards_send_nothing_and_say_so_locally(surface: pygame.Surface) -> None:
+def test_a_greyed_out_card_is_sent_and_the_servers_reason_shown(
+        surface: pygame.Surface, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client decides nothing: a greyed-out card is sent like any other, and the
+    server's refusal, which says why ("you must follow suit: …"), is what the table shows,
+    in the refusal's red, not a note of the client's own."""
     play = Played("stars", 4, seed=11)
     game = play.game
 
@@ -455,21 +459,32 @@ def test_greyed_out_cards_send_nothing_and_say_so_locally(surface: pygame.Surfac
     rect = next(s.rect for s in hotspots.spots if s.action == ("card", greyed[0]))
     screen.handle(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1,
                                      pos=rect.move(4, 4).topleft), hotspots)
-    assert sent == []
-    assert screen.model.refusal == UNPLAYABLE_NOTE and screen.model.refusal_local
-    screen.ui.focus = view["hand"].index(greyed[0])  # by keyboard: the same
-    screen.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN, mod=0,
-                                     unicode="\r"), hotspots)
-    assert sent == []
-    screen.draw(surface)  # the note is drawn in the status line, not in the refusal's red
+    assert sent == [("play", {"card": greyed[0]})]
+    assert screen.model.refusal is None  # nothing of the client's own meanwhile
+    with pytest.raises(IllegalCommand) as refused:  # what the server answers
+        play.table.submit(Command("play", 0, sent[0][1]))
+    reason = refused.value.reason
+    assert reason.startswith("you must follow suit: ")
+    screen.model.refuse(reason)
+    from starhall.client.games.tricks import table as table_view
+
+    drawn: list[str] = []
+    original = table_view.blit_text
+
+    def spy(target: Any, message: str, *args: Any, **kwargs: Any) -> Any:
+        drawn.append(message)
+        return original(target, message, *args, **kwargs)
+
+    monkeypatch.setattr(table_view, "blit_text", spy)
+    screen.draw(surface)
     area = screen.layout.prompt_area
     colours = {tuple(surface.get_at((x, area.centery)))[:3] for x in range(area.x, area.right)}
-    assert theme.ALERT not in colours and theme.BUTTON in colours
-    playable = view["legal"]["play"][0]
-    screen.ui.focus = view["hand"].index(playable)
+    assert theme.ALERT in colours
+    assert " ".join(drawn).count("Refused: you must follow suit:") == 1
+    screen.ui.focus = view["hand"].index(greyed[-1])  # by keyboard: the same
     screen.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN, mod=0,
                                      unicode="\r"), hotspots)
-    assert sent == [("play", {"card": playable})]
+    assert sent[-1] == ("play", {"card": greyed[-1]})
 
 
 # --- received and buried cards ----------------------------------------------------------------

@@ -1,8 +1,9 @@
 """A table screen: takes batches from the server, turns clicks and keys into commands.
 
 The user's input goes to the server as commands and nothing else changes until the server
-answers; a greyed-out card (not in the view's playable cards) is not sent: a short note of
-the client's own says so, and only the server's refusals give reasons.
+answers. A greyed-out card (not in the view's playable cards) is sent like any other: the
+server's refusal says why it may not be played ("you must follow suit: …"); the client does
+not work out a reason of its own.
 
 Esc closes what is on top (a question, the rules page, an overlay, the game-over box) and only
 then offers to leave; leaving a game that is not over asks first (``Question``), and so does
@@ -23,7 +24,7 @@ import pygame
 
 from starhall.client.games import hooks_for, view_for
 from starhall.client.games.tricks.scores import hand_ended
-from starhall.client.games.tricks.table import UNPLAYABLE_NOTE, TableView
+from starhall.client.games.tricks.table import TableView
 from starhall.client.net.model import TableModel, Update
 from starhall.client.net.session import Batch
 from starhall.client.screens.rules_screen import RulesOverlay
@@ -445,12 +446,8 @@ class TableScreen:
         if self.hooks.choosing(self.model) is not None:
             self.ui.toggle(code)
             return
-        playable = self.model.legal.get("play")
-        if isinstance(playable, list) and code not in playable:
-            # Greyed out: nothing to ask the server; a note of our own says so.
-            self.model.notice(UNPLAYABLE_NOTE)
-        else:
-            self.command("play", {"card": code})
+        # Greyed out or not: the server says whether it may be played, and if not, why.
+        self.command("play", {"card": code})
 
     def key(self, key: int) -> None:
         if self.rules.key(key):

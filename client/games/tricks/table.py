@@ -43,8 +43,6 @@ PROMPT_SIZE = 19
 REFUSAL_SIZES = (17, 15)
 """A refusal's font sizes, largest first: it is never cut, and never drawn below 15 px."""
 NEW_TAG = "new"
-UNPLAYABLE_NOTE = "That card cannot be played now: play one of the outlined cards."
-"""Shown, without asking the server, when a greyed-out card is clicked."""
 
 
 def received_cards(model: TableModel) -> set[str]:
@@ -481,8 +479,7 @@ class TableView:
         whom the table waits for."""
         area = layout.prompt_area
         if model.refusal:
-            local = getattr(model, "refusal_local", False)
-            message = model.refusal if local else "Refused: " + model.refusal
+            message = "Refused: " + model.refusal
             size, lines = self.refusal_lines(message, area.w - 28)
             line_height = size + 3
             width = max(fonts.font(size).size(line)[0] for line in lines) + 28
@@ -490,8 +487,7 @@ class TableView:
             box.center = area.center
             if box.h > area.h:  # a longer reason grows upwards, off the user's hand
                 box.bottom = area.bottom
-            pygame.draw.rect(surface, theme.BUTTON if local else theme.ALERT, box,
-                             border_radius=10)
+            pygame.draw.rect(surface, theme.ALERT, box, border_radius=10)
             for number, line in enumerate(lines):
                 blit_text(surface, line, size, theme.TEXT, "midtop",
                           (box.centerx, box.y + 6 + line_height * number))
