@@ -49,6 +49,11 @@ class TableModel:
         self.refusal = reason
         self.refusal_left = REFUSAL_SECONDS
 
+    def forget_refusal(self) -> None:
+        """The seat makes its next move: the refusal of the one before is stale."""
+        self.refusal = None
+        self.refusal_left = 0.0
+
     def tick(self, dt: float) -> None:
         if self.refusal is not None:
             self.refusal_left -= dt

@@ -339,6 +339,7 @@ class TableScreen:
 
     def command(self, kind: str, data: dict[str, Any]) -> None:
         if self.send is not None:
+            self.model.forget_refusal()  # a new move: the server answers it afresh
             self.send(kind, data)
 
     def handle(self, event: pygame.event.Event, hotspots: Any) -> None:
