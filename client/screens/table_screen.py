@@ -312,6 +312,12 @@ class TableScreen:
         self.hooks.received(self, batch)
         self._changed = True
 
+    def say(self, line: str) -> None:
+        """Put ``line`` in the side log after the lines of the events taken so far, once
+        their animation has played (a round's result after the move that ended it)."""
+        self._log_after.append((None, line))
+        self._say_shown()
+
     def _say_shown(self) -> None:
         """Put in the side log the lines of the events whose animation has played (a card
         once it lands, a trick's taker and the hand's result once the trick is gathered)."""
