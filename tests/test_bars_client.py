@@ -245,6 +245,27 @@ def test_take_back_and_end_turn_buttons_and_their_keys(surface: pygame.Surface) 
     assert sent == [("take_back", {}), ("end_turn", {}), ("take_back", {}), ("end_turn", {})]
 
 
+def test_a_refusal_is_gone_once_the_next_move_is_made(surface: pygame.Surface) -> None:
+    """The red refusal says what was wrong with the last move; the next move makes it stale,
+    so it goes at once rather than seconds later, over a table that has moved on."""
+    play = BarsPlay(seed=6)
+    play.run_until(lambda v: my_turn(v) and not v["legal"]["claims"])
+    card, options = next(iter(play.view()["legal"]["placements"].items()))
+    play.submit(Command("place", 0, {"card": card, "space": options[0][0]}))
+    screen = play.screen
+    sent = recording(play)
+    screen.model.refuse("you already placed a card this turn")
+    canvas = pygame.Surface(SIZE)
+    hotspots = draw(screen, canvas)
+    screen.update(0.5)
+    assert screen.model.refusal is not None  # it stays while nothing else is done …
+    end = spot_of(hotspots, "bars_command", "end_turn")
+    assert end is not None
+    click(screen, canvas, end)
+    assert sent == [("end_turn", {})]
+    assert screen.model.refusal is None  # … and goes with the next move
+
+
 def test_a_duty_button_sends_the_duty(surface: pygame.Surface) -> None:
     play = BarsPlay(seed=2)
     play.run_until(lambda v: v["to_act"] == [0] and bool(v["legal"].get("duties")),

@@ -11,7 +11,6 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 
-from starhall.client.games.tricks.table import UNPLAYABLE_NOTE
 from starhall.client.net.embedded import EmbeddedServer
 from starhall.client.net.model import TableModel
 from starhall.client.net.session import Batch
@@ -54,7 +53,7 @@ def test_lobby_to_table_to_game_over(surface: pygame.Surface, tmp_path: object) 
     with EmbeddedServer(str(tmp_path), think=0.0) as server:
         lobby = Lobby(SIZE, server.address, "Tester")
         lobby.options = {"target": 1}  # the game ends after its first hand
-        refused_seen = False
+        refused_seen = tried = False
         # A deadline against a hang, not a speed check: on a loaded machine the bots' turns
         # take many frames, and a count of frames ran out before the hand did.
         deadline = time.monotonic() + 300
@@ -74,11 +73,14 @@ def test_lobby_to_table_to_game_over(surface: pygame.Surface, tmp_path: object) 
                 legal = model.legal
                 if "play" in legal:
                     illegal = [c for c in model.hand if c not in legal["play"]]
-                    if illegal and not refused_seen:
-                        # A greyed-out card: the client's own note at once, nothing sent.
-                        click(lobby, spot(lobby, "card", illegal[0]))
-                        refused_seen = model.refusal_local and model.refusal == UNPLAYABLE_NOTE
-                    elif model.refusal is None or refused_seen:
+                    if tried and not refused_seen:
+                        # A greyed-out card is sent: the server's reason comes back.
+                        refused_seen = (model.refusal or "").startswith("you must follow suit")
+                    elif illegal and not tried:
+                        greyed = spot(lobby, "card", illegal[0])
+                        click(lobby, greyed)
+                        tried = greyed is not None
+                    else:
                         click(lobby, spot(lobby, "card", legal["play"][0]))
                 elif "bury" in legal and len(table.ui.selected) < 3:
                     code = next(c for c in model.hand if c not in table.ui.selected)

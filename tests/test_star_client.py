@@ -33,6 +33,7 @@ from starhall.client.screens.hosted import wait_for_welcome
 from starhall.client.screens.live import LiveTable
 from starhall.client.screens.replay_screen import ReplayScreen
 from starhall.client.screens.table_screen import TableScreen
+from starhall.client.ui.faces import card_name
 from starhall.shared.games import get_game
 from starhall.shared.games.star_patience_bots import hint_for_view
 from starhall.shared.replay import load
@@ -164,6 +165,56 @@ def test_a_live_game_played_by_clicks_to_a_win_with_undo_and_redo(
                   and settled(live))
         assert live.table.model.view["deal_number"] == WON_DEAL
         assert live.table.model.view["moves"] == 0
+        live.close()
+
+
+def test_a_refusal_names_the_cards_and_goes_when_the_next_move_is_made(
+        surface: pygame.Surface, tmp_path: Path) -> None:
+    """The server's refusal of a card of the wrong rank says which cards, by name ("KS is not
+    the rank of the turned card, 7D" once), and is gone as soon as the next move is made, not
+    seconds after it; the move log names cards too."""
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        live = open_star(server, WON_DEAL)
+        run_until(live, surface, lambda live: settled(live)
+                  and live.table.model.view.get("phase") == "play")
+        table = live.table
+        assert table is not None and isinstance(table.view, StarView)
+        table.view.autoplay = False
+
+        def wrong_cards() -> list[str]:
+            view = live.table.model.view
+            pairs = view["legal"]["pair"]
+            star = [code for code in view["inner"] + view["outer"] if code]
+            return [code for code in star if code not in pairs] if pairs else []
+
+        while not wrong_cards():
+            command = hint_for_view(live.table.model.view)
+            assert command is not None
+            seq = live.table.model.seq
+            live.table.command(command.type, dict(command.data))
+            run_until(live, surface, lambda live, seq=seq: live.table.model.seq > seq
+                      and settled(live))
+        model = live.table.model
+        turned, wrong = model.view["turned"], wrong_cards()[0]
+        target = spot(live, "star", "pair", wrong)
+        assert target is not None
+        click_at(live, target)
+        run_until(live, surface, lambda live: live.table.model.refusal is not None)
+        reason = model.refusal
+        assert reason is not None and reason.startswith(
+            f"the turned card is the {card_name(turned)}, and the {card_name(wrong)} is not ")
+        assert not {turned, wrong} & set(reason.replace(",", " ").split()), reason
+        right = spot(live, "star", "pair", model.view["legal"]["pair"][0])
+        assert right is not None
+        seq = model.seq
+        click_at(live, right)
+        assert model.refusal is None, "the next move makes the refusal stale"
+        run_until(live, surface, lambda live, seq=seq: live.table.model.seq > seq
+                  and settled(live))
+        assert model.refusal is None
+        assert live.table.ui.log[-1].startswith(f"{card_name(turned)} + ")
+        assert not any(code in line.split() for line in live.table.ui.log
+                       for code in (turned, wrong))
         live.close()
 
 

@@ -148,6 +148,18 @@ def test_pairing_moving_in_dead_places_and_placing() -> None:
                               "give_up": True}
     assert refusal(table, "place", line="E").code == "place_taken"
     assert refusal(table, "place", line="Z").code == "bad_line"
+    table = table_for()
+    # Refusals name cards as players do, never by code ("KS is not the rank of the turned
+    # card, 7D" once).
+    assert refusal(table, "place", line="N").reason == (
+        "the turned 9 of Spades pairs with the 9 of Clubs, the 9 of Diamonds or the 9 of "
+        "Hearts, and a card that can pair must pair")
+    assert refusal(table, "pair", card="9S").reason == "the 9 of Spades is not in the star"
+    assert refusal(table, "pair", card="8C").reason == (
+        "the turned card is the 9 of Spades, and the 8 of Clubs is not a 9")
+    pair(table, "9D")
+    assert refusal(table, "place", line="E").reason == (
+        f"the outer E place holds the {DECK.card(view(table)['outer'][1]).name}")
     place(table, "N")
     pair(table, "KC")
     pair(table, "7D")  # inner SW leaves: its partner 9H moves in

@@ -451,6 +451,25 @@ def test_hand_points_are_the_hand_scores_without_the_burial() -> None:
     assert GAME.view(table.state, None)["contracts"][-1]["points"] == [14 + 3, pile, pile, pile]
 
 
+def test_hand_scores_count_the_burial_for_the_declarer_and_are_the_hand_scores_at_its_end(
+) -> None:
+    """The view's ``hand_scores``, which a table shows beside the totals: the declarer's own
+    eyes see its burial counted as it will be, nobody else's do; once the hand is scored,
+    everyone sees what each seat scored, as the contract's points say."""
+    table = example_table_until(trick=7)
+    state = table.state
+    public = GAME.view(state, None)["hand_points"]
+    burial = card_points(state.buried)
+    assert GAME.view(state, 0)["hand_scores"] == [public[0] + burial, *public[1:]]
+    for viewer in (None, 1, 2, 3):
+        assert GAME.view(state, viewer)["hand_scores"] == public
+    table = scripted_hand(WHITE_TRICKS, WHITE_HANDS, WHITE_WIDOW, ["2s", "2w", "2l"], 30)
+    for viewer in (None, 0, 1):
+        shown = GAME.view(table.state, viewer)
+        assert shown["hand_scores"] == shown["contracts"][-1]["points"]
+        assert shown["hand_scores"] != shown["hand_points"]  # the burial, now counted
+
+
 def check_hand_points(state: StarsState) -> None:
     """``hand_points`` as stars.md gives them, from the view's own keys; at a hand's end they
     are its hand scores, less the burial for the declarer."""
@@ -459,6 +478,8 @@ def check_hand_points(state: StarsState) -> None:
     assert shown["hand_points"] == [
         shown["won_points"][seat] + sum(piles) - piles[seat] + shown["shared_credit"][seat]
         for seat in range(4)]
+    if state.results and state.results[-1].hand_number == state.hand_number:
+        assert shown["hand_scores"] == shown["contracts"][-1]["points"]
     if state.phase in ("deal", "over") and state.results:
         burial = [card_points(state.buried) if seat == state.declarer else 0
                   for seat in range(4)]

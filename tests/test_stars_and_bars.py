@@ -503,6 +503,8 @@ def test_a_player_who_cannot_place_passes() -> None:
     can = position({6: [D2]})
     problem = refused(can, "pass")
     assert problem.code == "can_place" and "a player who can place must" in problem.reason
+    assert "(for example the large solid red star on " in problem.reason, problem.reason
+    assert "SRLF" not in problem.reason  # cards by name, not by code
     assert refused(act(can, "place", card="SRLF", space=5), "pass").code == "already_placed"
     assert refused(can, "end_turn").reason == "place a card first (or pass, if you cannot " \
                                               "place any)"

@@ -270,8 +270,7 @@ def stars_screens(shots: Shots) -> None:
     screen.button("buried")
     shots.take(screen, "stars", "buried_cards")
     screen.button("buried")
-    screen.card(screen.model.hand[0])  # greyed out: the client's own note, nothing sent
-    shots.take(screen, "stars", "greyed_out_card_clicked")
+    screen.card(screen.model.hand[0])  # greyed out: sent, and the server's refusal shown
     screen.model.refuse(refusal(play, Command("play", 0, {"card": screen.model.hand[0]})))
     shots.take(screen, "stars", "refused")
     rules_pages(shots, screen, "stars", "#card-points")

@@ -44,6 +44,11 @@ class TableHost(Protocol):
 
     def command(self, kind: str, data: dict[str, Any]) -> None: ...
 
+    def say(self, line: str) -> None:
+        """Put ``line`` in the side log after the lines of the events taken so far, once
+        their animation has played."""
+        ...
+
     def changed(self) -> None: ...
 
 

@@ -278,6 +278,16 @@ def hand_points(state: StarsState, seat: Seat, with_burial: bool = True) -> int:
     return score
 
 
+def hand_scores(state: StarsState, viewer: Viewer) -> list[int]:
+    """Each seat's hand score as ``viewer`` may know it: once the hand is scored, what it
+    scored (the declarer's burial included); before, the score so far, without the burial
+    but for the declarer's own eyes, which see it counted as it will be."""
+    last = state.results[-1] if state.results else None
+    if last is not None and last.hand_number == state.hand_number:
+        return list(last.points)
+    return [hand_points(state, seat, with_burial=seat == viewer) for seat in range(PLAYERS)]
+
+
 def _next_bidder(passed: tuple[bool, ...], seat: Seat) -> Seat:
     for offset in range(1, PLAYERS + 1):
         candidate = (seat + offset) % PLAYERS
@@ -644,6 +654,7 @@ class Stars(Game[StarsState]):
     def view(self, state: StarsState, viewer: Viewer) -> dict[str, Any]:
         view = self._public(state)
         view["seat"] = viewer
+        view["hand_scores"] = hand_scores(state, viewer)
         if viewer is None or not 0 <= viewer < PLAYERS:
             return view
         codes = DECK.codes

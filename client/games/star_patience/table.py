@@ -231,14 +231,14 @@ class StarView(GameTable):
         turned = data.get("turned")
         if kind == "deal":
             number = data.get("deal_number")
-            first = f", {data['next']} turned" if data.get("next") else ""
+            first = f", the {card_name(data['next'])} turned" if data.get("next") else ""
             return (f"Deal {number}" if number is not None else "Dealt") + first
         if kind == "paired" and turned:
             moved = ", partner in" if data.get("moved_in") else ""
-            return (f"{turned} + {data.get('card')} removed ({data.get('ring')} "
-                    f"{data.get('line')}{moved})")
+            return (f"{card_name(turned)} + {card_name(str(data.get('card')))} removed "
+                    f"({data.get('ring')} {data.get('line')}{moved})")
         if kind == "placed" and turned:
-            return f"{turned} placed on outer {data.get('line')}"
+            return f"{card_name(turned)} placed on outer {data.get('line')}"
         if kind == "undone":
             return "Undo"
         if kind == "redone":
@@ -750,9 +750,11 @@ class StarView(GameTable):
                 blit_text(surface, line, 13, theme.TEXT, "topleft", (x, y), max_width=inner)
                 y += 18
             y += 6
-        log = ui.log[-max(0, (area.bottom - y - 8) // 17):] if area.bottom - y > 24 else []
-        for line in log:
-            blit_text(surface, line, 12, theme.TEXT_DIM, "topleft", (x, y), max_width=inner)
+        room = (area.bottom - y - 8) // 17 if area.bottom - y > 24 else 0
+        # Long entries wrap (cards by name take room), the newest lines that fit shown.
+        lines = [part for entry in ui.log for part in wrap(entry, 12, inner)]
+        for line in lines[len(lines) - room:] if room > 0 else []:
+            blit_text(surface, line, 12, theme.TEXT_DIM, "topleft", (x, y))
             y += 17
 
     def _stats(self) -> StarStats:
