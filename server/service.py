@@ -42,11 +42,9 @@ from starhall.server.durability import (
     READ_ONLY,
     STORAGE,
     FolderLock,
-    GroupCommit,
     ReadOnly,
     StorageError,
     check_writable,
-    rollback,
     storage_reason,
 )
 from starhall.server.fields import RequestError
@@ -56,13 +54,14 @@ from starhall.server.reports import ReportStore, where
 from starhall.server.scheduling import hand_over_core
 from starhall.server.seats import distinct_name, keyed_token, new_key_salt, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
+from starhall.server.stores import FileStore, LogStore
 from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
 from starhall.shared import protocol
 from starhall.shared.bots import bot_kinds
 from starhall.shared.bugreport import make_bug_report, versions
 from starhall.shared.engine import Command, Event, IllegalCommand, OptionError
 from starhall.shared.games import GAMES
-from starhall.shared.logfile import BUG_SUFFIX, SUFFIX
+from starhall.shared.logfile import BUG_SUFFIX
 from starhall.shared.seating import BOT
 from starhall.shared.shuffle import new_seed, shuffle_command
 from starhall.shared.table import Seating
@@ -105,6 +104,16 @@ class ServerConfig:
     bots keep enough of a turn to commit many tables at once."""
     read_only: bool = False
     """Serve the tables for watching only: nothing is written, every change is refused."""
+    store: str | None = None
+    """Where the tables are kept: ``None`` for files in ``data``'s tables folder, or a
+    ``nats://HOST:PORT[,HOST:PORT…]`` address of NATS JetStream (``server/jetstream.py``)."""
+    lease_seconds: float = 10.0
+    stream: str = "STARHALL"
+    """With JetStream: the stream of the tables' logs (the seating and leases buckets are
+    named after it)."""
+    replicas: int = 1
+    """With JetStream: the replicas of a stream this server creates (3 on a cluster)."""
+    """With JetStream: how long a node's hold on a table lasts unless it renews it."""
     say: Callable[[str], None] | None = None
     """Hears what the server does while it restores its tables (``serve`` prints it)."""
     stall_retry: float = 1.0
@@ -119,10 +128,19 @@ class Service:
     def __init__(self, config: ServerConfig, context: Any = None) -> None:
         self.config = config
         self.folder = Path(config.data) / TABLES_FOLDER
-        self._check_folder()
-        self.folder_lock = None if config.read_only else FolderLock(
-            self.folder / LOCK_FILE, f"{self.folder}: another starhall serve runs on it")
+        self.store: LogStore
+        self.folder_lock: FolderLock | None = None
         """Held while the server runs: no other may write its tables meanwhile."""
+        if config.store is None:
+            self._check_folder()
+            self.folder_lock = None if config.read_only else FolderLock(
+                self.folder / LOCK_FILE, f"{self.folder}: another starhall serve runs on it")
+            self.store = FileStore(self.folder)
+        else:
+            from starhall.server.jetstream import JetStreamStore  # only a cluster needs NATS
+
+            self.store = JetStreamStore(config.store, lease_seconds=config.lease_seconds,
+                                        stream=config.stream, replicas=config.replicas)
         self.context = context or zmq.Context.instance()
         self.socket = self.context.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
@@ -134,7 +152,7 @@ class Service:
         try:
             check_port(config.bind)  # a port in use stops the server now, not after restoring
             self.tables: dict[str, LiveTable] = restore_tables(
-                self.folder, read_only=config.read_only, say=config.say)
+                self.store, read_only=config.read_only, say=config.say)
             self.reports = ReportStore(Path(config.data), config.max_reports,
                                        config.reports_per_session, read_only=config.read_only)
             # Only now: meanwhile a client's connection was refused, and ZeroMQ tries again by
@@ -142,10 +160,13 @@ class Service:
             self.socket.bind(config.bind)
         except BaseException:
             self.socket.close(0)
+            self.store.close()
             if self.folder_lock is not None:
                 self.folder_lock.release()
             raise
         self.address: str = self.socket.getsockopt(zmq.LAST_ENDPOINT).decode()
+        if hasattr(self.store, "client_address"):
+            self.store.client_address = self.address
         self._versions: dict[str, Any] | None = None
         """What this server runs (``shared.bugreport.versions``), found for the first report."""
         self.stalled: dict[str, float] = {}
@@ -161,7 +182,6 @@ class Service:
         self.created_keys: dict[str, str] = {
             table.create_key: table.id for table in self.tables.values() if table.create_key}
         """Tables made by a keyed ``create``: the key's SHA-256 → the table's id."""
-        self.committer = GroupCommit()
         self.games_info = [game_info(GAMES[game_id]) for game_id in sorted(GAMES)]
         self.moves = 0
         """Game events appended since start (the benchmark reads it)."""
@@ -262,11 +282,11 @@ class Service:
         first: bytes | Exception | None = None
         if committed:
             logs = {t.log: t for t in committed if t.log is not None}
-            if messages and self.committer.head_started:
+            if messages and self.store.head_started:
                 # The disk works on a person's move: its update is built meanwhile, so it
                 # leaves the moment the sync ends (the others are built after it is sent).
                 first = frames.build(messages[0][1])
-            for writer, error in self.committer.commit(list(logs)):
+            for writer, error in self.store.commit(list(logs)):
                 table = logs[writer]
                 if self._undo_batch(table, error):
                     undone[table.id] = table
@@ -300,7 +320,7 @@ class Service:
         that made them get a ``storage`` error, and the table tries again a little later.
         Whether that worked (if the log cannot be cut back, the table must stop)."""
         writer, before = table.log, table.before_batch
-        if writer is None or before is None or not rollback(writer):
+        if writer is None or before is None or not self.store.rollback(writer):
             return False
         live = table.table
         live.state, live.seq, live.seats = before
@@ -379,13 +399,16 @@ class Service:
                 pass  # the peer is gone or too slow: it will notice a gap and resync
 
     def close(self) -> None:
-        self.committer.close()  # first: a sync under way in the background ends before its file
+        if isinstance(self.store, FileStore):
+            self.store.close()  # first: a sync under way in the background ends before its file
         for table in self.tables.values():
             if table.log is not None:
                 try:
                     table.log.close()
                 except OSError as error:
                     print(f"starhall serve: closing table {table.id}: {error}", file=sys.stderr)
+        if not isinstance(self.store, FileStore):
+            self.store.close()
         self.socket.close(0)
         if self.folder_lock is not None:
             self.folder_lock.release()
@@ -544,10 +567,10 @@ class Service:
         except OptionError as error:
             raise RequestError(protocol.BAD_OPTIONS, str(error)) from None
         table_id = next_table_id(self.tables)
-        while (self.folder / f"{table_id}{SUFFIX}").exists():  # a log that failed to load
+        while self.store.exists(table_id):  # a log that failed to load
             table_id = f"{int(table_id) + 1:04d}"
         keyed = {} if hashed_key is None else {"create_key_sha256": hashed_key}
-        table = create_table(self.folder, table_id, name or f"{game.title} {table_id}", game,
+        table = create_table(self.store, table_id, name or f"{game.title} {table_id}", game,
                              players, options, **keyed)
         self.tables[table_id] = table
         if hashed_key is not None:
@@ -856,7 +879,7 @@ class Service:
         if cid is not None and table.log is not None and table.game.chance(live.state) is None:
             # A person waits for this move (and no deal follows it): its sync starts now,
             # while the server goes on with the batch.
-            self.committer.head_start(table.log)
+            self.store.head_start(table.log)
         self._publish(table, before_state, numbered, command.seat)
         if table.over:
             self.changed_rosters[table.id] = table
