@@ -1,0 +1,130 @@
+"""Tables kept in NATS JetStream, on a real nats-server: a table restored from the stream by
+another server plays on with its people's tokens; appends are fenced by the stream (a writer
+behind it is refused and nothing changes); a resend of a commit whose acknowledgement was
+lost is known by its message id and not stored twice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from starhall.server.embed import EmbeddedServer
+from starhall.server.jetstream import JetStreamStore, TableLost
+from starhall.shared import protocol
+from starhall.shared.logfile import make_header, read_records
+from starhall.shared.replay import Verified, load, verify
+from tests.nats_helpers import NatsNode, jetstream_settings
+from tests.server_helpers import (
+    FAST_HEARTS,
+    FAST_SERVER,
+    Participant,
+    Person,
+    fill_with_bots,
+    log_of,
+    play_until_over,
+    wait_for,
+)
+
+
+def settings(node: NatsNode, request: pytest.FixtureRequest) -> dict[str, object]:
+    return {**FAST_SERVER, **jetstream_settings(node, request.node.name)}
+
+
+def test_a_table_is_restored_from_the_stream_and_its_person_plays_on(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    config = settings(nats_node, request)
+    with EmbeddedServer(tmp_path / "a", **config) as first:
+        assert first.address is not None
+        lobby = Participant(first.address)
+        reply = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                               "options": FAST_HEARTS})
+        table = reply["table"]["id"]
+        ada = Person(first.address, table, 0, "Ada")
+        fill_with_bots(lobby, table)
+        wait_for(lambda: ada.step() or len(ada.acks) >= 3, timeout=30)
+        before = load(log_of(first, table)).last_seq
+        lobby.close()
+    with EmbeddedServer(tmp_path / "b", **config) as second:  # another node, no files shared
+        assert second.address is not None
+        listed = Participant(second.address).request({"type": "list"})["tables"]
+        assert [(t["id"], t["seq"]) for t in listed] == [(table, before)]
+        ada.resume(second.address)  # the same token, kept in the seating bucket
+        play_until_over([ada])
+        log = log_of(second, table)
+        assert isinstance(verify(log), Verified)
+        events = dict(load(log).events)
+        for ack in ada.acks:  # every acknowledged move once, made by its seat
+            assert events[ack["seq"]].seat == 0
+        ada.close()
+
+
+def test_a_writer_behind_the_stream_is_refused_and_nothing_changes(
+        nats_node: NatsNode, request: pytest.FixtureRequest) -> None:
+    address = f"nats://{nats_node.url}"
+    stream = jetstream_settings(nats_node, request.node.name)["stream"]
+    assert isinstance(stream, str)
+    owner = JetStreamStore(address, stream=stream, node="owner")
+    stale = JetStreamStore(address, stream=stream, node="stale")
+    try:
+        log = owner.create_log("0001", make_header("hearts", 1, 4, {}))
+        _, behind = stale.reopen("0001")  # reads the table, as a node taking it over would
+        log.append({"kind": "seating", "seq": 0, "seat": 0, "state": "bot"})
+        assert owner.commit([log]) == []
+        written = owner.read("0001")
+        behind.append({"kind": "seating", "seq": 0, "seat": 1, "state": "bot"})
+        behind.append({"kind": "seating", "seq": 0, "seat": 2, "state": "bot"})  # a batch
+        ((failed, error),) = stale.commit([behind])
+        assert failed is behind and isinstance(error, TableLost)
+        assert stale.rollback(behind) and behind.pending == []
+        assert owner.read("0001") == written  # the stream holds nothing of it
+        records, _ = read_records(written, "0001")
+        assert [body["kind"] for _, body in records] == ["header", "seating"]
+    finally:
+        owner.close()
+        stale.close()
+
+
+def test_a_resend_whose_first_send_landed_is_stored_once(
+        nats_node: NatsNode, request: pytest.FixtureRequest) -> None:
+    address = f"nats://{nats_node.url}"
+    stream = jetstream_settings(nats_node, request.node.name)["stream"]
+    assert isinstance(stream, str)
+    store = JetStreamStore(address, stream=stream)
+    try:
+        log = store.create_log("0001", make_header("hearts", 1, 4, {}))
+        length, last_seq = log.durable_length, log.last_seq
+        seating = {"kind": "seating", "seq": 0, "seat": 0, "state": "bot"}
+        log.append(seating)
+        log.append({**seating, "seat": 1})
+        assert store.commit([log]) == []
+        once = store.read("0001")
+        # The acknowledgement was lost: the node sends the same records again.
+        log.durable_length = log.written_length = length
+        log.last_seq = last_seq
+        log.append(seating)
+        log.append({**seating, "seat": 1})
+        assert store.commit([log]) == []
+        assert store.read("0001") == once and log.durable_length == len(once)
+        records, _ = read_records(once, "0001")
+        assert len(records) == 3
+    finally:
+        store.close()
+
+
+def test_moves_of_a_server_on_jetstream_are_answered_after_the_ack(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """Every acknowledged move is in the stream when its ack arrives."""
+    with EmbeddedServer(tmp_path, **settings(nats_node, request)) as server:
+        assert server.address is not None and server.service is not None
+        lobby = Participant(server.address)
+        table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                               "options": FAST_HEARTS})["table"]["id"]
+        ada = Person(server.address, table, 0, "Ada")
+        fill_with_bots(lobby, table)
+        wait_for(lambda: ada.step() and False or len(ada.acks) >= 2, timeout=30)
+        for ack in ada.acks:
+            assert ack["type"] == protocol.ACK
+            assert ack["seq"] in dict(load(log_of(server, table)).events)
+        lobby.close()
+        ada.close()
