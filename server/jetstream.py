@@ -202,6 +202,7 @@ class JetStreamStore:
         async def quiet(_: Exception) -> None:  # nats-py would print every failed reconnect
             return None
 
+        await _some_server_answers(servers)  # else nats-py would try for ever
         self.nc = await nats.connect(servers=servers, connect_timeout=CONNECT_SECONDS,
                                      max_reconnect_attempts=-1, reconnect_time_wait=0.2,
                                      allow_reconnect=True, error_cb=quiet,
@@ -498,6 +499,21 @@ class JetStreamStore:
         with contextlib.suppress(Exception):
             self.bridge.run(self.nc.close(), 5)
         self.bridge.close()
+
+
+async def _some_server_answers(servers: list[str]) -> None:
+    """``OSError`` unless one of ``servers`` accepts a TCP connection: a first connection to
+    nobody is said at once, rather than tried again for ever."""
+    for server in servers:
+        host, _, port = server[len("nats://"):].rpartition(":")
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port)),
+                                               CONNECT_SECONDS)
+        except (OSError, TimeoutError):
+            continue
+        writer.close()
+        return
+    raise OSError("no NATS server answers there")
 
 
 def describe(error: BaseException) -> str:
