@@ -68,6 +68,8 @@ class TableLost(OSError):
     table over (or this node's last commit landed after it was said to fail). It must be
     given up, and read again from the stream by whoever holds it."""
 
+    table_lost = True
+
 
 def is_address(text: str) -> bool:
     return text.startswith("nats://")
@@ -464,6 +466,18 @@ class JetStreamStore:
         if revision is not None:
             with contextlib.suppress(Exception):
                 self.bridge.run(self.leases_kv.delete(table_id, last=revision))
+
+    def unheld(self) -> list[str]:
+        """The tables of the stream whose lease nobody holds (their node died, or let go)."""
+        return self.bridge.run(self._unheld())
+
+    async def _unheld(self) -> list[str]:
+        tables = await self._table_ids()
+        try:
+            held = set(await self.leases_kv.keys())
+        except nats.js.errors.NoKeysError:
+            held = set()
+        return [table_id for table_id in tables if table_id not in held]
 
     def take_lost(self) -> set[str]:
         with self._lock:

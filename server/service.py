@@ -55,7 +55,13 @@ from starhall.server.scheduling import hand_over_core
 from starhall.server.seats import distinct_name, keyed_token, new_key_salt, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.stores import FileStore, LogStore
-from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
+from starhall.server.tables import (
+    LiveTable,
+    create_table,
+    next_table_id,
+    restore_from_store,
+    restore_tables,
+)
 from starhall.shared import protocol
 from starhall.shared.bots import bot_kinds
 from starhall.shared.bugreport import make_bug_report, versions
@@ -189,6 +195,9 @@ class Service:
         """Names this run of the server in ``welcome`` and ``pong``: a client that sees it
         change knows the server restarted and forgot its session."""
         self._next_housekeeping = 0.0
+        self._next_scan = 0.0
+        self.lost_tables: set[str] = set()
+        """Tables another node holds now (JetStream): given up at the next housekeeping."""
         self._handlers: dict[str, Handler] = {
             protocol.HELLO: self._hello, protocol.PING: self._ping, protocol.LIST: self._list,
             protocol.CREATE: self._create, protocol.SIT: self._sit,
@@ -288,6 +297,8 @@ class Service:
                 first = frames.build(messages[0][1])
             for writer, error in self.store.commit(list(logs)):
                 table = logs[writer]
+                if getattr(error, "table_lost", False):  # another node holds it now
+                    self.lost_tables.add(table.id)
                 if self._undo_batch(table, error):
                     undone[table.id] = table
                 else:  # not durable, and not cut back: nothing more may be built on it
@@ -1034,6 +1045,7 @@ class Service:
         limit = now - self.config.timeout
         for session in [s for s in self.sessions.values() if s.last_heard < limit]:
             self._disconnect(session)
+        self._leases(now)
         for table_id in [t for t, due in self.stalled.items() if due <= now]:
             del self.stalled[table_id]
             table = self.tables.get(table_id)
@@ -1041,6 +1053,43 @@ class Service:
                 if table.seating_behind:
                     self._dirty(table)  # the seating its undone batch changed
                 self._advance(table)  # deal and let the bots move again: maybe it writes now
+
+    def _leases(self, now: float) -> None:
+        """With JetStream: give up the tables whose lease this node lost (or whose stream
+        another node wrote), and take over those whose lease nobody holds (a node died)."""
+        store = self.store
+        take_lost = getattr(store, "take_lost", None)
+        if take_lost is None or self.config.read_only:
+            return
+        for table_id in take_lost() | self.lost_tables:
+            table = self.tables.pop(table_id, None)
+            store.release(table_id)  # type: ignore[attr-defined]
+            if table is not None:
+                table.bot_due = None
+                print(f"starhall serve: table {table_id}: another node holds it now; given up",
+                      file=sys.stderr)
+        self.lost_tables.clear()
+        if now < self._next_scan:
+            return
+        self._next_scan = now + self.config.lease_seconds / 2
+        try:
+            unheld = store.unheld()  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - NATS away: the next scan tries again
+            return
+        for table_id in unheld:
+            if table_id in self.tables or not store.claim(table_id):  # type: ignore[attr-defined]
+                continue
+            try:
+                live = restore_from_store(store, table_id)
+            except Exception as error:  # noqa: BLE001 - one damaged table must not stop us
+                store.release(table_id)  # type: ignore[attr-defined]
+                print(f"starhall serve: cannot take table {table_id} over: {error}",
+                      file=sys.stderr)
+                continue
+            self.tables[table_id] = live
+            print(f"starhall serve: took table {table_id} over at event {live.seq}",
+                  file=sys.stderr)
+            self._advance(live)
 
     def _disconnect(self, session: Session) -> None:
         """Forget a session: the seats it held at tables that have not started become free;

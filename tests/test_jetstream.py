@@ -128,3 +128,28 @@ def test_moves_of_a_server_on_jetstream_are_answered_after_the_ack(
             assert ack["seq"] in dict(load(log_of(server, table)).events)
         lobby.close()
         ada.close()
+
+
+def test_a_second_node_owns_nothing_of_the_first_then_takes_its_table_over(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    config = {**settings(nats_node, request), "lease_seconds": 1.0}
+    first = EmbeddedServer(tmp_path / "a", **config)
+    first.start()
+    try:
+        assert first.address is not None and first.service is not None
+        lobby = Participant(first.address)
+        table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                               "options": {"target": 10_000}})["table"]["id"]
+        fill_with_bots(lobby, table, (0, 1, 2, 3))
+        lobby.close()
+        with EmbeddedServer(tmp_path / "b", **config) as second:
+            assert second.service is not None
+            wait_for(lambda: first.service is not None and first.service.tables[table].seq > 20)
+            assert table not in second.service.tables  # held by the first
+            first.stop()  # lets its lease go
+            wait_for(lambda: table in second.service.tables, timeout=30)
+            taken = second.service.tables[table].seq
+            wait_for(lambda: second.service.tables[table].seq > taken + 10, timeout=30)
+            assert isinstance(verify(log_of(second, table)), Verified)
+    finally:
+        first.stop()
