@@ -157,8 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="machine-readable output")
     export = replay_commands.add_parser(
         "export", help="write the log of a table kept in NATS JetStream to a file")
-    export.add_argument("address", metavar="nats://HOST:PORT[,…]/TABLE")
-    export.add_argument("file", metavar="FILE")
+    export.add_argument("address", metavar="nats://HOST:PORT[,…]/TABLE",
+                        help="the NATS servers and the table")
+    export.add_argument("file", metavar="FILE", help="the log file to write")
     for reader in (verify, show, export):
         reader.add_argument("--stream", default="STARHALL",
                             help="the JetStream stream of a nats:// address (default STARHALL)")
@@ -205,12 +206,13 @@ def build_parser() -> argparse.ArgumentParser:
     store_commands = store.add_subparsers(dest="store_command", metavar="ACTION")
     imported = store_commands.add_parser(
         "import", help="copy a folder's table logs (and seating) into JetStream, checked")
-    imported.add_argument("folder", metavar="DIR")
-    imported.add_argument("address", metavar="nats://HOST:PORT[,…]")
+    imported.add_argument("folder", metavar="DIR", help="a folder of .starhall logs")
+    imported.add_argument("address", metavar="nats://HOST:PORT[,…]", help="the NATS servers")
     exported = store_commands.add_parser(
         "export", help="copy JetStream's tables (or one: …/TABLE) into a folder, checked")
-    exported.add_argument("address", metavar="nats://HOST:PORT[,…][/TABLE]")
-    exported.add_argument("folder", metavar="DIR")
+    exported.add_argument("address", metavar="nats://HOST:PORT[,…][/TABLE]",
+                          help="the NATS servers (and one table)")
+    exported.add_argument("folder", metavar="DIR", help="the folder to write the logs to")
     for moving in (imported, exported):
         moving.add_argument("--stream", default="STARHALL",
                             help="the JetStream stream of the tables (default STARHALL)")
