@@ -53,6 +53,9 @@ MSG_ID = "Nats-Msg-Id"
 WRONG_LAST_SEQUENCE = 10071
 """JetStream's error code for a publish whose expected last subject sequence is not so."""
 CONNECT_SECONDS = 5.0
+LEASE_MARGIN = 0.8
+"""The part of a lease's TTL after its last renewal was asked for that its holder still
+writes the table: the rest covers the time the request took to reach NATS."""
 COMMIT_SECONDS = 5.0
 """How long a commit waits for JetStream's acknowledgement before it counts as failed."""
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -187,6 +190,14 @@ class JetStreamStore:
         """The tables this node holds: their lease's last revision."""
         self.lost: set[str] = set()
         """Tables whose lease renewal failed, for the server to give up."""
+        self.described: dict[str, dict[str, Any]] = {}
+        """What this node's leases say of its tables (``describe``)."""
+        self.renewed_at: dict[str, float] = {}
+        """When (monotonic) the last request that made or renewed each lease was sent: the
+        lease holds until at least a TTL later, and this node writes the table no later."""
+        self.mirror: dict[str, tuple[float, dict[str, Any]]] = {}
+        """Every lease of the service as last heard (when, by this node's monotonic clock,
+        and its value): who serves which table, where, and the table as its owner sees it."""
         self._lock = threading.Lock()
         self._ahead: tuple[StreamLog, int, concurrent.futures.Future[int]] | None = None
         self.bridge = Bridge()
@@ -198,7 +209,9 @@ class JetStreamStore:
                 raise OSError(f"cannot use NATS JetStream at {address} "
                               f"({describe(error)})") from None
             raise
+        self._renew_now = asyncio.Event()
         self._renewer = self.bridge.submit(self._renew_forever())
+        self._mirrorer = self.bridge.submit(self._mirror_forever())
 
     async def _connect(self, servers: list[str], replicas: int) -> None:
         async def quiet(_: Exception) -> None:  # nats-py would print every failed reconnect
@@ -376,6 +389,8 @@ class JetStreamStore:
         ids = [msg_id(log.table_id, at, record) for at, record in zip(offsets, records,
                                                                       strict=True)]
         expected = str(log.last_seq)
+        if self.lapsed(log.table_id):
+            raise OSError(f"this node's lease of table {log.table_id} has lapsed")
         try:
             if len(records) == 1:
                 ack = await self.js.publish(log.subject, records[0], timeout=COMMIT_SECONDS,
@@ -427,14 +442,80 @@ class JetStreamStore:
 
     # --- leases -------------------------------------------------------------------------
 
-    def lease_value(self) -> bytes:
-        return json.dumps({"node": self.node, "address": self.client_address}).encode()
+    def lease_value(self, table_id: str) -> bytes:
+        """A lease says who holds the table, where its clients reach that node, and what the
+        lobby of every node shows of the table (``describe``)."""
+        with self._lock:
+            described = self.described.get(table_id, {})
+        return json.dumps({"node": self.node, "address": self.client_address, **described},
+                          default=str).encode()
+
+    def describe(self, table_id: str, info: Mapping[str, Any], create_key: str | None
+                 ) -> None:
+        """What this node's lease of a table tells the other nodes from its next renewal:
+        the table's ``TableInfo`` for their lobbies, its create key's hash for a resent
+        ``create``."""
+        with self._lock:
+            self.described[table_id] = {"info": dict(info), "create_key": create_key}
+
+    def holder(self, table_id: str) -> dict[str, Any] | None:
+        """The live lease of a table (``node``, ``address``, ``info``, ``create_key``) as
+        last heard, or ``None`` if nobody holds it now (its node died and it is not yet taken
+        over, or it is no table)."""
+        with self._lock:
+            heard = self.mirror.get(table_id)
+        if heard is None or monotonic() - heard[0] > self.lease_seconds:
+            return None
+        return heard[1]
+
+    def service_tables(self) -> dict[str, dict[str, Any]]:
+        """Every table some node has held while this one listened, with its last lease."""
+        with self._lock:
+            return {table_id: value for table_id, (_, value) in self.mirror.items()}
+
+    async def _mirror_forever(self) -> None:
+        """Keep ``mirror`` up to date by watching the leases bucket. A lease that ends by its
+        TTL sends nothing: ``holder`` knows it by its age. A watcher that has heard nothing
+        for a TTL (NATS came back, and it did not) is made again."""
+        while True:
+            watcher = None
+            try:
+                watcher = await self.leases_kv.watchall()
+                while True:
+                    try:
+                        entry = await watcher.updates(timeout=self.lease_seconds)
+                    except nats.errors.TimeoutError:
+                        break
+                    if entry is None:
+                        continue
+                    self._heard(entry)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - NATS away: watch again in a moment
+                await asyncio.sleep(0.2)
+            finally:
+                if watcher is not None:
+                    with contextlib.suppress(Exception):
+                        await watcher.stop()
+
+    def _heard(self, entry: Any) -> None:
+        with self._lock:
+            if entry.operation is not None:  # deleted or purged: let go
+                self.mirror.pop(entry.key, None)
+                return
+            try:
+                value = json.loads(entry.value or b"")
+            except ValueError:
+                return
+            if isinstance(value, dict):
+                self.mirror[entry.key] = (monotonic(), value)
 
     def claim(self, table_id: str, *, must: bool = False) -> bool:
         """Take the lease of a table nobody holds; whether this node now holds it
         (``OSError`` when ``must`` and it could not)."""
+        asked = monotonic()
         try:
-            revision = self.bridge.run(self.leases_kv.create(table_id, self.lease_value()))
+            revision = self.bridge.run(self.leases_kv.create(table_id, self.lease_value(table_id)))
         except nats.js.errors.KeyWrongLastSequenceError:
             if must:
                 raise OSError(f"table {table_id} is held by another node") from None
@@ -445,24 +526,16 @@ class JetStreamStore:
             return False
         with self._lock:
             self.leases[table_id] = revision
+            self.renewed_at[table_id] = asked
             self.lost.discard(table_id)
+        self.announce()
         return True
-
-    def holder(self, table_id: str) -> dict[str, Any] | None:
-        """Who holds a table's lease (``node``, ``address``), if anyone."""
-        try:
-            entry = self.bridge.run(self.leases_kv.get(table_id))
-        except (TimeoutError, nats.errors.Error):
-            return None
-        try:
-            found = json.loads(entry.value or b"")
-        except ValueError:
-            return None
-        return found if isinstance(found, dict) else None
 
     def release(self, table_id: str) -> None:
         with self._lock:
             revision = self.leases.pop(table_id, None)
+            self.described.pop(table_id, None)
+            self.renewed_at.pop(table_id, None)
         if revision is not None:
             with contextlib.suppress(Exception):
                 self.bridge.run(self.leases_kv.delete(table_id, last=revision))
@@ -484,17 +557,40 @@ class JetStreamStore:
             lost, self.lost = self.lost, set()
         return lost
 
+    def announce(self) -> None:
+        """Renew every lease now, so that what ``describe`` said reaches the other nodes."""
+        with contextlib.suppress(RuntimeError):  # the loop is closing
+            self.bridge.loop.call_soon_threadsafe(self._renew_now.set)
+
+    def lapsed(self, table_id: str) -> bool:
+        """Whether this node's lease of a table may have ended (by its own clock, which runs
+        on while the process is paused): it must not write the table until it renews."""
+        with self._lock:
+            if table_id in self.lost:
+                return True
+            asked = self.renewed_at.get(table_id)
+        return asked is not None and monotonic() - asked > self.lease_seconds * LEASE_MARGIN
+
     async def _renew_forever(self) -> None:
         while True:
-            await asyncio.sleep(self.lease_seconds / 4)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._renew_now.wait(), self.lease_seconds / 4)
+            self._renew_now.clear()
             with self._lock:
                 held = dict(self.leases)
             for table_id, revision in held.items():
+                asked = monotonic()
+                value = self.lease_value(table_id)
                 try:
-                    renewed = await self.leases_kv.update(table_id, self.lease_value(),
-                                                          last=revision)
+                    renewed = await self.leases_kv.update(table_id, value, last=revision)
                 except nats.js.errors.KeyWrongLastSequenceError:
-                    renewed = None  # another node holds it now: give it up
+                    # Ended by its TTL (NATS was away, or this node paused), or another node
+                    # holds it. If nobody does, take it again: should another node have written
+                    # the table meanwhile, the next append is refused and the table given up.
+                    try:
+                        renewed = await self.leases_kv.create(table_id, value)
+                    except Exception:  # noqa: BLE001 - held by another: give it up
+                        renewed = None
                 except Exception:  # noqa: BLE001 - NATS away: try again next round
                     continue
                 with self._lock:
@@ -502,12 +598,15 @@ class JetStreamStore:
                         continue
                     if renewed is None:
                         del self.leases[table_id]
+                        self.renewed_at.pop(table_id, None)
                         self.lost.add(table_id)
                     else:
                         self.leases[table_id] = renewed
+                        self.renewed_at[table_id] = asked
 
     def close(self) -> None:
         self._renewer.cancel()
+        self._mirrorer.cancel()
         for table_id in list(self.leases):
             self.release(table_id)
         with contextlib.suppress(Exception):

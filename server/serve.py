@@ -53,6 +53,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replicas", type=int, default=1, choices=(1, 3, 5),
                         help="with --store: the replicas of the stream if this server makes "
                              "it (3 on a cluster of three NATS servers)")
+    parser.add_argument("--advertise", default=None, metavar="tcp://HOST:PORT",
+                        help="with --store: where clients of the other servers reach this one "
+                             "(an 'elsewhere' error names it; default: the --bind address)")
     parser.add_argument("--lease", type=float, default=10.0, metavar="SECONDS",
                         help="with --store: how long a server's hold on a table outlasts its "
                              "last renewal (a dead server's tables are taken over after it)")
@@ -120,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
                           name=args.name or socket.gethostname(), think=args.think,
                           flood_rate=args.flood_rate, flood_burst=2 * args.flood_rate,
                           read_only=args.read_only, say=say, store=args.store,
-                          stream=args.stream, replicas=args.replicas, lease_seconds=args.lease)
+                          stream=args.stream, replicas=args.replicas, lease_seconds=args.lease,
+                          advertise=args.advertise)
     if args.store is not None:
         from starhall.server.jetstream import parse_address
 

@@ -114,12 +114,15 @@ class ServerConfig:
     """Where the tables are kept: ``None`` for files in ``data``'s tables folder, or a
     ``nats://HOST:PORT[,HOST:PORT…]`` address of NATS JetStream (``server/jetstream.py``)."""
     lease_seconds: float = 10.0
+    """With JetStream: how long a node's hold on a table lasts unless it renews it."""
     stream: str = "STARHALL"
     """With JetStream: the stream of the tables' logs (the seating and leases buckets are
     named after it)."""
     replicas: int = 1
     """With JetStream: the replicas of a stream this server creates (3 on a cluster)."""
-    """With JetStream: how long a node's hold on a table lasts unless it renews it."""
+    advertise: str | None = None
+    """With JetStream: where clients of other nodes reach this one (``tcp://HOST:PORT``),
+    which an ``elsewhere`` error names; the bound address if ``None``."""
     say: Callable[[str], None] | None = None
     """Hears what the server does while it restores its tables (``serve`` prints it)."""
     stall_retry: float = 1.0
@@ -172,7 +175,8 @@ class Service:
             raise
         self.address: str = self.socket.getsockopt(zmq.LAST_ENDPOINT).decode()
         if hasattr(self.store, "client_address"):
-            self.store.client_address = self.address
+            self.store.client_address = config.advertise or self.address
+            self._describe()
         self._versions: dict[str, Any] | None = None
         """What this server runs (``shared.bugreport.versions``), found for the first report."""
         self.stalled: dict[str, float] = {}
@@ -527,11 +531,12 @@ class Service:
         if cursor is not None and offset is not None:
             raise RequestError(protocol.BAD_FIELD, "give 'cursor' or 'offset', not both",
                                field="offset")
-        if cursor is not None and cursor not in self.tables:
+        every = self._every_table()
+        if cursor is not None and cursor not in every:
             raise RequestError(protocol.BAD_FIELD, "'cursor' must be one a 'tables' reply of "
                                "this server gave (ask without it for the first page)",
                                field="cursor")
-        ranked = sorted((t for t in self.tables.values() if wanted is None or t.status in wanted),
+        ranked = sorted((t for t in every.values() if wanted is None or t.status in wanted),
                         key=lambda t: listing_order(t.id))
         start = offset or 0
         if cursor is not None:
@@ -553,6 +558,18 @@ class Service:
             "next": start + len(listed) if more else None,
         })
 
+    def _every_table(self) -> dict[str, LiveTable | Listed]:
+        """The tables of the whole service: this node's, and (with JetStream) those other
+        nodes hold, as their leases last described them."""
+        every: dict[str, LiveTable | Listed] = dict(self.tables)
+        service_tables = getattr(self.store, "service_tables", None)
+        if service_tables is not None:
+            for table_id, lease in service_tables().items():
+                info = lease.get("info")
+                if table_id not in every and isinstance(info, dict):
+                    every[table_id] = Listed(table_id, str(info.get("status")), info)
+        return every
+
     def _create(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         game_id = fields.text(message, "game", max_chars=64)
         players = fields.whole(message, "players", maximum=1000)
@@ -563,6 +580,10 @@ class Service:
         made = self.tables.get(self.created_keys.get(hashed_key or "", ""))
         if made is not None:  # a resend: the table its first sending made
             self._reply(session, rid, {"type": protocol.CREATED, "table": made.info()})
+            return
+        made_elsewhere = self._made_elsewhere(hashed_key)
+        if made_elsewhere is not None:  # a resend to another node of the service
+            self._reply(session, rid, {"type": protocol.CREATED, "table": made_elsewhere})
             return
         if self.config.read_only:
             raise ReadOnly()
@@ -577,8 +598,8 @@ class Service:
             game.make_options(players, options)
         except OptionError as error:
             raise RequestError(protocol.BAD_OPTIONS, str(error)) from None
-        table_id = next_table_id(self.tables)
-        while self.store.exists(table_id):  # a log that failed to load
+        table_id = next_table_id(self._every_table())
+        while self.store.exists(table_id):  # a log that failed to load, or another node's
             table_id = f"{int(table_id) + 1:04d}"
         keyed = {} if hashed_key is None else {"create_key_sha256": hashed_key}
         table = create_table(self.store, table_id, name or f"{game.title} {table_id}", game,
@@ -586,7 +607,19 @@ class Service:
         self.tables[table_id] = table
         if hashed_key is not None:
             self.created_keys[hashed_key] = table_id
+        self._describe([table])
         self._reply(session, rid, {"type": protocol.CREATED, "table": table.info()})
+
+    def _made_elsewhere(self, hashed_key: str | None) -> dict[str, Any] | None:
+        """The ``TableInfo`` of the table another node made for a keyed ``create``."""
+        service_tables = getattr(self.store, "service_tables", None)
+        if hashed_key is None or service_tables is None:
+            return None
+        for lease in service_tables().values():
+            if lease.get("create_key") == hashed_key and isinstance(lease.get("info"), dict):
+                info: dict[str, Any] = lease["info"]
+                return info
+        return None
 
     # --- seats -------------------------------------------------------------------------------
 
@@ -594,10 +627,27 @@ class Service:
         table_id = fields.text(message, "table", max_chars=64)
         table = self.tables.get(table_id)
         if table is None:
-            raise RequestError(protocol.NO_TABLE, f"no table {table_id!r}", table=table_id)
+            raise self._not_here(table_id)
         if playable:
             self._playable(table)
         return table
+
+    def _not_here(self, table_id: str) -> RequestError:
+        """The error for a table this node does not serve: ``elsewhere`` with the address of
+        the node that does, or with none while it is being taken over; else ``no_table``."""
+        store = self.store
+        holder = getattr(store, "holder", None)
+        if holder is not None:
+            lease = holder(table_id)
+            if lease is not None and lease.get("node") != getattr(store, "node", None):
+                address = lease.get("address")
+                return RequestError(protocol.ELSEWHERE, f"table {table_id} is served by another "
+                                    f"node: ask {address}", table=table_id, address=address)
+            if lease is not None or table_id in store.service_tables():  # type: ignore[attr-defined]
+                return RequestError(protocol.ELSEWHERE, f"table {table_id} is being taken over "
+                                    "by a node: ask again in a moment", table=table_id,
+                                    address=None)
+        return RequestError(protocol.NO_TABLE, f"no table {table_id!r}", table=table_id)
 
     def _playable(self, table: LiveTable) -> None:
         if table.broken:
@@ -1065,13 +1115,12 @@ class Service:
             table = self.tables.pop(table_id, None)
             store.release(table_id)  # type: ignore[attr-defined]
             if table is not None:
-                table.bot_due = None
-                print(f"starhall serve: table {table_id}: another node holds it now; given up",
-                      file=sys.stderr)
+                self._given_up(table)
         self.lost_tables.clear()
         if now < self._next_scan:
             return
         self._next_scan = now + self.config.lease_seconds / 2
+        self._describe()
         try:
             unheld = store.unheld()  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - NATS away: the next scan tries again
@@ -1087,9 +1136,38 @@ class Service:
                       file=sys.stderr)
                 continue
             self.tables[table_id] = live
+            if live.create_key:
+                self.created_keys[live.create_key] = table_id
+            self._describe([live])
             print(f"starhall serve: took table {table_id} over at event {live.seq}",
                   file=sys.stderr)
             self._advance(live)
+
+    def _given_up(self, table: LiveTable) -> None:
+        """Forget a table another node holds now; whoever followed it here hears so, with an
+        unasked ``elsewhere`` error (ask again, any node will say where it went)."""
+        table.bot_due = None
+        for identity in {*table.watchers, *(seat.session for seat in table.seats
+                                             if seat.session is not None)}:
+            session = self.sessions.get(identity)
+            if session is not None:
+                session.watching.discard(table.id)
+                session.seats = {(t, n) for t, n in session.seats if t != table.id}
+            self._error(identity, None, protocol.ELSEWHERE, f"table {table.id} is served by "
+                        "another node now: ask again", table=table.id, address=None)
+        print(f"starhall serve: table {table.id}: another node holds it now; given up",
+              file=sys.stderr)
+
+    def _describe(self, tables: list[LiveTable] | None = None) -> None:
+        """Have this node's leases tell the other nodes what their lobbies show of its tables
+        (the whole service's lobby), at once for new ones."""
+        describe = getattr(self.store, "describe", None)
+        if describe is None:
+            return
+        for table in self.tables.values() if tables is None else tables:
+            describe(table.id, table.info(), table.create_key)
+        if tables is not None:
+            self.store.announce()  # type: ignore[attr-defined]
 
     def _disconnect(self, session: Session) -> None:
         """Forget a session: the seats it held at tables that have not started become free;
@@ -1139,6 +1217,18 @@ def check_port(endpoint: str) -> None:
             probe.bind(address)
         except OSError as error:
             raise zmq.ZMQError(error.errno) from None
+
+
+@dataclass(slots=True)
+class Listed:
+    """A table another node serves, as its lease describes it (for the lobby)."""
+
+    id: str
+    status: str
+    described: dict[str, Any]
+
+    def info(self) -> dict[str, Any]:
+        return self.described
 
 
 def listing_order(table_id: str) -> tuple[int, str]:

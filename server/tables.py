@@ -34,7 +34,7 @@ import secrets
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -790,6 +790,6 @@ def _remove_if_never_created(path: Path, table_id: str, folder: Path) -> None:
     raise EmptyLog(table_id)
 
 
-def next_table_id(tables: Mapping[str, LiveTable]) -> str:
+def next_table_id(tables: Iterable[str]) -> str:
     numbers = [int(key) for key in tables if key.isdigit()]
     return f"{max(numbers, default=0) + 1:04d}"

@@ -153,3 +153,56 @@ def test_a_second_node_owns_nothing_of_the_first_then_takes_its_table_over(
             assert isinstance(verify(log_of(second, table)), Verified)
     finally:
         first.stop()
+
+
+def test_any_node_lists_every_table_and_says_where_a_table_is_served(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """Two nodes of one service: each lobby lists the other's table; a request for it names
+    the node that serves it; a keyed create resent to the other node makes nothing; after a
+    takeover, the person's token and the command ids of moves acknowledged by the first node
+    still work at the second."""
+    config = {**settings(nats_node, request), "lease_seconds": 1.0}
+    first = EmbeddedServer(tmp_path / "a", **config)
+    first.start()
+    try:
+        with EmbeddedServer(tmp_path / "b", **config) as second:
+            assert first.address is not None and second.address is not None
+            assert second.service is not None
+            at_first, at_second = Participant(first.address), Participant(second.address)
+            create = {"type": "create", "game": "hearts", "players": 4,
+                      "options": FAST_HEARTS, "key": "k" * 20}
+            table = at_first.request(create)["table"]["id"]
+            ada = Person(first.address, table, 0, "Ada")
+            wait_for(lambda: [t["id"] for t in at_second.request({"type": "list"})["tables"]]
+                     == [table])
+            again = at_second.request(create)  # its reply was lost: sent to another node
+            assert again["type"] == protocol.CREATED and again["table"]["id"] == table
+            for asking in ({"type": "watch", "table": table},
+                           {"type": "resume", "table": table, "seat": 0, "token": ada.token}):
+                reply = at_second.request(asking)
+                assert reply["type"] == protocol.ERROR, reply
+                assert (reply["code"], reply["table"], reply["address"]) == \
+                    (protocol.ELSEWHERE, table, first.address)
+            other = at_second.request({**create, "key": "m" * 20})["table"]["id"]
+            assert other != table  # ids are the service's, not a node's
+            wait_for(lambda: {t["id"] for t in at_first.request({"type": "list"})["tables"]}
+                     == {table, other})
+            fill_with_bots(at_first, table)
+            wait_for(lambda: ada.step() and False or len(ada.acks) >= 2, timeout=30)
+            acked = ada.acks[-1]
+            first.stop()  # lets its leases go: the second node takes the table over
+            wait_for(lambda: table in second.service.tables, timeout=30)
+            ada.resume(second.address)  # the same token
+            resent = ada.act(ada.commands[acked["cid"]], cid=acked["cid"], seq=0)
+            assert resent["type"] == protocol.ACK and resent["duplicate"], resent
+            assert resent["seq"] == acked["seq"]
+            play_until_over([ada])
+            log = log_of(second, table)
+            assert isinstance(verify(log), Verified)
+            events = dict(load(log).events)
+            for ack in ada.acks:
+                assert events[ack["seq"]].seat == 0
+            for participant in (at_first, at_second, ada):
+                participant.close()
+    finally:
+        first.stop()
