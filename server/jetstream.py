@@ -53,6 +53,7 @@ MSG_ID = "Nats-Msg-Id"
 WRONG_LAST_SEQUENCE = 10071
 """JetStream's error code for a publish whose expected last subject sequence is not so."""
 CONNECT_SECONDS = 5.0
+READ_ATTEMPTS = 5
 LEASE_MARGIN = 0.8
 """The part of a lease's TTL after its last renewal was asked for that its holder still
 writes the table: the rest covers the time the request took to reach NATS."""
@@ -260,11 +261,26 @@ class JetStreamStore:
         return table_id in self.table_ids()
 
     def read(self, table_id: str) -> bytes:
-        return self.bridge.run(self._read(table_id), 60)[0]
+        return self._read_whole(table_id)[0]
 
     def reopen(self, table_id: str) -> tuple[bytes, StreamLog]:
-        data, last_seq = self.bridge.run(self._read(table_id), 60)
+        data, last_seq = self._read_whole(table_id)
         return data, StreamLog(table_id, self.subject(table_id), len(data), last_seq)
+
+    def _read_whole(self, table_id: str) -> tuple[bytes, int]:
+        """``_read``, asked again a few times while NATS is busy or electing a leader (it
+        answers 'service unavailable' meanwhile); ``OSError`` if it never answers."""
+        for attempt in range(READ_ATTEMPTS):
+            try:
+                return self.bridge.run(self._read(table_id), 60)
+            except FileNotFoundError:
+                raise
+            except (TimeoutError, nats.errors.Error) as error:
+                if attempt == READ_ATTEMPTS - 1:
+                    raise OSError(f"NATS did not give table {table_id}'s log "
+                                  f"({describe(error)})") from None
+                time.sleep(0.5)
+        raise AssertionError("unreachable")
 
     async def _read(self, table_id: str) -> tuple[bytes, int]:
         """A table's records, joined, and the stream sequence of its last one."""
