@@ -12,6 +12,7 @@ import pytest
 from starhall.server.embed import EmbeddedServer
 from starhall.server.jetstream import JetStreamStore, TableLost
 from starhall.shared import protocol
+from starhall.shared.bugreport import read_bug_report
 from starhall.shared.logfile import make_header, read_records
 from starhall.shared.replay import Verified, load, verify
 from tests.nats_helpers import NatsNode, jetstream_settings
@@ -206,3 +207,27 @@ def test_any_node_lists_every_table_and_says_where_a_table_is_served(
                 participant.close()
     finally:
         first.stop()
+
+
+def test_a_bug_report_at_a_jetstream_table_holds_its_log(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    with EmbeddedServer(tmp_path, **settings(nats_node, request)) as server:
+        assert server.address is not None and server.service is not None
+        lobby = Participant(server.address)
+        table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                               "options": FAST_HEARTS})["table"]["id"]
+        ada = Person(server.address, table, 0, "Ada")
+        fill_with_bots(lobby, table)
+        wait_for(lambda: ada.step() and False or len(ada.acks) >= 2, timeout=30)
+        reply = ada.request({"type": "report", "table": table, "note": "odd trick"})
+        assert reply["type"] == protocol.REPORTED, reply
+        body = read_bug_report(tmp_path / reply["path"])
+        kept = tmp_path / "reported.starhall"
+        kept.write_bytes(body["log"])
+        assert isinstance(verify(kept), Verified)
+        assert server.service.store.read(table).startswith(body["log"])  # the table's own
+        events = dict(load(kept).events)
+        for ack in ada.acks:  # every move acknowledged before the report is in it
+            assert events[ack["seq"]].seat == 0
+        lobby.close()
+        ada.close()
