@@ -167,6 +167,14 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--seat", default=None, metavar="N|all",
                       help="see as this seat, or everything (default: a spectator)")
     show.add_argument("--json", action="store_true", help="machine-readable output")
+    export = replay_commands.add_parser(
+        "export", help="write the log of a table kept in NATS JetStream to a file")
+    export.add_argument("address", metavar="nats://HOST:PORT[,…]/TABLE",
+                        help="the NATS servers and the table")
+    export.add_argument("file", metavar="FILE", help="the log file to write")
+    for reader in (verify, show, export):
+        reader.add_argument("--stream", default="STARHALL",
+                            help="the JetStream stream of a nats:// address (default STARHALL)")
     view = replay_commands.add_parser("view", help="open a recorded game in a window")
     view.add_argument("path", metavar="PATH", help="a log file or a bug report")
     fork = replay_commands.add_parser(
@@ -205,6 +213,21 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("address", metavar="ADDR", help="the server, HOST or HOST:PORT")
     watch.add_argument("table", nargs="?", default=None, metavar="TABLE",
                        help="the table's id (default: the first table playing)")
+    store = commands.add_parser("store", help="move tables between a folder and NATS JetStream")
+    store.set_defaults(print_help=store.print_help)
+    store_commands = store.add_subparsers(dest="store_command", metavar="ACTION")
+    imported = store_commands.add_parser(
+        "import", help="copy a folder's table logs (and seating) into JetStream, checked")
+    imported.add_argument("folder", metavar="DIR", help="a folder of .starhall logs")
+    imported.add_argument("address", metavar="nats://HOST:PORT[,…]", help="the NATS servers")
+    exported = store_commands.add_parser(
+        "export", help="copy JetStream's tables (or one: …/TABLE) into a folder, checked")
+    exported.add_argument("address", metavar="nats://HOST:PORT[,…][/TABLE]",
+                          help="the NATS servers (and one table)")
+    exported.add_argument("folder", metavar="DIR", help="the folder to write the logs to")
+    for moving in (imported, exported):
+        moving.add_argument("--stream", default="STARHALL",
+                            help="the JetStream stream of the tables (default STARHALL)")
     solve = commands.add_parser("solve", help="a patience's deals: winnable? the hints' win rate")
     from starhall.server.solve import add_arguments as add_solve_arguments
 
@@ -244,7 +267,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None or getattr(args, "replay_command", "") is None:
+    if (args.command is None or getattr(args, "replay_command", "") is None
+            or getattr(args, "store_command", "") is None):
         args.print_help()  # `starhall` or `starhall replay` alone: what is there to do
         return 0
     try:
@@ -291,10 +315,25 @@ def _dispatch(args: argparse.Namespace) -> int:
         from starhall.server.sim import run_sim
 
         return run_sim(args)
+    if args.command == "store" or (args.command == "replay" and args.replay_command == "export"):
+        from starhall.server import store_cli
+
+        return (store_cli.run_store(args) if args.command == "store"
+                else store_cli.run_replay_export(args))
     if args.command == "replay" and args.replay_command in ("verify", "show", "diff"):
         from starhall.server import replay_cli
 
-        return replay_cli.run(args)
+        named = [*getattr(args, "paths", []), getattr(args, "path", "")]
+        if not any(name.startswith("nats://") for name in named):
+            return replay_cli.run(args)
+        from starhall.server import store_cli
+
+        with contextlib.ExitStack() as stack:
+            if args.replay_command == "verify":
+                args.paths = store_cli.replace_addresses(args.paths, stack, args.stream)
+            else:
+                args.path = store_cli.replace_addresses([args.path], stack, args.stream)[0]
+            return replay_cli.run(args)
     if args.command == "serve":
         from starhall.server.serve import run
 

@@ -143,9 +143,23 @@ class SeatRecord:
 def save_seating(path: Path, table_name: str, seats: list[SeatRecord]) -> None:
     """Replace the seating file atomically and durably (write, fsync, rename, fsync folder);
     ``OSError`` if that failed (``shared.atomic_files.write_durably``)."""
-    body = json.dumps({"name": table_name, "seats": [seat.to_file() for seat in seats]},
-                      indent=1).encode("utf-8")
+    body = json.dumps(seating_body(table_name, seats), indent=1).encode("utf-8")
     write_durably(path, body)
+
+
+def seating_body(table_name: str, seats: list[SeatRecord]) -> dict[str, Any]:
+    """The seating as a seating file holds it (JSON), whichever store keeps it."""
+    return {"name": table_name, "seats": [seat.to_file() for seat in seats]}
+
+
+def seats_from_body(data: Any, players: int, source: str | Path
+                    ) -> tuple[str | None, list[SeatRecord]]:
+    """The table's name and seats from a seating file's JSON (``source`` names it)."""
+    seats = [SeatRecord.from_file(item) for item in data["seats"]]
+    if len(seats) != players:
+        raise ValueError(f"{source}: {len(seats)} seats for a {players}-player game")
+    name = data.get("name")
+    return name if isinstance(name, str) else None, seats
 
 
 def load_seating(path: Path, players: int) -> tuple[str | None, list[SeatRecord]]:
@@ -155,12 +169,7 @@ def load_seating(path: Path, players: int) -> tuple[str | None, list[SeatRecord]
         text = read_whole(path)
     except FileNotFoundError:
         return None, [SeatRecord() for _ in range(players)]
-    data = json.loads(text)
-    seats = [SeatRecord.from_file(item) for item in data["seats"]]
-    if len(seats) != players:
-        raise ValueError(f"{path}: {len(seats)} seats for a {players}-player game")
-    name = data.get("name")
-    return name if isinstance(name, str) else None, seats
+    return seats_from_body(json.loads(text), players, path)
 
 
 def distinct_name(wanted: str, taken: set[str], limit: int = protocol.MAX_NAME_CHARS) -> str:

@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import msgpack
 
@@ -183,16 +183,18 @@ def record_at(data: bytes, start: int, path: str | os.PathLike[str], size: int =
         size *= 16
 
 
-def log_bytes(path: str | os.PathLike[str]) -> tuple[str, bytes]:
+def log_bytes(path: str | os.PathLike[str], data: bytes | None = None) -> tuple[str, bytes]:
     """The bytes of the log a file holds, and what errors in it are named: the file itself,
-    or, for a bug report, the log inside it as ``FILE#log``."""
-    source, data, _, _ = _read_log(path)
+    or, for a bug report, the log inside it as ``FILE#log``. ``data``: the bytes, already
+    read from elsewhere (a log store), which ``path`` names."""
+    source, data, _, _ = _read_log(path, data)
     return source, data
 
 
-def _read_log(path: str | os.PathLike[str]
+def _read_log(path: str | os.PathLike[str], data: bytes | None = None
               ) -> tuple[str, bytes, list[tuple[int, dict[str, Any]]], int]:
-    data = Path(path).read_bytes()
+    if data is None:
+        data = Path(path).read_bytes()
     records, good_length = read_records(data, path)
     if records and is_bug_report(records[0][1]):
         log = embedded_log(records[0][1])
@@ -203,10 +205,11 @@ def _read_log(path: str | os.PathLike[str]
     return str(path), data, records, good_length
 
 
-def scan(path: str | os.PathLike[str]) -> Scan:
+def scan(path: str | os.PathLike[str], data: bytes | None = None) -> Scan:
     """Read every whole record of a log file, dropping a torn tail. A bug report
-    (``shared.bugreport``) is read as the log it holds, named ``FILE#log`` in errors."""
-    source, data, records, good_length = _read_log(path)
+    (``shared.bugreport``) is read as the log it holds, named ``FILE#log`` in errors.
+    ``data``: the log's bytes, read from elsewhere (a log store), which ``path`` names."""
+    source, data, records, good_length = _read_log(path, data)
     if not records:
         raise LogError(source, 0, 0, "no header: the file is empty or not a Starhall log")
     check_header(records[0][1], source)
@@ -245,6 +248,26 @@ def make_header(
     }
     header.update(info)
     return header
+
+
+class TableLog(Protocol):
+    """What a table's log is to the server, whichever store keeps it: ``LogWriter`` (a file)
+    or the server's JetStream log (``server/jetstream.py``). Records are appended in memory;
+    the store makes them durable (a commit), and what failed is rolled back."""
+
+    durable_length: int
+    written_length: int
+    spill_bytes: int | None
+    last_record: tuple[int, int] | None
+
+    def append(self, body: Mapping[str, Any]) -> None: ...
+
+    @property
+    def appended_length(self) -> int: ...
+
+    def abandon(self) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class LogWriter:

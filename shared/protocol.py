@@ -74,6 +74,8 @@ STALE = "stale"
 BROKEN = "broken"
 TOO_MANY_REPORTS = "too_many_reports"
 INTERNAL = "internal"
+ELSEWHERE = "elsewhere"
+"""A table another node of the service serves (``address`` says which, if known)."""
 
 # Table status.
 WAITING, PLAYING, OVER, BROKEN_STATUS = "waiting", "playing", "over", "broken"

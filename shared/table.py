@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 import msgpack
 
 from starhall.shared.engine import Command, Event, Game, Outcome
-from starhall.shared.logfile import LogWriter, make_header
+from starhall.shared.logfile import LogWriter, TableLog, make_header
 from starhall.shared.observation import Observation, SeatMemory
 from starhall.shared.options import Options
 from starhall.shared.seating import SeatMap
@@ -117,7 +117,7 @@ class Table(Generic[S]):
     # A plain class rather than a dataclass: mypyc compiles it (it cannot compile generic
     # dataclasses), and submit is the path every move takes.
     def __init__(self, game: Game[S], players: int, options: Options, state: S, seq: int = 0,
-                 log: LogWriter | None = None, seats: Seating | None = None,
+                 log: TableLog | None = None, seats: Seating | None = None,
                  commands: CommandMemory | None = None) -> None:
         self.game = game
         self.players = players
@@ -144,11 +144,18 @@ class Table(Generic[S]):
         *,
         path: str | None = None,
         seats: list[dict[str, Any]] | None = None,
+        open_log: Callable[[dict[str, Any]], TableLog] | None = None,
         **info: Any,
     ) -> Table[S]:
+        """A new game; its log, if any, is a file at ``path`` or what ``open_log`` makes of
+        the header (a log store's)."""
         checked = game.make_options(players, options)
         header = make_header(game.id, game.rules_version, players, checked, seats, **info)
-        log = LogWriter.create(path, header) if path is not None else None
+        log: TableLog | None = None
+        if open_log is not None:
+            log = open_log(header)
+        elif path is not None:
+            log = LogWriter.create(path, header)
         return cls(game, players, checked, game.new_state(players, checked), 0, log,
                    tuple(header["seats"]))
 

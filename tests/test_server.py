@@ -5,6 +5,7 @@ hidden from its receiver."""
 from __future__ import annotations
 
 import errno
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from starhall.shared import protocol
 from starhall.shared.games import GAMES
 from starhall.shared.replay import Verified, load, verify
 from tests.connection import Connection, ServerListener
+from tests.nats_helpers import jetstream_settings
 from tests.server_helpers import (
     FAST_HEARTS,
     FAST_SERVER,
@@ -31,6 +33,16 @@ from tests.server_helpers import (
     play_until_over,
     wait_for,
 )
+
+
+@pytest.fixture(params=["files", "jetstream"])
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EmbeddedServer]:
+    """A real server on loopback, its tables kept in files in this test's folder, or in a
+    stream of its own on a real nats-server (one for the file's tests)."""
+    store = {} if request.param == "files" else jetstream_settings(
+        request.getfixturevalue("nats_node"), request.node.name)
+    with EmbeddedServer(tmp_path, **FAST_SERVER, **store) as embedded:
+        yield embedded
 
 
 def create(lobby: Participant | Connection, players: int = 4, **options: Any) -> str:
