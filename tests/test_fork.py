@@ -201,6 +201,7 @@ def test_viewer_play_from_here_switches_to_the_table_and_back(
     recording = load(STARS)
     viewer = ReplayScreen(recording, SIZE, data=str(tmp_path))
     # At the end the game is over: the button is there but does nothing.
+    viewer.control("end")
     viewer.draw(surface)
     spot = next(s for s in viewer.hotspots.spots if s.action == ("replay", "fork"))
     assert not spot.enabled

@@ -281,7 +281,6 @@ class LiveTable:
         try:
             recording = load(table.game_over.log)
             self.replay = self.open_replay(recording, self.size, list(table.model.names))
-            self.replay.seek(0)  # watched from the start
         except (LogError, OSError) as error:
             table.model.refuse(f"cannot open the replay: {error}")
             return
