@@ -12,7 +12,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from starhall.shared.bots import Bot, bot_seats, default_bot, make_bot
+from starhall.shared.bots import Bot, bot_factory, bot_seats, default_bot, make_bot
 from starhall.shared.engine import Event, Game
 from starhall.shared.games import get_game
 from starhall.shared.logfile import SUFFIX
@@ -194,12 +194,25 @@ def simulate(game: Game[Any], players: int, options: dict[str, Any], games: int,
 
 
 def run_sim(args: argparse.Namespace) -> int:
+    # Every argument is checked before the first game (and its progress bar) starts.
     game = get_game(args.game)
     players = args.players or default_players(game)
     if args.games < 1:
         raise ValueError("--games must be at least 1")
-    out = None if args.no_logs else Path(args.out)
     bots = args.bots or default_bot(game)
+    for kind in bot_kinds_for(bots, players):
+        bot_factory(game, kind)
+    out = None if args.no_logs else Path(args.out)
+    if out is not None:
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"--out {out} is a file, not a folder")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ValueError(f"--out {out}: cannot make this folder "
+                             f"({error.strerror or error})") from None
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise ValueError(f"--out {out}: cannot write in this folder")
     summary, written = simulate(game, players, args.options, args.games, args.seed, bots,
                                 out, progress=not args.quiet)
     for line in summary.lines():

@@ -201,6 +201,10 @@ MISTAKES = [
     ["replay", "fork", "missing.starhall"],
     ["replay", "diff", "missing.starhall", str(STARS)],
     ["replay", "verify", "missing.starhall"],
+    # Checked before any work starts: no progress bar before the refusal, which is one line.
+    ["sim", "stars", "--bots", "no_such_bot"],
+    ["sim", "stars", "--bots", "random,random,random,no_such_bot"],
+    ["sim", "stars", "--out", str(ROOT / "README.md")],
     ["no_such_command"],
     ["--no-such-flag"],
 ]
@@ -214,6 +218,24 @@ def test_a_mistake_is_one_line_and_exit_code_2(
     code = main(argv)
     out, err = capsys.readouterr()
     _one_line_error(code, out, err)
+
+
+NOT_LOGS = [["replay", "view", "README.md"], ["replay", "show", "README.md"],
+            ["replay", "show", "pyproject.toml", "--json"], ["replay", "fork", "README.md"],
+            ["replay", "diff", str(STARS), "README.md"], ["replay", "verify", "README.md"],
+            ["replay", "verify", str(STARS.parent), "README.md"]]
+
+
+@pytest.mark.parametrize("argv", NOT_LOGS, ids=" ".join)
+def test_a_file_that_is_no_log_is_a_usage_mistake(
+        argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        no_window: None) -> None:
+    monkeypatch.chdir(ROOT)
+    code = main(argv)
+    out, err = capsys.readouterr()
+    line = _one_line_error(code, out, err)
+    named = next(arg for arg in reversed(argv) if arg.endswith((".md", ".toml")))
+    assert line == f"starhall: {named} is not a Starhall log (nor a bug report)"
 
 
 def test_a_log_folder_that_is_a_file_is_one_line(tmp_path: Path,
