@@ -19,6 +19,8 @@ from starhall.shared.logfile import LogError, NotALog
 from starhall.shared.replay import IllegalEvent, Mismatch, load, verify
 from tests.broken_logs import ILLEGAL, LOG, MISMATCH, NOT_LOG, Case, write_corpus
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = Path(tempfile.mkdtemp(prefix="starhall-broken-logs-"))
 atexit.register(shutil.rmtree, FOLDER, True)

@@ -237,6 +237,8 @@ pygame.init()
 pygame.display.set_mode((200, 100))
 from starhall.client.screens.bug_report import BugReportBox
 from starhall.shared.bugreport import make_bug_report, write_bug_report
+
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
 folder = Path(sys.argv[1])
 box = BugReportBox(lambda note: write_bug_report(
     folder / "bug-0001-20250101-000000.starhall-bug",

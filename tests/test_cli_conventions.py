@@ -22,6 +22,8 @@ from starhall.shared.bots import bot_kinds, default_bot
 from starhall.shared.engine import OptionError, player_count
 from starhall.shared.games import GAMES
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 ROOT = Path(__file__).resolve().parent.parent
 STARS = ROOT / "replays" / "golden" / "stars_4p.starhall"
 WAIT = 120

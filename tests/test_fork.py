@@ -28,6 +28,8 @@ from starhall.shared.replay import load, verify
 from starhall.shared.seating import free_seats
 from tests.support import step_until
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "replays" / "golden"
 STARS = GOLDEN / "stars_4p.starhall"

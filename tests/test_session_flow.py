@@ -28,6 +28,8 @@ from starhall.client.screens.replay_screen import ReplayScreen, open_over_table
 from starhall.shared.replay import load
 from tests.support import step_until
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 SIZE = (1280, 720)
 
 

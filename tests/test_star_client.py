@@ -39,6 +39,8 @@ from starhall.shared.replay import load
 from starhall.shared.table import Table
 from tests.support import step_until
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 SIZE = (1280, 720)
 WON_DEAL = 1
 """The hint player wins deal 1, with eight real choices on the way."""
