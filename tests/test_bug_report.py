@@ -44,6 +44,8 @@ from tests.server_helpers import (
 )
 from tests.support import step_until
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 ROOT = Path(__file__).resolve().parent.parent
 SIZE = (1280, 720)
 NOTE = "Bruno took a trick he had lost"
@@ -237,8 +239,6 @@ pygame.init()
 pygame.display.set_mode((200, 100))
 from starhall.client.screens.bug_report import BugReportBox
 from starhall.shared.bugreport import make_bug_report, write_bug_report
-
-pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
 folder = Path(sys.argv[1])
 box = BugReportBox(lambda note: write_bug_report(
     folder / "bug-0001-20250101-000000.starhall-bug",

@@ -38,6 +38,8 @@ from tests.server_helpers import (
     wait_for,
 )
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 KEY = "Zq0v3kT8yqf1WbqUu1V3m8cX"
 SLOW_BOTS = 60.0
 """Bots that do not move while a test looks."""

@@ -32,6 +32,8 @@ from tests.server_helpers import (
     wait_for,
 )
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 
 def create(lobby: Participant | Connection, players: int = 4, **options: Any) -> str:
     message = {"type": "create", "game": "hearts", "players": players,
