@@ -13,7 +13,7 @@ from typing import NoReturn
 
 from starhall.shared.engine import OptionError
 from starhall.shared.games import GAMES, UnknownGame, get_game
-from starhall.shared.logfile import LogError
+from starhall.shared.logfile import LogError, NotALog
 from starhall.shared.options import parse_assignments
 from starhall.shared.protocol import MAX_THINK_SECONDS as MAX_THINK
 
@@ -273,6 +273,9 @@ def _main(argv: Sequence[str] | None) -> int:
         return 0
     try:
         return _dispatch(args)
+    except NotALog as error:  # a file named that is no log at all: a usage mistake
+        print(f"starhall: {error}", file=sys.stderr)
+        return 2
     except LogError as error:  # a log that cannot be read or breaks the rules: check failed
         print(f"starhall: {error}", file=sys.stderr)
         return 1

@@ -200,15 +200,26 @@ def simulate(game: Game[Any], players: int, options: dict[str, Any], games: int,
 
 
 def run_sim(args: argparse.Namespace) -> int:
+    # Every argument is checked before the first game (and its progress bar) starts.
     game = get_game(args.game)
     players = args.players or default_players(game)
     if args.games < 1:
         raise ValueError("--games must be at least 1")
-    out = None if args.no_logs else Path(args.out)
     bots = args.bots or default_bot(game)
     bot_kinds_for(game, bots, players)  # a bad --bots is refused before any game is played
     if not 0 <= args.think <= MAX_THINK_SECONDS:
         raise ValueError(f"--think takes 0 to {MAX_THINK_SECONDS:g} seconds, not {args.think:g}")
+    out = None if args.no_logs else Path(args.out)
+    if out is not None:
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"--out {out} is a file, not a folder")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ValueError(f"--out {out}: cannot make this folder "
+                             f"({error.strerror or error})") from None
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise ValueError(f"--out {out}: cannot write in this folder")
     summary, written = simulate(game, players, args.options, args.games, args.seed, bots,
                                 out, progress=not args.quiet, think=args.think)
     for line in summary.lines():

@@ -120,8 +120,14 @@ def default_bot(game: Game[Any]) -> str:
     return "heuristic" if "heuristic" in module.BOTS else "random"
 
 
-def make_bot(game: Game[Any], kind: str, rng: random.Random) -> Bot:
+def bot_factory(game: Game[Any], kind: str) -> BotFactory:
+    """The maker of ``game``'s bots of ``kind``; ``ValueError`` naming the game's bots if it
+    has none of that kind."""
     kinds = bot_kinds(game)
     if kind not in kinds:
         raise ValueError(f"{game.id} has no bot {kind!r} (bots: {', '.join(kinds)})")
-    return kinds[kind](rng)
+    return kinds[kind]
+
+
+def make_bot(game: Game[Any], kind: str, rng: random.Random) -> Bot:
+    return bot_factory(game, kind)(rng)

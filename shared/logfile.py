@@ -54,6 +54,41 @@ class LogError(Exception):
         super().__init__(f"{self.path}: record {record} (byte {offset}): {problem}")
 
 
+class NotALog(LogError):
+    """A file that is no Starhall log or bug report at all, rather than a damaged one: a
+    mistake in what was named (``README.md``), which the command line answers as a usage
+    error."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        super().__init__(path, 0, 0, "not a Starhall log")
+        self.args = (str(self),)
+
+    def __str__(self) -> str:
+        return f"{self.path} is not a Starhall log (nor a bug report)"
+
+
+def is_log_file(data: bytes) -> bool:
+    """Whether ``data``, a file's bytes or the first of them, begins as a Starhall log or bug
+    report does: a first record whose body bears the magic of one (its checksum aside: a
+    damaged log is still a log), or a record cut short there or nothing at all (a log torn as
+    its header was written, or too little of the file given to tell)."""
+    if not data:
+        return True
+    if data[0] != 0x92:
+        return False
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False,
+                                max_buffer_size=len(data) + 1)
+    unpacker.feed(data)
+    try:
+        first = unpacker.unpack()
+    except msgpack.OutOfData:
+        return True
+    except (ValueError, TypeError, msgpack.UnpackException):
+        return False
+    return (type(first) is list and len(first) == 2 and isinstance(first[0], dict)
+            and first[0].get("magic") in (MAGIC, BUG_MAGIC))
+
+
 def encode_record(body: Mapping[str, Any]) -> bytes:
     packed = msgpack.packb(body, use_bin_type=True)
     return b"".join((_ARRAY2, packed, _UINT32, zlib.crc32(packed).to_bytes(4, "big")))
@@ -195,7 +230,14 @@ def _read_log(path: str | os.PathLike[str], data: bytes | None = None
               ) -> tuple[str, bytes, list[tuple[int, dict[str, Any]]], int]:
     if data is None:
         data = Path(path).read_bytes()
-    records, good_length = read_records(data, path)
+    try:
+        records, good_length = read_records(data, path)
+    except LogError as error:
+        if error.record == 0 and not is_log_file(data):
+            raise NotALog(path) from None
+        raise
+    if records and records[0][1].get("magic") not in (MAGIC, BUG_MAGIC):
+        raise NotALog(path)  # records, but neither a log's header nor a bug report first
     if records and is_bug_report(records[0][1]):
         log = embedded_log(records[0][1])
         if log is None:

@@ -53,6 +53,8 @@ from starhall.shared.table import Table
 from tests.support import click_live, run_frames, spot_of, step_replay
 from tools.screenshots import BarsPlay
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 SIZE = (1280, 720)
 ROOT = Path(__file__).parent.parent
 GOLDEN = sorted(glob.glob(str(ROOT / "replays" / "golden" / "stars_and_bars_*.starhall")))

@@ -23,6 +23,8 @@ from starhall.shared.engine import OptionError, player_count
 from starhall.shared.games import GAMES
 from starhall.shared.replay import load
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 ROOT = Path(__file__).resolve().parent.parent
 STARS = ROOT / "replays" / "golden" / "stars_4p.starhall"
 WAIT = 120
@@ -171,18 +173,20 @@ def test_levels_are_easy_and_normal_and_strong_where_a_game_has_a_strong_bot(
 
     monkeypatch.chdir(tmp_path)  # the terminal game's log
 
-    assert bot_levels(GAMES["hearts"]) == {"easy": "random", "normal": "heuristic"}
-    assert bot_levels(GAMES["stars_and_bars"]) == {"easy": "greedy", "normal": "lookahead"}
+    assert bot_levels(GAMES["hearts"]) == {"easy": "random", "normal": "heuristic",
+                                           "strong": "strong"}
+    assert bot_levels(GAMES["stars_and_bars"])["easy"] == "greedy"
+    assert bot_levels(GAMES["stars_and_bars"])["normal"] == "lookahead"
     assert bot_levels(GAMES["star_patience"])["strong"] == "strong"
     assert level_of(GAMES["star_patience"], "hint") == "strong"  # strong is hint renamed
-    # A game's strong bot, once its BOTS has one, is Strong everywhere.
-    hearts_bots.BOTS["strong"] = hearts_bots.HeuristicHeartsBot
-    try:
-        assert bot_levels(GAMES["hearts"])["strong"] == "strong"
+    # Strong is offered exactly when the game's BOTS has a strong bot.
+    with monkeypatch.context() as patched:
+        patched.delitem(hearts_bots.BOTS, "strong")
+        assert "strong" not in bot_levels(GAMES["hearts"])
         assert main(["games", "hearts"]) == 0
-        assert "Strong = strong" in capsys.readouterr().out
-    finally:
-        del hearts_bots.BOTS["strong"]
+        assert "Strong" not in capsys.readouterr().out
+    assert main(["games", "hearts"]) == 0
+    assert "Strong = strong" in capsys.readouterr().out
     assert main(["sim", "hearts", "--quiet", "--bots", "Easy,normal,easy,heuristic",
                  "--option", "target=20", "--out", "sim"]) == 0
     (log,) = (tmp_path / "sim").glob("*.starhall")
@@ -242,6 +246,10 @@ MISTAKES = [
     ["replay", "fork", "missing.starhall"],
     ["replay", "diff", "missing.starhall", str(STARS)],
     ["replay", "verify", "missing.starhall"],
+    # Checked before any work starts: no progress bar before the refusal, which is one line.
+    ["sim", "stars", "--bots", "no_such_bot"],
+    ["sim", "stars", "--bots", "random,random,random,no_such_bot"],
+    ["sim", "stars", "--out", str(ROOT / "README.md")],
     ["no_such_command"],
     ["--no-such-flag"],
 ]
@@ -255,6 +263,24 @@ def test_a_mistake_is_one_line_and_exit_code_2(
     code = main(argv)
     out, err = capsys.readouterr()
     _one_line_error(code, out, err)
+
+
+NOT_LOGS = [["replay", "view", "README.md"], ["replay", "show", "README.md"],
+            ["replay", "show", "pyproject.toml", "--json"], ["replay", "fork", "README.md"],
+            ["replay", "diff", str(STARS), "README.md"], ["replay", "verify", "README.md"],
+            ["replay", "verify", str(STARS.parent), "README.md"]]
+
+
+@pytest.mark.parametrize("argv", NOT_LOGS, ids=" ".join)
+def test_a_file_that_is_no_log_is_a_usage_mistake(
+        argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        no_window: None) -> None:
+    monkeypatch.chdir(ROOT)
+    code = main(argv)
+    out, err = capsys.readouterr()
+    line = _one_line_error(code, out, err)
+    named = next(arg for arg in reversed(argv) if arg.endswith((".md", ".toml")))
+    assert line == f"starhall: {named} is not a Starhall log (nor a bug report)"
 
 
 def test_a_log_folder_that_is_a_file_is_one_line(tmp_path: Path,

@@ -118,6 +118,21 @@ def _recorded_game(path: str, game_id: str = "stars", seed: int = 5) -> str:
     return path
 
 
+def test_a_replay_opens_at_the_start_however_it_is_opened(surface: pygame.Surface,
+                                                           tmp_path: object) -> None:
+    from starhall.client.screens.replay_screen import open_over_table
+
+    recording = load(_recorded_game(f"{tmp_path}/game.starhall"))
+    # `starhall replay view LOG` makes the viewer so; W at a finished table, open_over_table.
+    for viewer in (ReplayScreen(recording, SIZE), open_over_table(recording, SIZE, [])):
+        assert viewer.position == 0
+        assert not viewer.table.model.over and not viewer.game.outcome(
+            viewer.states[0][1]).over
+        viewer.draw(surface)
+        viewer.key(pygame.K_END)
+        assert viewer.position == len(viewer.states) - 1 and viewer.table.model.over
+
+
 def test_replay_seek_rebuilds_without_animation(surface: pygame.Surface, tmp_path: object) -> None:
     path = _recorded_game(f"{tmp_path}/game.starhall")
     recording = load(path)

@@ -39,6 +39,8 @@ from tests.server_helpers import (
 )
 from tests.support import ask
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 KEY = "Zq0v3kT8yqf1WbqUu1V3m8cX"
 SLOW_BOTS = 60.0
 """Bots that do not move while a test looks."""

@@ -34,6 +34,8 @@ from tests.server_helpers import (
     wait_for,
 )
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 
 @pytest.fixture(params=["files", "jetstream"])
 def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EmbeddedServer]:

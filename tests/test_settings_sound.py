@@ -362,12 +362,32 @@ def test_animation_speed_scales_time() -> None:
         assert animator.busy is left
 
 
-def test_card_size_scales_the_trick_tables_cards() -> None:
+@pytest.mark.parametrize("window", [(1280, 720), (800, 600), (1024, 640), (1920, 1080)])
+def test_card_size_scales_the_trick_tables_cards(window: tuple[int, int]) -> None:
+    """Each setting its own size in every window, the default one (1280 x 720) included,
+    where Large was as large as Normal: both were as large as fits."""
     sizes = {}
     for size in ("small", "normal", "large"):
         settings.save(Settings(card_size=size))
-        sizes[size] = Layout(1920, 1080, 4, 0).card_size[1]
-    assert sizes["small"] < sizes["normal"] <= sizes["large"]
+        sizes[size] = Layout(*window, 4, 0).card_size[1]
+    assert sizes["small"] < sizes["normal"] < sizes["large"]
+
+
+def test_large_cards_are_drawn_larger_at_the_default_table(surface: pygame.Surface) -> None:
+    from tools.screenshots import Scripted
+
+    play = Scripted("stars", 4, seed=3)
+    play.run_until(lambda s: s.phase == "play")
+    drawn: dict[str, list[pygame.Rect]] = {}
+    for size in ("normal", "large"):
+        settings.save(Settings(card_size=size))
+        screen = play.screen()
+        screen.animator.skip_all()
+        hotspots = screen.draw(surface)
+        drawn[size] = [spot.rect for spot in hotspots.spots if spot.action[0] == "card"]
+    assert len(drawn["normal"]) == len(drawn["large"]) > 0
+    for normal, large in zip(drawn["normal"], drawn["large"], strict=True):
+        assert large.h > normal.h and large.w >= normal.w
 
 
 # --- sounds --------------------------------------------------------------------------------------

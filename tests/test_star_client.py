@@ -40,6 +40,8 @@ from starhall.shared.replay import load
 from starhall.shared.table import Table
 from tests.support import step_until
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 SIZE = (1280, 720)
 WON_DEAL = 1
 """The hint player wins deal 1, with eight real choices on the way."""
@@ -248,6 +250,12 @@ def test_auto_play_hint_stuck_give_up_and_a_lost_game_in_the_statistics(
         assert model.view["phase"] == "stuck"
         assert "Undo (Ctrl+Z) or Give up (G)" in live.table.view.prompt(model, None, True)
         click_at(live, spot(live, "star_button", "give_up"))
+        question = live.table.question  # giving up asks first
+        assert question is not None and "counts as a lost game" in question.detail
+        press(live, pygame.K_RETURN)  # the default answer is no
+        assert live.table.question is None and not model.over
+        click_at(live, spot(live, "star_button", "give_up"))
+        press(live, pygame.K_g)
         run_until(live, surface, lambda live: live.table.model.over and settled(live))
         assert model.view["result"] == "lost"
         stats = StarStats.load()
@@ -263,6 +271,90 @@ def test_auto_play_hint_stuck_give_up_and_a_lost_game_in_the_statistics(
             live.handle(event)
         run_until(live, surface, lambda live: settled(live)
                   and live.table.model.view.get("deal_number") == 42)
+        live.close()
+
+
+FORCED_DEAL = 2
+"""Deal 2's first turned card has one move only: auto-play makes it."""
+LOST_AT_DEAL = 37
+"""Deal 37 is lost at the deal: its first turned card can neither pair nor be placed."""
+NO_CHOICE_DEAL = 190
+"""Deal 190: two forced moves, then stuck, without a choice on the way."""
+
+
+def test_an_untouched_deal_left_by_new_deal_twice_is_not_counted(
+        surface: pygame.Surface, tmp_path: Path) -> None:
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        live = open_star(server, FORCED_DEAL)
+        run_until(live, surface, lambda live: settled(live)
+                  and live.table.model.view.get("moves", 0) >= 1)  # auto-play's forced move
+        first = live.table.model.table
+        press(live, pygame.K_n)
+        assert live.table.question is None  # nothing chosen: nothing to ask
+        run_until(live, surface, lambda live: live.table.model.table != first
+                  and settled(live))
+        second = live.table.model.table
+        press(live, pygame.K_n)
+        run_until(live, surface, lambda live: live.table.model.table != second
+                  and settled(live))
+        stats = StarStats.load()
+        assert (stats.played, stats.won, stats.streak) == (0, 0, 0)
+        live.close()
+
+
+def test_a_deal_lost_before_any_decision_is_not_counted(
+        surface: pygame.Surface, tmp_path: Path) -> None:
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        stats = StarStats()
+        stats.record(5, "won", 32, 0)
+        stats.save()
+        live = open_star(server, LOST_AT_DEAL)
+        run_until(live, surface, lambda live: settled(live) and live.table.model.over)
+        assert live.table.model.view["result"] == "lost"
+        live.close()
+        live = open_star(server, NO_CHOICE_DEAL)
+        run_until(live, surface, lambda live: settled(live)
+                  and live.table.model.view.get("phase") == "stuck")
+        press(live, pygame.K_g)
+        question = live.table.question
+        assert question is not None and "leave it out" in question.detail
+        press(live, pygame.K_g)
+        run_until(live, surface, lambda live: live.table.model.over and settled(live))
+        assert live.table.model.view["gave_up"]
+        stats = StarStats.load()
+        assert (stats.played, stats.won, stats.streak) == (1, 1, 1)  # as before both
+        live.close()
+
+
+def test_new_deal_after_a_choice_asks_and_counts_the_game_lost(
+        surface: pygame.Surface, tmp_path: Path) -> None:
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        live = open_star(server, WON_DEAL)
+        # Auto-play takes the forced moves; the first choice is the hint's.
+        run_until(live, surface, lambda live: settled(live)
+                  and live.table.model.view.get("phase") == "play"
+                  and not forced(live.table.model.legal))
+        model = live.table.model
+        command = hint_for_view(model.view)
+        assert command is not None
+        target = (spot(live, "star", "pair", command.data["card"]) if command.type == "pair"
+                  else spot(live, "star", "place", command.data["line"]))
+        assert target is not None
+        seq = model.seq
+        click_at(live, target)
+        run_until(live, surface, lambda live: live.table.model.seq > seq)
+        first = model.table
+        press(live, pygame.K_n)
+        question = live.table.question
+        assert question is not None and "counts as a lost game" in question.detail
+        press(live, pygame.K_ESCAPE)
+        assert live.table.question is None and live.table.next_table is None
+        press(live, pygame.K_n)
+        press(live, pygame.K_g)
+        run_until(live, surface, lambda live: live.table.model.table != first
+                  and settled(live))
+        stats = StarStats.load()
+        assert (stats.played, stats.won) == (1, 0)
         live.close()
 
 

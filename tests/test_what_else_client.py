@@ -54,6 +54,8 @@ from tests.support import (
     step_until,
 )
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 SIZE = (1280, 720)
 NAMES = ["Sam", "Ada", "Bruno", "Clara", "Dmitri", "Elif"]
 GAME = get_game("what_else")

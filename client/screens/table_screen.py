@@ -202,6 +202,8 @@ class TableScreen:
         something, such as a seat at a game not over); ``None``: leave at once."""
         self.question: Question | None = None
         """The question open over the table, if any: it takes every input."""
+        self._then: Callable[[], None] | None = None
+        """What yes to the open question does, when a game's table asked it (else: leave)."""
         self.quitting = False
         """Left by closing the window: the program ends, not only the table."""
         self.game_over: GameOverPanel | None = None
@@ -419,6 +421,7 @@ class TableScreen:
             self.leaving, self.quitting = True, quitting
             return
         self.question = replace(self.ask_before_leaving, quitting=quitting, focus="no")
+        self._then = None
         self._changed = True
 
     def quit_requested(self) -> bool:
@@ -431,11 +434,27 @@ class TableScreen:
         self.leave(quitting=True)
         return False
 
+    def ask(self, title: str, detail: str, yes: str, yes_key: int,
+            then: Callable[[], None]) -> None:
+        """A question of the game's table (``TableHost.ask``): yes calls ``then``."""
+        self.question = Question(title, detail, yes=yes, no="Keep playing", yes_key=yes_key)
+        self._then = then
+        self._changed = True
+
+    @property
+    def asking(self) -> bool:
+        return self.question is not None
+
     def _answer(self, answer: str | None) -> None:
         if answer is None or self.question is None:
             return
         question, self.question = self.question, None
-        if answer == "yes":
+        then, self._then = self._then, None
+        if answer != "yes":
+            return
+        if then is not None:
+            then()
+        else:
             self.leaving, self.quitting = True, question.quitting
 
     def escape(self) -> None:
