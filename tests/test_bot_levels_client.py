@@ -10,7 +10,8 @@ from starhall.shared.games import GAMES
 
 def test_the_new_table_form_offers_the_games_levels() -> None:
     info = game_info(GAMES["hearts"])
-    assert bot_choices(info) == [("Easy", "random"), ("Normal", "heuristic")]
+    assert bot_choices(info) == [("Easy", "random"), ("Normal", "heuristic"),
+                                 ("Strong", "strong")]
     assert [label for label, _ in bot_choices(game_info(GAMES["star_patience"]))] == [
         "Easy", "Normal", "Strong"]
     # A server from before levels: its bot kinds.

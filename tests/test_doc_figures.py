@@ -10,7 +10,8 @@ again only with ``STARHALL_SLOW_FIGURES=1``, and the same page must show a cheap
 of its commands, the same command with a smaller ``--games`` or ``--deals``. The twin plays
 the first games of the same run, so any change that moves the slow figures (an engine, a bot,
 the seeding, the summary) changes the twin's output too and fails the test; then run the slow
-ones again (``STARHALL_SLOW_FIGURES=1 pytest tests/test_doc_figures.py``) and update them."""
+ones again (``STARHALL_SLOW_FIGURES=1 pytest tests/test_doc_figures.py``) and update them
+(``python -m tools.refigure PAGE --slow`` writes what the commands print now into the page)."""
 
 from __future__ import annotations
 

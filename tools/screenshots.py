@@ -99,6 +99,14 @@ class Scripted:
         return screen
 
 
+def is_legal(play: Scripted, command: Command) -> bool:
+    try:
+        play.game.decide(play.table.state, command)
+    except IllegalCommand:
+        return False
+    return True
+
+
 def refusal(play: Scripted, command: Command) -> str:
     """The words the server sends back for ``command``, which the game refuses."""
     try:
@@ -270,8 +278,10 @@ def stars_screens(shots: Shots) -> None:
     screen.button("buried")
     shots.take(screen, "stars", "buried_cards")
     screen.button("buried")
-    screen.card(screen.model.hand[0])  # greyed out: sent, and the server's refusal shown
-    screen.model.refuse(refusal(play, Command("play", 0, {"card": screen.model.hand[0]})))
+    greyed = next(card for card in screen.model.hand
+                  if not is_legal(play, Command("play", 0, {"card": card})))
+    screen.card(greyed)  # greyed out: sent, and the server's refusal shown
+    screen.model.refuse(refusal(play, Command("play", 0, {"card": greyed})))
     shots.take(screen, "stars", "refused")
     rules_pages(shots, screen, "stars", "#card-points")
     leave_question(shots, screen, "stars")
