@@ -155,5 +155,13 @@ class LookaheadBot:
         return _place(code, space, seat)
 
 
-BOTS = {"greedy": GreedyBot, "lookahead": LookaheadBot}
+def strong_bot(rng: random.Random) -> Any:
+    """The ``strong`` bot (``stars_and_bars_strong``), which searches with this module's bot as its
+    rollout policy: imported when first made, so that module can build on this one without
+    an import circle. It chooses with ``choose(seen: Observation, think: float)``."""
+    from starhall.shared.games.stars_and_bars_strong import StrongBot
+    return StrongBot(rng)
+
+
+BOTS = {"greedy": GreedyBot, "lookahead": LookaheadBot, "strong": strong_bot}
 DEFAULT_BOT = "lookahead"

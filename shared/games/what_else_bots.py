@@ -119,4 +119,12 @@ class HeuristicBot:
         return sum(1 << card for card in weak[:HAND_SIZE])
 
 
-BOTS = {"heuristic": HeuristicBot}
+def strong_bot(rng: random.Random) -> Any:
+    """The ``strong`` bot (``what_else_strong``), which searches with this module's bot as its
+    rollout policy: imported when first made, so that module can build on this one without
+    an import circle. It chooses with ``choose(seen: Observation, think: float)``."""
+    from starhall.shared.games.what_else_strong import StrongBot
+    return StrongBot(rng)
+
+
+BOTS = {"heuristic": HeuristicBot, "strong": strong_bot}
