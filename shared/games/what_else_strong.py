@@ -59,6 +59,13 @@ from starhall.shared.games.what_else_bots import (
 from starhall.shared.observation import Observation
 from starhall.shared.search_flat import paired_search
 
+KEEP_WEIGHT = 1.5
+"""A playout cut short also counts the cards the seat kept to the round's end, each by its
+worth between rounds above the average card's (0.09; the best card's is 0.67), this much to
+a round won: a round won by spending the cards that win later rounds is dearly bought.
+Measured at 3 players, 0.1 s a move, the strong bot choosing only the cards to lay (25 deals
+× 3 seats, the same deals each time): weight 0 won 25% of the games, 0.5 37%, 1.5 41%,
+3 19% (each ± about 10%)."""
 SAMPLE_TRIES = 30
 """Attempts at a world that meets every group's constraints before they are dropped."""
 ROLLOUT_ROUNDS = 1
@@ -359,7 +366,7 @@ class Playout:
     that both play the same worlds to the same results."""
 
     __slots__ = ("cards", "players", "hands", "draw", "discard", "gone", "pile", "passed",
-                 "tokens", "rng", "rounds_ended", "log")
+                 "tokens", "rng", "rounds_ended", "log", "kept")
 
     def __init__(self, state: WhatElseState, rng: random.Random) -> None:
         self.cards = state.rules.cards
@@ -377,6 +384,8 @@ class Playout:
         self.tokens = list(state.tokens)
         self.rng = rng
         self.rounds_ended = 0
+        self.kept: list[CardSet] = []
+        """The hands when the last round ended, before anyone drew."""
         self.log: list[tuple[Any, ...]] | None = None
         """When a list, every move and shuffle is written to it (the tests replay them on
         the engine): ("play", seat, card), ("pass", seat), ("refill", seat, discards),
@@ -436,6 +445,7 @@ class Playout:
 
     def _end_round(self, winner: Seat) -> Seat:
         self.rounds_ended += 1
+        self.kept = list(self.hands)
         self.tokens[winner] += 1
         self.discard.extend(card for _, card in self.pile)
         self.pile = []
@@ -518,7 +528,11 @@ def play_out(state: WhatElseState, first: Command, seat: Seat, rng: random.Rando
     tokens = world.tokens
     if max(tokens) >= TARGET:
         return 1.0 if tokens[seat] >= TARGET else 0.0
-    return (tokens[seat] - state.tokens[seat]) / max(world.rounds_ended, 1)
+    won = (tokens[seat] - state.tokens[seat]) / max(world.rounds_ended, 1)
+    if not KEEP_WEIGHT or not world.kept:
+        return won
+    worth, average = _static_worth(world.cards.table)
+    return won + KEEP_WEIGHT * sum(worth[card] - average for card in bits(world.kept[seat]))
 
 
 # --- the bot ---------------------------------------------------------------------------------
