@@ -33,6 +33,7 @@ from starhall.shared.games.what_else_strong import (
 )
 from starhall.shared.observation import Observation, observe
 from starhall.shared.options import Options
+from starhall.shared.search_flat import paired_search
 from starhall.shared.shuffle import shuffle_command
 
 WHAT_ELSE = get_game("what_else")
@@ -292,3 +293,23 @@ def test_bars_strong_plays_whole_games() -> None:
 
     final = play(BARS, 2, options, choose, 4)
     assert BARS.outcome(final).over
+
+
+# --- the search -------------------------------------------------------------------------------
+
+def test_paired_search_plays_every_candidate_in_the_same_worlds() -> None:
+    """Without time, the default move and no playout; with worlds, every candidate played
+    once in each, and the best mean chosen (the default on a tie)."""
+    played: list[tuple[int, int]] = []
+    worlds = iter(range(100))
+
+    def playout(index: int, world: int) -> float:
+        played.append((index, world))
+        return [0.2, 0.5, 0.5][index]
+
+    assert paired_search(3, lambda: next(worlds), playout, 0.0, default=2).chosen == 2
+    assert played == []
+    result = paired_search(3, lambda: next(worlds), playout, 0.0, default=0, least=4)
+    assert result.worlds == 4 and result.playouts == 12 and result.chosen == 1
+    assert played == [(index, world) for world in range(4) for index in range(3)]
+    assert paired_search(3, lambda: 0, playout, 0.0, default=2, least=1).chosen == 2

@@ -2,9 +2,11 @@
 
 It is given only an ``Observation`` (its view, its legal commands, and every event as its
 seat was shown it). From the events it works out what each opponent's hand may hold, then
-for each candidate move plays the game out many times to its end, each time in a world
-sampled afresh (opponents' hands and the draw pile's order), every seat then played by a fast
-copy of the heuristic bot's rules, and chooses the move that won most (``search_flat``).
+plays each candidate move on in many worlds sampled afresh (opponents' hands and the draw
+pile's order), every candidate in the same worlds, every seat then played by a fast copy of
+the heuristic bot's rules to the end of the round, and chooses the move worth most over the
+worlds (``search_flat.paired_search``): a world is worth the round won, and the cards the
+seat kept to its end (``KEEP_WEIGHT``).
 
 **What the events tell of a hand.** An opponent's hand is kept as groups of cards that came
 into it together (the deal, a draw), each with the set of cards it may hold:
@@ -70,9 +72,10 @@ SAMPLE_TRIES = 30
 """Attempts at a world that meets every group's constraints before they are dropped."""
 ROLLOUT_ROUNDS = 1
 """A playout stops when this many rounds have ended (the one being played counts; from a
-refill, the next) and is scored by the tokens won. Played to the game's end (12 rounds at
-most), 40 games at 4 players and 0.1 s a move gave the strong bot 9 wins; to one round's
-end, with far more playouts in the time and far less noise in each, 12 (2 rounds: 10)."""
+refill, the next) and is scored by the round won and the cards kept. Played to the game's
+end (12 rounds at most), 40 games at 4 players and 0.1 s a move gave the strong bot 9 wins;
+to one round's end, with far more playouts in the time and far less noise in each, 12
+(2 rounds: 10), before the cards kept were counted."""
 
 
 # --- what the events tell ------------------------------------------------------------------
@@ -120,7 +123,7 @@ class _Course:
         groups = self.groups[seat]
         able = [group for group in groups if group.allowed >> card & 1]
         if not able:  # a history the groups cannot explain: forget what they said
-            able = groups
+            able = list(groups)
             for group in groups:
                 group.allowed = self.cards.deck.full
         able.sort(key=lambda group: group.allowed.bit_count())
