@@ -10,7 +10,8 @@ a 95% confidence interval over the deals (a deal's share is its rotations' mean)
 the goal of 1.5 times a fair share. Stars and Bars: ``strong`` against ``lookahead``; the
 share of decided games it won (ties left out), with a 95% interval (Wilson's, each decided
 game a trial), against the goal of 60%. Both print the strong bot's time per move (p50,
-p99: the search stops at ``--think``, so p99 shows its overrun) and the run's length.
+p99 over the moves it searched: the search stops at ``--think``, so p99 shows its overrun)
+and the run's length.
 
 The strong bots take an ``Observation``: this driver keeps what each seat has been shown
 (``game.event_view`` of every event) and hands the bot ``observe(...)``; the other bots
@@ -42,7 +43,8 @@ def play_deal(game: Game[Any], players: int, options: Options, strong_seat: int,
               strong: Any, others: list[Any], deal: int, think: float,
               times: list[float]) -> tuple[int, ...]:
     """One game: shuffles from deal number ``deal`` (the same for each rotation), the strong
-    bot in ``strong_seat``; the winners."""
+    bot in ``strong_seat``; the winners. ``times`` gets the strong bot's time for each move
+    it searched (not its forced or routine ones: a claim, a duty, the end of a turn)."""
     state = game.new_state(players, options)
     seen: list[list[Event]] = [[] for _ in range(players)]
     shuffles = random.Random(deal)
@@ -56,7 +58,8 @@ def play_deal(game: Game[Any], players: int, options: Options, strong_seat: int,
                 observation = observe(game, players, options, seat, state, tuple(seen[seat]))
                 start = time.perf_counter()
                 command = strong.choose(observation, think)
-                times.append(time.perf_counter() - start)
+                if strong.searched:
+                    times.append(time.perf_counter() - start)
             else:
                 command = others[seat].choose(game, state, seat)
         for event in game.decide(state, command):
@@ -95,7 +98,8 @@ def percentiles(times: list[float]) -> str:
     ordered = sorted(times)
     p50 = ordered[len(ordered) // 2]
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return f"think per move p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms ({len(times)} moves)"
+    return (f"think per searched move p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms "
+            f"({len(times)} moves)")
 
 
 def bench_what_else(players: int, deals: int, think: float, first: int) -> None:

@@ -184,8 +184,11 @@ class StrongBot:
         """Worlds played out whatever the clock says (tests: a search that does not depend
         on the machine's speed)."""
         self.last_playouts = 0
+        self.searched = False
+        """Whether the last move was searched (not a forced or routine one)."""
 
     def choose(self, seen: Observation, think: float) -> Command:
+        self.searched = False
         view, seat, game = seen.view, seen.seat, seen.game
         command = _admin(view, seat)
         if command is not None:
@@ -214,6 +217,7 @@ class StrongBot:
 
         result = paired_search(len(candidates), sample, playout, think, 0, self.worlds)
         self.last_playouts = result.playouts
+        self.searched = True
         card, space = candidates[result.chosen]
         return Command("place", seat, {"card": DECK.code_of[card], "space": space})
 

@@ -562,8 +562,11 @@ class StrongBot:
         """Worlds played out whatever the clock says (tests: a search that does not depend
         on the machine's speed)."""
         self.last_playouts = 0
+        self.searched = False
+        """Whether the last move was searched (not a forced or routine one)."""
 
     def choose(self, seen: Observation, think: float) -> Command:
+        self.searched = False
         view, seat = seen.view, seen.seat
         legal = seen.legal
         if len(legal) == 1:
@@ -596,6 +599,7 @@ class StrongBot:
 
         result = paired_search(len(commands), sample, playout, think, default, self.worlds)
         self.last_playouts = result.playouts
+        self.searched = True
         return commands[result.chosen]
 
     @staticmethod
