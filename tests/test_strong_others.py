@@ -15,6 +15,8 @@ from starhall.shared.bots import RandomBot, make_bot
 from starhall.shared.cards import bits
 from starhall.shared.engine import Command, Event, Game
 from starhall.shared.games import get_game
+from starhall.shared.games.stars_and_bars import DECK, owed_duties
+from starhall.shared.games.stars_and_bars_strong import Playout as BarsPlayout
 from starhall.shared.games.stars_and_bars_strong import StrongBot as BarsStrong
 from starhall.shared.games.stars_and_bars_strong import sample_deck, unseen_cards
 from starhall.shared.games.what_else import cards_for, legal_cards
@@ -313,3 +315,50 @@ def test_paired_search_plays_every_candidate_in_the_same_worlds() -> None:
     assert result.worlds == 4 and result.playouts == 12 and result.chosen == 1
     assert played == [(index, world) for world in range(4) for index in range(3)]
     assert paired_search(3, lambda: 0, playout, 0.0, default=2, least=1).chosen == 2
+
+
+def test_bars_playouts_follow_the_engine() -> None:
+    """A fast playout's turns, replayed on the engine from the same state (each placement,
+    every duty it owes, the end of the turn; or a pass), are all accepted and end with the
+    same scores, hands and result."""
+    options = BARS.make_options(2, {})
+    rng = random.Random(8)
+    lookahead = make_bot(BARS, "lookahead", rng)
+    replayed = {"playouts": 0}
+    duty_events = {"turn_over": "turned_over", "clear_centre": "centre_cleared",
+                   "remove": "removed"}
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        command = lookahead.choose(BARS, state, seat)
+        if command.type != "place":
+            return command
+        world = BarsPlayout(state, random.Random(seat))
+        world.log = []
+        card = DECK.index_of[command.data["card"]]
+        world.run(seat, card, command.data["space"], 8)
+        replay = state
+        for mover, laid, space in world.log:
+            if laid < 0:
+                commands = [Command("pass", mover, {})]
+            else:
+                commands = [Command("place", mover, {"card": DECK.code_of[laid],
+                                                     "space": space})]
+            for command_now in commands:
+                for event in BARS.decide(replay, command_now):
+                    replay = BARS.evolve(replay, event)
+            while laid >= 0 and (owed := owed_duties(replay)):
+                kind, where = owed[0]
+                replay = BARS.evolve(replay, Event(duty_events[kind], mover,
+                                                   {} if where < 0 else {"space": where}))
+            if laid >= 0:
+                for event in BARS.decide(replay, Command("end_turn", mover, {})):
+                    replay = BARS.evolve(replay, event)
+        assert list(replay.scores) == world.scores
+        assert list(replay.hands) == world.hands
+        assert replay.result == world.result
+        replayed["playouts"] += 1
+        return command
+
+    for deal in range(3):
+        play(BARS, 2, options, choose, deal)
+    assert replayed["playouts"] > 30

@@ -9,9 +9,9 @@ them to the opponent) and searches only the placement.
 For the placement it keeps the ``lookahead`` bot's best few candidates (points now, less the
 opponent's best reply and the claims left to them), then plays each on in worlds sampled
 afresh (the deck shuffled anew), every candidate in the same worlds, both seats then placing
-greedily for a few turns with the engine's own rules; a candidate's value is the score
-difference then, or the result when the game ends on the way. It chooses the best mean when
-its time is up (``search_flat.paired_search``).
+greedily for a few turns (``Playout``: the engine's rules on plain lists); a candidate's
+value is the score difference then, or the result when the game ends on the way. It chooses
+the best mean when its time is up (``search_flat.paired_search``).
 """
 
 from __future__ import annotations
@@ -21,18 +21,23 @@ from dataclasses import replace
 from typing import Any
 
 from starhall.shared.cards import CardSet, bits
-from starhall.shared.engine import Command, Event, Game, Seat
+from starhall.shared.engine import Command, Seat
 from starhall.shared.games.stars_and_bars import (
+    CENTRE,
+    CENTRE_MASK,
     DECK,
     EMPTY,
+    FACE_DOWN,
     NOBODY,
     SPACES,
+    STACK_FULL,
     BarsState,
+    Result,
     Tally,
     Turn,
-    available_claims,
-    owed_duties,
+    end_result,
     placement_points,
+    round_result,
     tops_of,
 )
 from starhall.shared.games.stars_and_bars_bots import _NEAR, REPLY_WEIGHT, Board, _admin, best_at
@@ -46,8 +51,6 @@ HORIZON = 6
 SPREAD = 60.0
 """A score difference of this many points counts as a sure win (a value of 1) in a playout
 cut short; a lead over 50 at a round's end wins outright."""
-_DUTY_EVENTS = {"turn_over": "turned_over", "clear_centre": "centre_cleared",
-                "remove": "removed"}
 _PLACEHOLDER = 0
 """A face-down stack's cards are not shown and play no part in the rules: any card stands in."""
 
@@ -108,54 +111,99 @@ def template_state(seen: Observation) -> BarsState:
         tally=Tally(zeros, zeros, zeros, zeros, zeros))
 
 
-def greedy_placement(state: BarsState, seat: Seat, rng: random.Random) -> tuple[int, int]:
-    """The placement with the most points now (ties at random), or (-1, -1) for none."""
-    tops = tops_of(state)
-    best, chosen, ties = -1, (-1, -1), 0
-    for card in bits(state.hands[seat]):
-        for space in range(SPACES):
-            points = placement_points(tops, card, space)
-            if points > best:
-                best, chosen, ties = points, (card, space), 1
-            elif points == best and points >= 0:
-                ties += 1
-                if rng.random() * ties < 1:
-                    chosen = (card, space)
-    return chosen
+class Playout:
+    """A world played on from the bot's placement, on plain lists rather than the engine's
+    immutable state (copying the state at every event was most of a playout's time). The
+    rules the engine's ``evolve`` applies, for players who always do their duties (so no claim
+    arises on the way); the tests replay playouts on the engine and find the same ends."""
 
+    __slots__ = ("tops", "heights", "hands", "deck", "scores", "starter", "last_passed",
+                 "result", "rng", "log")
 
-def play_turn(game: Game[BarsState], state: BarsState, placement: tuple[int, int] | None,
-              rng: random.Random) -> BarsState:
-    """One whole turn of the seat to act: every claim, ``placement`` (or the greedy one),
-    every duty, the end of the turn; a pass when nothing can be placed."""
-    turn = state.turn
-    assert turn is not None
-    seat = turn.seat
-    for kind, space, _ in available_claims(state):
-        data = {"kind": kind} if space < 0 else {"kind": kind, "space": space}
-        state = game.evolve(state, Event("claimed", seat, data))
-    card, space = placement if placement is not None else greedy_placement(state, seat, rng)
-    if card < 0:
-        return game.evolve(state, Event("passed", seat, {}))
-    state = game.evolve(state, Event("placed", seat, {"card": DECK.code_of[card],
-                                                      "space": space}))
-    while owed := owed_duties(state):  # a turn-over may leave the centre to clear next
-        kind, where = owed[0]
-        state = game.evolve(state, Event(_DUTY_EVENTS[kind], seat,
-                                         {} if where < 0 else {"space": where}))
-    return game.evolve(state, Event("turn_ended", seat, {}))
+    def __init__(self, state: BarsState, rng: random.Random) -> None:
+        self.tops = list(tops_of(state))
+        self.heights = [len(stack) for stack in state.stacks]
+        self.hands = list(state.hands)
+        self.deck = list(reversed(state.deck))
+        """The deck, its top card last (drawn with ``pop``)."""
+        self.scores = list(state.scores)
+        self.starter = state.starter
+        self.last_passed = state.last_turn is not None and state.last_turn.passed
+        self.result: Result | None = None
+        self.rng = rng
+        self.log: list[tuple[int, int, int]] | None = None
+        """When a list, every turn is written to it as (seat, card, space), card -1 for a
+        pass (the tests replay them on the engine)."""
 
+    def greedy(self, seat: Seat) -> tuple[int, int]:
+        """The placement with the most points now (ties at random), or (-1, -1) for none."""
+        tops, rng = self.tops, self.rng
+        best, chosen, ties = -1, (-1, -1), 0
+        spaces = [space for space in range(SPACES) if tops[space] != FACE_DOWN]
+        hand = self.hands[seat]
+        while hand:
+            low = hand & -hand
+            hand ^= low
+            card = low.bit_length() - 1
+            for space in spaces:
+                points = placement_points(tops, card, space)
+                if points > best:
+                    best, chosen, ties = points, (card, space), 1
+                elif points == best and points >= 0:
+                    ties += 1
+                    if rng.random() * ties < 1:
+                        chosen = (card, space)
+        return chosen
 
-def value_for(state: BarsState, seat: Seat) -> float:
-    """A playout's value to ``seat`` in [0, 1]: the result of a finished game, else the score
-    difference scaled by ``SPREAD``."""
-    result = state.result
-    if result is not None:
-        if len(result.winners) > 1:
-            return 0.5
-        return 1.0 if result.winners[0] == seat else 0.0
-    lead = state.scores[seat] - state.scores[1 - seat]
-    return min(1.0, max(0.0, 0.5 + lead / (2 * SPREAD)))
+    def turn(self, seat: Seat, card: int, space: int) -> None:
+        """``seat`` places ``card`` on ``space`` (card -1: passes), does its duties and ends
+        its turn."""
+        if self.log is not None:
+            self.log.append((seat, card, space))
+        passed = card < 0
+        if not passed:
+            tops, heights = self.tops, self.heights
+            self.scores[seat] += placement_points(tops, card, space)
+            self.hands[seat] &= ~(1 << card)
+            heights[space] += 1
+            tops[space] = card
+            if heights[space] >= STACK_FULL:
+                if CENTRE_MASK >> space & 1:
+                    tops[space] = FACE_DOWN
+                    if all(tops[s] == FACE_DOWN for s in CENTRE):
+                        for s in CENTRE:
+                            tops[s], heights[s] = EMPTY, 0
+                else:
+                    tops[space], heights[space] = EMPTY, 0
+            if self.deck:
+                self.hands[seat] |= 1 << self.deck.pop()
+        scores = (self.scores[0], self.scores[1])
+        result = round_result(scores) if seat != self.starter else None
+        if result is None and ((not self.hands[0] and not self.hands[1])
+                               or (passed and self.last_passed)):
+            result = end_result(scores)
+        self.result = result
+        self.last_passed = passed
+
+    def run(self, seat: Seat, card: int, space: int, turns: int) -> None:
+        """``seat``'s placement, then ``turns`` greedy turns or to the end of the game."""
+        self.turn(seat, card, space)
+        for _ in range(turns):
+            if self.result is not None:
+                return
+            seat = 1 - seat
+            self.turn(seat, *self.greedy(seat))
+
+    def value(self, seat: Seat) -> float:
+        """The playout's value to ``seat`` in [0, 1]: the result of a finished game, else the
+        score difference scaled by ``SPREAD``."""
+        result = self.result
+        if result is not None:
+            if len(result.winners) > 1:
+                return 0.5
+            return 1.0 if result.winners[0] == seat else 0.0
+        lead = self.scores[seat] - self.scores[1 - seat]
+        return min(1.0, max(0.0, 0.5 + lead / (2 * SPREAD)))
 
 
 def lookahead_scores(view: dict[str, Any], seat: Seat) -> list[tuple[float, int, int]]:
@@ -189,7 +237,7 @@ class StrongBot:
 
     def choose(self, seen: Observation, think: float) -> Command:
         self.searched = False
-        view, seat, game = seen.view, seen.seat, seen.game
+        view, seat = seen.view, seen.seat
         command = _admin(view, seat)
         if command is not None:
             return command
@@ -207,13 +255,10 @@ class StrongBot:
 
         def playout(index: int, world: tuple[BarsState, int]) -> float:
             state, seed = world
-            own = random.Random(seed)  # the same greedy ties for every candidate in a world
-            state = play_turn(game, state, candidates[index], own)
-            for _ in range(HORIZON):
-                if state.phase != "play":
-                    break
-                state = play_turn(game, state, None, own)
-            return value_for(state, seat)
+            # the same greedy ties for every candidate in a world
+            played = Playout(state, random.Random(seed))
+            played.run(seat, *candidates[index], HORIZON)
+            return played.value(seat)
 
         result = paired_search(len(candidates), sample, playout, think, 0, self.worlds)
         self.last_playouts = result.playouts
