@@ -68,6 +68,9 @@ a round won: a round won by spending the cards that win later rounds is dearly b
 Measured at 3 players, 0.1 s a move, the strong bot choosing only the cards to lay (25 deals
 × 3 seats, the same deals each time): weight 0 won 25% of the games, 0.5 37%, 1.5 41%,
 3 19% (each ± about 10%)."""
+DOUBT = 2.0
+"""The search leaves the heuristic's move only for one that beats it by more than this many
+standard errors over the worlds played (``paired_search``)."""
 SAMPLE_TRIES = 30
 """Attempts at a world that meets every group's constraints before they are dropped."""
 ROLLOUT_ROUNDS = 1
@@ -597,7 +600,8 @@ class StrongBot:
             state, seed = world  # the same reshuffles for every candidate in a world
             return play_out(state, commands[index], seat, random.Random(seed))
 
-        result = paired_search(len(commands), sample, playout, think, default, self.worlds)
+        result = paired_search(len(commands), sample, playout, think, default, self.worlds,
+                               DOUBT)
         self.last_playouts = result.playouts
         self.searched = True
         return commands[result.chosen]
