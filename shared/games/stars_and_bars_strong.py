@@ -17,6 +17,7 @@ the best mean when its time is up (``search_flat.paired_search``).
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -236,6 +237,7 @@ class StrongBot:
         """Whether the last move was searched (not a forced or routine one)."""
 
     def choose(self, seen: Observation, think: float) -> Command:
+        start = time.perf_counter()  # the budget counts what is worked out before the search
         self.searched = False
         view, seat = seen.view, seen.seat
         command = _admin(view, seat)
@@ -260,7 +262,8 @@ class StrongBot:
             played.run(seat, *candidates[index], HORIZON)
             return played.value(seat)
 
-        result = paired_search(len(candidates), sample, playout, think, 0, self.worlds)
+        result = paired_search(len(candidates), sample, playout,
+                               think - (time.perf_counter() - start), 0, self.worlds)
         self.last_playouts = result.playouts
         self.searched = True
         card, space = candidates[result.chosen]

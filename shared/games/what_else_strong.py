@@ -33,6 +33,7 @@ forgets the groups and samples every unseen card freely rather than trust a wron
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -569,6 +570,7 @@ class StrongBot:
         """Whether the last move was searched (not a forced or routine one)."""
 
     def choose(self, seen: Observation, think: float) -> Command:
+        start = time.perf_counter()  # the budget counts what is worked out before the search
         self.searched = False
         view, seat = seen.view, seen.seat
         legal = seen.legal
@@ -600,7 +602,8 @@ class StrongBot:
             state, seed = world  # the same reshuffles for every candidate in a world
             return play_out(state, commands[index], seat, random.Random(seed))
 
-        result = paired_search(len(commands), sample, playout, think, default, self.worlds,
+        result = paired_search(len(commands), sample, playout,
+                               think - (time.perf_counter() - start), default, self.worlds,
                                DOUBT)
         self.last_playouts = result.playouts
         self.searched = True
