@@ -704,7 +704,7 @@ def test_lookahead_weighs_the_opponents_reply() -> None:
     chosen = LookaheadBot(random.Random(0)).choose(GAME, state, 0)
     assert chosen == Command("place", 0, {"card": "SRLF", "space": min(replies,
                                                                        key=replies.get)})
-    assert set(BOTS) == {"greedy", "lookahead"} and BOTS["greedy"] is GreedyBot
+    assert set(BOTS) == {"greedy", "lookahead", "strong"} and BOTS["greedy"] is GreedyBot
     assert DEFAULT_BOT == "lookahead"
 
 
