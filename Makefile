@@ -1,4 +1,5 @@
-# The two commands of the README's quick start: `make play` and `make test`.
+# The two commands of the README's quick start: `make play` and `make test`; `make check` is
+# the quick round for everyday work.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,7 +10,7 @@ COMPILED := build/.compiled
 # an edit of another module there rebuilds too, but no list is kept here to fall out of step.
 ENGINE_SOURCES := $(wildcard shared/*.py shared/games/*.py server/*.py server/*.c)
 
-.PHONY: play test build lint typecheck bench clean
+.PHONY: play test check build lint typecheck bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +44,12 @@ typecheck: $(COMPILED)
 # such as the wheel tests/test_packaging.py builds, are made once), the wheel's file first.
 test: lint typecheck
 	$(BIN)/python -m pytest -n auto --dist loadfile
+
+# The quick round while working: lint, types and every test not marked slow (pyproject.toml's
+# markers; a file marks itself with `pytestmark = pytest.mark.slow`). `make test` stays the
+# whole run, as CI runs it.
+check: lint typecheck
+	$(BIN)/python -m pytest -n auto --dist loadfile -m "not slow"
 
 bench: $(COMPILED)
 	STARHALL_PURE_PYTHON=1 $(BIN)/python -m pip install --quiet -e '.[bench]'

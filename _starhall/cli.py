@@ -13,8 +13,9 @@ from typing import NoReturn
 
 from starhall.shared.engine import OptionError
 from starhall.shared.games import GAMES, UnknownGame, get_game
-from starhall.shared.logfile import LogError
+from starhall.shared.logfile import LogError, NotALog
 from starhall.shared.options import parse_assignments
+from starhall.shared.protocol import MAX_THINK_SECONDS as MAX_THINK
 
 EXAMPLES = """\
 examples:
@@ -101,6 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--terminal", action="store_true",
                       help="no window: watch one game of bots in the terminal")
     play.add_argument("--slow", action="store_true", help="with --terminal: pause after tricks")
+    play.add_argument("--bots", default=None, metavar="LEVEL|KIND",
+                      help="the bots' level, Easy, Normal or Strong (where the game has a "
+                           "strong bot), or a bot kind (default: the game's default bot; "
+                           "`starhall games` lists each game's levels and bots)")
+    play.add_argument("--think", type=float, default=None, metavar="SECONDS",
+                      help="the time a bot takes for a move: a searching bot thinks that "
+                           "long, a quick one waits it out so you can follow (default 0.6)")
     play.add_argument("--deal", type=int, default=None, metavar="N",
                       help="a patience's deal number (the same as --option deal=N)")
     play.add_argument("--resume", nargs="?", const="", default=None, metavar="NAME",
@@ -128,13 +136,17 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=0, metavar="S",
                      help="the run's seed (default 0)")
     sim.add_argument("--bots", default=None, metavar="KIND[,KIND…]",
-                     help="bot kind for every seat, or one per seat separated by commas "
-                          "(default: the game's best bot; `starhall games` lists them)")
+                     help="bot level (easy, normal, strong) or kind for every seat, or one "
+                          "per seat separated by commas (default: the game's default bot; "
+                          "`starhall games` lists them)")
     logs = sim.add_mutually_exclusive_group()
     logs.add_argument("--out", default="replays/sim", metavar="DIR",
                       help="folder for the logs (default: replays/sim)")
     logs.add_argument("--no-logs", action="store_true",
                       help="play the games without writing their logs: only the summary")
+    sim.add_argument("--think", type=float, default=1.0, metavar="SECONDS",
+                     help="the time a searching bot takes for a move (default 1); quick bots "
+                          "take no time")
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
 
     replay = commands.add_parser("replay", help="check, show, view, fork or compare recorded games",
@@ -155,6 +167,14 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--seat", default=None, metavar="N|all",
                       help="see as this seat, or everything (default: a spectator)")
     show.add_argument("--json", action="store_true", help="machine-readable output")
+    export = replay_commands.add_parser(
+        "export", help="write the log of a table kept in NATS JetStream to a file")
+    export.add_argument("address", metavar="nats://HOST:PORT[,…]/TABLE",
+                        help="the NATS servers and the table")
+    export.add_argument("file", metavar="FILE", help="the log file to write")
+    for reader in (verify, show, export):
+        reader.add_argument("--stream", default="STARHALL",
+                            help="the JetStream stream of a nats:// address (default STARHALL)")
     view = replay_commands.add_parser("view", help="open a recorded game in a window")
     view.add_argument("path", metavar="PATH", help="a log file or a bug report")
     fork = replay_commands.add_parser(
@@ -193,6 +213,21 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("address", metavar="ADDR", help="the server, HOST or HOST:PORT")
     watch.add_argument("table", nargs="?", default=None, metavar="TABLE",
                        help="the table's id (default: the first table playing)")
+    store = commands.add_parser("store", help="move tables between a folder and NATS JetStream")
+    store.set_defaults(print_help=store.print_help)
+    store_commands = store.add_subparsers(dest="store_command", metavar="ACTION")
+    imported = store_commands.add_parser(
+        "import", help="copy a folder's table logs (and seating) into JetStream, checked")
+    imported.add_argument("folder", metavar="DIR", help="a folder of .starhall logs")
+    imported.add_argument("address", metavar="nats://HOST:PORT[,…]", help="the NATS servers")
+    exported = store_commands.add_parser(
+        "export", help="copy JetStream's tables (or one: …/TABLE) into a folder, checked")
+    exported.add_argument("address", metavar="nats://HOST:PORT[,…][/TABLE]",
+                          help="the NATS servers (and one table)")
+    exported.add_argument("folder", metavar="DIR", help="the folder to write the logs to")
+    for moving in (imported, exported):
+        moving.add_argument("--stream", default="STARHALL",
+                            help="the JetStream stream of the tables (default STARHALL)")
     solve = commands.add_parser("solve", help="a patience's deals: winnable? the hints' win rate")
     from starhall.server.solve import add_arguments as add_solve_arguments
 
@@ -232,11 +267,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None or getattr(args, "replay_command", "") is None:
+    if (args.command is None or getattr(args, "replay_command", "") is None
+            or getattr(args, "store_command", "") is None):
         args.print_help()  # `starhall` or `starhall replay` alone: what is there to do
         return 0
     try:
         return _dispatch(args)
+    except NotALog as error:  # a file named that is no log at all: a usage mistake
+        print(f"starhall: {error}", file=sys.stderr)
+        return 2
     except LogError as error:  # a log that cannot be read or breaks the rules: check failed
         print(f"starhall: {error}", file=sys.stderr)
         return 1
@@ -261,6 +300,12 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         game = get_game(args.game)  # the table is refused before any work starts
         game.make_options(args.players or default_players(game), args.options)
+        if args.command == "play":
+            from starhall.shared.bots import bot_kind, default_bot
+
+            args.bot_kind = bot_kind(game, args.bots) if args.bots else default_bot(game)
+            if args.think is not None and not 0 <= args.think <= MAX_THINK:
+                raise ValueError(f"--think takes 0 to {MAX_THINK:g} seconds, not {args.think:g}")
     if args.command == "games":
         from starhall.server.games_cli import run as run_games
 
@@ -273,10 +318,25 @@ def _dispatch(args: argparse.Namespace) -> int:
         from starhall.server.sim import run_sim
 
         return run_sim(args)
+    if args.command == "store" or (args.command == "replay" and args.replay_command == "export"):
+        from starhall.server import store_cli
+
+        return (store_cli.run_store(args) if args.command == "store"
+                else store_cli.run_replay_export(args))
     if args.command == "replay" and args.replay_command in ("verify", "show", "diff"):
         from starhall.server import replay_cli
 
-        return replay_cli.run(args)
+        named = [*getattr(args, "paths", []), getattr(args, "path", "")]
+        if not any(name.startswith("nats://") for name in named):
+            return replay_cli.run(args)
+        from starhall.server import store_cli
+
+        with contextlib.ExitStack() as stack:
+            if args.replay_command == "verify":
+                args.paths = store_cli.replace_addresses(args.paths, stack, args.stream)
+            else:
+                args.path = store_cli.replace_addresses([args.path], stack, args.stream)[0]
+            return replay_cli.run(args)
     if args.command == "serve":
         from starhall.server.serve import run
 

@@ -17,9 +17,8 @@ How long a run takes is about the strong bot's moves times ``--think``: at 0.1 s
 machine at load 13-16 on 2 cores, 30 deals took 127 s at 3 players, 195 s at 4 and 402 s at
 6 (about 12 minutes for all three), and Stars and Bars 80 deals 429 s.
 
-The strong bots take an ``Observation``: this driver keeps what each seat has been shown
-(``game.event_view`` of every event) and hands the bot ``observe(...)``; the other bots
-still take ``(game, state, seat)``.
+Bots take an ``Observation``: this driver keeps what each seat has been shown
+(``game.event_view`` of every event) and hands each bot ``observe(...)``.
 """
 
 from __future__ import annotations
@@ -58,14 +57,14 @@ def play_deal(game: Game[Any], players: int, options: Options, strong_seat: int,
             command: Command = shuffle_command(request, shuffles.randrange(2**40))
         else:
             seat = game.to_act(state)[0]
+            observation = observe(game, players, options, seat, state, tuple(seen[seat]))
             if seat == strong_seat:
-                observation = observe(game, players, options, seat, state, tuple(seen[seat]))
                 start = time.perf_counter()
                 command = strong.choose(observation, think)
                 if strong.searched:
                     times.append(time.perf_counter() - start)
             else:
-                command = others[seat].choose(game, state, seat)
+                command = others[seat].choose(observation, think)
         for event in game.decide(state, command):
             for viewer in range(players):
                 shown = game.event_view(state, event, viewer)

@@ -380,7 +380,7 @@ def history_folder(events: int, live_events: int) -> Path:
             else:
                 seat = game.to_act(table.state)[0]
                 sent[seat] += 1
-                table.submit(bots[seat].choose(game, table.state, seat), sent[seat])
+                table.submit(bots[seat].choose(table.observe(seat), 0.0), sent[seat])
         assert table.log is not None
         table.log.close()
     done.write_text(json.dumps({"finished_tables": number - LIVE_TABLES, "events": total,
@@ -396,7 +396,8 @@ def new_table(folder: Path, number: int, *, bots: bool,
     name = f"Hearts {table_id}"
     table = Table.new(get_game("hearts"), 4, options or {},
                       path=str(folder / f"{table_id}.starhall"),
-                      seats=bot_seats(["random"] * 4), table=table_id, name=name)
+                      seats=bot_seats(get_game("hearts"), ["random"] * 4), table=table_id,
+                      name=name)
     seats = [SeatRecord() for _ in range(4)]
     for seat, record in enumerate(seats):
         if bots:
@@ -404,6 +405,7 @@ def new_table(folder: Path, number: int, *, bots: bool,
         else:
             record.seat_person(f"Person {seat + 1}", token=new_token())
     save_seating(folder / f"{table_id}.seats.json", name, seats)
+    table.remember()
     return table
 
 

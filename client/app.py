@@ -224,7 +224,8 @@ def play(args: argparse.Namespace) -> int:
     require_display(f"try `starhall play {game.id} --terminal`")
     root = getattr(args, "data", None)
     return run_in_window(f"Starhall — {game.title}", lambda size: HostedTable.new(
-        game.id, players, options, size, Path(root) if root else None, open_replay=open_over_table))
+        game.id, players, options, size, Path(root) if root else None, open_replay=open_over_table,
+        bot=getattr(args, "bot_kind", None), think=getattr(args, "think", None)))
 
 
 def resume(args: argparse.Namespace) -> int:

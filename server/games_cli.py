@@ -10,7 +10,7 @@ import shutil
 import textwrap
 from typing import Any
 
-from starhall.shared.bots import bot_kinds, default_bot
+from starhall.shared.bots import bot_kinds, bot_levels, default_bot
 from starhall.shared.engine import Game, player_count
 from starhall.shared.games import GAMES, get_game
 from starhall.shared.options import OptionSpec
@@ -32,6 +32,7 @@ def game_info(game: Game[Any]) -> dict[str, Any]:
                     for spec in game.option_specs],
         "bots": list(bot_kinds(game)),
         "default_bot": default_bot(game),
+        "levels": bot_levels(game),
     }
 
 
@@ -74,6 +75,8 @@ def describe(game: Game[Any]) -> list[str]:
     else:
         lines.append("  no options")
     best = default_bot(game)
+    levels = ", ".join(f"{level.capitalize()} = {kind}" for level, kind in bot_levels(game).items())
+    lines.append(f"  levels (--bots LEVEL): {levels}")
     kinds = [f"{kind} (default)" if kind == best else kind for kind in bot_kinds(game)]
     lines.append(f"  bots (--bots KIND): {', '.join(kinds)}")
     return lines

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from starhall.server.seats import known_seating
-from starhall.shared.logfile import LogError
+from starhall.shared.logfile import LogError, NotALog, is_log_file
 from starhall.shared.replay import (
     Mismatch,
     Recording,
@@ -35,12 +35,22 @@ def _print_json(data: Any) -> None:
     print(json.dumps(data, indent=2, default=repr))
 
 
+def _head(path: str, size: int = 1 << 16) -> bytes:
+    """The first bytes of a file: enough to tell a log from another file."""
+    with open(path, "rb") as file:
+        return file.read(size)
+
+
 def run_verify(paths: list[str], *, as_json: bool = False) -> int:
     """Every log named (folders searched); exit 1 when any log fails, after checking all."""
     missing = [path for path in paths if not Path(path).exists()]
     if missing:
         print(f"starhall: no such file or folder: {missing[0]}", file=sys.stderr)
         return 2
+    for path in paths:  # every file named is a log before any is verified
+        if not Path(path).is_dir() and not is_log_file(_head(path)):
+            print(f"starhall: {NotALog(path)}", file=sys.stderr)
+            return 2
     files = log_files(paths)
     if not files:
         print("starhall: no log files found", file=sys.stderr)

@@ -20,7 +20,7 @@ from starhall.server.durability import read_whole
 from starhall.shared import protocol
 from starhall.shared.atomic_files import write_durably
 from starhall.shared.logfile import SUFFIX
-from starhall.shared.seating import BOT, SeatMap, read_seat, seat_entry
+from starhall.shared.seating import BOT, LEVELS, SeatMap, read_seat, seat_entry
 
 
 def new_token() -> str:
@@ -69,6 +69,8 @@ class SeatRecord:
     key_salt: str | None = None
     """The salt of the person's token when a ``sit`` with a ``key`` made it (``keyed_token``);
     kept in the file while they hold the seat."""
+    bot_level: str | None = None
+    """The level the bot's kind plays at (``shared.bots.level_of``), if it has one."""
 
     def holds(self, hashed: str) -> bool:
         """Whether the seat's owner has the token of this ``token_hash``."""
@@ -81,11 +83,11 @@ class SeatRecord:
         token = token or new_token()
         self.state, self.name, self.token_sha256 = protocol.PLAYER, name, token_hash(token)
         self.since, self.key_salt = since, key_salt
-        self.bot_kind, self.standin, self.session = None, False, None
+        self.bot_kind, self.standin, self.session, self.bot_level = None, False, None, None
         return token
 
-    def seat_bot(self, kind: str, *, standin: bool) -> None:
-        self.state, self.bot_kind, self.standin = BOT, kind, standin
+    def seat_bot(self, kind: str, *, standin: bool, level: str | None = None) -> None:
+        self.state, self.bot_kind, self.standin, self.bot_level = BOT, kind, standin, level
         self.session = None
         if not standin:
             self.name, self.token_sha256, self.key_salt = f"{kind} bot", None, None
@@ -93,30 +95,32 @@ class SeatRecord:
     def free(self) -> None:
         self.state, self.name, self.token_sha256 = protocol.FREE, None, None
         self.bot_kind, self.standin, self.session = None, False, None
-        self.key_salt = None
+        self.key_salt = self.bot_level = None
 
     def end_standin(self) -> None:
         """The person is back: their stand-in bot goes."""
         self.state, self.bot_kind, self.standin = protocol.PLAYER, None, False
+        self.bot_level = None
 
     def public(self) -> SeatMap:
         """The seat as everyone at the table sees it, and as the log records it: no token."""
-        return seat_entry(self.state, self.name, self.bot_kind, self.standin)
+        return seat_entry(self.state, self.name, self.bot_kind, self.standin, self.bot_level)
 
     def copy(self) -> SeatRecord:
         return SeatRecord(self.state, self.name, self.token_sha256, self.bot_kind,
-                          self.standin, self.session, self.since, self.key_salt)
+                          self.standin, self.session, self.since, self.key_salt,
+                          self.bot_level)
 
     def assign(self, other: SeatRecord) -> None:
         """Become ``other`` (the record stays the same object: handlers hold it)."""
         self.state, self.name, self.token_sha256 = other.state, other.name, other.token_sha256
         self.bot_kind, self.standin, self.session = other.bot_kind, other.standin, other.session
-        self.since, self.key_salt = other.since, other.key_salt
+        self.since, self.key_salt, self.bot_level = other.since, other.key_salt, other.bot_level
 
     def to_file(self) -> dict[str, Any]:
         return {"state": self.state, "name": self.name, "token_sha256": self.token_sha256,
                 "bot": self.bot_kind, "standin": self.standin, "since": self.since,
-                "key_salt": self.key_salt}
+                "key_salt": self.key_salt, "level": self.bot_level}
 
     @classmethod
     def from_file(cls, data: dict[str, Any]) -> SeatRecord:
@@ -129,16 +133,33 @@ class SeatRecord:
         salt = data.get("key_salt")
         if salt is not None and not isinstance(salt, str):
             raise ValueError(f"seat 'key_salt' {salt!r} is not a string")
+        level = data.get("level")
+        if level is not None and level not in LEVELS:
+            raise ValueError(f"seat 'level' {level!r} is not one of {', '.join(LEVELS)}")
         return cls(state, data.get("name"), data.get("token_sha256"), data.get("bot"),
-                   bool(data.get("standin")), since=since, key_salt=salt)
+                   bool(data.get("standin")), since=since, key_salt=salt, bot_level=level)
 
 
 def save_seating(path: Path, table_name: str, seats: list[SeatRecord]) -> None:
     """Replace the seating file atomically and durably (write, fsync, rename, fsync folder);
     ``OSError`` if that failed (``shared.atomic_files.write_durably``)."""
-    body = json.dumps({"name": table_name, "seats": [seat.to_file() for seat in seats]},
-                      indent=1).encode("utf-8")
+    body = json.dumps(seating_body(table_name, seats), indent=1).encode("utf-8")
     write_durably(path, body)
+
+
+def seating_body(table_name: str, seats: list[SeatRecord]) -> dict[str, Any]:
+    """The seating as a seating file holds it (JSON), whichever store keeps it."""
+    return {"name": table_name, "seats": [seat.to_file() for seat in seats]}
+
+
+def seats_from_body(data: Any, players: int, source: str | Path
+                    ) -> tuple[str | None, list[SeatRecord]]:
+    """The table's name and seats from a seating file's JSON (``source`` names it)."""
+    seats = [SeatRecord.from_file(item) for item in data["seats"]]
+    if len(seats) != players:
+        raise ValueError(f"{source}: {len(seats)} seats for a {players}-player game")
+    name = data.get("name")
+    return name if isinstance(name, str) else None, seats
 
 
 def load_seating(path: Path, players: int) -> tuple[str | None, list[SeatRecord]]:
@@ -148,12 +169,7 @@ def load_seating(path: Path, players: int) -> tuple[str | None, list[SeatRecord]
         text = read_whole(path)
     except FileNotFoundError:
         return None, [SeatRecord() for _ in range(players)]
-    data = json.loads(text)
-    seats = [SeatRecord.from_file(item) for item in data["seats"]]
-    if len(seats) != players:
-        raise ValueError(f"{path}: {len(seats)} seats for a {players}-player game")
-    name = data.get("name")
-    return name if isinstance(name, str) else None, seats
+    return seats_from_body(json.loads(text), players, path)
 
 
 def distinct_name(wanted: str, taken: set[str], limit: int = protocol.MAX_NAME_CHARS) -> str:

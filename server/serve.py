@@ -37,13 +37,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default=None,
                         help="the server's name in the clients' lobby (default: the hostname)")
     parser.add_argument("--think", type=float, default=0.4, metavar="SECONDS",
-                        help="how long bots wait before they move (default 0.4)")
+                        help="the time a bot takes for a move: a searching bot (Strong) "
+                             "thinks that long in a worker process, a quick one waits it out "
+                             "so people can follow (default 0.4; a table's creator may set "
+                             "its own)")
     parser.add_argument("--flood-rate", type=float, default=200.0, metavar="PER_SECOND",
                         help="messages a client may send per second before the excess is "
                              "dropped (default 200, bursts of twice that)")
     parser.add_argument("--read-only", action="store_true",
                         help="serve the tables in DIR for watching and replays only: nothing "
                              "is written, every change is refused")
+    parser.add_argument("--store", default=None, metavar="nats://HOST:PORT[,HOST:PORT…]",
+                        help="keep the tables in NATS JetStream rather than in DIR's files, "
+                             "shared with every server given the same address "
+                             "(docs/scaling.md); DIR then holds bug reports only")
+    parser.add_argument("--stream", default="STARHALL",
+                        help="with --store: the JetStream stream of the tables")
+    parser.add_argument("--replicas", type=int, default=1, choices=(1, 3, 5),
+                        help="with --store: the replicas of the stream if this server makes "
+                             "it (3 on a cluster of three NATS servers)")
+    parser.add_argument("--advertise", default=None, metavar="tcp://HOST:PORT",
+                        help="with --store: where clients of the other servers reach this one "
+                             "(an 'elsewhere' error names it; default: the --bind address)")
+    parser.add_argument("--lease", type=float, default=10.0, metavar="SECONDS",
+                        help="with --store: how long a server's hold on a table outlasts its "
+                             "last renewal (a dead server's tables are taken over after it)")
     parser.add_argument("--beacon", nargs="?", default="", const="", metavar="ADDR:PORT|off",
                         help="where the LAN beacon goes: ADDR, ADDR:PORT or PORT (default: "
                              f"broadcast to UDP port {protocol.BEACON_PORT}, where clients "
@@ -101,13 +119,20 @@ def say(line: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.think < 0 or args.flood_rate <= 0:
-        raise ValueError("--think cannot be negative, --flood-rate must be positive")
+    if not 0 <= args.think <= protocol.MAX_THINK_SECONDS or args.flood_rate <= 0:
+        raise ValueError(f"--think takes 0 to {protocol.MAX_THINK_SECONDS:g} seconds, "
+                         "--flood-rate must be positive")
     target = beacon_target(args.beacon)
     config = ServerConfig(data=Path(args.data), bind=endpoint(args.bind),
                           name=args.name or socket.gethostname(), think=args.think,
                           flood_rate=args.flood_rate, flood_burst=2 * args.flood_rate,
-                          read_only=args.read_only, say=say)
+                          read_only=args.read_only, say=say, store=args.store,
+                          stream=args.stream, replicas=args.replicas, lease_seconds=args.lease,
+                          advertise=args.advertise)
+    if args.store is not None:
+        from starhall.server.jetstream import parse_address
+
+        parse_address(args.store)  # a bad address: one line, before anything starts
     try:
         service = Service(config)
     except zmq.ZMQError as error:
@@ -126,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         beacon.start()
     mode = ", read-only: watching only" if args.read_only else ""
     print(f"starhall serve: listening on {service.address} "
-          f"({len(service.tables)} tables from {service.folder}{mode})", flush=True)
+          f"({len(service.tables)} tables from {service.store.where}{mode})", flush=True)
     try:
         service.run(stop)
     finally:

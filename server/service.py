@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
+import random
 import secrets
 import socket as sockets
 import sys
@@ -42,11 +43,9 @@ from starhall.server.durability import (
     READ_ONLY,
     STORAGE,
     FolderLock,
-    GroupCommit,
     ReadOnly,
     StorageError,
     check_writable,
-    rollback,
     storage_reason,
 )
 from starhall.server.fields import RequestError
@@ -56,13 +55,21 @@ from starhall.server.reports import ReportStore, where
 from starhall.server.scheduling import hand_over_core
 from starhall.server.seats import distinct_name, keyed_token, new_key_salt, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
-from starhall.server.tables import LiveTable, create_table, next_table_id, restore_tables
+from starhall.server.stores import FileStore, LogStore
+from starhall.server.tables import (
+    LiveTable,
+    create_table,
+    next_table_id,
+    restore_from_store,
+    restore_tables,
+)
+from starhall.server.thinking import Thinkers, Thought, fallback_bot, searches
 from starhall.shared import protocol
-from starhall.shared.bots import bot_kinds
+from starhall.shared.bots import bot_kind
 from starhall.shared.bugreport import make_bug_report, versions
 from starhall.shared.engine import Command, Event, IllegalCommand, OptionError
 from starhall.shared.games import GAMES
-from starhall.shared.logfile import BUG_SUFFIX, SUFFIX
+from starhall.shared.logfile import BUG_SUFFIX
 from starhall.shared.seating import BOT
 from starhall.shared.shuffle import new_seed, shuffle_command
 from starhall.shared.table import Seating
@@ -78,6 +85,9 @@ those wake-ups slow the delivery of the first message (by about 50 us in the loo
 4 updates and an ack per move). A burst wakes it once, and costs the later receivers no more
 than the building of a few frames."""
 OPEN_STATUSES = (protocol.WAITING, protocol.PLAYING)
+THOUGHT_POLL = 0.01
+"""Seconds the loop waits for messages at most while a bot thinks in a worker: how soon after
+it answers its move is played."""
 Handler = Callable[[Session, dict[str, Any], Any], None]
 
 
@@ -105,6 +115,19 @@ class ServerConfig:
     bots keep enough of a turn to commit many tables at once."""
     read_only: bool = False
     """Serve the tables for watching only: nothing is written, every change is refused."""
+    store: str | None = None
+    """Where the tables are kept: ``None`` for files in ``data``'s tables folder, or a
+    ``nats://HOST:PORT[,HOST:PORT…]`` address of NATS JetStream (``server/jetstream.py``)."""
+    lease_seconds: float = 10.0
+    """With JetStream: how long a node's hold on a table lasts unless it renews it."""
+    stream: str = "STARHALL"
+    """With JetStream: the stream of the tables' logs (the seating and leases buckets are
+    named after it)."""
+    replicas: int = 1
+    """With JetStream: the replicas of a stream this server creates (3 on a cluster)."""
+    advertise: str | None = None
+    """With JetStream: where clients of other nodes reach this one (``tcp://HOST:PORT``),
+    which an ``elsewhere`` error names; the bound address if ``None``."""
     say: Callable[[str], None] | None = None
     """Hears what the server does while it restores its tables (``serve`` prints it)."""
     stall_retry: float = 1.0
@@ -119,10 +142,19 @@ class Service:
     def __init__(self, config: ServerConfig, context: Any = None) -> None:
         self.config = config
         self.folder = Path(config.data) / TABLES_FOLDER
-        self._check_folder()
-        self.folder_lock = None if config.read_only else FolderLock(
-            self.folder / LOCK_FILE, f"{self.folder}: another starhall serve runs on it")
+        self.store: LogStore
+        self.folder_lock: FolderLock | None = None
         """Held while the server runs: no other may write its tables meanwhile."""
+        if config.store is None:
+            self._check_folder()
+            self.folder_lock = None if config.read_only else FolderLock(
+                self.folder / LOCK_FILE, f"{self.folder}: another starhall serve runs on it")
+            self.store = FileStore(self.folder)
+        else:
+            from starhall.server.jetstream import JetStreamStore  # only a cluster needs NATS
+
+            self.store = JetStreamStore(config.store, lease_seconds=config.lease_seconds,
+                                        stream=config.stream, replicas=config.replicas)
         self.context = context or zmq.Context.instance()
         self.socket = self.context.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
@@ -134,7 +166,7 @@ class Service:
         try:
             check_port(config.bind)  # a port in use stops the server now, not after restoring
             self.tables: dict[str, LiveTable] = restore_tables(
-                self.folder, read_only=config.read_only, say=config.say)
+                self.store, read_only=config.read_only, say=config.say)
             self.reports = ReportStore(Path(config.data), config.max_reports,
                                        config.reports_per_session, read_only=config.read_only)
             # Only now: meanwhile a client's connection was refused, and ZeroMQ tries again by
@@ -142,10 +174,14 @@ class Service:
             self.socket.bind(config.bind)
         except BaseException:
             self.socket.close(0)
+            self.store.close()
             if self.folder_lock is not None:
                 self.folder_lock.release()
             raise
         self.address: str = self.socket.getsockopt(zmq.LAST_ENDPOINT).decode()
+        if hasattr(self.store, "client_address"):
+            self.store.client_address = config.advertise or self.address
+            self._describe()
         self._versions: dict[str, Any] | None = None
         """What this server runs (``shared.bugreport.versions``), found for the first report."""
         self.stalled: dict[str, float] = {}
@@ -161,7 +197,11 @@ class Service:
         self.created_keys: dict[str, str] = {
             table.create_key: table.id for table in self.tables.values() if table.create_key}
         """Tables made by a keyed ``create``: the key's SHA-256 → the table's id."""
-        self.committer = GroupCommit()
+        self.thinkers = Thinkers()
+        """The worker processes searching bots think in."""
+        self.thinking: dict[str, LiveTable] = {}
+        """Tables whose searching bot thinks in a worker (``LiveTable.thought``)."""
+        self._bot_rng = random.Random(secrets.randbits(64))
         self.games_info = [game_info(GAMES[game_id]) for game_id in sorted(GAMES)]
         self.moves = 0
         """Game events appended since start (the benchmark reads it)."""
@@ -169,6 +209,9 @@ class Service:
         """Names this run of the server in ``welcome`` and ``pong``: a client that sees it
         change knows the server restarted and forgot its session."""
         self._next_housekeeping = 0.0
+        self._next_scan = 0.0
+        self.lost_tables: set[str] = set()
+        """Tables another node holds now (JetStream): given up at the next housekeeping."""
         self._handlers: dict[str, Handler] = {
             protocol.HELLO: self._hello, protocol.PING: self._ping, protocol.LIST: self._list,
             protocol.CREATE: self._create, protocol.SIT: self._sit,
@@ -212,6 +255,7 @@ class Service:
                 # one who speaks while the bots play is answered in this turn's commit, not
                 # after the rest of the bots' turn and its commit.
                 budget = self.config.bot_budget
+                self._collect_thoughts()
                 if self._run_bots(min(budget, self.config.people_wait) if people_waiting
                                   else budget):
                     self._receive_batch()
@@ -224,6 +268,8 @@ class Service:
         wait = 0.1  # also how soon a stop request is noticed
         if self.bot_queue:
             wait = min(wait, self.bot_queue[0][0] - time.monotonic())
+        if self.thinking:
+            wait = min(wait, THOUGHT_POLL)
         return max(0, int(wait * 1000))
 
     def _receive_batch(self, wait_ms: int = 0) -> bool:
@@ -262,12 +308,14 @@ class Service:
         first: bytes | Exception | None = None
         if committed:
             logs = {t.log: t for t in committed if t.log is not None}
-            if messages and self.committer.head_started:
+            if messages and self.store.head_started:
                 # The disk works on a person's move: its update is built meanwhile, so it
                 # leaves the moment the sync ends (the others are built after it is sent).
                 first = frames.build(messages[0][1])
-            for writer, error in self.committer.commit(list(logs)):
+            for writer, error in self.store.commit(list(logs)):
                 table = logs[writer]
+                if getattr(error, "table_lost", False):  # another node holds it now
+                    self.lost_tables.add(table.id)
                 if self._undo_batch(table, error):
                     undone[table.id] = table
                 else:  # not durable, and not cut back: nothing more may be built on it
@@ -300,7 +348,7 @@ class Service:
         that made them get a ``storage`` error, and the table tries again a little later.
         Whether that worked (if the log cannot be cut back, the table must stop)."""
         writer, before = table.log, table.before_batch
-        if writer is None or before is None or not rollback(writer):
+        if writer is None or before is None or not self.store.rollback(writer):
             return False
         live = table.table
         live.state, live.seq, live.seats = before
@@ -379,13 +427,17 @@ class Service:
                 pass  # the peer is gone or too slow: it will notice a gap and resync
 
     def close(self) -> None:
-        self.committer.close()  # first: a sync under way in the background ends before its file
+        self.thinkers.close()
+        if isinstance(self.store, FileStore):
+            self.store.close()  # first: a sync under way in the background ends before its file
         for table in self.tables.values():
             if table.log is not None:
                 try:
                     table.log.close()
                 except OSError as error:
                     print(f"starhall serve: closing table {table.id}: {error}", file=sys.stderr)
+        if not isinstance(self.store, FileStore):
+            self.store.close()
         self.socket.close(0)
         if self.folder_lock is not None:
             self.folder_lock.release()
@@ -493,11 +545,12 @@ class Service:
         if cursor is not None and offset is not None:
             raise RequestError(protocol.BAD_FIELD, "give 'cursor' or 'offset', not both",
                                field="offset")
-        if cursor is not None and cursor not in self.tables:
+        every = self._every_table()
+        if cursor is not None and cursor not in every:
             raise RequestError(protocol.BAD_FIELD, "'cursor' must be one a 'tables' reply of "
                                "this server gave (ask without it for the first page)",
                                field="cursor")
-        ranked = sorted((t for t in self.tables.values() if wanted is None or t.status in wanted),
+        ranked = sorted((t for t in every.values() if wanted is None or t.status in wanted),
                         key=lambda t: listing_order(t.id))
         start = offset or 0
         if cursor is not None:
@@ -519,16 +572,37 @@ class Service:
             "next": start + len(listed) if more else None,
         })
 
+    def _every_table(self) -> dict[str, LiveTable | Listed]:
+        """The tables of the whole service: this node's, and (with JetStream) those other
+        nodes hold, as their leases last described them."""
+        every: dict[str, LiveTable | Listed] = dict(self.tables)
+        service_tables = getattr(self.store, "service_tables", None)
+        if service_tables is not None:
+            for table_id, lease in service_tables().items():
+                info = lease.get("info")
+                if table_id not in every and isinstance(info, dict):
+                    every[table_id] = Listed(table_id, str(info.get("status")), info)
+        return every
+
     def _create(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         game_id = fields.text(message, "game", max_chars=64)
         players = fields.whole(message, "players", maximum=1000)
         options = fields.mapping(message, "options")
         name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
         key = fields.request_key(message)
+        think = message.get("think")
+        if think is not None and (isinstance(think, bool) or not isinstance(think, int | float)
+                                  or not 0 <= think <= protocol.MAX_THINK_SECONDS):
+            raise RequestError(protocol.BAD_FIELD, "'think' must be seconds, 0 to "
+                               f"{protocol.MAX_THINK_SECONDS:g}")
         hashed_key = None if key is None else token_hash(key)
         made = self.tables.get(self.created_keys.get(hashed_key or "", ""))
         if made is not None:  # a resend: the table its first sending made
             self._reply(session, rid, {"type": protocol.CREATED, "table": made.info()})
+            return
+        made_elsewhere = self._made_elsewhere(hashed_key)
+        if made_elsewhere is not None:  # a resend to another node of the service
+            self._reply(session, rid, {"type": protocol.CREATED, "table": made_elsewhere})
             return
         if self.config.read_only:
             raise ReadOnly()
@@ -543,16 +617,30 @@ class Service:
             game.make_options(players, options)
         except OptionError as error:
             raise RequestError(protocol.BAD_OPTIONS, str(error)) from None
-        table_id = next_table_id(self.tables)
-        while (self.folder / f"{table_id}{SUFFIX}").exists():  # a log that failed to load
+        table_id = next_table_id(self._every_table())
+        while self.store.exists(table_id):  # a log that failed to load, or another node's
             table_id = f"{int(table_id) + 1:04d}"
-        keyed = {} if hashed_key is None else {"create_key_sha256": hashed_key}
-        table = create_table(self.folder, table_id, name or f"{game.title} {table_id}", game,
+        keyed: dict[str, Any] = {} if hashed_key is None else {"create_key_sha256": hashed_key}
+        if think is not None:
+            keyed["think"] = float(think)
+        table = create_table(self.store, table_id, name or f"{game.title} {table_id}", game,
                              players, options, **keyed)
         self.tables[table_id] = table
         if hashed_key is not None:
             self.created_keys[hashed_key] = table_id
+        self._describe([table])
         self._reply(session, rid, {"type": protocol.CREATED, "table": table.info()})
+
+    def _made_elsewhere(self, hashed_key: str | None) -> dict[str, Any] | None:
+        """The ``TableInfo`` of the table another node made for a keyed ``create``."""
+        service_tables = getattr(self.store, "service_tables", None)
+        if hashed_key is None or service_tables is None:
+            return None
+        for lease in service_tables().values():
+            if lease.get("create_key") == hashed_key and isinstance(lease.get("info"), dict):
+                info: dict[str, Any] = lease["info"]
+                return info
+        return None
 
     # --- seats -------------------------------------------------------------------------------
 
@@ -560,10 +648,27 @@ class Service:
         table_id = fields.text(message, "table", max_chars=64)
         table = self.tables.get(table_id)
         if table is None:
-            raise RequestError(protocol.NO_TABLE, f"no table {table_id!r}", table=table_id)
+            raise self._not_here(table_id)
         if playable:
             self._playable(table)
         return table
+
+    def _not_here(self, table_id: str) -> RequestError:
+        """The error for a table this node does not serve: ``elsewhere`` with the address of
+        the node that does, or with none while it is being taken over; else ``no_table``."""
+        store = self.store
+        holder = getattr(store, "holder", None)
+        if holder is not None:
+            lease = holder(table_id)
+            if lease is not None and lease.get("node") != getattr(store, "node", None):
+                address = lease.get("address")
+                return RequestError(protocol.ELSEWHERE, f"table {table_id} is served by another "
+                                    f"node: ask {address}", table=table_id, address=address)
+            if lease is not None or table_id in store.service_tables():  # type: ignore[attr-defined]
+                return RequestError(protocol.ELSEWHERE, f"table {table_id} is being taken over "
+                                    "by a node: ask again in a moment", table=table_id,
+                                    address=None)
+        return RequestError(protocol.NO_TABLE, f"no table {table_id!r}", table=table_id)
 
     def _playable(self, table: LiveTable) -> None:
         if table.broken:
@@ -706,10 +811,11 @@ class Service:
     def _bot(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         table = self._table(message, playable=True)
         number = self._seat_number(table, message)
-        kind = fields.text(message, "kind", max_chars=64, default="random")
-        if kind not in bot_kinds(table.game):
-            kinds = ", ".join(bot_kinds(table.game))
-            raise RequestError(protocol.UNKNOWN_BOT, f"no bot {kind!r} (bots: {kinds})")
+        named = fields.text(message, "kind", max_chars=64, default="random")
+        try:
+            kind = bot_kind(table.game, named)  # a level (easy, normal, strong) or a kind
+        except ValueError as error:
+            raise RequestError(protocol.UNKNOWN_BOT, str(error)) from None
         seat = table.seats[number]
         if seat.state == protocol.FREE:
             standin = False
@@ -832,6 +938,8 @@ class Service:
         keeps), and queue its events for the participants."""
         if table.commands_unread:  # the first move since a restart
             table.read_commands()
+        if table.memory_unread:  # before this move's events follow the log's
+            table.read_memory()
         if table.seating_behind:
             self._dirty(table)  # the seats go into the log before the events
         live = table.table
@@ -856,7 +964,7 @@ class Service:
         if cid is not None and table.log is not None and table.game.chance(live.state) is None:
             # A person waits for this move (and no deal follows it): its sync starts now,
             # while the server goes on with the batch.
-            self.committer.head_start(table.log)
+            self.store.head_start(table.log)
         self._publish(table, before_state, numbered, command.seat)
         if table.over:
             self.changed_rosters[table.id] = table
@@ -935,14 +1043,24 @@ class Service:
             except (IllegalCommand, RequestError) as error:
                 self._break(table, error)
 
+    def _think(self, table: LiveTable) -> float:
+        """Seconds a bot takes for a move at ``table``."""
+        return self.config.think if table.think is None else table.think
+
     def _schedule_bots(self, table: LiveTable) -> None:
-        if table.bot_due is not None or table.broken or table.status != protocol.PLAYING:
+        if (table.bot_due is not None or table.thought is not None or table.broken
+                or table.status != protocol.PLAYING):
             return
         state = table.table.state
         if table.game.chance(state) is not None:
             return
-        if any(table.seats[s].state == BOT for s in table.game.to_act(state)):
-            table.bot_due = time.monotonic() + self.config.think
+        bots = [table.bots.get(s) for s in table.game.to_act(state)
+                if table.seats[s].state == BOT]
+        if bots:
+            # A searching bot's thinking is its wait; a quick one waits so people can follow.
+            wait = 0.0 if any(bot is not None and searches(bot) for bot in bots) \
+                else self._think(table)
+            table.bot_due = time.monotonic() + wait
             heapq.heappush(self.bot_queue, (table.bot_due, next(self._order), table.id))
 
     def _run_bots(self, budget: float) -> bool:
@@ -982,7 +1100,15 @@ class Service:
             if bot is None or table.seats[number].state != BOT:
                 continue
             try:
-                command = bot.choose(game, table.table.state, number)
+                if searches(bot):
+                    if table.thought is None:  # one thought at a time per table
+                        kind = table.seats[number].bot_kind or "random"
+                        table.thought = self.thinkers.ask(
+                            kind, table.observe(number), self._think(table), self._bot_rng,
+                            table.seq)
+                        self.thinking[table.id] = table
+                    continue
+                command = bot.choose(table.observe(number), self._think(table))
                 self._submit(table, command)
             except (IllegalCommand, RequestError) as error:
                 self._break(table, error)
@@ -992,6 +1118,58 @@ class Service:
                 return False
             moved = True
         return moved
+
+    def _collect_thoughts(self) -> None:
+        """Play the moves the workers have thought of, and a fallback move for each one
+        still thinking past its budget and grace (said on stderr)."""
+        now = time.monotonic()
+        for table in list(self.thinking.values()):
+            thought = table.thought
+            if thought is None or table.broken:
+                del self.thinking[table.id]
+                table.thought = None
+                continue
+            if not thought.future.done() and now < thought.deadline:
+                continue
+            del self.thinking[table.id]
+            table.thought = None
+            seat = table.seats[thought.seat]
+            if table.status != protocol.PLAYING or seat.state != BOT \
+                    or thought.seat not in table.game.to_act(table.table.state):
+                self._schedule_bots(table)  # the seat's bot went, or its turn passed
+                continue
+            command = self._thought_move(table, thought)
+            try:
+                self._submit(table, command)
+            except (IllegalCommand, RequestError) as error:
+                if table.seq == thought.seq:
+                    self._break(table, error)
+                    continue
+                # The table moved on while the bot thought (another seat's pass, say).
+            except Exception as error:  # a bot's bug stops its table, not the server
+                self._break(table, error)
+                continue
+            self._deal(table)
+            self._schedule_bots(table)
+
+    def _thought_move(self, table: LiveTable, thought: Thought) -> Command:
+        """The worker's move, or the fallback bot's when it has none in time."""
+        future = thought.future
+        why = "did not answer in time"
+        if future.done():
+            try:
+                kind, seat, data = future.result()
+                return Command(kind, seat, data)
+            except Exception as error:
+                why = f"failed ({error!r})"
+            future.cancel()
+        else:
+            future.cancel()
+        bot = fallback_bot(table.game, self._bot_rng)
+        print(f"starhall serve: table {table.id}: the {table.seats[thought.seat].bot_kind} bot "
+              f"of seat {thought.seat} {why}; played a {type(bot).__name__} move instead",
+              file=sys.stderr)
+        return bot.choose(table.observe(thought.seat), 0.0)
 
     def _break(self, table: LiveTable, error: BaseException) -> None:
         print(f"starhall serve: table {table.id} stopped: {error!r}", file=sys.stderr)
@@ -1011,6 +1189,7 @@ class Service:
         limit = now - self.config.timeout
         for session in [s for s in self.sessions.values() if s.last_heard < limit]:
             self._disconnect(session)
+        self._leases(now)
         for table_id in [t for t, due in self.stalled.items() if due <= now]:
             del self.stalled[table_id]
             table = self.tables.get(table_id)
@@ -1018,6 +1197,71 @@ class Service:
                 if table.seating_behind:
                     self._dirty(table)  # the seating its undone batch changed
                 self._advance(table)  # deal and let the bots move again: maybe it writes now
+
+    def _leases(self, now: float) -> None:
+        """With JetStream: give up the tables whose lease this node lost (or whose stream
+        another node wrote), and take over those whose lease nobody holds (a node died)."""
+        store = self.store
+        take_lost = getattr(store, "take_lost", None)
+        if take_lost is None or self.config.read_only:
+            return
+        for table_id in take_lost() | self.lost_tables:
+            table = self.tables.pop(table_id, None)
+            store.release(table_id)  # type: ignore[attr-defined]
+            if table is not None:
+                self._given_up(table)
+        self.lost_tables.clear()
+        if now < self._next_scan:
+            return
+        self._next_scan = now + self.config.lease_seconds / 2
+        self._describe()
+        try:
+            unheld = store.unheld()  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - NATS away: the next scan tries again
+            return
+        for table_id in unheld:
+            if table_id in self.tables or not store.claim(table_id):  # type: ignore[attr-defined]
+                continue
+            try:
+                live = restore_from_store(store, table_id)
+            except Exception as error:  # noqa: BLE001 - one damaged table must not stop us
+                store.release(table_id)  # type: ignore[attr-defined]
+                print(f"starhall serve: cannot take table {table_id} over: {error}",
+                      file=sys.stderr)
+                continue
+            self.tables[table_id] = live
+            if live.create_key:
+                self.created_keys[live.create_key] = table_id
+            self._describe([live])
+            print(f"starhall serve: took table {table_id} over at event {live.seq}",
+                  file=sys.stderr)
+            self._advance(live)
+
+    def _given_up(self, table: LiveTable) -> None:
+        """Forget a table another node holds now; whoever followed it here hears so, with an
+        unasked ``elsewhere`` error (ask again, any node will say where it went)."""
+        table.bot_due = None
+        for identity in {*table.watchers, *(seat.session for seat in table.seats
+                                             if seat.session is not None)}:
+            session = self.sessions.get(identity)
+            if session is not None:
+                session.watching.discard(table.id)
+                session.seats = {(t, n) for t, n in session.seats if t != table.id}
+            self._error(identity, None, protocol.ELSEWHERE, f"table {table.id} is served by "
+                        "another node now: ask again", table=table.id, address=None)
+        print(f"starhall serve: table {table.id}: another node holds it now; given up",
+              file=sys.stderr)
+
+    def _describe(self, tables: list[LiveTable] | None = None) -> None:
+        """Have this node's leases tell the other nodes what their lobbies show of its tables
+        (the whole service's lobby), at once for new ones."""
+        describe = getattr(self.store, "describe", None)
+        if describe is None:
+            return
+        for table in self.tables.values() if tables is None else tables:
+            describe(table.id, table.info(), table.create_key)
+        if tables is not None:
+            self.store.announce()  # type: ignore[attr-defined]
 
     def _disconnect(self, session: Session) -> None:
         """Forget a session: the seats it held at tables that have not started become free;
@@ -1067,6 +1311,18 @@ def check_port(endpoint: str) -> None:
             probe.bind(address)
         except OSError as error:
             raise zmq.ZMQError(error.errno) from None
+
+
+@dataclass(slots=True)
+class Listed:
+    """A table another node serves, as its lease describes it (for the lobby)."""
+
+    id: str
+    status: str
+    described: dict[str, Any]
+
+    def info(self) -> dict[str, Any]:
+        return self.described
 
 
 def listing_order(table_id: str) -> tuple[int, str]:

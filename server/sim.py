@@ -12,10 +12,11 @@ from typing import Any
 
 from tqdm import tqdm
 
-from starhall.shared.bots import Bot, bot_seats, default_bot, make_bot
+from starhall.shared.bots import Bot, bot_kind, bot_seats, default_bot, make_bot
 from starhall.shared.engine import Event, Game
 from starhall.shared.games import get_game
 from starhall.shared.logfile import SUFFIX
+from starhall.shared.protocol import MAX_THINK_SECONDS
 from starhall.shared.shuffle import MAX_SEED
 from starhall.shared.table import Table
 
@@ -26,8 +27,10 @@ def default_players(game: Game[Any]) -> int:
     return min(max(4, game.min_players), game.max_players)
 
 
-def bot_kinds_for(spec: str, players: int) -> list[str]:
-    kinds = [kind.strip() for kind in spec.split(",")]
+def bot_kinds_for(game: Game[Any], spec: str, players: int) -> list[str]:
+    """The bot kind of each seat that ``--bots`` names: one level or kind for every seat, or
+    one per seat (``ValueError`` for a name the game has no bot by)."""
+    kinds = [bot_kind(game, name.strip()) for name in spec.split(",")]
     if len(kinds) == 1:
         return kinds * players
     if len(kinds) != players:
@@ -36,10 +39,12 @@ def bot_kinds_for(spec: str, players: int) -> list[str]:
 
 
 def play_out(table: Table[Any], bots: list[Bot], rng: random.Random,
-             on_event: EventHook | None = None) -> int:
-    """Play a table to its end: deals from deal numbers drawn from ``rng``, bots for every seat.
-    Returns the number of checkpoints (one per finished hand)."""
+             on_event: EventHook | None = None, think: float = 0.0) -> int:
+    """Play a table to its end: deals from deal numbers drawn from ``rng``, bots for every seat,
+    each given ``think`` seconds a move. Returns the number of checkpoints (one per finished
+    hand)."""
     game = table.game
+    table.remember()
     hands = 0
     while not game.outcome(table.state).over:
         if game.chance(table.state) is not None:
@@ -49,7 +54,7 @@ def play_out(table: Table[Any], bots: list[Bot], rng: random.Random,
             if not seats:
                 raise RuntimeError(f"{game.id}: nobody can act and the game is not over")
             seat = seats[0]
-            events = table.submit(bots[seat].choose(game, table.state, seat))
+            events = table.submit(bots[seat].choose(table.observe(seat), think))
         for seq, event in events:
             if game.is_checkpoint(table.state):
                 hands += 1
@@ -169,8 +174,9 @@ def _table(title: str, heads: list[str], tallies: list[Tally]) -> list[str]:
 
 
 def simulate(game: Game[Any], players: int, options: dict[str, Any], games: int, seed: int,
-             bot_spec: str, out: Path | None, progress: bool = False) -> tuple[Summary, list[Path]]:
-    kinds = bot_kinds_for(bot_spec, players)
+             bot_spec: str, out: Path | None, progress: bool = False,
+             think: float = 0.0) -> tuple[Summary, list[Path]]:
+    kinds = bot_kinds_for(game, bot_spec, players)
     summary = Summary(players)
     written: list[Path] = []
     for number in tqdm(range(games), desc=f"{game.id} games", unit="game", disable=not progress):
@@ -183,8 +189,8 @@ def simulate(game: Game[Any], players: int, options: dict[str, Any], games: int,
         if partial is not None and partial.exists():
             partial.unlink()
         table = Table.new(game, players, options, path=None if partial is None else str(partial),
-                          seats=bot_seats(seated), seed=seed, number=number)
-        hands = play_out(table, bots, rng)
+                          seats=bot_seats(game, seated), seed=seed, number=number)
+        hands = play_out(table, bots, rng, think=think)
         if table.log is not None and path is not None and partial is not None:
             table.log.close()
             os.replace(partial, path)  # a rerun replaces the same game whole, never half
@@ -194,14 +200,28 @@ def simulate(game: Game[Any], players: int, options: dict[str, Any], games: int,
 
 
 def run_sim(args: argparse.Namespace) -> int:
+    # Every argument is checked before the first game (and its progress bar) starts.
     game = get_game(args.game)
     players = args.players or default_players(game)
     if args.games < 1:
         raise ValueError("--games must be at least 1")
-    out = None if args.no_logs else Path(args.out)
     bots = args.bots or default_bot(game)
+    bot_kinds_for(game, bots, players)  # a bad --bots is refused before any game is played
+    if not 0 <= args.think <= MAX_THINK_SECONDS:
+        raise ValueError(f"--think takes 0 to {MAX_THINK_SECONDS:g} seconds, not {args.think:g}")
+    out = None if args.no_logs else Path(args.out)
+    if out is not None:
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"--out {out} is a file, not a folder")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ValueError(f"--out {out}: cannot make this folder "
+                             f"({error.strerror or error})") from None
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise ValueError(f"--out {out}: cannot write in this folder")
     summary, written = simulate(game, players, args.options, args.games, args.seed, bots,
-                                out, progress=not args.quiet)
+                                out, progress=not args.quiet, think=args.think)
     for line in summary.lines():
         print(line)
     print("logs: none written (--no-logs)" if out is None else f"logs: {len(written)} in {out}/")

@@ -46,6 +46,7 @@ def dealt(number: int) -> Table[StarState]:
     if not 1 <= number <= MAX_DEAL:
         raise ValueError(f"a deal number is 1 to {MAX_DEAL}, not {number}")
     table: Table[StarState] = Table.new(get_game("star_patience"), 1, {"deal": number})
+    table.remember()  # what its player is shown, for the hint bot
     table.shuffle(number)
     return table
 
@@ -56,7 +57,7 @@ def hint_player_wins(number: int) -> bool:
     game = table.game
     bot = HintBot(random.Random(number))
     while not game.outcome(table.state).over:
-        table.submit(bot.choose(game, table.state, 0))
+        table.submit(bot.choose(table.observe(0), 0.0))
     return table.state.result == "won"
 
 

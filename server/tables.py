@@ -34,17 +34,19 @@ import secrets
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from starhall.server.durability import ReadOnly, StorageError, read_whole, rollback
 from starhall.server.fields import RequestError
-from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_seating, save_seating
+from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_seating
+from starhall.server.stores import FileStore, LogStore
+from starhall.server.thinking import Thought
 from starhall.shared import protocol
 from starhall.shared.atomic_files import RenamedError, write_durably
-from starhall.shared.bots import Bot, bot_kinds, make_bot
+from starhall.shared.bots import Bot, bot_kinds, level_of, make_bot
 from starhall.shared.engine import Game, Outcome
 from starhall.shared.games import get_game
 from starhall.shared.logfile import (
@@ -52,12 +54,14 @@ from starhall.shared.logfile import (
     SUFFIX,
     LogError,
     LogWriter,
+    TableLog,
     check_header,
     read_records,
     torn_tail,
 )
+from starhall.shared.observation import Observation, SeatMemory
 from starhall.shared.options import Options
-from starhall.shared.replay import HEAD_BYTES, load_tail
+from starhall.shared.replay import HEAD_BYTES, Recording, load, load_tail
 from starhall.shared.seating import BOT
 from starhall.shared.table import Seating, Table
 
@@ -94,7 +98,8 @@ class LiveTable:
     loaded: Table[Any] | None
     """The game and its log; ``None`` for a finished table not yet read (``finished``)."""
     seats: list[SeatRecord]
-    folder: Path
+    store: LogStore
+    """Where its log and seating are kept (``server/stores.py``)."""
     finished: Finished | None = None
     """What a finished table's summary says, until its log is read."""
     read_only: bool = False
@@ -120,6 +125,15 @@ class LiveTable:
     """Whether the command ids its people may send again are still to be read from its log
     (they were logged before its last checkpoint): when a person's command is checked or
     before its next move (``read_commands``), not while the server starts."""
+    think: float | None = None
+    """Seconds a bot takes for a move at this table (its ``create``'s ``think``, kept in the
+    log's header); ``None``: the server's ``--think``."""
+    thought: Thought | None = None
+    """The move a searching bot is thinking about in a worker, while it does."""
+    memory_unread: bool = False
+    """Whether what each seat was shown (its bot's observations) is still to be read from its
+    log: a restored table's, read at its next move (``read_memory``), not while the server
+    starts."""
     _outcome: tuple[Any, Outcome] | None = field(default=None, repr=False)
     """The last state whose outcome was asked for, and that outcome."""
 
@@ -132,9 +146,8 @@ class LiveTable:
         return loaded
 
     def _read_finished(self) -> Table[Any]:
-        path = self.log_path
         try:
-            recording = load_tail(path)
+            recording = load_tail(self.store.source(self.id), data=self.store.read(self.id))
             state = recording.resume().state
         except Exception as error:  # damaged since its summary was written
             self.broken = True
@@ -158,7 +171,8 @@ class LiveTable:
         ``cids_from`` (before anything more is written there: a checkpoint says from where
         they are remembered)."""
         try:
-            recording = load_tail(self.log_path, cids=True)
+            recording = load_tail(self.store.source(self.id), cids=True,
+                                  data=self.store.read(self.id))
         except Exception as error:  # damaged since it was restored
             self.broken = True
             print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
@@ -166,6 +180,32 @@ class LiveTable:
                                table=self.id) from None
         self.table.commands = recording.command_memory()
         self.commands_unread = False
+
+    def read_memory(self) -> None:
+        """What each seat was shown since the first event, read from the log, which holds
+        every event so far (before the table's next move is appended: ``Service._submit``)."""
+        live = self.table
+        try:
+            recording = load(self.store.source(self.id), data=self.store.read(self.id))
+            memory = SeatMemory(live.game, live.players, live.options)
+            states = recording.states(strict=False)
+            _, before = next(states)
+            for (_, event), (_, after) in zip(recording.events, states, strict=True):
+                memory.add(before, event)
+                before = after
+        except Exception as error:  # damaged since it was restored
+            self.broken = True
+            print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
+            raise RequestError(protocol.BROKEN, f"the log of table {self.id} cannot be read",
+                               table=self.id) from None
+        live.memory = memory
+        self.memory_unread = False
+
+    def observe(self, number: int) -> Observation:
+        """What the bot of seat ``number`` is given to choose its move now."""
+        if self.memory_unread:
+            self.read_memory()
+        return self.table.observe(number)
 
     def _summary(self) -> Finished:
         """What a table not read yet is known by: its summary (it has one, or it is read)."""
@@ -187,7 +227,7 @@ class LiveTable:
         return loaded.seq if loaded is not None else self._summary().seq
 
     @property
-    def log(self) -> LogWriter | None:
+    def log(self) -> TableLog | None:
         """The open log, if the table has one (not a finished or read-only one)."""
         loaded = self.loaded
         return loaded.log if loaded is not None else None
@@ -224,6 +264,14 @@ class LiveTable:
         return protocol.WAITING
 
     @property
+    def folder(self) -> Path:
+        """The folder of a table kept in files (``FileStore``)."""
+        store = self.store
+        if not isinstance(store, FileStore):
+            raise AttributeError(f"table {self.id} is kept in {store.where}, not in a folder")
+        return store.folder
+
+    @property
     def log_path(self) -> Path:
         return self.folder / f"{self.id}{SUFFIX}"
 
@@ -238,12 +286,12 @@ class LiveTable:
     def durable_log(self) -> bytes:
         """The log as far as it is on disk for sure: every event anyone was told of (not what
         a commit under way is writing)."""
-        data = read_whole(self.log_path)
+        data = self.store.read(self.id)
         log = self.log
         return data if log is None else data[:log.durable_length]
 
     def save_seating(self) -> None:
-        save_seating(self.seating_path, self.name, self.seats)
+        self.store.save_seating(self.id, self.name, self.seats)
 
     # --- changing the seating: the file first, then memory ------------------------------------
 
@@ -258,7 +306,7 @@ class LiveTable:
         seats = list(self.seats)
         seats[number] = proposed
         try:
-            save_seating(self.seating_path, self.name, seats)
+            self.store.save_seating(self.id, self.name, seats)
         except OSError as error:
             if isinstance(error, RenamedError):  # the new file is in place: put the old back
                 with contextlib.suppress(OSError):
@@ -276,7 +324,8 @@ class LiveTable:
 
     def put_bot(self, number: int, kind: str, *, standin: bool) -> None:
         bot = make_bot(self.game, kind, random.Random(secrets.randbits(64)))
-        self.change_seat(number, lambda seat: seat.seat_bot(kind, standin=standin))
+        level = level_of(self.game, kind)
+        self.change_seat(number, lambda seat: seat.seat_bot(kind, standin=standin, level=level))
         self.bots[number] = bot
 
     def end_standin(self, number: int) -> None:
@@ -315,7 +364,8 @@ class LiveTable:
         """Write the summary of a finished game (after its last event is on disk). It is not
         synced: a summary lost or torn in a crash is ignored on the next start."""
         log = self.log
-        if self.read_only or log is None or log.last_record is None or not self.over:
+        if (not self.store.summaries or self.read_only or log is None or log.last_record is None
+                or not self.over):
             return
         if log.durable_length != log.written_length:
             return
@@ -434,34 +484,38 @@ def read_summary(path: Path, summary_path: Path) -> Finished | None:
                     key if isinstance(key, str) else None)
 
 
-def create_table(folder: Path, table_id: str, name: str, game: Game[Any], players: int,
-                 options: Mapping[str, object], **info: Any) -> LiveTable:
-    """A new table with its log and seating on disk (``OptionError`` if the game refuses the
-    options; ``StorageError`` if they could not be written, and then no file is left); ``info``
-    goes into the log's header too (a fork's ``forked_from``)."""
-    path = folder / f"{table_id}{SUFFIX}"
+def create_table(where: Path | LogStore, table_id: str, name: str, game: Game[Any],
+                 players: int, options: Mapping[str, object], **info: Any) -> LiveTable:
+    """A new table with its log and seating in its store (a folder, by default): ``OptionError``
+    if the game refuses the options; ``StorageError`` if they could not be written, and then
+    nothing is left; ``info`` goes into the log's header too (a fork's ``forked_from``)."""
+    store = as_store(where)
     try:
-        table = Table.new(game, players, options, path=str(path), table=table_id, name=name,
-                          **info)
+        table = Table.new(game, players, options, table=table_id, name=name,
+                          open_log=lambda header: store.create_log(table_id, header), **info)
     except OSError as error:
         raise StorageError(error) from error
-    live = LiveTable(table_id, name, table, [SeatRecord() for _ in range(players)], folder,
-                     create_key=info.get("create_key_sha256"))
+    live = LiveTable(table_id, name, table, [SeatRecord() for _ in range(players)], store,
+                     create_key=info.get("create_key_sha256"), think=info.get("think"))
     try:
         live.save_seating()
     except OSError as error:
         if table.log is not None:
             table.log.abandon()
-        for made in (path, live.seating_path):
-            with contextlib.suppress(OSError):
-                made.unlink()
+        store.remove(table_id)
         raise StorageError(error) from error
     if table.log is not None:
         table.log.spill_bytes = None  # the server's commits alone write
+    table.remember()
     return live
 
 
-def restore_tables(folder: Path, *, read_only: bool = False,
+def as_store(where: Path | LogStore) -> LogStore:
+    """A folder as the ``FileStore`` of its files; a store as it is."""
+    return FileStore(where) if isinstance(where, Path) else where
+
+
+def restore_tables(where: Path | LogStore, *, read_only: bool = False,
                    say: Say | None = None) -> dict[str, LiveTable]:
     """Every table whose log is in ``folder``: finished ones from their summaries, the others
     rebuilt from their logs; a log that cannot be read is reported and left alone rather than
@@ -471,7 +525,10 @@ def restore_tables(folder: Path, *, read_only: bool = False,
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _restore_tables(folder, read_only, say)
+        store = as_store(where)
+        if isinstance(store, FileStore):
+            return _restore_tables(store.folder, read_only, say)
+        return _restore_from_store(store, read_only, say)
     finally:
         if collecting:
             gc.enable()
@@ -563,7 +620,8 @@ def _remove_leftovers(folder: Path, names: list[str]) -> None:
 def _finished_table(folder: Path, table_id: str, finished: Finished,
                     read_only: bool) -> LiveTable:
     saved_name, seats = load_seating(folder / f"{table_id}{SEATING_SUFFIX}", finished.players)
-    return LiveTable(table_id, saved_name or finished.name or table_id, None, seats, folder,
+    return LiveTable(table_id, saved_name or finished.name or table_id, None, seats,
+                     FileStore(folder),
                      finished, read_only, create_key=finished.create_key)
 
 
@@ -591,6 +649,26 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
         writer = (LogWriter.reopen(path)[0] if recording.torn
                   else LogWriter.reopen_at(path, size))  # a torn tail is cut off
         writer.spill_bytes = None
+    live, since = _rebuilt(FileStore(folder), table_id, recording, saved_name, seats, writer,
+                           read_only)
+    table = live.table
+    if writer is not None:
+        _catch_up_seating(live, writer)
+    if writer is not None and live.over:
+        with open(path, "rb") as file:
+            file.seek(recording.good_length - 4)
+            crc = int.from_bytes(file.read(4), "big")
+        write_summary(live, recording.good_length, recording.last_record, crc)
+        writer.abandon()  # a finished game is written no more
+        table.log = None
+    return live, since
+
+
+def _rebuilt(store: LogStore, table_id: str, recording: Recording, saved_name: str | None,
+             seats: list[SeatRecord], writer: TableLog | None, read_only: bool
+             ) -> tuple[LiveTable, int]:
+    """The table a recording read from its last checkpoint resumes, appending to ``writer``
+    (closed if this fails), and the event its state was resumed after."""
     try:
         resumed = recording.resume()  # its own log, CRC-checked: trusted
         if resumed.problem is not None:
@@ -608,25 +686,63 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
         raise
     name = saved_name or str(recording.header.get("name") or table_id)
     create_key = recording.header.get("create_key_sha256")
-    live = LiveTable(table_id, name, table, seats, folder, read_only=read_only,
+    live = LiveTable(table_id, name, table, seats, store, read_only=read_only,
                      create_key=create_key if isinstance(create_key, str) else None,
-                     commands_unread=has_people(seats) and not recording.holds_cids)
+                     commands_unread=has_people(seats) and not recording.holds_cids,
+                     memory_unread=table.seq > 0, think=_think_of(recording.header))
     for index, seat in enumerate(seats):
         if seat.state == BOT:
             kind = seat.bot_kind or "random"
             if kind not in bot_kinds(table.game):
                 kind = "random"
             live._start_bot(index, kind)
-    if writer is not None:
-        _catch_up_seating(live, writer)
-    if writer is not None and live.over:
-        with open(path, "rb") as file:
-            file.seek(recording.good_length - 4)
-            crc = int.from_bytes(file.read(4), "big")
-        write_summary(live, recording.good_length, recording.last_record, crc)
-        writer.abandon()  # a finished game is written no more
-        table.log = None
     return live, resumed.since
+
+
+def _restore_from_store(store: LogStore, read_only: bool, say: Say | None
+                        ) -> dict[str, LiveTable]:
+    """Every table a store other than a folder holds (``server/jetstream.py``)."""
+    progress = Progress(say)
+    table_ids = store.table_ids()
+    progress.line(f"restoring {len(table_ids)} tables from {store.where}…")
+    tables: dict[str, LiveTable] = {}
+    claim = getattr(store, "claim", None)  # several nodes: only the tables this one holds
+    for table_id in table_ids:
+        if claim is not None and not read_only and not claim(table_id):
+            continue
+        try:
+            tables[table_id] = restore_from_store(store, table_id, read_only=read_only)
+        except Exception as error:  # one damaged table must not keep the others down
+            print(f"starhall serve: skipping table {table_id}: {error}", file=sys.stderr)
+    progress.line(f"restored {len(tables)} tables from {store.where}")
+    return tables
+
+
+def restore_from_store(store: LogStore, table_id: str, *, read_only: bool = False
+                       ) -> LiveTable:
+    """One table of a store other than a folder, from its log's last checkpoint; a finished
+    one is not written to again."""
+    data, writer = store.reopen(table_id)
+    try:
+        recording = load_tail(store.source(table_id), data=data)
+        saved_name, seats = store.load_seating(table_id, recording.players)
+    except BaseException:
+        writer.abandon()
+        raise
+    live, _ = _rebuilt(store, table_id, recording, saved_name, seats,
+                       None if read_only else writer, read_only)
+    if read_only or live.over:
+        writer.abandon()  # a finished game is written no more
+        live.table.log = None
+        return live
+    before = live.table.seats
+    if live.record_seating():  # the seating a crash left out of the log: before new events
+        failed = store.commit([writer])
+        if failed:
+            store.rollback(writer)
+            live.table.seats = before
+            live.seating_behind = True
+    return live
 
 
 def _catch_up_seating(live: LiveTable, writer: LogWriter) -> None:
@@ -644,6 +760,13 @@ def _catch_up_seating(live: LiveTable, writer: LogWriter) -> None:
         live.seating_behind = True
         print(f"starhall serve: table {live.id}: cannot record its seating in its log yet "
               f"({error}); it will with its next write", file=sys.stderr)
+
+
+def _think_of(header: Mapping[str, Any]) -> float | None:
+    """The seconds a bot takes for a move at the table a header begins, if it says."""
+    think = header.get("think")
+    return float(think) if isinstance(think, int | float) and not isinstance(think, bool) \
+        else None
 
 
 def has_people(seats: list[SeatRecord]) -> bool:
@@ -714,6 +837,6 @@ def _remove_if_never_created(path: Path, table_id: str, folder: Path) -> None:
     raise EmptyLog(table_id)
 
 
-def next_table_id(tables: Mapping[str, LiveTable]) -> str:
+def next_table_id(tables: Iterable[str]) -> str:
     numbers = [int(key) for key in tables if key.isdigit()]
     return f"{max(numbers, default=0) + 1:04d}"

@@ -106,10 +106,10 @@ def run_terminal(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     players = args.players or default_players(game)
     seed = new_seed()
-    kind = default_bot(game)
+    kind = getattr(args, "bot_kind", None) or default_bot(game)
     path = Path("replays") / "terminal" / f"{game.id}-{seed}{SUFFIX}"
     table = Table.new(game, players, args.options, path=str(path),
-                      seats=bot_seats([kind] * players))
+                      seats=bot_seats(game, [kind] * players))
     bots = [make_bot(game, kind, random.Random(seed + seat)) for seat in range(players)]
     print(f"{game.title}: {players} {kind} bots, options {table.options}")
     assert table.log is not None

@@ -21,7 +21,7 @@ No engine does I/O, reads a clock, uses global random state or depends on hash o
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
 from types import MappingProxyType
@@ -241,6 +241,11 @@ class Game(ABC, Generic[S]):
         if not actions:
             raise IllegalCommand("not_your_turn", f"seat {seat} has nothing to do now")
         return actions[int(rng.random() * len(actions))]
+
+    def random_choice(self, legal: Sequence[Command], rng: Random) -> Command:
+        """What a random player picks among a seat's ``legal`` commands (an observation's,
+        never empty): uniformly, unless a game says otherwise (as ``random_action`` does)."""
+        return legal[int(rng.random() * len(legal))]
 
     def tally(self, state: S) -> dict[str, list[int]]:
         """Per-seat counters of a finished game that ``starhall sim`` adds up over many games,

@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import msgpack
 
@@ -52,6 +52,41 @@ class LogError(Exception):
         self.offset = offset
         self.problem = problem
         super().__init__(f"{self.path}: record {record} (byte {offset}): {problem}")
+
+
+class NotALog(LogError):
+    """A file that is no Starhall log or bug report at all, rather than a damaged one: a
+    mistake in what was named (``README.md``), which the command line answers as a usage
+    error."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        super().__init__(path, 0, 0, "not a Starhall log")
+        self.args = (str(self),)
+
+    def __str__(self) -> str:
+        return f"{self.path} is not a Starhall log (nor a bug report)"
+
+
+def is_log_file(data: bytes) -> bool:
+    """Whether ``data``, a file's bytes or the first of them, begins as a Starhall log or bug
+    report does: a first record whose body bears the magic of one (its checksum aside: a
+    damaged log is still a log), or a record cut short there or nothing at all (a log torn as
+    its header was written, or too little of the file given to tell)."""
+    if not data:
+        return True
+    if data[0] != 0x92:
+        return False
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False,
+                                max_buffer_size=len(data) + 1)
+    unpacker.feed(data)
+    try:
+        first = unpacker.unpack()
+    except msgpack.OutOfData:
+        return True
+    except (ValueError, TypeError, msgpack.UnpackException):
+        return False
+    return (type(first) is list and len(first) == 2 and isinstance(first[0], dict)
+            and first[0].get("magic") in (MAGIC, BUG_MAGIC))
 
 
 def encode_record(body: Mapping[str, Any]) -> bytes:
@@ -183,17 +218,26 @@ def record_at(data: bytes, start: int, path: str | os.PathLike[str], size: int =
         size *= 16
 
 
-def log_bytes(path: str | os.PathLike[str]) -> tuple[str, bytes]:
+def log_bytes(path: str | os.PathLike[str], data: bytes | None = None) -> tuple[str, bytes]:
     """The bytes of the log a file holds, and what errors in it are named: the file itself,
-    or, for a bug report, the log inside it as ``FILE#log``."""
-    source, data, _, _ = _read_log(path)
+    or, for a bug report, the log inside it as ``FILE#log``. ``data``: the bytes, already
+    read from elsewhere (a log store), which ``path`` names."""
+    source, data, _, _ = _read_log(path, data)
     return source, data
 
 
-def _read_log(path: str | os.PathLike[str]
+def _read_log(path: str | os.PathLike[str], data: bytes | None = None
               ) -> tuple[str, bytes, list[tuple[int, dict[str, Any]]], int]:
-    data = Path(path).read_bytes()
-    records, good_length = read_records(data, path)
+    if data is None:
+        data = Path(path).read_bytes()
+    try:
+        records, good_length = read_records(data, path)
+    except LogError as error:
+        if error.record == 0 and not is_log_file(data):
+            raise NotALog(path) from None
+        raise
+    if records and records[0][1].get("magic") not in (MAGIC, BUG_MAGIC):
+        raise NotALog(path)  # records, but neither a log's header nor a bug report first
     if records and is_bug_report(records[0][1]):
         log = embedded_log(records[0][1])
         if log is None:
@@ -203,10 +247,11 @@ def _read_log(path: str | os.PathLike[str]
     return str(path), data, records, good_length
 
 
-def scan(path: str | os.PathLike[str]) -> Scan:
+def scan(path: str | os.PathLike[str], data: bytes | None = None) -> Scan:
     """Read every whole record of a log file, dropping a torn tail. A bug report
-    (``shared.bugreport``) is read as the log it holds, named ``FILE#log`` in errors."""
-    source, data, records, good_length = _read_log(path)
+    (``shared.bugreport``) is read as the log it holds, named ``FILE#log`` in errors.
+    ``data``: the log's bytes, read from elsewhere (a log store), which ``path`` names."""
+    source, data, records, good_length = _read_log(path, data)
     if not records:
         raise LogError(source, 0, 0, "no header: the file is empty or not a Starhall log")
     check_header(records[0][1], source)
@@ -245,6 +290,26 @@ def make_header(
     }
     header.update(info)
     return header
+
+
+class TableLog(Protocol):
+    """What a table's log is to the server, whichever store keeps it: ``LogWriter`` (a file)
+    or the server's JetStream log (``server/jetstream.py``). Records are appended in memory;
+    the store makes them durable (a commit), and what failed is rolled back."""
+
+    durable_length: int
+    written_length: int
+    spill_bytes: int | None
+    last_record: tuple[int, int] | None
+
+    def append(self, body: Mapping[str, Any]) -> None: ...
+
+    @property
+    def appended_length(self) -> int: ...
+
+    def abandon(self) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class LogWriter:

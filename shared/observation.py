@@ -41,3 +41,30 @@ def observe(game: Game[Any], players: int, options: Options, seat: Seat,
 def seen_by(game: Game[Any], before: Any, event: Event, seat: Seat) -> Event | None:
     """``event`` as ``seat`` was shown it, or ``None`` when it was not shown at all."""
     return game.event_view(before, event, seat)
+
+
+class SeatMemory:
+    """What each seat of one table was shown so far, kept as the events happen: a table hands
+    every event to ``add`` with the state before it (``Table.submit`` does, when the table has
+    one), so an observation costs one ``event_view`` per seat and event, never a replay."""
+
+    __slots__ = ("game", "players", "options", "shown")
+
+    def __init__(self, game: Game[Any], players: int, options: Options) -> None:
+        self.game = game
+        self.players = players
+        self.options = options
+        self.shown: list[list[Event]] = [[] for _ in range(players)]
+
+    def add(self, before: Any, event: Event) -> None:
+        """One event, cut for each seat by ``event_view`` (``before``: the state it met)."""
+        cut = self.game.event_view
+        for seat, shown in enumerate(self.shown):
+            seen = cut(before, event, seat)
+            if seen is not None:
+                shown.append(seen)
+
+    def observe(self, state: Any, seat: Seat) -> Observation:
+        """The observation of ``seat`` at ``state``, the state after the last event added."""
+        return observe(self.game, self.players, self.options, seat, state,
+                       tuple(self.shown[seat]))

@@ -74,6 +74,8 @@ STALE = "stale"
 BROKEN = "broken"
 TOO_MANY_REPORTS = "too_many_reports"
 INTERNAL = "internal"
+ELSEWHERE = "elsewhere"
+"""A table another node of the service serves (``address`` says which, if known)."""
 
 # Table status.
 WAITING, PLAYING, OVER, BROKEN_STATUS = "waiting", "playing", "over", "broken"
@@ -152,3 +154,6 @@ def decode_beacon(datagram: bytes) -> Beacon | None:
         return None
     name = datagram[head + 3 : head + 3 + MAX_BEACON_NAME_BYTES].decode("utf-8", "replace")
     return Beacon(port, name)
+
+MAX_THINK_SECONDS = 60.0
+"""The longest a bot may be given for a move (``create``'s ``think``, ``--think``)."""

@@ -268,14 +268,15 @@ def unlike(expected: Event, recorded: Event) -> str:
     return "its data is not what the rules give: " + "; ".join(parts)
 
 
-def load(path: str | os.PathLike[str]) -> Recording:
-    """Read and check a log's structure: header, then events numbered 1, 2, 3 …"""
+def load(path: str | os.PathLike[str], data: bytes | None = None) -> Recording:
+    """Read and check a log's structure: header, then events numbered 1, 2, 3 … ``data``:
+    the log's bytes when they were read from elsewhere (a log store), ``path`` naming them."""
     # Reading a log makes many objects that live on, and no reference cycles: the cyclic
     # collector's passes meanwhile would only go over them again and again.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        found = scan(path)
+        found = scan(path, data)
         recording = _recording(path, found.records[0][1], found.source)
         recording.torn = found.torn
         recording.good_length = found.good_length
@@ -286,7 +287,8 @@ def load(path: str | os.PathLike[str]) -> Recording:
     return recording
 
 
-def load_tail(path: str | os.PathLike[str], *, cids: bool = False) -> Recording:
+def load_tail(path: str | os.PathLike[str], *, cids: bool = False,
+              data: bytes | None = None) -> Recording:
     """A log read from its last checkpoint, so that the time it takes does not grow with the
     log: the header, then the last checkpoint and every record after it, checked as ``load``
     checks a whole log; with ``cids``, from further back when the command ids a server still
@@ -295,31 +297,32 @@ def load_tail(path: str | os.PathLike[str], *, cids: bool = False) -> Recording:
     ``resume`` can rebuild its state. A log without such a checkpoint (or, with ``cids``, one
     whose last checkpoint does not say ``cids_from``, or says the events before the first
     checkpoint), or whose tail is not as it should be, is read whole by ``load`` (which says
-    what is wrong with it)."""
-    data = Path(path).read_bytes()
+    what is wrong with it). ``data``: the log's bytes, read from elsewhere (a log store)."""
+    if data is None:
+        data = Path(path).read_bytes()
     try:
         head, header_end = read_records(data[:HEAD_BYTES], path, limit=1)
         if not head:
             head, header_end = read_records(data, path, limit=1)
         if not head:
-            return load(path)
+            return load(path, data)
         check_header(head[0][1], str(path))
     except LogError:
-        return load(path)  # not a log, a bug report, a damaged header: load says which
+        return load(path, data)  # not a log, a bug report, a damaged header: load says which
     chosen = -1
     needed: int | None = None  # with cids: the first event to read, from the last checkpoint
     found = len(data)
     while True:
         found = data.rfind(CHECKPOINT_MARK, header_end + MARK_OFFSET, found)
         if found < 0:
-            return load(path)  # no checkpoint, or none before the first event needed
+            return load(path, data)  # no checkpoint, or none before the first event needed
         body = _checkpoint_at(data, found - MARK_OFFSET, path)
         if body is None:
             continue  # the mark inside another record's data
         if chosen < 0 and cids:  # the last checkpoint
             needed = body.get("cids_from")
             if type(needed) is not int:
-                return load(path)  # written before checkpoints said it: every event
+                return load(path, data)  # written before checkpoints said it: every event
         chosen = found - MARK_OFFSET
         if needed is None or body["seq"] < needed:
             break
@@ -330,7 +333,7 @@ def load_tail(path: str | os.PathLike[str], *, cids: bool = False) -> Recording:
         _add_records(recording, [(chosen + offset, body) for offset, body in records], None,
                      recording.start + 1)
     except (LogError, KeyError, IndexError, TypeError):
-        return load(path)
+        return load(path, data)
     recording.good_length = chosen + good
     recording.torn = recording.good_length < len(data)
     return recording
@@ -567,10 +570,11 @@ class Verified:
                 "seats": self.seats}
 
 
-def verify(path: str | os.PathLike[str]) -> Verified | Mismatch:
+def verify(path: str | os.PathLike[str], data: bytes | None = None) -> Verified | Mismatch:
     """Rebuild a game from its log, re-deciding every event (``IllegalEvent`` at the first the
-    rules refuse), and compare every checkpoint; stop at the first difference."""
-    recording = load(path)
+    rules refuse), and compare every checkpoint; stop at the first difference. ``data``: the
+    log's bytes, read from elsewhere (a log store), which ``path`` names."""
+    recording = load(path, data)
     game = recording.game
     checkpoints = recording.checkpoints
     agreed = 0

@@ -3,7 +3,9 @@
 A seat is a map of four keys, the fields a seat has in the protocol's ``TableInfo`` that do
 not change from one moment to the next: ``state`` (``free``, ``player`` or ``bot``), ``name``
 (nil for a free seat), ``bot`` (the kind, for a bot) and ``standin`` (a bot playing for a
-person who still owns the seat, under the person's name). A log's header holds every seat as
+person who still owns the seat, under the person's name); a bot's seat has a fifth,
+``level`` (``easy``, ``normal`` or ``strong``: the level its kind plays at), when its kind has
+one. A log's header holds every seat as
 the table began, and a ``seating`` record each change after; a checkpoint holds the seating
 then. Secrets (tokens, keys) never go into one.
 """
@@ -21,10 +23,18 @@ STATES = (FREE, PLAYER, BOT)
 SeatMap = dict[str, Any]
 
 
+LEVELS = ("easy", "normal", "strong")
+"""The levels a person picks a bot by, weakest first (``shared.bots.bot_levels``)."""
+
+
 def seat_entry(state: str, name: str | None = None, bot: str | None = None,
-               standin: bool = False) -> SeatMap:
-    """The map that records one seat (the one place it is made: ``TableInfo`` shows it)."""
-    return {"state": state, "name": name, "bot": bot, "standin": standin}
+               standin: bool = False, level: str | None = None) -> SeatMap:
+    """The map that records one seat (the one place it is made: ``TableInfo`` shows it);
+    ``level`` only for a bot whose kind has one (logs before levels have none)."""
+    entry: SeatMap = {"state": state, "name": name, "bot": bot, "standin": standin}
+    if level is not None:
+        entry["level"] = level
+    return entry
 
 
 def free_seats(players: int) -> list[SeatMap]:
@@ -38,6 +48,7 @@ def read_seat(body: Any) -> SeatMap:
         raise ValueError("a seat is a map")
     state, name, bot = body.get("state"), body.get("name"), body.get("bot")
     standin = body.get("standin", False)
+    level = body.get("level")
     if state not in STATES:
         raise ValueError(f"seat state {state!r} is not free, player or bot")
     if type(standin) is not bool:
@@ -51,7 +62,9 @@ def read_seat(body: Any) -> SeatMap:
         raise ValueError("a bot seat names its kind in 'bot'")
     if state == PLAYER and (bot is not None or standin):
         raise ValueError("a player's seat has no bot and no stand-in")
-    return seat_entry(state, name, bot, standin)
+    if level is not None and (state != BOT or level not in LEVELS):
+        raise ValueError(f"a seat's level is {', '.join(LEVELS)} or absent, for a bot only")
+    return seat_entry(state, name, bot, standin, level)
 
 
 def read_seats(value: Any, players: int) -> list[SeatMap]:
@@ -94,8 +107,10 @@ def describe_seat(seat: SeatMap | None, number: int) -> str:
         return f"seat {number}: free"
     if seat["state"] == PLAYER:
         return f"seat {number}: {seat['name']}"
+    level = seat.get("level")
+    kind = f"{seat['bot']} ({level.capitalize()})" if level else seat["bot"]
     if seat["standin"]:
-        return f"seat {number}: {seat['name']}, played by a stand-in {seat['bot']} bot"
+        return f"seat {number}: {seat['name']}, played by a stand-in {kind} bot"
     if seat["name"] == f"{seat['bot']} bot":  # the name a server gives a bot
-        return f"seat {number}: a {seat['bot']} bot"
-    return f"seat {number}: {seat['name']}, a {seat['bot']} bot"
+        return f"seat {number}: a {kind} bot"
+    return f"seat {number}: {seat['name']}, a {kind} bot"

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 import msgpack
 
 from starhall.shared.engine import Command, Event, Game, Outcome
-from starhall.shared.logfile import LogWriter, make_header
+from starhall.shared.logfile import LogWriter, TableLog, make_header
+from starhall.shared.observation import Observation, SeatMemory
 from starhall.shared.options import Options
 from starhall.shared.seating import SeatMap
 from starhall.shared.shuffle import shuffle_command
@@ -116,7 +117,7 @@ class Table(Generic[S]):
     # A plain class rather than a dataclass: mypyc compiles it (it cannot compile generic
     # dataclasses), and submit is the path every move takes.
     def __init__(self, game: Game[S], players: int, options: Options, state: S, seq: int = 0,
-                 log: LogWriter | None = None, seats: Seating | None = None,
+                 log: TableLog | None = None, seats: Seating | None = None,
                  commands: CommandMemory | None = None) -> None:
         self.game = game
         self.players = players
@@ -130,6 +131,9 @@ class Table(Generic[S]):
         format 1, which does not say."""
         self.commands = commands if commands is not None else CommandMemory(players)
         """The command ids of the last commands of each seat (from the log, after a restart)."""
+        self.memory: SeatMemory | None = None
+        """What each seat was shown, for its bot's observations: kept when a host gives the
+        table one (every event from the first, or the seats' memory is wrong)."""
 
     @classmethod
     def new(
@@ -140,11 +144,18 @@ class Table(Generic[S]):
         *,
         path: str | None = None,
         seats: list[dict[str, Any]] | None = None,
+        open_log: Callable[[dict[str, Any]], TableLog] | None = None,
         **info: Any,
     ) -> Table[S]:
+        """A new game; its log, if any, is a file at ``path`` or what ``open_log`` makes of
+        the header (a log store's)."""
         checked = game.make_options(players, options)
         header = make_header(game.id, game.rules_version, players, checked, seats, **info)
-        log = LogWriter.create(path, header) if path is not None else None
+        log: TableLog | None = None
+        if open_log is not None:
+            log = open_log(header)
+        elif path is not None:
+            log = LogWriter.create(path, header)
         return cls(game, players, checked, game.new_state(players, checked), 0, log,
                    tuple(header["seats"]))
 
@@ -155,10 +166,14 @@ class Table(Generic[S]):
         game = self.game
         events = game.decide(self.state, command)
         numbered = []
+        memory = self.memory
         for event in events:
             self.seq += 1
             numbered.append((self.seq, event))
-            self.state = game.evolve(self.state, event)
+            before = self.state
+            self.state = game.evolve(before, event)
+            if memory is not None:
+                memory.add(before, event)
             if cid is not None:
                 self.commands.remember(event.seat, cid, self.seq)
             if self.log is not None:
@@ -167,6 +182,21 @@ class Table(Generic[S]):
                     self.log.append(checkpoint_record(game, self.seq, self.state, self.seats,
                                                       self.commands.first_needed(self.seq)))
         return numbered
+
+    def remember(self) -> SeatMemory:
+        """Keep what each seat is shown, for its bot's observations (``observe``): from the
+        first event, so only a table without events yet may start (``ValueError``); a host
+        that restores a table gives it a ``memory`` built from its log."""
+        memory = self.memory
+        if memory is None:
+            if self.seq:
+                raise ValueError("the table has not kept what its seats were shown")
+            memory = self.memory = SeatMemory(self.game, self.players, self.options)
+        return memory
+
+    def observe(self, seat: int) -> Observation:
+        """What ``seat``'s bot is given to choose its move now."""
+        return self.remember().observe(self.state, seat)
 
     def reseat(self, number: int, seat: SeatMap) -> None:
         """Seat ``number`` is now ``seat`` (a map of ``shared.seating``): logged after the last

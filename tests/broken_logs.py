@@ -36,9 +36,11 @@ from starhall.shared.games import GAMES, get_game
 from starhall.shared.logfile import BUG_SUFFIX, SUFFIX, encode_record, read_records
 from starhall.shared.table import checkpoint_record, event_record, state_hash
 
-ILLEGAL, LOG, MISMATCH = "illegal", "log", "mismatch"
-"""How a case is refused: ``IllegalEvent`` at an event, ``LogError`` at a record, or a
-``Mismatch`` returned by ``verify`` (a checkpoint the rebuilt game disagrees with)."""
+ILLEGAL, LOG, MISMATCH, NOT_LOG = "illegal", "log", "mismatch", "not_log"
+"""How a case is refused: ``IllegalEvent`` at an event, ``LogError`` at a record, a
+``Mismatch`` returned by ``verify`` (a checkpoint the rebuilt game disagrees with), or
+``NotALog``: a file that is no Starhall log at all, which the command line answers as a usage
+mistake (exit 2)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -503,7 +505,7 @@ def stars_damage(corpus: Corpus, src: Source) -> tuple[Case, Case]:
                "format 3 is not 1 or 2", b"".join(fmt), 0, 0, None)
     seating_damage(corpus, src, records, index)
     corpus.add("not-a-starhall-log", "stars", "a framed record that is not a Starhall header",
-               LOG, "the first record is not a Starhall log header",
+               NOT_LOG, "is not a Starhall log",
                encode_record({"kind": "header", "magic": "other-log"}) + b"".join(records[1:]),
                0, 0, None)
     checkpoints = [i for i, b in enumerate(src.bodies) if b["kind"] == "checkpoint"]
@@ -526,8 +528,8 @@ def stars_damage(corpus: Corpus, src: Source) -> tuple[Case, Case]:
                "state.totals[0]: recorded", b"".join(desync), 1 + checkpoints[1],
                offset_of(desync, 1 + checkpoints[1]), cp["seq"], src.bodies[checkpoints[0]]["seq"])
     garbage = bytes(range(0xC1, 0x100)) * 3
-    corpus.add("garbage", "stars", "bytes that are not msgpack at all", LOG,
-               "not a msgpack record", garbage, 0, 0, None)
+    corpus.add("garbage", "stars", "bytes that are not msgpack at all", NOT_LOG,
+               "is not a Starhall log", garbage, 0, 0, None)
     middle = records[:index] + [b"\xc1\xc1\xc1"] + records[index:]
     stray = corpus.add("garbage-between-records", "stars", "three stray bytes between two records",
                LOG, "not a msgpack record", b"".join(middle), index, offset_of(middle, index),

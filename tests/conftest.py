@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from starhall.server.embed import EmbeddedServer
+from tests.nats_helpers import NatsNode
 from tests.server_helpers import FAST_SERVER
 
 if TYPE_CHECKING:
@@ -49,6 +50,17 @@ def server(tmp_path: Path) -> Iterator[EmbeddedServer]:
     needs another kind defines its own ``server``)."""
     with EmbeddedServer(tmp_path, **FAST_SERVER) as embedded:
         yield embedded
+
+
+@pytest.fixture(scope="module")
+def nats_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsNode]:
+    """A real nats-server with JetStream on a free loopback port, its data in a temporary
+    folder, for one test file (each test keeps its tables in a stream of its own)."""
+    node = NatsNode(tmp_path_factory.mktemp("nats")).start()
+    try:
+        yield node
+    finally:
+        node.stop()
 
 
 @pytest.fixture(scope="module")

@@ -260,5 +260,13 @@ class HiddenCards:
         return found
 
 def log_of(server: EmbeddedServer, table: str) -> Path:
-    """The log file of ``table`` in ``server``'s data folder."""
-    return server.config.data / "tables" / f"{table}.starhall"
+    """The log file of ``table`` in ``server``'s data folder; for a server that keeps its
+    tables in JetStream, the table's log read back from the stream into a file there (a log
+    file byte for byte)."""
+    if server.config.store is None:
+        return server.config.data / "tables" / f"{table}.starhall"
+    assert server.service is not None
+    path = server.config.data / "exported" / f"{table}.starhall"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(server.service.store.read(table))
+    return path

@@ -8,9 +8,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from starhall.shared.bots import RandomBot
+from starhall.shared.bots import Bot, RandomBot
 from starhall.shared.engine import Command, Game
 from starhall.shared.games import get_game
+from starhall.shared.observation import observe
 from starhall.shared.table import Table
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def play_randomly(table: Table[Any], rng: random.Random, until: Any = None) -> N
             table.shuffle(rng.randrange(2**40))
             continue
         seat = game.to_act(table.state)[0]
-        table.submit(bot.choose(game, table.state, seat))
+        table.submit(ask(bot, game, table.state, seat, table))
 
 
 def step_until(step: Callable[[], object], done: Callable[[], object], frames: int = 3000,
@@ -139,3 +140,16 @@ def run_frames(live: Any, surface: pygame.Surface, until: Callable[[], object],
             each.draw(surface)
 
     step_until(frame, until, frames)
+
+
+def ask(bot: Bot, game: Game[Any], state: Any, seat: int,
+        table: Table[Any] | None = None) -> Command:
+    """``bot``'s move for ``seat`` at ``state``: given what the seat was shown at ``table``
+    when the table kept it from its start (``Table.observe``), else (a state a test made) the
+    seat's view and legal commands with no past events, which today's heuristic bots never
+    read."""
+    if table is not None and state is table.state and (table.memory or not table.seq):
+        return bot.choose(table.observe(seat), 0.0)
+    players = len(game.outcome(state).scores)
+    options = table.options if table is not None else {}
+    return bot.choose(observe(game, players, options, seat, state, ()), 0.0)

@@ -53,6 +53,8 @@ from starhall.shared.table import Table
 from tests.support import click_live, run_frames, spot_of, step_replay
 from tools.screenshots import BarsPlay
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 SIZE = (1280, 720)
 ROOT = Path(__file__).parent.parent
 GOLDEN = sorted(glob.glob(str(ROOT / "replays" / "golden" / "stars_and_bars_*.starhall")))
@@ -243,6 +245,27 @@ def test_take_back_and_end_turn_buttons_and_their_keys(surface: pygame.Surface) 
     key(screen, surface, pygame.K_BACKSPACE)
     key(screen, surface, pygame.K_RETURN)
     assert sent == [("take_back", {}), ("end_turn", {}), ("take_back", {}), ("end_turn", {})]
+
+
+def test_a_refusal_is_gone_once_the_next_move_is_made(surface: pygame.Surface) -> None:
+    """The red refusal says what was wrong with the last move; the next move makes it stale,
+    so it goes at once rather than seconds later, over a table that has moved on."""
+    play = BarsPlay(seed=6)
+    play.run_until(lambda v: my_turn(v) and not v["legal"]["claims"])
+    card, options = next(iter(play.view()["legal"]["placements"].items()))
+    play.submit(Command("place", 0, {"card": card, "space": options[0][0]}))
+    screen = play.screen
+    sent = recording(play)
+    screen.model.refuse("you already placed a card this turn")
+    canvas = pygame.Surface(SIZE)
+    hotspots = draw(screen, canvas)
+    screen.update(0.5)
+    assert screen.model.refusal is not None  # it stays while nothing else is done …
+    end = spot_of(hotspots, "bars_command", "end_turn")
+    assert end is not None
+    click(screen, canvas, end)
+    assert sent == [("end_turn", {})]
+    assert screen.model.refusal is None  # … and goes with the next move
 
 
 def test_a_duty_button_sends_the_duty(surface: pygame.Surface) -> None:

@@ -15,9 +15,11 @@ import pytest
 
 from starhall.cli import main
 from starhall.shared.games import GAMES
-from starhall.shared.logfile import LogError
+from starhall.shared.logfile import LogError, NotALog
 from starhall.shared.replay import IllegalEvent, Mismatch, load, verify
-from tests.broken_logs import ILLEGAL, LOG, MISMATCH, Case, write_corpus
+from tests.broken_logs import ILLEGAL, LOG, MISMATCH, NOT_LOG, Case, write_corpus
+
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = Path(tempfile.mkdtemp(prefix="starhall-broken-logs-"))
@@ -42,7 +44,9 @@ def test_the_corpus_covers_every_game_with_rule_breaks_and_damage() -> None:
     assert len(CASES) >= 30
     for game in GAMES:
         kinds = {case.refusal for case in CASES if case.game == game}
-        assert kinds == {ILLEGAL, LOG, MISMATCH}, game
+        assert {ILLEGAL, LOG, MISMATCH} <= kinds <= {ILLEGAL, LOG, MISMATCH, NOT_LOG}, game
+    assert {case.name for case in CASES if case.refusal == NOT_LOG} == {
+        "not-a-starhall-log", "garbage"}
     for game in ("stars", "hearts"):
         assert sum(case.game == game and case.refusal == ILLEGAL for case in CASES) >= 15
     assert len({case.file for case in CASES}) == len(CASES)
@@ -66,6 +70,10 @@ def test_verify_refuses_each_case_where_it_breaks(case: Case) -> None:
     error = refusal(case)
     assert (error.record, error.offset) == (case.record, case.offset)
     assert error.path == case.path
+    if case.refusal == NOT_LOG:
+        assert isinstance(error, NotALog)
+        assert str(error) == f"{case.path} is not a Starhall log (nor a bug report)"
+        return
     where = f"{case.path}: record {case.record} (byte {case.offset}): "
     assert str(error).startswith(where)
     if case.refusal == LOG:
@@ -105,7 +113,8 @@ COMMANDS = {
 def test_every_reader_refuses_in_one_line_without_a_traceback(
         case: Case, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """verify, show, show --json, diff and view: exit 1, the refusal on one line, no window."""
+    """verify, show, show --json, diff and view: exit 1, the refusal on one line, no window;
+    a file that is no log at all is a mistake in the command (exit 2), said on one line."""
     from starhall.client import app
 
     capsys.readouterr()  # pygame's banner, printed once when it is first imported
@@ -116,6 +125,9 @@ def test_every_reader_refuses_in_one_line_without_a_traceback(
         code = main(argv(str(case.file)))
         out, err = capsys.readouterr()
         assert "Traceback" not in out + err, command
+        if case.refusal == NOT_LOG:
+            assert (code, out, err) == (2, "", f"starhall: {message}\n"), command
+            continue
         assert code == 1, (command, out + err)
         if command == "verify":
             assert (out, err) == (f"{message}\n0 of 1 log(s) verified, 1 failed\n", ""), command

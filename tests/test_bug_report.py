@@ -44,6 +44,8 @@ from tests.server_helpers import (
 )
 from tests.support import step_until
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 ROOT = Path(__file__).resolve().parent.parent
 SIZE = (1280, 720)
 NOTE = "Bruno took a trick he had lost"

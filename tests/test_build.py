@@ -10,7 +10,11 @@ import sys
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
+import pytest
+
 from starhall import shared
+
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
 
 ROOT = Path(__file__).resolve().parent.parent
 

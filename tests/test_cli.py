@@ -113,9 +113,9 @@ def test_bad_input_gets_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["sim", "hearts", "--bots", "genius", "--quiet", "--out", str(tmp_path)]) == 2
     assert "no bot" in capsys.readouterr().err
     junk = tmp_path / "junk.starhall"
-    junk.write_bytes(b"not a log")
-    assert main(["replay", "verify", str(junk)]) == 1
-    assert "junk.starhall: record 0 (byte 0)" in capsys.readouterr().out
+    junk.write_bytes(b"not a log")  # no log at all: a mistake in what was named
+    assert main(["replay", "verify", str(junk)]) == 2
+    assert "junk.starhall is not a Starhall log" in capsys.readouterr().err
     assert main(["replay", "show", str(tmp_path / "missing.starhall")]) == 2
     assert main(["replay", "verify", str(tmp_path / "empty-folder-that-is-missing")]) == 2
 

@@ -18,9 +18,12 @@ import pytest
 import zmq
 
 from starhall.cli import build_parser, main
-from starhall.shared.bots import bot_kinds, default_bot
+from starhall.shared.bots import bot_kinds, bot_levels, default_bot, level_of
 from starhall.shared.engine import OptionError, player_count
 from starhall.shared.games import GAMES
+from starhall.shared.replay import load
+
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
 
 ROOT = Path(__file__).resolve().parent.parent
 STARS = ROOT / "replays" / "golden" / "stars_4p.starhall"
@@ -140,6 +143,9 @@ def test_games_lists_every_game_with_its_options_and_bots(
         bots = block.rsplit("bots (--bots KIND): ", 1)[1].split("\n")[0].split(", ")
         assert bots == [f"{kind} (default)" if kind == default_bot(game) else kind
                         for kind in bot_kinds(game)]
+        levels = block.split("levels (--bots LEVEL): ", 1)[1].split("\n")[0].split(", ")
+        assert levels == [f"{level.capitalize()} = {kind}"
+                          for level, kind in bot_levels(game).items()]
     assert main(["games", "stars"]) == 0
     assert capsys.readouterr().out.startswith("stars: ")
 
@@ -157,6 +163,40 @@ def test_games_json(capsys: pytest.CaptureFixture[str]) -> None:
             (spec.name, spec.default, spec.help) for spec in game.option_specs]
         assert info["bots"] == list(bot_kinds(game))
         assert info["default_bot"] == default_bot(game)
+        assert info["levels"] == bot_levels(game)
+
+
+def test_levels_are_easy_and_normal_and_strong_where_a_game_has_a_strong_bot(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from starhall.shared.games import hearts_bots
+
+    monkeypatch.chdir(tmp_path)  # the terminal game's log
+
+    assert bot_levels(GAMES["hearts"]) == {"easy": "random", "normal": "heuristic",
+                                           "strong": "strong"}
+    assert bot_levels(GAMES["stars_and_bars"])["easy"] == "greedy"
+    assert bot_levels(GAMES["stars_and_bars"])["normal"] == "lookahead"
+    assert bot_levels(GAMES["star_patience"])["strong"] == "strong"
+    assert level_of(GAMES["star_patience"], "hint") == "strong"  # strong is hint renamed
+    # Strong is offered exactly when the game's BOTS has a strong bot.
+    with monkeypatch.context() as patched:
+        patched.delitem(hearts_bots.BOTS, "strong")
+        assert "strong" not in bot_levels(GAMES["hearts"])
+        assert main(["games", "hearts"]) == 0
+        assert "Strong" not in capsys.readouterr().out
+    assert main(["games", "hearts"]) == 0
+    assert "Strong = strong" in capsys.readouterr().out
+    assert main(["sim", "hearts", "--quiet", "--bots", "Easy,normal,easy,heuristic",
+                 "--option", "target=20", "--out", "sim"]) == 0
+    (log,) = (tmp_path / "sim").glob("*.starhall")
+    seats = load(log).seats_at(0)
+    assert [(seat["bot"], seat.get("level")) for seat in seats if seat] == [
+        ("random", "easy"), ("heuristic", "normal"), ("random", "easy"),
+        ("heuristic", "normal")]
+    assert main(["play", "hearts", "--terminal", "--bots", "normal",
+                 "--option", "target=20"]) == 0
+    assert "4 heuristic bots" in capsys.readouterr().out
 
 
 # --- one line, exit code 2 ---------------------------------------------------------------
@@ -193,6 +233,11 @@ MISTAKES = [
     ["serve", "--bind", "127.0.0.1:notaport"],
     ["serve", "--bind", "127.0.0.1:99999"],
     ["serve", "--think", "-1"],
+    ["play", "hearts", "--bots", "no_such_bot"],
+    ["play", "hearts", "--terminal", "--bots", "Strongest"],
+    ["play", "hearts", "--think", "-1"],
+    ["sim", "hearts", "--quiet", "--bots", "easy,no_such_bot,easy,easy"],
+    ["sim", "hearts", "--quiet", "--think", "-1"],
     ["replay", "show", "missing.starhall"],
     ["replay", "show", str(STARS), "--at", "x"],
     ["replay", "show", str(STARS), "--at", "100000"],
@@ -201,6 +246,10 @@ MISTAKES = [
     ["replay", "fork", "missing.starhall"],
     ["replay", "diff", "missing.starhall", str(STARS)],
     ["replay", "verify", "missing.starhall"],
+    # Checked before any work starts: no progress bar before the refusal, which is one line.
+    ["sim", "stars", "--bots", "no_such_bot"],
+    ["sim", "stars", "--bots", "random,random,random,no_such_bot"],
+    ["sim", "stars", "--out", str(ROOT / "README.md")],
     ["no_such_command"],
     ["--no-such-flag"],
 ]
@@ -214,6 +263,24 @@ def test_a_mistake_is_one_line_and_exit_code_2(
     code = main(argv)
     out, err = capsys.readouterr()
     _one_line_error(code, out, err)
+
+
+NOT_LOGS = [["replay", "view", "README.md"], ["replay", "show", "README.md"],
+            ["replay", "show", "pyproject.toml", "--json"], ["replay", "fork", "README.md"],
+            ["replay", "diff", str(STARS), "README.md"], ["replay", "verify", "README.md"],
+            ["replay", "verify", str(STARS.parent), "README.md"]]
+
+
+@pytest.mark.parametrize("argv", NOT_LOGS, ids=" ".join)
+def test_a_file_that_is_no_log_is_a_usage_mistake(
+        argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        no_window: None) -> None:
+    monkeypatch.chdir(ROOT)
+    code = main(argv)
+    out, err = capsys.readouterr()
+    line = _one_line_error(code, out, err)
+    named = next(arg for arg in reversed(argv) if arg.endswith((".md", ".toml")))
+    assert line == f"starhall: {named} is not a Starhall log (nor a bug report)"
 
 
 def test_a_log_folder_that_is_a_file_is_one_line(tmp_path: Path,

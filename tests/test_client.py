@@ -11,7 +11,6 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 
-from starhall.client.games.tricks.table import UNPLAYABLE_NOTE
 from starhall.client.net.embedded import EmbeddedServer
 from starhall.client.net.model import TableModel
 from starhall.client.net.session import Batch
@@ -25,6 +24,7 @@ from starhall.shared.bots import make_bot
 from starhall.shared.games import get_game
 from starhall.shared.replay import load
 from starhall.shared.table import Table
+from tests.support import ask
 
 SIZE = (1280, 720)
 
@@ -53,7 +53,7 @@ def test_lobby_to_table_to_game_over(surface: pygame.Surface, tmp_path: object) 
     with EmbeddedServer(str(tmp_path), think=0.0) as server:
         lobby = Lobby(SIZE, server.address, "Tester")
         lobby.options = {"target": 1}  # the game ends after its first hand
-        refused_seen = False
+        refused_seen = tried = False
         # A deadline against a hang, not a speed check: on a loaded machine the bots' turns
         # take many frames, and a count of frames ran out before the hand did.
         deadline = time.monotonic() + 300
@@ -73,11 +73,14 @@ def test_lobby_to_table_to_game_over(surface: pygame.Surface, tmp_path: object) 
                 legal = model.legal
                 if "play" in legal:
                     illegal = [c for c in model.hand if c not in legal["play"]]
-                    if illegal and not refused_seen:
-                        # A greyed-out card: the client's own note at once, nothing sent.
-                        click(lobby, spot(lobby, "card", illegal[0]))
-                        refused_seen = model.refusal_local and model.refusal == UNPLAYABLE_NOTE
-                    elif model.refusal is None or refused_seen:
+                    if tried and not refused_seen:
+                        # A greyed-out card is sent: the server's reason comes back.
+                        refused_seen = (model.refusal or "").startswith("you must follow suit")
+                    elif illegal and not tried:
+                        greyed = spot(lobby, "card", illegal[0])
+                        click(lobby, greyed)
+                        tried = greyed is not None
+                    else:
                         click(lobby, spot(lobby, "card", legal["play"][0]))
                 elif "bury" in legal and len(table.ui.selected) < 3:
                     code = next(c for c in model.hand if c not in table.ui.selected)
@@ -110,9 +113,24 @@ def _recorded_game(path: str, game_id: str = "stars", seed: int = 5) -> str:
             deal += 1
             continue
         seat = game.to_act(table.state)[0]
-        table.submit(bots[seat].choose(game, table.state, seat))
+        table.submit(ask(bots[seat], game, table.state, seat, table))
     table.log.close()  # type: ignore[union-attr]
     return path
+
+
+def test_a_replay_opens_at_the_start_however_it_is_opened(surface: pygame.Surface,
+                                                           tmp_path: object) -> None:
+    from starhall.client.screens.replay_screen import open_over_table
+
+    recording = load(_recorded_game(f"{tmp_path}/game.starhall"))
+    # `starhall replay view LOG` makes the viewer so; W at a finished table, open_over_table.
+    for viewer in (ReplayScreen(recording, SIZE), open_over_table(recording, SIZE, [])):
+        assert viewer.position == 0
+        assert not viewer.table.model.over and not viewer.game.outcome(
+            viewer.states[0][1]).over
+        viewer.draw(surface)
+        viewer.key(pygame.K_END)
+        assert viewer.position == len(viewer.states) - 1 and viewer.table.model.over
 
 
 def test_replay_seek_rebuilds_without_animation(surface: pygame.Surface, tmp_path: object) -> None:
@@ -147,7 +165,7 @@ def _mid_trick_state() -> tuple[object, object]:
     state = table.state
     while not (state.phase == "play" and len(state.trick) >= 2 and state.turn == 0):
         seat = game.to_act(state)[0]
-        table.submit(bots[seat].choose(game, state, seat))
+        table.submit(ask(bots[seat], game, state, seat))
         state = table.state
         if game.chance(state) is not None:
             table.shuffle(12)

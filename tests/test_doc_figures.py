@@ -24,6 +24,8 @@ import pytest
 
 from starhall.cli import main
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 MARKER = re.compile(r"<!-- figures(?P<slow>, slow)?: .*-->")

@@ -28,6 +28,8 @@ from starhall.shared.replay import load, verify
 from starhall.shared.seating import free_seats
 from tests.support import step_until
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "replays" / "golden"
 STARS = GOLDEN / "stars_4p.starhall"
@@ -201,6 +203,7 @@ def test_viewer_play_from_here_switches_to_the_table_and_back(
     recording = load(STARS)
     viewer = ReplayScreen(recording, SIZE, data=str(tmp_path))
     # At the end the game is over: the button is there but does nothing.
+    viewer.control("end")
     viewer.draw(surface)
     spot = next(s for s in viewer.hotspots.spots if s.action == ("replay", "fork"))
     assert not spot.enabled

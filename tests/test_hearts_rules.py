@@ -6,13 +6,14 @@ import random
 from typing import Any
 
 import pytest
-from support import HEARTS, dealt_table, fill_hands, play
+from support import HEARTS, dealt_table, fill_hands, play, play_randomly
 
 from starhall.shared.bots import RandomBot
 from starhall.shared.engine import Command, IllegalCommand, OptionError
 from starhall.shared.games.hearts import CLASSIC, STARDECK, legal_cards, pass_offsets
 from starhall.shared.table import Table
 from starhall.shared.tricks import trick_winner
+from tests.support import ask
 
 NO_PASS = {"pass_cards": 0}
 SUITS = "CDHS*"
@@ -354,6 +355,23 @@ def test_shooting_the_moon_scores_zero_and_26_to_everyone_else() -> None:
     finished = _finish_hand(state.replace(won=tuple(won), hands=(0,) * 5))
     assert finished.score_sheet[-1] == (0, 26, 26, 26, 26)
     assert finished.moon == 0
+    # The view's hand scores, which a table shows beside the totals, are the hand's scores
+    # once it is scored, not the points taken (26 for the shooter).
+    for viewer in (None, 0, 1):
+        shown = HEARTS.view(finished, viewer)
+        assert shown["taken_points"] == [26, 0, 0, 0, 0]
+        assert shown["hand_scores"] == [0, 26, 26, 26, 26]
+
+
+def test_hand_scores_are_the_points_taken_until_the_hand_is_scored() -> None:
+    table = Table.new(HEARTS, 4, {"target": 60})
+    play_randomly(table, random.Random(3), until=lambda state: state.tricks_played == 5)
+    for viewer in (None, 2):
+        shown = HEARTS.view(table.state, viewer)
+        assert shown["hand_scores"] == shown["taken_points"]
+        assert shown["target"] == 60
+    play_randomly(table, random.Random(4), until=lambda state: len(state.score_sheet) == 1)
+    assert HEARTS.view(table.state, 3)["hand_scores"] == list(table.state.score_sheet[-1])
 
 
 def test_the_game_ends_when_a_total_reaches_the_target_and_lowest_wins() -> None:
@@ -426,7 +444,7 @@ def test_out_of_play_holds_the_cards_of_the_deck_order_that_take_no_part(
         everywhere = [code for place in places for code in place]
         assert sorted(everywhere) == sorted(deck.codes(deck.full))  # each card once
         seat = HEARTS.to_act(table.state)[0]
-        for _, event in table.submit(bot.choose(HEARTS, table.state, seat)):
+        for _, event in table.submit(ask(bot, HEARTS, table.state, seat, table)):
             if event.type == "exchange_taken":
                 discarded = event.data["cards"]
     assert table.state.hand_number == 1 and not table.state.hands[0]

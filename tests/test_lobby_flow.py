@@ -22,6 +22,8 @@ from tests.server_helpers import (
     wait_for,
 )
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 
 def create(lobby: Participant, players: int = 4, **options: Any) -> str:
     reply = lobby.request({"type": "create", "game": "hearts", "players": players,

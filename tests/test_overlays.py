@@ -3,7 +3,9 @@ sheets and boxes (the bug-report button hides under a sheet; the game-over box, 
 sheet, the summary and the last-trick box are opaque over a shaded felt and keep clear of the
 felt's corner buttons; a summary takes the table's keys), the game-over chart and ranking at
 six players in a small window, the replay's controls in a small window, the status line's
-words, and what waits for the animation (the side log, the scores, the action buttons)."""
+words, what waits for the animation (the side log, the scores, the action buttons), and what
+must not cover what: a fork's banner (a strip of its own, off the Rules button), Stars and
+Bars' duty and claim tags (on their own stack only), a button's label (clear of its edges)."""
 
 from __future__ import annotations
 
@@ -270,7 +272,7 @@ def test_paths_are_cut_in_the_middle_and_keep_the_file_name() -> None:
     assert "`" not in KEPT_FOR_RESUME, "on-screen words carry no Markdown"
 
 
-@pytest.mark.parametrize("seed, mid_hand", [(3, False), (2, True)])
+@pytest.mark.parametrize("seed, mid_hand", [(3, False), (5, True)])
 def test_the_last_trick_of_a_star_says_where_it_went(seed: int, mid_hand: bool) -> None:
     play = Played("stars", 4, seed=seed, chooser=stars_declarer_zero)
     game = play.game
@@ -355,3 +357,73 @@ def test_the_action_buttons_wait_for_the_deal(surface: pygame.Surface) -> None:
     settle(screen, 4.0)
     hotspots = screen.draw(surface)
     assert any(s.action == ("choose", "pass") for s in hotspots.spots)
+
+
+# --- a fork's banner, Stars and Bars' tags, a button's label ---------------------------------
+
+
+@pytest.mark.parametrize("size", [SIZE, SMALL])
+def test_a_forks_banner_has_a_strip_of_its_own_under_the_table(size: tuple[int, int]) -> None:
+    from tools.screenshots import BarsPlay
+
+    for screen in (playing_screen(), BarsPlay(1).screen):
+        live = in_window(screen)
+        live.resize(size)
+        plain = pygame.Surface(size)
+        live.draw(plain)
+        assert live.hotspots is not None
+        rules = spot(live.hotspots, "rules", "open")
+        assert rules is not None
+        live.banner = "Fork of stars_4p at event 40, a long name to fill the strip"
+        with_banner = pygame.Surface(size)
+        live.draw(with_banner)
+        layout = screen.layout
+        strip = pygame.Rect(0, size[1] - layout.footer, size[0], layout.footer)
+        assert layout.footer > 0 and strip.bottom == size[1]
+        assert not strip.colliderect(layout.table) and not strip.colliderect(layout.panel)
+        assert live.hotspots is not None
+        # Nothing to click under it but the foot of the hand's cards, which always run off
+        # the window's bottom.
+        assert not [s.action for s in live.hotspots.spots if s.rect.colliderect(strip)
+                    and s.action[0] != "card"]
+        assert rules_button_rect(layout.table) == rules
+        inside = rules.inflate(-8, -8)  # the button's own pixels, as without the banner
+        assert all(plain.get_at(point) == with_banner.get_at(point) for point in
+                   itertools.product(range(inside.x, inside.right), range(inside.y,
+                                                                          inside.bottom)))
+        texts = [tuple(with_banner.get_at((x, strip.centery))) for x in range(16, 120)]
+        assert len(set(texts)) > 2, "the banner's words are in the strip"
+
+
+@pytest.mark.parametrize("size", [SIZE, SMALL, (1024, 640)])
+def test_stars_and_bars_tags_stay_on_their_own_stack(size: tuple[int, int]) -> None:
+    from starhall.client.games.stars_and_bars.choreography import BarsGeometry
+    from starhall.client.games.stars_and_bars.table import offer_marks
+    from starhall.shared.games.stars_and_bars import SPACES
+
+    geometry = BarsGeometry.of(Layout(size[0], size[1], 2, 0))
+    stacks = [geometry.space_rect(space) for space in range(SPACES)]
+    for space in range(SPACES):
+        legal = {"duties": [{"kind": "turn_over", "space": space}, {"kind": "clear_centre"}],
+                 "claims": [{"kind": "turn_over_and_clear", "space": space, "points": 2}]}
+        for rect, words, tag, _ in offer_marks(geometry, legal):
+            assert rect.contains(tag), (space, words)
+            others = [stack for stack in stacks if not rect.contains(stack)]
+            assert tag.collidelist(others) == -1, (space, words)
+
+
+@pytest.mark.parametrize("label", ["Turn over the full stack on c3", "End turn  [Enter]",
+                                   "Clear the centre (all four stacks face down)"])
+@pytest.mark.parametrize("width", [120, 220])
+def test_a_buttons_label_keeps_clear_of_its_edges(label: str, width: int) -> None:
+    from starhall.client.ui import theme
+    from starhall.client.ui.widgets import BUTTON_PADDING, button
+
+    target = pygame.Surface((width + 40, 80))
+    target.fill(MAGENTA)
+    rect = pygame.Rect(20, 20, width, 34)
+    button(target, Hotspots(), rect, label, "button", "x", size=14)
+    for side in (range(rect.x + 3, rect.x + BUTTON_PADDING),
+                 range(rect.right - BUTTON_PADDING, rect.right - 3)):
+        for x, y in itertools.product(side, range(rect.y + 9, rect.bottom - 9)):
+            assert tuple(target.get_at((x, y)))[:3] == theme.BUTTON, (label, x, y)

@@ -18,6 +18,8 @@ import pytest
 
 from starhall.client.screens.rules_screen import PAGES_FOLDER, page_text
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "setup.py", "README.md")
 FOLDERS = ("_starhall", "shared", "server", "client", "docs", "tools", "tests")

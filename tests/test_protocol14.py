@@ -34,6 +34,8 @@ from tests.server_helpers import (
     wait_for,
 )
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 
 def restart(server: EmbeddedServer, **settings: Any) -> EmbeddedServer:
     """The server stopped and started again on the same data (and the same endpoint, which

@@ -17,6 +17,7 @@ from starhall.shared.engine import Event
 from starhall.shared.games import get_game
 from starhall.shared.shuffle import shuffle_command
 from starhall.shared.table import Table
+from tests.support import ask
 
 GAME = get_game("hearts")
 
@@ -58,7 +59,7 @@ def test_an_update_gathered_over_moves_is_cut_and_viewed_when_encoded(viewer: in
     first = table.seq
     for _ in range(6):
         before, seat = table.state, GAME.to_act(table.state)[0]
-        numbered = table.submit(bot.choose(GAME, before, seat))
+        numbered = table.submit(ask(bot, GAME, before, seat))
         expected += cut_now(before, numbered, viewer)
         outbox.events(identity, "0001", viewer, numbered[0][0] - 1, numbered[-1][0],
                       LaterEvents(GAME, numbered, befores_of(before, numbered), viewer),

@@ -23,6 +23,8 @@ from starhall.shared.replay import Verified, load, load_tail, log_files, verify
 from starhall.shared.table import state_hash
 from tests.server_helpers import FAST_HEARTS, Participant, Person, fill_with_bots, wait_for
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 GOLDEN = Path(__file__).resolve().parent.parent / "replays" / "golden"
 SLOW_BOTS = 60.0
 """Bots that do not move while a test looks."""

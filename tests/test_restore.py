@@ -22,6 +22,8 @@ from starhall.shared.replay import Recording, load, load_tail
 from starhall.shared.shuffle import shuffle_command
 from starhall.shared.table import Table, state_hash
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 GOLDEN = Path(__file__).resolve().parent.parent / "replays" / "golden"
 GOLDENS = sorted(GOLDEN.glob("*.starhall"))
 CONTINUE_STEPS = 150

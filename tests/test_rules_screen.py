@@ -39,6 +39,7 @@ from starhall.shared.bots import make_bot
 from starhall.shared.games import GAMES, get_game
 from starhall.shared.replay import load
 from starhall.shared.table import Table as GameTable
+from tests.support import ask
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = [(1280, 720), (800, 600)]
@@ -83,7 +84,7 @@ def playing_table(game_id: str, seat: int | None = 0, players: int = 4,
         if 0 in acting and "play" in str(game.legal_actions(table.state, 0)[0].type):
             break
         mover = acting[0]
-        table.submit(bots[mover].choose(game, table.state, mover))
+        table.submit(ask(bots[mover], game, table.state, mover, table))
     model = TableModel(game.id, seat, players, [f"P{s}" for s in range(players)])
     send = None if sent is None else (lambda kind, data: sent.append((kind, data)))
     screen = TableScreen(model, send, size=SIZES[0])

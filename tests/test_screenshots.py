@@ -10,9 +10,12 @@ import re
 from pathlib import Path
 
 import pygame
+import pytest
 
 from starhall.shared.games import GAMES
 from tools import screenshots
+
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
 
 SMALL = "_800x600"
 

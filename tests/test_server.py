@@ -5,6 +5,7 @@ hidden from its receiver."""
 from __future__ import annotations
 
 import errno
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from starhall.shared import protocol
 from starhall.shared.games import GAMES
 from starhall.shared.replay import Verified, load, verify
 from tests.connection import Connection, ServerListener
+from tests.nats_helpers import jetstream_settings
 from tests.server_helpers import (
     FAST_HEARTS,
     FAST_SERVER,
@@ -31,6 +33,18 @@ from tests.server_helpers import (
     play_until_over,
     wait_for,
 )
+
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
+
+@pytest.fixture(params=["files", "jetstream"])
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EmbeddedServer]:
+    """A real server on loopback, its tables kept in files in this test's folder, or in a
+    stream of its own on a real nats-server (one for the file's tests)."""
+    store = {} if request.param == "files" else jetstream_settings(
+        request.getfixturevalue("nats_node"), request.node.name)
+    with EmbeddedServer(tmp_path, **FAST_SERVER, **store) as embedded:
+        yield embedded
 
 
 def create(lobby: Participant | Connection, players: int = 4, **options: Any) -> str:
@@ -227,7 +241,7 @@ def test_a_silent_player_can_be_stood_in_for_and_comes_back(tmp_path: Path) -> N
         assert handed["type"] == protocol.BOTTED and handed["standin"]
         info = bob.request({"type": "list"})["tables"][0]
         assert info["seats"][0] == {"seat": 0, "state": "bot", "name": "Ada", "connected": True,
-                                    "bot": "random", "standin": True}
+                                    "bot": "random", "standin": True, "level": "easy"}
         # the stand-in plays seat 0 while Bob and Cid play theirs
         start = load(log_of(server, table)).last_seq
         wait_for(lambda: (bob.step(), cid.step()) and any(

@@ -27,6 +27,8 @@ from starhall.shared.replay import Verified, load, verify
 from tests.connection import Connection
 from tests.server_helpers import Person, choose, fill_with_bots, wait_for
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 ROOT = Path(__file__).resolve().parent.parent
 ENDLESS = {"target": 1_000_000}
 """Bots at such a table never finish, so its log is being written when the kill comes."""

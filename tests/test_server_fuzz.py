@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+import pytest
 
 from starhall.server.embed import EmbeddedServer
 from starhall.shared import protocol
@@ -21,6 +22,8 @@ from tests.server_helpers import (
     play_until_over,
     wait_for,
 )
+
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
 
 CASES = 400
 

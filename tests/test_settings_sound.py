@@ -46,7 +46,7 @@ from starhall.shared.bots import make_bot
 from starhall.shared.engine import Event
 from starhall.shared.games import GAMES, get_game
 from starhall.shared.table import Table
-from tests.support import step_until
+from tests.support import ask, step_until
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZE = (1280, 720)
@@ -362,12 +362,32 @@ def test_animation_speed_scales_time() -> None:
         assert animator.busy is left
 
 
-def test_card_size_scales_the_trick_tables_cards() -> None:
+@pytest.mark.parametrize("window", [(1280, 720), (800, 600), (1024, 640), (1920, 1080)])
+def test_card_size_scales_the_trick_tables_cards(window: tuple[int, int]) -> None:
+    """Each setting its own size in every window, the default one (1280 x 720) included,
+    where Large was as large as Normal: both were as large as fits."""
     sizes = {}
     for size in ("small", "normal", "large"):
         settings.save(Settings(card_size=size))
-        sizes[size] = Layout(1920, 1080, 4, 0).card_size[1]
-    assert sizes["small"] < sizes["normal"] <= sizes["large"]
+        sizes[size] = Layout(*window, 4, 0).card_size[1]
+    assert sizes["small"] < sizes["normal"] < sizes["large"]
+
+
+def test_large_cards_are_drawn_larger_at_the_default_table(surface: pygame.Surface) -> None:
+    from tools.screenshots import Scripted
+
+    play = Scripted("stars", 4, seed=3)
+    play.run_until(lambda s: s.phase == "play")
+    drawn: dict[str, list[pygame.Rect]] = {}
+    for size in ("normal", "large"):
+        settings.save(Settings(card_size=size))
+        screen = play.screen()
+        screen.animator.skip_all()
+        hotspots = screen.draw(surface)
+        drawn[size] = [spot.rect for spot in hotspots.spots if spot.action[0] == "card"]
+    assert len(drawn["normal"]) == len(drawn["large"]) > 0
+    for normal, large in zip(drawn["normal"], drawn["large"], strict=True):
+        assert large.h > normal.h and large.w >= normal.w
 
 
 # --- sounds --------------------------------------------------------------------------------------
@@ -445,7 +465,7 @@ def _cues_of_a_game(game_id: str, seed: int, hands: int = 1) -> list[str]:
             happened = table.shuffle(deal)
         else:
             seat = game.to_act(before)[0]
-            happened = table.submit(bots[seat].choose(game, before, seat))
+            happened = table.submit(ask(bots[seat], game, before, seat))
         for _, event in happened:
             after = table.state
             shown = game.event_view(before, event, 0)
@@ -486,7 +506,7 @@ def test_the_table_plays_cues_as_steps_start_and_your_turn(monkeypatch: pytest.M
         seat = game.to_act(table.state)[0]
         before = table.state
         bot = make_bot(game, "random", random.Random(seat))
-        for seq, event in table.submit(bot.choose(game, before, seat)):
+        for seq, event in table.submit(ask(bot, game, before, seat)):
             shown = game.event_view(before, event, 0)
             assert shown is not None
             screen.receive(Batch([(seq, _event_dict(shown))], game.view(table.state, 0), seq,

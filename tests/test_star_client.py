@@ -33,11 +33,14 @@ from starhall.client.screens.hosted import wait_for_welcome
 from starhall.client.screens.live import LiveTable
 from starhall.client.screens.replay_screen import ReplayScreen
 from starhall.client.screens.table_screen import TableScreen
+from starhall.client.ui.faces import card_name
 from starhall.shared.games import get_game
 from starhall.shared.games.star_patience_bots import hint_for_view
 from starhall.shared.replay import load
 from starhall.shared.table import Table
 from tests.support import step_until
+
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
 
 SIZE = (1280, 720)
 WON_DEAL = 1
@@ -167,6 +170,56 @@ def test_a_live_game_played_by_clicks_to_a_win_with_undo_and_redo(
         live.close()
 
 
+def test_a_refusal_names_the_cards_and_goes_when_the_next_move_is_made(
+        surface: pygame.Surface, tmp_path: Path) -> None:
+    """The server's refusal of a card of the wrong rank says which cards, by name ("KS is not
+    the rank of the turned card, 7D" once), and is gone as soon as the next move is made, not
+    seconds after it; the move log names cards too."""
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        live = open_star(server, WON_DEAL)
+        run_until(live, surface, lambda live: settled(live)
+                  and live.table.model.view.get("phase") == "play")
+        table = live.table
+        assert table is not None and isinstance(table.view, StarView)
+        table.view.autoplay = False
+
+        def wrong_cards() -> list[str]:
+            view = live.table.model.view
+            pairs = view["legal"]["pair"]
+            star = [code for code in view["inner"] + view["outer"] if code]
+            return [code for code in star if code not in pairs] if pairs else []
+
+        while not wrong_cards():
+            command = hint_for_view(live.table.model.view)
+            assert command is not None
+            seq = live.table.model.seq
+            live.table.command(command.type, dict(command.data))
+            run_until(live, surface, lambda live, seq=seq: live.table.model.seq > seq
+                      and settled(live))
+        model = live.table.model
+        turned, wrong = model.view["turned"], wrong_cards()[0]
+        target = spot(live, "star", "pair", wrong)
+        assert target is not None
+        click_at(live, target)
+        run_until(live, surface, lambda live: live.table.model.refusal is not None)
+        reason = model.refusal
+        assert reason is not None and reason.startswith(
+            f"the turned card is the {card_name(turned)}, and the {card_name(wrong)} is not ")
+        assert not {turned, wrong} & set(reason.replace(",", " ").split()), reason
+        right = spot(live, "star", "pair", model.view["legal"]["pair"][0])
+        assert right is not None
+        seq = model.seq
+        click_at(live, right)
+        assert model.refusal is None, "the next move makes the refusal stale"
+        run_until(live, surface, lambda live, seq=seq: live.table.model.seq > seq
+                  and settled(live))
+        assert model.refusal is None
+        assert live.table.ui.log[-1].startswith(f"{card_name(turned)} + ")
+        assert not any(code in line.split() for line in live.table.ui.log
+                       for code in (turned, wrong))
+        live.close()
+
+
 def test_auto_play_hint_stuck_give_up_and_a_lost_game_in_the_statistics(
         surface: pygame.Surface, tmp_path: Path) -> None:
     with EmbeddedServer(str(tmp_path), think=0.0) as server:
@@ -197,6 +250,12 @@ def test_auto_play_hint_stuck_give_up_and_a_lost_game_in_the_statistics(
         assert model.view["phase"] == "stuck"
         assert "Undo (Ctrl+Z) or Give up (G)" in live.table.view.prompt(model, None, True)
         click_at(live, spot(live, "star_button", "give_up"))
+        question = live.table.question  # giving up asks first
+        assert question is not None and "counts as a lost game" in question.detail
+        press(live, pygame.K_RETURN)  # the default answer is no
+        assert live.table.question is None and not model.over
+        click_at(live, spot(live, "star_button", "give_up"))
+        press(live, pygame.K_g)
         run_until(live, surface, lambda live: live.table.model.over and settled(live))
         assert model.view["result"] == "lost"
         stats = StarStats.load()
@@ -212,6 +271,90 @@ def test_auto_play_hint_stuck_give_up_and_a_lost_game_in_the_statistics(
             live.handle(event)
         run_until(live, surface, lambda live: settled(live)
                   and live.table.model.view.get("deal_number") == 42)
+        live.close()
+
+
+FORCED_DEAL = 2
+"""Deal 2's first turned card has one move only: auto-play makes it."""
+LOST_AT_DEAL = 37
+"""Deal 37 is lost at the deal: its first turned card can neither pair nor be placed."""
+NO_CHOICE_DEAL = 190
+"""Deal 190: two forced moves, then stuck, without a choice on the way."""
+
+
+def test_an_untouched_deal_left_by_new_deal_twice_is_not_counted(
+        surface: pygame.Surface, tmp_path: Path) -> None:
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        live = open_star(server, FORCED_DEAL)
+        run_until(live, surface, lambda live: settled(live)
+                  and live.table.model.view.get("moves", 0) >= 1)  # auto-play's forced move
+        first = live.table.model.table
+        press(live, pygame.K_n)
+        assert live.table.question is None  # nothing chosen: nothing to ask
+        run_until(live, surface, lambda live: live.table.model.table != first
+                  and settled(live))
+        second = live.table.model.table
+        press(live, pygame.K_n)
+        run_until(live, surface, lambda live: live.table.model.table != second
+                  and settled(live))
+        stats = StarStats.load()
+        assert (stats.played, stats.won, stats.streak) == (0, 0, 0)
+        live.close()
+
+
+def test_a_deal_lost_before_any_decision_is_not_counted(
+        surface: pygame.Surface, tmp_path: Path) -> None:
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        stats = StarStats()
+        stats.record(5, "won", 32, 0)
+        stats.save()
+        live = open_star(server, LOST_AT_DEAL)
+        run_until(live, surface, lambda live: settled(live) and live.table.model.over)
+        assert live.table.model.view["result"] == "lost"
+        live.close()
+        live = open_star(server, NO_CHOICE_DEAL)
+        run_until(live, surface, lambda live: settled(live)
+                  and live.table.model.view.get("phase") == "stuck")
+        press(live, pygame.K_g)
+        question = live.table.question
+        assert question is not None and "leave it out" in question.detail
+        press(live, pygame.K_g)
+        run_until(live, surface, lambda live: live.table.model.over and settled(live))
+        assert live.table.model.view["gave_up"]
+        stats = StarStats.load()
+        assert (stats.played, stats.won, stats.streak) == (1, 1, 1)  # as before both
+        live.close()
+
+
+def test_new_deal_after_a_choice_asks_and_counts_the_game_lost(
+        surface: pygame.Surface, tmp_path: Path) -> None:
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        live = open_star(server, WON_DEAL)
+        # Auto-play takes the forced moves; the first choice is the hint's.
+        run_until(live, surface, lambda live: settled(live)
+                  and live.table.model.view.get("phase") == "play"
+                  and not forced(live.table.model.legal))
+        model = live.table.model
+        command = hint_for_view(model.view)
+        assert command is not None
+        target = (spot(live, "star", "pair", command.data["card"]) if command.type == "pair"
+                  else spot(live, "star", "place", command.data["line"]))
+        assert target is not None
+        seq = model.seq
+        click_at(live, target)
+        run_until(live, surface, lambda live: live.table.model.seq > seq)
+        first = model.table
+        press(live, pygame.K_n)
+        question = live.table.question
+        assert question is not None and "counts as a lost game" in question.detail
+        press(live, pygame.K_ESCAPE)
+        assert live.table.question is None and live.table.next_table is None
+        press(live, pygame.K_n)
+        press(live, pygame.K_g)
+        run_until(live, surface, lambda live: live.table.model.table != first
+                  and settled(live))
+        stats = StarStats.load()
+        assert (stats.played, stats.won) == (1, 0)
         live.close()
 
 

@@ -39,6 +39,7 @@ from starhall.shared.games.star_patience_bots import (
 from starhall.shared.replay import Mismatch, load, verify
 from starhall.shared.table import Table
 from tests.server_helpers import strings
+from tests.support import ask
 
 GAME = get_game("star_patience")
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,6 +148,18 @@ def test_pairing_moving_in_dead_places_and_placing() -> None:
                               "give_up": True}
     assert refusal(table, "place", line="E").code == "place_taken"
     assert refusal(table, "place", line="Z").code == "bad_line"
+    table = table_for()
+    # Refusals name cards as players do, never by code ("KS is not the rank of the turned
+    # card, 7D" once).
+    assert refusal(table, "place", line="N").reason == (
+        "the turned 9 of Spades pairs with the 9 of Clubs, the 9 of Diamonds or the 9 of "
+        "Hearts, and a card that can pair must pair")
+    assert refusal(table, "pair", card="9S").reason == "the 9 of Spades is not in the star"
+    assert refusal(table, "pair", card="8C").reason == (
+        "the turned card is the 9 of Spades, and the 8 of Clubs is not a 9")
+    pair(table, "9D")
+    assert refusal(table, "place", line="E").reason == (
+        f"the outer E place holds the {DECK.card(view(table)['outer'][1]).name}")
     place(table, "N")
     pair(table, "KC")
     pair(table, "7D")  # inner SW leaves: its partner 9H moves in
@@ -170,7 +183,7 @@ def test_pairing_moving_in_dead_places_and_placing() -> None:
 def play_out(table: Table[Any]) -> None:
     bot = HintBot(random.Random(0))
     while not GAME.outcome(table.state).over:
-        table.submit(bot.choose(GAME, table.state, 0))
+        table.submit(ask(bot, GAME, table.state, 0, table))
 
 
 def test_a_won_game_clears_the_star() -> None:
@@ -412,7 +425,7 @@ def test_hint_is_none_when_there_is_nothing_to_decide() -> None:
     pair(table, "9D")
     place(table, "N")
     assert hint(table.state) is None
-    assert BOTS["hint"](random.Random(0)).choose(GAME, table.state, 0).type == "give_up"
+    assert ask(BOTS["hint"](random.Random(0)), GAME, table.state, 0, table).type == "give_up"
 
 
 # --- solver ----------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from starhall.shared.games.stars import (
 )
 from starhall.shared.shuffle import seeded_order
 from starhall.shared.table import Table
+from tests.support import ask
 
 ALL = DECK.full
 
@@ -450,6 +451,25 @@ def test_hand_points_are_the_hand_scores_without_the_burial() -> None:
     assert GAME.view(table.state, None)["contracts"][-1]["points"] == [14 + 3, pile, pile, pile]
 
 
+def test_hand_scores_count_the_burial_for_the_declarer_and_are_the_hand_scores_at_its_end(
+) -> None:
+    """The view's ``hand_scores``, which a table shows beside the totals: the declarer's own
+    eyes see its burial counted as it will be, nobody else's do; once the hand is scored,
+    everyone sees what each seat scored, as the contract's points say."""
+    table = example_table_until(trick=7)
+    state = table.state
+    public = GAME.view(state, None)["hand_points"]
+    burial = card_points(state.buried)
+    assert GAME.view(state, 0)["hand_scores"] == [public[0] + burial, *public[1:]]
+    for viewer in (None, 1, 2, 3):
+        assert GAME.view(state, viewer)["hand_scores"] == public
+    table = scripted_hand(WHITE_TRICKS, WHITE_HANDS, WHITE_WIDOW, ["2s", "2w", "2l"], 30)
+    for viewer in (None, 0, 1):
+        shown = GAME.view(table.state, viewer)
+        assert shown["hand_scores"] == shown["contracts"][-1]["points"]
+        assert shown["hand_scores"] != shown["hand_points"]  # the burial, now counted
+
+
 def check_hand_points(state: StarsState) -> None:
     """``hand_points`` as stars.md gives them, from the view's own keys; at a hand's end they
     are its hand scores, less the burial for the declarer."""
@@ -458,6 +478,8 @@ def check_hand_points(state: StarsState) -> None:
     assert shown["hand_points"] == [
         shown["won_points"][seat] + sum(piles) - piles[seat] + shown["shared_credit"][seat]
         for seat in range(4)]
+    if state.results and state.results[-1].hand_number == state.hand_number:
+        assert shown["hand_scores"] == shown["contracts"][-1]["points"]
     if state.phase in ("deal", "over") and state.results:
         burial = [card_points(state.buried) if seat == state.declarer else 0
                   for seat in range(4)]
@@ -683,7 +705,7 @@ def random_game(seed: int, colored: bool, bots: tuple[str, ...] = ("random",) * 
         for other in range(4):
             if other != seats[0]:
                 assert GAME.legal_actions(state, other) == []
-        table.submit(players[seats[0]].choose(GAME, state, seats[0]))
+        table.submit(ask(players[seats[0]], GAME, state, seats[0], table))
         steps += 1
         assert steps < 20000
     check_invariants(table.state)
@@ -740,16 +762,6 @@ def test_tally_counts_contracts() -> None:
 # --- the heuristic bot -------------------------------------------------------------------------
 
 
-class ViewOnly:
-    """A game that offers a bot only what it may use: the seat's view."""
-
-    def view(self, state: StarsState, viewer: int | None) -> dict[str, Any]:
-        return GAME.view(state, viewer)
-
-    def __getattr__(self, name: str) -> Any:
-        raise AssertionError(f"the bot used game.{name}")
-
-
 def heuristic() -> Any:
     return make_bot(GAME, "heuristic", random.Random(0))
 
@@ -763,7 +775,7 @@ def test_heuristic_bot_decides_from_the_view_alone() -> None:
             table.shuffle(12)
             continue
         seat = GAME.to_act(state)[0]
-        table.submit(bot.choose(ViewOnly(), state, seat))
+        table.submit(ask(bot, GAME, state, seat, table))
 
 
 def test_heuristic_bot_bids_strong_hands_and_passes_weak_ones() -> None:
@@ -774,15 +786,15 @@ def test_heuristic_bot_bids_strong_hands_and_passes_weak_ones() -> None:
     table = new_table()
     table.submit(Command("shuffle", None, {"order": order_for(hands, others[20:], dealer=0)}))
     bot = heuristic()
-    command = bot.choose(GAME, table.state, 1)
+    command = ask(bot, GAME, table.state, 1, table)
     assert command.type == "bid" and command.data["amount"] >= 30
     table.submit(command)
-    assert bot.choose(GAME, table.state, 2).type == "pass"
+    assert ask(bot, GAME, table.state, 2, table).type == "pass"
 
 
 def test_heuristic_bot_buries_points_it_would_lose_and_keeps_winners() -> None:
     table = declared(seed=3)
-    command = heuristic().choose(GAME, table.state, 1)
+    command = ask(heuristic(), GAME, table.state, 1, table)
     assert command.type == "bury"
     buried = DECK.mask(command.data["cards"])
     assert not buried & DECK.mask(["Kk", "Cs", "Cw", "Cl"])
@@ -795,7 +807,7 @@ def test_heuristic_defender_completes_a_star_against_the_declarers_skull() -> No
     play(table, 1, "Cw")
     play(table, 2, "Ss")
     # seat 3 holds Ll (a Leaf makes the Star: the declarer keeps 10 points for the others)
-    assert heuristic().choose(GAME, table.state, 3).data["card"] in ("Ll",)
+    assert ask(heuristic(), GAME, table.state, 3, table).data["card"] in ("Ll",)
 
 
 def test_heuristic_declarer_keeps_its_skull_out_of_a_star() -> None:
@@ -818,4 +830,4 @@ def test_heuristic_declarer_keeps_its_skull_out_of_a_star() -> None:
     for seat, card in ((1, "Qs"), (2, "Cw"), (3, "Kl")):
         play(table, seat, card)
     assert table.state.turn == 0 and "Kk" in GAME.view(table.state, 0)["legal"]["play"]
-    assert heuristic().choose(GAME, table.state, 0).data["card"] == "3w"
+    assert ask(heuristic(), GAME, table.state, 0, table).data["card"] == "3w"

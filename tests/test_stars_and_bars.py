@@ -39,6 +39,7 @@ from starhall.shared.games.stars_and_bars import (
 from starhall.shared.games.stars_and_bars_bots import BOTS, DEFAULT_BOT, GreedyBot, LookaheadBot
 from starhall.shared.replay import Mismatch, load, verify
 from starhall.shared.table import Table
+from tests.support import ask
 
 GAME = get_game("stars_and_bars")
 ROOT = Path(__file__).resolve().parent.parent
@@ -502,6 +503,8 @@ def test_a_player_who_cannot_place_passes() -> None:
     can = position({6: [D2]})
     problem = refused(can, "pass")
     assert problem.code == "can_place" and "a player who can place must" in problem.reason
+    assert "(for example the large solid red star on " in problem.reason, problem.reason
+    assert "SRLF" not in problem.reason  # cards by name, not by code
     assert refused(act(can, "place", card="SRLF", space=5), "pass").code == "already_placed"
     assert refused(can, "end_turn").reason == "place a card first (or pass, if you cannot " \
                                               "place any)"
@@ -667,17 +670,17 @@ def test_greedy_places_for_the_most_points_and_claims_and_does_duties() -> None:
     state = position({5: FULL3 + ["TBLH"], 6: [D2], 9: [D4]}, owners={5: 1},
                      hands=(["SRLF", "TYSF"], ["CRLF"]), deck=["CRLH"])
     bot = GreedyBot(random.Random(1))
-    assert bot.choose(GAME, state, 0) == Command("claim", 0, {"kind": "turn_over", "space": 5})
+    assert ask(bot, GAME, state, 0) == Command("claim", 0, {"kind": "turn_over", "space": 5})
     state = act(state, "claim", kind="turn_over", space=5)
-    command = bot.choose(GAME, state, 0)
+    command = ask(bot, GAME, state, 0)
     best = max(points for spaces in GAME.view(state, 0)["legal"]["placements"].values()
                for _, points in spaces)
     state = act(state, command.type, **command.data)
     assert state.scores[0] == 2 + best
-    assert bot.choose(GAME, state, 0).type == "end_turn"
+    assert ask(bot, GAME, state, 0).type == "end_turn"
     duty = position({6: FULL3}, hands=(["SRLF"], ["CRLF"]))
     duty = act(duty, "place", card="SRLF", space=6)
-    assert bot.choose(GAME, duty, 0) == Command("turn_over", 0, {"space": 6})
+    assert ask(bot, GAME, duty, 0) == Command("turn_over", 0, {"space": 6})
 
 
 def best_reply(state: BarsState, card: str, space: int) -> int:
@@ -701,7 +704,7 @@ def test_lookahead_weighs_the_opponents_reply() -> None:
         raise AssertionError("no card tells b2 from d2")
     placements = dict(map(tuple, GAME.view(state, 0)["legal"]["placements"]["SRLF"]))
     assert placements[5] == placements[7] == 2 and max(placements.values()) == 2
-    chosen = LookaheadBot(random.Random(0)).choose(GAME, state, 0)
+    chosen = ask(LookaheadBot(random.Random(0)), GAME, state, 0)
     assert chosen == Command("place", 0, {"card": "SRLF", "space": min(replies,
                                                                        key=replies.get)})
     assert set(BOTS) == {"greedy", "lookahead", "strong"} and BOTS["greedy"] is GreedyBot
@@ -753,7 +756,7 @@ def test_random_playthroughs_rebuild_strictly(seed: int, deal: int) -> None:
             assert actions
             view = GAME.view(state, seat)
             assert view["legal"]["pass"] == (actions[-1].type == "pass")
-            command = players[seat].choose(GAME, state, seat)
+            command = ask(players[seat], GAME, state, seat)
             if rng.random() < 0.05:  # now and then a command the rules refuse changes nothing
                 bad = Command("place", seat, {"card": "SRLF", "space": rng.randrange(16)})
                 try:

@@ -122,7 +122,7 @@ def test_what_else_knowledge_holds_for_the_real_hands(players: int, voluntary: b
         checked["moves"] += 1
         checked["reshuffled"] += state.reshuffles > 0
         bot = HeuristicBot(rng) if seat % 2 else RandomBot(rng)
-        return bot.choose(WHAT_ELSE, state, seat)
+        return bot.choose(seen, 0.0)
 
     for deal in range(3):
         play(WHAT_ELSE, players, options, choose, deal)
@@ -148,7 +148,7 @@ def test_what_else_bot_is_given_nothing_hidden() -> None:
         def choose(state: Any, seat: int, seen: Observation, made: list[Command] = made
                    ) -> Command:
             if seat != 0:
-                return HeuristicBot(random.Random(seat)).choose(WHAT_ELSE, state, seat)
+                return HeuristicBot(random.Random(seat)).choose(seen, 0.0)
             if not made:
                 samples.append(sample_world(seen, knowledge(seen), random.Random(1)))
             made.append(WhatElseStrong(random.Random(1), worlds=3).choose(seen, 0.0))
@@ -209,7 +209,7 @@ def test_what_else_world_states_are_the_view() -> None:
                             cards_for("standard").deck.mask(seen.view["hand"]), hands, draw)
         assert WHAT_ELSE.view(world, seat) == seen.view
         assert legal_cards(world, seat) == legal_cards(state, seat)
-        return HeuristicBot(rng).choose(WHAT_ELSE, state, seat)
+        return HeuristicBot(rng).choose(seen, 0.0)
 
     play(WHAT_ELSE, 3, options, choose, 11)
 
@@ -225,7 +225,7 @@ def test_what_else_strong_plays_whole_games(players: int) -> None:
     def choose(state: Any, seat: int, seen: Observation) -> Command:
         if seat == 1:
             return strong.choose(seen, 0.0)
-        return heuristic.choose(WHAT_ELSE, state, seat)
+        return heuristic.choose(seen, 0.0)
 
     final = play(WHAT_ELSE, players, options, choose, players)
     assert WHAT_ELSE.outcome(final).over
@@ -247,7 +247,7 @@ def test_bars_unseen_cards_are_the_deck() -> None:
         deck = sample_deck(seen, unseen, rng)
         assert sorted(deck) == sorted(state.deck)
         moves["checked"] += 1
-        return bots[seat].choose(BARS, state, seat)
+        return bots[seat].choose(seen, 0.0)
 
     for deal in range(3):
         play(BARS, 2, options, choose, deal)
@@ -291,7 +291,7 @@ def test_bars_strong_plays_whole_games() -> None:
             command = strong.choose(seen, 0.0)
             assert command in seen.legal
             return command
-        return lookahead.choose(BARS, state, seat)
+        return lookahead.choose(seen, 0.0)
 
     final = play(BARS, 2, options, choose, 4)
     assert BARS.outcome(final).over
@@ -329,7 +329,7 @@ def test_bars_playouts_follow_the_engine() -> None:
                    "remove": "removed"}
 
     def choose(state: Any, seat: int, seen: Observation) -> Command:
-        command = lookahead.choose(BARS, state, seat)
+        command = lookahead.choose(seen, 0.0)
         if command.type != "place":
             return command
         world = BarsPlayout(state, random.Random(seat))

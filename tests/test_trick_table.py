@@ -23,7 +23,7 @@ import pygame
 import pytest
 
 from starhall.client.games.tricks.scores import signed
-from starhall.client.games.tricks.table import UNPLAYABLE_NOTE, TableView, received_cards
+from starhall.client.games.tricks.table import TableView, received_cards
 from starhall.client.net.model import TableModel
 from starhall.client.net.session import Batch
 from starhall.client.screens.bug_report import BUTTON_LABEL as REPORT_LABEL
@@ -34,10 +34,10 @@ from starhall.client.ui.summary import Summary
 from starhall.client.user import settings
 from starhall.client.user.folders import CONFIG_ENV
 from starhall.shared.bots import make_bot
-from starhall.shared.engine import Command, Event
+from starhall.shared.engine import Command, Event, IllegalCommand
 from starhall.shared.games import get_game
 from starhall.shared.table import Table
-from tests.support import deal_order
+from tests.support import ask, deal_order
 
 SIZE = (1280, 720)
 SIZES = ((1280, 720), (1024, 640), (800, 600))
@@ -89,7 +89,7 @@ class Played:
             else:
                 seat = game.to_act(table.state)[0]
                 command = self.chooser(game, table.state, seat) if self.chooser else None
-                command = command or self.bots[seat].choose(game, table.state, seat)
+                command = command or ask(self.bots[seat], game, table.state, seat, table)
                 events = table.submit(command)
             for _, event in events:
                 self.history.append((before, event, table.state))
@@ -293,6 +293,96 @@ def test_hearts_summary_lists_points_and_who_took_none() -> None:
         assert any(line.endswith("took no points.") for line in summary.lines)
 
 
+# --- the side panel's scores -----------------------------------------------------------------
+
+
+def panel_texts(screen: TableScreen, surface: pygame.Surface,
+                monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, tuple[int, int]]]:
+    """Every text the side panel draws: (text, anchor, where)."""
+    from starhall.client.games.tricks import table as table_view
+
+    drawn: list[tuple[str, str, tuple[int, int]]] = []
+    original = table_view.blit_text
+
+    def spy(target: Any, message: str, size: int, colour: Any, anchor: str,
+            where: tuple[int, int], *args: Any, **kwargs: Any) -> Any:
+        if screen.layout.panel.collidepoint(where):
+            drawn.append((message, anchor, (round(where[0]), round(where[1]))))
+        return original(target, message, size, colour, anchor, where, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(table_view, "blit_text", spy)
+        screen.draw(surface)
+    return drawn
+
+
+def panel_hand_column(screen: TableScreen, surface: pygame.Surface,
+                      monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The side panel's "hand" column, a seat a row, top to bottom."""
+    drawn = panel_texts(screen, surface, monkeypatch)
+    header = next(where for text, _, where in drawn if text == "hand")
+    return [text for text, anchor, where in sorted(drawn, key=lambda d: d[2][1])
+            if anchor == "topright" and where[0] == header[0] and where[1] > header[1]]
+
+
+def test_the_panels_hand_points_are_the_summarys_for_stars(
+        surface: pygame.Surface, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The declarer's burial counts in the hand's score: the panel beside the totals says what
+    the summary says (it once showed the score without the burial: 36 against "scored 39")."""
+    play = stars_hand()
+    result = play.table.state.results[-1]
+    assert play.table.state.buried, "a burial to count"
+    for seat in (0, 1, None):
+        screen, _ = end_of_hand_screen(play, seat)
+        settle(screen, 4.0)
+        summary = screen.summaries.shown
+        assert summary is not None
+        scored = [row[1] for row in summary.rows]
+        assert scored == [str(points) for points in result.points]
+        assert panel_hand_column(screen, surface, monkeypatch) == scored
+        assert f"{result.points[result.declarer]} of {result.bid}" in summary.lines[0]
+
+
+def test_the_declarer_sees_the_burial_counted_while_playing(
+        surface: pygame.Surface, monkeypatch: pytest.MonkeyPatch) -> None:
+    play = stars_hand()
+    first = next(i for i, (_, event, _) in enumerate(play.history) if event.type == "played")
+    state = play.history[first][0]
+    public = play.game.view(state, None)["hand_points"]
+    burial = play.game.view(state, 0)["my_hand_points"] - public[0]
+    assert burial > 0
+    declarer = play.screen(first, 0)
+    assert panel_hand_column(declarer, surface, monkeypatch) == [
+        str(public[0] + burial), *map(str, public[1:])]
+    other = play.screen(first, 2)
+    assert panel_hand_column(other, surface, monkeypatch) == [str(p) for p in public]
+
+
+def test_the_panels_hand_points_are_the_summarys_after_a_moon_shot(
+        surface: pygame.Surface, monkeypatch: pytest.MonkeyPatch) -> None:
+    play = hearts_moon_play()
+    screen, _ = end_of_hand_screen(play)
+    settle(screen, 4.0)
+    summary = screen.summaries.shown
+    assert summary is not None
+    assert [row[2] for row in summary.rows] == ["26", "0", "26", "26"]
+    assert panel_hand_column(screen, surface, monkeypatch) == ["26", "0", "26", "26"]
+    plates = [TableView._seat_note(screen.model.view, seat) for seat in range(4)]
+    assert plates[1] == "0 pts this hand"
+
+
+def test_the_hearts_panel_says_what_ends_the_game_and_who_wins(
+        surface: pygame.Surface, monkeypatch: pytest.MonkeyPatch) -> None:
+    play = Played("hearts", 4, {"target": 75}, seed=4)
+    play.run_until(lambda s: s.phase == "play")
+    screen = play.screen(len(play.history))
+    texts = [text for text, _, _ in panel_texts(screen, surface, monkeypatch)]
+    assert "Game to 75 · lowest wins" in texts
+    stars = stars_hand()
+    screen = stars.screen(len(stars.history))
+    assert "Game to 200" in [text for text, _, _ in panel_texts(screen, surface, monkeypatch)]
+
+
 # --- the side log ---------------------------------------------------------------------------
 
 
@@ -346,7 +436,11 @@ def test_log_lines_are_wrapped_in_one_font_size(surface: pygame.Surface,
 # --- greyed-out cards -----------------------------------------------------------------------
 
 
-def test_greyed_out_cards_send_nothing_and_say_so_locally(surface: pygame.Surface) -> None:
+def test_a_greyed_out_card_is_sent_and_the_servers_reason_shown(
+        surface: pygame.Surface, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client decides nothing: a greyed-out card is sent like any other, and the
+    server's refusal, which says why ("you must follow suit: …"), is what the table shows,
+    in the refusal's red, not a note of the client's own."""
     play = Played("stars", 4, seed=11)
     game = play.game
 
@@ -365,21 +459,32 @@ def test_greyed_out_cards_send_nothing_and_say_so_locally(surface: pygame.Surfac
     rect = next(s.rect for s in hotspots.spots if s.action == ("card", greyed[0]))
     screen.handle(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1,
                                      pos=rect.move(4, 4).topleft), hotspots)
-    assert sent == []
-    assert screen.model.refusal == UNPLAYABLE_NOTE and screen.model.refusal_local
-    screen.ui.focus = view["hand"].index(greyed[0])  # by keyboard: the same
-    screen.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN, mod=0,
-                                     unicode="\r"), hotspots)
-    assert sent == []
-    screen.draw(surface)  # the note is drawn in the status line, not in the refusal's red
+    assert sent == [("play", {"card": greyed[0]})]
+    assert screen.model.refusal is None  # nothing of the client's own meanwhile
+    with pytest.raises(IllegalCommand) as refused:  # what the server answers
+        play.table.submit(Command("play", 0, sent[0][1]))
+    reason = refused.value.reason
+    assert reason.startswith("you must follow suit: ")
+    screen.model.refuse(reason)
+    from starhall.client.games.tricks import table as table_view
+
+    drawn: list[str] = []
+    original = table_view.blit_text
+
+    def spy(target: Any, message: str, *args: Any, **kwargs: Any) -> Any:
+        drawn.append(message)
+        return original(target, message, *args, **kwargs)
+
+    monkeypatch.setattr(table_view, "blit_text", spy)
+    screen.draw(surface)
     area = screen.layout.prompt_area
     colours = {tuple(surface.get_at((x, area.centery)))[:3] for x in range(area.x, area.right)}
-    assert theme.ALERT not in colours and theme.BUTTON in colours
-    playable = view["legal"]["play"][0]
-    screen.ui.focus = view["hand"].index(playable)
+    assert theme.ALERT in colours
+    assert " ".join(drawn).count("Refused: you must follow suit:") == 1
+    screen.ui.focus = view["hand"].index(greyed[-1])  # by keyboard: the same
     screen.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN, mod=0,
                                      unicode="\r"), hotspots)
-    assert sent == [("play", {"card": playable})]
+    assert sent[-1] == ("play", {"card": greyed[-1]})
 
 
 # --- received and buried cards ----------------------------------------------------------------

@@ -35,6 +35,7 @@ from starhall.shared.games.what_else_bots import HeuristicBot, miss_chance
 from starhall.shared.replay import Verified, load, verify
 from starhall.shared.table import Table
 from tests.server_helpers import strings
+from tests.support import ask
 
 DECK = cards_for("standard").deck
 ALL = DECK.code_of
@@ -480,7 +481,7 @@ def test_a_reshuffle_can_interrupt_the_winners_draw_before_anyone_refills() -> N
             request = GAME.chance(state)
             if request is None:
                 seat = GAME.to_act(state)[0]
-                table.submit(bots[seat].choose(GAME, state, seat))
+                table.submit(ask(bots[seat], GAME, state, seat))
                 continue
             winner = None if state.last_round is None else state.last_round.winner
             if request.purpose == "reshuffle" and state.owed_seat == winner:
@@ -694,7 +695,7 @@ def random_game(players: int, seed: int, options: dict[str, Any], kinds: Sequenc
         assert len(seats) == 1
         for other in range(players):
             assert bool(GAME.legal_actions(state, other)) == (other == seats[0])
-        command = bots[seats[0]].choose(GAME, state, seats[0])
+        command = ask(bots[seats[0]], GAME, state, seats[0], table)
         assert command in GAME.legal_actions(state, seats[0])
         table.submit(command)
         steps += 1
@@ -750,16 +751,6 @@ def test_random_action_is_always_legal_and_every_refill_subset_can_come_up() -> 
 
 # --- the heuristic bot ---------------------------------------------------------------------
 
-class ViewOnly:
-    """A game that offers a bot only what it may use: the seat's view."""
-
-    def view(self, state: WhatElseState, viewer: int | None) -> dict[str, Any]:
-        return GAME.view(state, viewer)
-
-    def __getattr__(self, name: str) -> Any:
-        raise AssertionError(f"the bot used game.{name}")
-
-
 def test_the_heuristic_bot_decides_from_the_view_alone() -> None:
     table = Table.new(GAME, 4, {})
     bot = HeuristicBot(random.Random(0))
@@ -769,7 +760,7 @@ def test_the_heuristic_bot_decides_from_the_view_alone() -> None:
             table.shuffle(5)
             continue
         seat = GAME.to_act(state)[0]
-        table.submit(bot.choose(ViewOnly(), state, seat))  # type: ignore[arg-type]
+        table.submit(ask(bot, GAME, state, seat, table))
 
 
 def test_the_heuristic_bot_lays_its_lowest_card_and_keeps_jokers() -> None:
@@ -777,7 +768,7 @@ def test_the_heuristic_bot_lays_its_lowest_card_and_keeps_jokers() -> None:
                        ["12", "13", "17", "19", "20"]])
     play(table, 0, "36")
     bot = HeuristicBot(random.Random(0))
-    assert bot.choose(GAME, table.state, 1) == Command("play", 1, {"card": "37"})
+    assert ask(bot, GAME, table.state, 1, table) == Command("play", 1, {"card": "37"})
 
 
 def test_the_heuristic_bot_lays_a_card_nobody_can_follow() -> None:
@@ -787,13 +778,13 @@ def test_the_heuristic_bot_lays_a_card_nobody_can_follow() -> None:
                        ["12", "17", "19", "20", "26"]])
     play(table, 0, "13")
     bot = HeuristicBot(random.Random(0))
-    assert bot.choose(GAME, table.state, 1) == Command("play", 1, {"card": "47"})
+    assert ask(bot, GAME, table.state, 1, table) == Command("play", 1, {"card": "47"})
 
 
 def test_the_heuristic_bot_discards_low_cards_at_the_refill() -> None:
     table = four_player_round()
     refill(table, 3)
     bot = HeuristicBot(random.Random(0))
-    command = bot.choose(GAME, table.state, 0)  # seat 0 holds 2 5 8 10
+    command = ask(bot, GAME, table.state, 0, table)  # seat 0 holds 2 5 8 10
     assert command.type == "refill" and command.data["discard"] == ["2", "5", "8", "10"]
     assert miss_chance(10, 0, 3) == 1.0 and miss_chance(10, 10, 3) == 0.0

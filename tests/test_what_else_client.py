@@ -54,6 +54,8 @@ from tests.support import (
     step_until,
 )
 
+pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
+
 SIZE = (1280, 720)
 NAMES = ["Sam", "Ada", "Bruno", "Clara", "Dmitri", "Elif"]
 GAME = get_game("what_else")
@@ -373,6 +375,62 @@ def test_a_round_end_sweeps_the_pile_and_flies_a_token_to_the_winner(
     screen.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN, mod=0, unicode="\r"),
                   screen.draw(canvas))
     assert screen.summaries.shown is None
+
+
+def test_the_side_log_names_the_rounds_winner_after_the_pass_that_ended_it(
+        surface: pygame.Surface, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The log reads in the order things happened: the pass that ended a round, then who took
+    its star (the round's line once came first, as soon as the batch arrived); and the
+    summary counts down to the next round, not the "next hand"."""
+    table = Table.new(GAME, 4, {})
+    rng = random.Random(3)
+    ending = None
+    while ending is None:
+        if GAME.chance(table.state) is not None:
+            table.shuffle(rng.randrange(2**40))
+            continue
+        before = table.state
+        seat = GAME.to_act(before)[0]
+        command = GAME.random_action(before, seat, rng)
+        events = table.submit(command)
+        if command.type == "pass" and round_ended(GAME.view(before, 0),
+                                                  GAME.view(table.state, 0)):
+            ending = (before, events[-1][1])
+    before, event = ending
+    after = GAME.view(table.state, 0)
+    model = TableModel("what_else", 0, 4, NAMES[:4])
+    screen = TableScreen(model, lambda kind, data: None, size=SIZE)
+    screen.receive(Batch([], GAME.view(before, 0), 1, True))
+    said = list(screen.ui.log)  # the last round's result, if any, as the table is joined
+    shown = GAME.event_view(before, event, 0)
+    assert shown is not None and shown.type == "passed"
+    screen.receive(Batch([(2, _event_dict(shown, 2))], after, 2, False))
+    assert screen.ui.log == said, "every line waits for the pass to be shown"
+    canvas = pygame.Surface(SIZE)
+    for _ in range(60):
+        screen.update(0.05)
+        screen.draw(canvas)
+    number = after["last_round"]["round"]
+    lines = screen.ui.log[len(said):]
+    passed = next(i for i, line in enumerate(lines) if line.endswith(" passed"))
+    told = next(i for i, line in enumerate(lines) if line.startswith(f"Round {number}: "))
+    assert passed < told, lines
+    summary = screen.summaries.shown
+    assert summary is not None
+    summary.delay = summary.left = 5.0
+    from starhall.client.ui import summary as summary_module
+
+    drawn: list[str] = []
+    original = summary_module.blit_text
+
+    def spy(target: Any, message: str, *args: Any, **kwargs: Any) -> Any:
+        drawn.append(message)
+        return original(target, message, *args, **kwargs)
+
+    monkeypatch.setattr(summary_module, "blit_text", spy)
+    summary.draw(canvas, screen.layout.table)
+    hint = next(text for text in drawn if text.startswith("Click, Enter or Space"))
+    assert hint.endswith("next round in 5 s"), hint
 
 
 def test_between_patches_a_view_with_what_each_event_shows() -> None:

@@ -56,6 +56,7 @@ class Scripted:
                  options: dict[str, Any] | None = None, path: str | None = None) -> None:
         self.game: Game[Any] = get_game(game_id)
         self.table = Table.new(self.game, players, options or {}, path=path)
+        self.table.remember()
         self.bots = [make_bot(self.game, "random", random.Random(seed + s))
                      for s in range(players)]
         self.deal = seed
@@ -87,7 +88,7 @@ class Scripted:
                 return Command("bid", 0, {"amount": legal["bid"]["min"]})
             if legal.get("pass"):
                 return Command("pass", seat, {})
-        return self.bots[seat].choose(self.game, state, seat)
+        return self.bots[seat].choose(self.table.observe(seat), 0.0)
 
     def screen(self, seat: int | None = 0, interactive: bool = True) -> TableScreen:
         view = self.game.view(self.table.state, seat)
@@ -269,8 +270,7 @@ def stars_screens(shots: Shots) -> None:
     screen.button("buried")
     shots.take(screen, "stars", "buried_cards")
     screen.button("buried")
-    screen.card(screen.model.hand[0])  # greyed out: the client's own note, nothing sent
-    shots.take(screen, "stars", "greyed_out_card_clicked")
+    screen.card(screen.model.hand[0])  # greyed out: sent, and the server's refusal shown
     screen.model.refuse(refusal(play, Command("play", 0, {"card": screen.model.hand[0]})))
     shots.take(screen, "stars", "refused")
     rules_pages(shots, screen, "stars", "#card-points")
@@ -542,6 +542,7 @@ class BarsPlay:
 
         self.game: Game[Any] = get_game("stars_and_bars")
         self.table = Table.new(self.game, 2, {}, path=path)
+        self.table.remember()
         kind = default_bot(self.game)
         self.bots = [make_bot(self.game, kind, random.Random(seed + s)) for s in range(2)]
         self.forgetful = forgetful
@@ -570,7 +571,7 @@ class BarsPlay:
         legal = self.game.view(state, seat)["legal"]
         if seat == 1 and self.forgetful and legal.get("duties"):
             return Command("end_turn", 1, {})
-        return self.bots[seat].choose(self.game, state, seat)
+        return self.bots[seat].choose(self.table.observe(seat), 0.0)
 
     def run_until(self, until: Callable[[dict[str, Any]], bool], limit: int = 2000) -> None:
         for _ in range(limit):

@@ -8,6 +8,7 @@ game is ``client.games``' lookup, from each game's own package.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -44,7 +45,23 @@ class TableHost(Protocol):
 
     def command(self, kind: str, data: dict[str, Any]) -> None: ...
 
+    def say(self, line: str) -> None:
+        """Put ``line`` in the side log after the lines of the events taken so far, once
+        their animation has played."""
+        ...
+
     def changed(self) -> None: ...
+
+    def ask(self, title: str, detail: str, yes: str, yes_key: int,
+            then: Callable[[], None]) -> None:
+        """Open the screen's yes-or-no question (its safe answer, no, is the default): ``yes``
+        labels the answer that calls ``then``, also given by the key ``yes_key``."""
+        ...
+
+    @property
+    def asking(self) -> bool:
+        """Whether a question is open over the table."""
+        ...
 
 
 class GameTable:

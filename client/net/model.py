@@ -33,8 +33,6 @@ class TableModel:
     events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     refusal: str | None = None
     refusal_left: float = 0.0
-    refusal_local: bool = False
-    """The refusal line is the client's own note (nothing was sent), not the server's."""
     connection: str = "connected"
     """``connected``, ``lost`` (trying to re-join) or ``closed``."""
 
@@ -50,13 +48,11 @@ class TableModel:
     def refuse(self, reason: str) -> None:
         self.refusal = reason
         self.refusal_left = REFUSAL_SECONDS
-        self.refusal_local = False
 
-    def notice(self, note: str) -> None:
-        """A short note of the client's own where a refusal shows (a greyed-out card
-        clicked: nothing is sent, so there is no server's reason to show)."""
-        self.refuse(note)
-        self.refusal_local = True
+    def forget_refusal(self) -> None:
+        """The seat makes its next move: the refusal of the one before is stale."""
+        self.refusal = None
+        self.refusal_left = 0.0
 
     def tick(self, dt: float) -> None:
         if self.refusal is not None:

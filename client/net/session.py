@@ -48,7 +48,8 @@ def seat_label(entry: dict[str, Any] | None, seat: int) -> str:
         name = bot_name(seat)  # friendlier than the bot's kind
     elif not name:
         name = "(free seat)"
-    return str(name)
+    level = entry.get("level") if entry.get("state") == "bot" else None
+    return f"{name} ({str(level).capitalize()})" if isinstance(level, str) else str(name)
 
 
 class TableSession:

@@ -97,8 +97,9 @@ class HostedTable(_Leaving):
     --resume``). ``done`` when the user leaves; closing stops the server."""
 
     def __init__(self, folder: Path, size: tuple[int, int],
-                 open_replay: ReplayOpener | None = None) -> None:
-        self.server = EmbeddedServer(folder, think=BOT_THINK, lock=True)
+                 open_replay: ReplayOpener | None = None, think: float | None = None) -> None:
+        self.server = EmbeddedServer(folder, think=BOT_THINK if think is None else think,
+                                     lock=True)
         try:
             link = ServerLink(self.server.address, name=player_name())
             self.live = LiveTable(link, size, kept=KEPT_FOR_RESUME, open_replay=open_replay)
@@ -110,11 +111,13 @@ class HostedTable(_Leaving):
 
     @classmethod
     def new(cls, game: str, players: int, options: dict[str, Any], size: tuple[int, int],
-            root: Path | None = None, open_replay: ReplayOpener | None = None) -> HostedTable:
+            root: Path | None = None, open_replay: ReplayOpener | None = None,
+            bot: str | None = None, think: float | None = None) -> HostedTable:
         """A new table of ``game`` in a new games folder (under ``root``, by default the
-        user's data folder), bots in every other seat."""
-        hosted = cls(new_games_folder(root), size, open_replay)
-        hosted.live.start_game(game, players, options, _bot_kind(hosted.live.link, game),
+        user's data folder), bots of kind ``bot`` (default: the game's) in every other seat,
+        each taking ``think`` seconds a move (default ``BOT_THINK``)."""
+        hosted = cls(new_games_folder(root), size, open_replay, think)
+        hosted.live.start_game(game, players, options, bot or _bot_kind(hosted.live.link, game),
                                player_name())
         return hosted
 

@@ -36,6 +36,7 @@ from starhall.client.ui.widgets import Hotspots, blit_text
 from starhall.shared import protocol
 
 if TYPE_CHECKING:
+    from starhall.client.ui.layout import Layout
     from starhall.shared.replay import Recording
 
 Reply = Callable[[dict[str, Any]], None]
@@ -44,6 +45,9 @@ ReplayOpener = Callable[["Recording", tuple[int, int], list[str]], Any]
 (``replay_screen.open_over_table``): handed down by whoever opens the table, since the viewer's
 Play from here opens a live table again (``client.screens.hosted``), so this module never
 imports it."""
+BANNER_HEIGHT = 30
+"""The strip under the table where a banner goes (the felt made that much shorter): on the
+felt, it covered whatever that table draws there, such as the Rules button."""
 KEPT_ON_SERVER = "Your seat is kept for you: come back to this table from the lobby."
 LEAVE_TITLE = "Leave the table?"
 
@@ -281,7 +285,6 @@ class LiveTable:
         try:
             recording = load(table.game_over.log)
             self.replay = self.open_replay(recording, self.size, list(table.model.names))
-            self.replay.seek(0)  # watched from the start
         except (LogError, OSError) as error:
             table.model.refuse(f"cannot open the replay: {error}")
             return
@@ -395,11 +398,13 @@ class LiveTable:
             self.replay.draw(surface)
             return
         if self.table is not None:
+            footer = BANNER_HEIGHT if self.banner else 0
+            if self.table.footer != footer:  # room under the table for the banner
+                self.table.footer = footer
+                self.table.resize(self.size)
             self.hotspots = hotspots = self.table.draw(surface, on_top=False)
             if self.banner:
-                felt = self.table.layout.table
-                blit_text(surface, self.banner, 16, theme.GOLD, "topleft",
-                          (felt.x + 16, felt.y + 12), max_width=felt.w // 3)
+                self._draw_banner(surface, self.table.layout)
             # No button over an open sheet (F9 still works); the box and the line saying
             # where a report went are drawn over anything.
             shown = hotspots if self.bug_report.open or not self.table.sheet_open else None
@@ -416,6 +421,14 @@ class LiveTable:
         else:
             blit_text(surface, "Joining the table…", 24, theme.TEXT, "center", centre)
         self.bug_report.draw(surface, surface.get_rect(), None)
+
+    def _draw_banner(self, surface: pygame.Surface, layout: Layout) -> None:
+        """The banner in its strip under the table (the table's footer)."""
+        strip = pygame.Rect(0, layout.height - layout.footer, layout.width, layout.footer)
+        pygame.draw.rect(surface, theme.PANEL, strip)
+        pygame.draw.line(surface, theme.PANEL_EDGE, strip.topleft, strip.topright, 2)
+        blit_text(surface, self.banner or "", 16, theme.GOLD, "midleft",
+                  (strip.x + 16, strip.centery + 1), max_width=strip.w - 32)
 
     def close(self) -> None:
         if self.replay is not None:

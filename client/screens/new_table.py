@@ -82,6 +82,16 @@ def player_counts(game: dict[str, Any]) -> tuple[int, int]:
     return low, max(low, int(game.get("max_players") or low))
 
 
+
+def bot_choices(game: dict[str, Any]) -> list[tuple[str, str]]:
+    """What the form offers for the bots, as (label, kind): the game's levels, Easy, Normal
+    and Strong where it has one (``GameInfo.levels``), or its bot kinds from a server that
+    names no levels."""
+    levels = game.get("levels")
+    if isinstance(levels, dict) and levels:
+        return [(str(level).capitalize(), str(kind)) for level, kind in levels.items()]
+    return [(str(kind), str(kind)) for kind in game.get("bots") or ["random"]]
+
 class NewTableForm:
     """The choices for a new table: game, player count, options, and the empty seats."""
 
@@ -125,9 +135,10 @@ class NewTableForm:
         for spec in self.specs:
             value = self.preset.get(spec["name"], spec.get("default"))
             self.values[spec["name"]] = value
-        bots = [str(kind) for kind in self.game.get("bots") or ["random"]]
+        choices = bot_choices(self.game)
+        kinds = [kind for _, kind in choices]
         default = self.game.get("default_bot")
-        self.bot_kind = default if default in bots else bots[0]
+        self.bot_kind = default if default in kinds else kinds[0]
         self.editing = None
         self.error = ""
 
@@ -158,9 +169,9 @@ class NewTableForm:
         elif what == "fill":
             self.fill_with_bots = not self.fill_with_bots
         elif what == "bot":
-            bots = [str(kind) for kind in self.game.get("bots") or ["random"]]
-            index = bots.index(self.bot_kind) if self.bot_kind in bots else 0
-            self.bot_kind = bots[(index + action[2]) % len(bots)]
+            kinds = [kind for _, kind in bot_choices(self.game)]
+            index = kinds.index(self.bot_kind) if self.bot_kind in kinds else 0
+            self.bot_kind = kinds[(index + action[2]) % len(kinds)]
         self.error = ""
         return True
 
@@ -233,9 +244,10 @@ class NewTableForm:
                else "Wait for people", "form", "fill", enabled=enabled,
                hovered=fill.collidepoint(mouse), size=15)
         y += ROW
-        bots = [str(kind) for kind in game.get("bots") or ["random"]]
-        self._stepper(surface, hotspots, mouse, "Bots", self.bot_kind, ("form", "bot"), y, x,
-                      right, enabled and len(bots) > 1, symbols=("<", ">"))
+        choices = bot_choices(game)
+        shown = next((label for label, kind in choices if kind == self.bot_kind), self.bot_kind)
+        self._stepper(surface, hotspots, mouse, "Bots", shown, ("form", "bot"), y, x,
+                      right, enabled and len(choices) > 1, symbols=("<", ">"))
         y += ROW + 2
         if self.error:
             lines = fonts.wrap(self.error, HELP_SIZE, right - x)[:2]

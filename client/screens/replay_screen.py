@@ -85,7 +85,8 @@ class ReplayScreen:
         self.game = recording.game
         # Every state, rebuilt once from the log: seeking is then a lookup.
         self.states: list[tuple[int, Any]] = list(recording.states())
-        self.position = len(self.states) - 1
+        self.position = 0
+        """Every replay opens at the start, however it is opened (End is one key away)."""
         self.viewer: int | str | None = EVERYTHING
         self.playing = False
         self.speed_index = 1

@@ -1,8 +1,9 @@
 """A table screen: takes batches from the server, turns clicks and keys into commands.
 
 The user's input goes to the server as commands and nothing else changes until the server
-answers; a greyed-out card (not in the view's playable cards) is not sent: a short note of
-the client's own says so, and only the server's refusals give reasons.
+answers. A greyed-out card (not in the view's playable cards) is sent like any other: the
+server's refusal says why it may not be played ("you must follow suit: …"); the client does
+not work out a reason of its own.
 
 Esc closes what is on top (a question, the rules page, an overlay, the game-over box) and only
 then offers to leave; leaving a game that is not over asks first (``Question``), and so does
@@ -23,7 +24,7 @@ import pygame
 
 from starhall.client.games import hooks_for, view_for
 from starhall.client.games.tricks.scores import hand_ended
-from starhall.client.games.tricks.table import UNPLAYABLE_NOTE, TableView
+from starhall.client.games.tricks.table import TableView
 from starhall.client.net.model import TableModel, Update
 from starhall.client.net.session import Batch
 from starhall.client.screens.rules_screen import RulesOverlay
@@ -201,6 +202,8 @@ class TableScreen:
         something, such as a seat at a game not over); ``None``: leave at once."""
         self.question: Question | None = None
         """The question open over the table, if any: it takes every input."""
+        self._then: Callable[[], None] | None = None
+        """What yes to the open question does, when a game's table asked it (else: leave)."""
         self.quitting = False
         """Left by closing the window: the program ends, not only the table."""
         self.game_over: GameOverPanel | None = None
@@ -311,6 +314,12 @@ class TableScreen:
         self.hooks.received(self, batch)
         self._changed = True
 
+    def say(self, line: str) -> None:
+        """Put ``line`` in the side log after the lines of the events taken so far, once
+        their animation has played (a round's result after the move that ended it)."""
+        self._log_after.append((None, line))
+        self._say_shown()
+
     def _say_shown(self) -> None:
         """Put in the side log the lines of the events whose animation has played (a card
         once it lands, a trick's taker and the hand's result once the trick is gathered)."""
@@ -338,6 +347,7 @@ class TableScreen:
 
     def command(self, kind: str, data: dict[str, Any]) -> None:
         if self.send is not None:
+            self.model.forget_refusal()  # a new move: the server answers it afresh
             self.send(kind, data)
 
     def handle(self, event: pygame.event.Event, hotspots: Any) -> None:
@@ -411,6 +421,7 @@ class TableScreen:
             self.leaving, self.quitting = True, quitting
             return
         self.question = replace(self.ask_before_leaving, quitting=quitting, focus="no")
+        self._then = None
         self._changed = True
 
     def quit_requested(self) -> bool:
@@ -423,11 +434,27 @@ class TableScreen:
         self.leave(quitting=True)
         return False
 
+    def ask(self, title: str, detail: str, yes: str, yes_key: int,
+            then: Callable[[], None]) -> None:
+        """A question of the game's table (``TableHost.ask``): yes calls ``then``."""
+        self.question = Question(title, detail, yes=yes, no="Keep playing", yes_key=yes_key)
+        self._then = then
+        self._changed = True
+
+    @property
+    def asking(self) -> bool:
+        return self.question is not None
+
     def _answer(self, answer: str | None) -> None:
         if answer is None or self.question is None:
             return
         question, self.question = self.question, None
-        if answer == "yes":
+        then, self._then = self._then, None
+        if answer != "yes":
+            return
+        if then is not None:
+            then()
+        else:
             self.leaving, self.quitting = True, question.quitting
 
     def escape(self) -> None:
@@ -445,12 +472,8 @@ class TableScreen:
         if self.hooks.choosing(self.model) is not None:
             self.ui.toggle(code)
             return
-        playable = self.model.legal.get("play")
-        if isinstance(playable, list) and code not in playable:
-            # Greyed out: nothing to ask the server; a note of our own says so.
-            self.model.notice(UNPLAYABLE_NOTE)
-        else:
-            self.command("play", {"card": code})
+        # Greyed out or not: the server says whether it may be played, and if not, why.
+        self.command("play", {"card": code})
 
     def key(self, key: int) -> None:
         if self.rules.key(key):

@@ -28,6 +28,10 @@ PANEL_WIDTH_SHARE = 0.2
 """The score panel's share of the window width."""
 CARD_SCALES = {"small": 0.8, "normal": 1.0, "large": 1.25}
 """The settings' card sizes: a share of the window's, never more than fits."""
+FIT_SHARES = {"small": 0.8, "normal": 0.9, "large": 1.0}
+"""And each setting's share of the largest card that fits: in a window where the cards are as
+large as fit (the default window, 1280 x 720, is one), Normal leaves Large room to be
+larger, as Small is smaller."""
 MARGIN = 12
 """Between the felt's edge and anything on it."""
 GAP = 6
@@ -126,9 +130,11 @@ class Layout:
             1.32 + 0.5 + 2 * TRICK_STEP[1] + 1.0)
         # And the widest with which a side column's plate still fits beside the trick.
         across = (table.w / 2 - MARGIN - PLATE_SIZE[0] - GAP) / (TRICK_STEP[0] + 0.5)
-        scale = CARD_SCALES.get(settings.current().card_size, 1.0)
+        chosen = settings.current().card_size
+        scale = CARD_SCALES.get(chosen, 1.0)
+        share = FIT_SHARES.get(chosen, FIT_SHARES["normal"])
         height = max(56, min(int(table.h * 0.2 * scale), int(table.w * 0.16 * scale),
-                             int(fits), int(across * CARD_RATIO)))
+                             int(share * min(fits, across * CARD_RATIO))))
         return round(height / CARD_RATIO), height
 
     @cached_property

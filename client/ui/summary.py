@@ -64,6 +64,8 @@ class Summary:
     """One row per seat: its name, then one cell per column."""
     colours: list[theme.Colour | None] = field(default_factory=list)
     """Each row's seat colour, drawn as a dot before its name."""
+    coming: str = "hand"
+    """What comes next, as the countdown says it: "next hand in 3 s", "next round in 3 s"."""
     delay: float | None = field(default_factory=default_delay)
     """Seconds it stays; ``None`` until dismissed."""
     left: float | None = None
@@ -129,7 +131,7 @@ class Summary:
             y = self._draw_rows(surface, x, y, columns, rect.bottom - 40)
         hint = "Click, Enter or Space to continue"
         if self.left is not None and self.delay:
-            hint += f" · next hand in {max(0, int(self.left + 0.999))} s"
+            hint += f" · next {self.coming} in {max(0, int(self.left + 0.999))} s"
         blit_text(surface, hint, 14, theme.TEXT_DIM, "midbottom", (rect.centerx, rect.bottom - 12))
         if self.left is not None and self.delay:
             bar = pygame.Rect(rect.x + 24, rect.bottom - 6, round(inner * self.left / self.delay),

@@ -117,6 +117,20 @@ def short_path(path: str, size: int, width: int) -> str:
     return "…"
 
 
+BUTTON_PADDING = 10
+"""Room kept clear between a button's label and each of its sides."""
+SMALLEST_LABEL = 11
+
+
+def label_size(label: str, size: int, width: int) -> int:
+    """The size a button ``width`` pixels wide draws ``label`` at: ``size``, or smaller (to
+    ``SMALLEST_LABEL``) until it fits within the padding; below that it is squeezed."""
+    room = width - 2 * BUTTON_PADDING
+    while size > SMALLEST_LABEL and fonts.font(size).size(label)[0] > room:
+        size -= 1
+    return size
+
+
 def button(surface: pygame.Surface, hotspots: Hotspots, rect: pygame.Rect, label: str,
            *action: Any, enabled: bool = True, hovered: bool = False, size: int = 18) -> None:
     colour = theme.BUTTON_DISABLED if not enabled else (
@@ -124,8 +138,9 @@ def button(surface: pygame.Surface, hotspots: Hotspots, rect: pygame.Rect, label
     pygame.draw.rect(surface, colour, rect, border_radius=8)
     pygame.draw.rect(surface, theme.PANEL_EDGE if enabled else theme.BUTTON_DISABLED, rect, 2,
                      border_radius=8)
-    blit_text(surface, label, size, theme.TEXT if enabled else theme.TEXT_DIM, "center",
-              rect.center, max_width=rect.w - 10)
+    blit_text(surface, label, label_size(label, size, rect.w),
+              theme.TEXT if enabled else theme.TEXT_DIM, "center", rect.center,
+              max_width=rect.w - 2 * BUTTON_PADDING)
     hotspots.add(rect, *action, enabled=enabled)
 
 

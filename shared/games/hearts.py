@@ -764,6 +764,12 @@ class Hearts(Game[HeartsState]):
             view["blind"] = {"seat": holder, "count": blind.bit_count()}
         else:
             view["blind"] = None
+        scored = state.hand_number > 0 and len(state.score_sheet) == state.hand_number
+        # A moon shot turns the points taken round when the hand is scored: from then on
+        # the hand's scores are the score sheet's row.
+        view["hand_scores"] = (list(state.score_sheet[-1]) if scored
+                               else list(view["taken_points"]))
+        view["target"] = rules.target
         view["seat"] = viewer
         if viewer is None or not 0 <= viewer < rules.players:
             return view

@@ -8,8 +8,11 @@ import random
 from typing import Any
 
 from starhall.shared.cards import Card, Deck
-from starhall.shared.engine import Command, Game, Seat
+from starhall.shared.engine import Command
 from starhall.shared.games.hearts import CLUBS, HEARTS, SPADES, STARDECK, STARS
+from starhall.shared.games.hearts_strong import HAND, determinized, hearts_hidden
+from starhall.shared.observation import Observation
+from starhall.shared.search import EXPLORATION, search
 from starhall.shared.tricks import trick_winner
 
 QUEEN_OF_SPADES = "QS"
@@ -35,8 +38,8 @@ class HeuristicHeartsBot:
         self.rng = rng
         self.deck: Deck = STARDECK
 
-    def choose(self, game: Game[Any], state: Any, seat: Seat) -> Command:
-        view = game.view(state, seat)
+    def choose(self, seen: Observation, think: float) -> Command:
+        view, seat = seen.view, seen.seat
         legal = view["legal"]
         hand = set(view["hand"])
         if "play" in legal:
@@ -53,7 +56,7 @@ class HeuristicHeartsBot:
             if take:
                 return Command("take_exchange", seat, {"cards": worst})
             return Command("decline_exchange", seat, {})
-        return game.random_action(state, seat, self.rng)
+        return seen.game.random_choice(seen.legal, self.rng)
 
     def _worst(self, pool: list[str], hand: set[str], count: int) -> list[str]:
         ranked = sorted(pool, key=lambda c: (-_danger(self.deck.card(c), hand), c))
@@ -108,4 +111,35 @@ class HeuristicHeartsBot:
         return 13 if card.code == QUEEN_OF_SPADES else int(card.suit == HEARTS)
 
 
-BOTS = {"heuristic": HeuristicHeartsBot}
+class StrongHeartsBot:
+    """Plays by information-set search (``hearts_strong``) with the engine; passes and takes
+    the exchange as the heuristic bot does. Given the seat's ``Observation`` only, and
+    ``think`` seconds; ``iterations`` caps the search too (tests fix it to be deterministic)."""
+
+    searches = True
+    """It thinks for its whole budget: the server asks it in a worker process."""
+
+    def __init__(self, rng: random.Random, iterations: int | None = None) -> None:
+        self.rng = rng
+        self.iterations = iterations
+        self.last_iterations = 0
+        self.exploration = EXPLORATION
+        self.heuristic = HeuristicHeartsBot(rng)
+
+    def choose(self, seen: Observation, think: float) -> Command:
+        legal = seen.legal
+        if len(legal) == 1:
+            return legal[0]
+        if "play" not in seen.view["legal"]:
+            return self.heuristic.choose(seen, think)
+        knowledge = hearts_hidden(seen)
+        result = search(HAND, lambda rng: determinized(seen, knowledge, rng), self.rng, think,
+                        self.iterations, exploration=self.exploration)
+        self.last_iterations = result.iterations
+        return knowledge.rules.plays.commands[seen.seat][result.move]
+
+
+BOTS = {"heuristic": HeuristicHeartsBot, "strong": StrongHeartsBot}
+LEVELS = {"easy": "random", "normal": "heuristic"}
+"""The bots a person picks by level (``shared.bots.bot_levels``; ``strong``, once in ``BOTS``,
+is Strong)."""

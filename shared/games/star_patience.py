@@ -15,6 +15,7 @@ the star follow from those in ``evolve``. docs/games/star_patience.md documents 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from random import Random
@@ -38,6 +39,7 @@ from starhall.shared.engine import (
 from starhall.shared.options import Options, OptionSpec
 from starhall.shared.shuffle import seeded_order, shuffle_event
 from starhall.shared.snapshots import ENTRY, SnapshotReader
+from starhall.shared.tricks import the_card
 
 SUITS: Final = ("C", "D", "H", "S")
 SUIT_NAMES: Final = {"C": "Clubs", "D": "Diamonds", "H": "Hearts", "S": "Spades"}
@@ -71,6 +73,12 @@ rank (0 for 7 … 7 for Ace) is its index modulo 8."""
 
 def rank_of(card: int) -> int:
     return card % len(RANKS)
+
+
+def _a_rank(card: int) -> str:
+    """The card's rank as a refusal says it: "a 7", "an Ace"."""
+    word = RANK_NAMES[rank_of(card)]
+    return ("an " if word[0] in "8A" else "a ") + word
 
 
 def deal_order(number: int) -> list[str]:
@@ -266,7 +274,12 @@ class StarPatience(Game[StarState]):
         """A uniformly random pairing or placing; giving up once stuck. Never undo or redo."""
         require(seat == SEAT and state.phase in ("play", "stuck"), "not_your_turn",
                 f"seat {seat} has nothing to do now")
-        moves = self.moves(state)
+        return self.random_choice(self.moves(state) or [Command("give_up", SEAT, {})], rng)
+
+    def random_choice(self, legal: Sequence[Command], rng: Random) -> Command:
+        """A uniformly random pairing or placing among ``legal``; giving up once there is
+        none. Never undo or redo."""
+        moves = [command for command in legal if command.type in ("pair", "place")]
         if not moves:
             return Command("give_up", SEAT, {})
         return moves[int(rng.random() * len(moves))]
@@ -288,25 +301,29 @@ class StarPatience(Game[StarState]):
             return [self._decide_undo_redo(state, kind)]
         require(state.phase == "play", "stuck", f"no {kind} now: {_PHASES['stuck']}")
         position = state.position
-        turned = DECK.code_of[position.turned]
+        turned = position.turned
         partners = pairing_cards(position)
         if kind == "pair":
             code = command.data.get("card")
             index = DECK.index_of.get(code) if isinstance(code, str) else None
             if index is None:
                 raise IllegalCommand("bad_card", f"{code!r} is not a card of the piquet pack")
-            require(index in star_cards(position), "not_in_star", f"{code} is not in the star")
+            require(index in star_cards(position), "not_in_star",
+                    f"{the_card(DECK, index)} is not in the star")
             require(index in partners, "wrong_rank",
-                    f"{code} is not the rank of the turned card, {turned}")
+                    f"the turned card is {the_card(DECK, turned)}, and "
+                    f"{the_card(DECK, index)} is not {_a_rank(turned)}")
             return [Event("paired", SEAT, {"card": code})]
         line = line_index(command.data.get("line"))
         if partners:
-            names = " or ".join(DECK.code_of[card] for card in partners)
-            raise IllegalCommand("must_pair", f"the turned {turned} pairs with {names}, and a "
-                                              "card that can pair must pair")
+            named = [the_card(DECK, card) for card in partners]
+            names = ", ".join(named[:-1]) + " or " + named[-1] if len(named) > 1 else named[0]
+            raise IllegalCommand("must_pair", f"the turned {DECK.cards[turned].name} pairs "
+                                              f"with {names}, and a card that can pair must "
+                                              "pair")
         occupant = position.outer[line]
         require(occupant == NO_CARD, "place_taken",
-                f"the outer {LINES[line]} place holds {DECK.code_of[occupant]}")
+                f"the outer {LINES[line]} place holds {the_card(DECK, occupant)}")
         return [Event("placed", SEAT, {"line": LINES[line]})]
 
     def _decide_undo_redo(self, state: StarState, kind: str) -> Event:

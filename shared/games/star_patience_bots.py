@@ -24,7 +24,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from starhall.shared.engine import Command, Game, Seat
+from starhall.shared.engine import Command
 from starhall.shared.games.star_patience import (
     DECK,
     LINES,
@@ -34,6 +34,7 @@ from starhall.shared.games.star_patience import (
     StarState,
     rank_of,
 )
+from starhall.shared.observation import Observation
 
 NONE = 9
 """An empty place (a rank label is 0 … 7, and 8 is the inert label)."""
@@ -274,9 +275,9 @@ class HintBot:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, game: Game[Any], state: Any, seat: Seat) -> Command:
-        command = hint_for_view(game.view(state, seat))
-        return command if command is not None else Command("give_up", seat, {})
+    def choose(self, seen: Observation, think: float) -> Command:
+        command = hint_for_view(seen.view)
+        return command if command is not None else Command("give_up", seen.seat, {})
 
 
 class HeuristicBot:
@@ -286,8 +287,8 @@ class HeuristicBot:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, game: Game[Any], state: Any, seat: Seat) -> Command:
-        view = game.view(state, seat)
+    def choose(self, seen: Observation, think: float) -> Command:
+        view, seat = seen.view, seen.seat
         if view["phase"] != "play":
             return Command("give_up", seat, {})
         legal = view["legal"]
@@ -309,8 +310,8 @@ class FickleBot:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, game: Game[Any], state: Any, seat: Seat) -> Command:
-        view = game.view(state, seat)
+    def choose(self, seen: Observation, think: float) -> Command:
+        view, seat = seen.view, seen.seat
         legal = view["legal"]
         roll = self.rng.random()
         if legal.get("redo") and roll < 0.5:
@@ -321,4 +322,7 @@ class FickleBot:
         return command if command is not None else Command("give_up", seat, {})
 
 
-BOTS = {"hint": HintBot, "heuristic": HeuristicBot, "fickle": FickleBot}
+BOTS = {"hint": HintBot, "heuristic": HeuristicBot, "fickle": FickleBot, "strong": HintBot}
+"""``strong`` is ``hint`` under the name every game's Strong level has."""
+LEVELS = {"easy": "random", "normal": "heuristic"}
+"""The bots a person picks by level (``shared.bots.bot_levels``)."""

@@ -12,6 +12,7 @@ in ``evolve``. docs/games/stars.md documents the events and card codes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from itertools import combinations
@@ -250,6 +251,13 @@ def legal_cards(state: StarsState, seat: Seat) -> CardSet:
     return follow_options(hand, led_suit(state.trick, DECK), DECK)
 
 
+def random_bid(low: int, rng: Random) -> int:
+    """A random player's bid from ``low``: uniform up to the deck's 80 points (``low`` when
+    that is higher), so that random players' contracts are not mostly hopeless."""
+    high = max(low, DECK_POINTS)
+    return low + int(rng.random() * (high - low + 1))
+
+
 def lowest_bid(state: StarsState) -> int:
     """The smallest bid the seat to bid may make (above ``MAX_BID`` when none is left)."""
     return state.rules.min_bid if state.high_bid is None else max(state.rules.min_bid,
@@ -268,6 +276,16 @@ def hand_points(state: StarsState, seat: Seat, with_burial: bool = True) -> int:
     if with_burial and seat == state.declarer:
         score += card_points(state.buried)
     return score
+
+
+def hand_scores(state: StarsState, viewer: Viewer) -> list[int]:
+    """Each seat's hand score as ``viewer`` may know it: once the hand is scored, what it
+    scored (the declarer's burial included); before, the score so far, without the burial
+    but for the declarer's own eyes, which see it counted as it will be."""
+    last = state.results[-1] if state.results else None
+    if last is not None and last.hand_number == state.hand_number:
+        return list(last.points)
+    return [hand_points(state, seat, with_burial=seat == viewer) for seat in range(PLAYERS)]
 
 
 def _next_bidder(passed: tuple[bool, ...], seat: Seat) -> Seat:
@@ -391,8 +409,19 @@ class Stars(Game[StarsState]):
         low = lowest_bid(state)
         if low > MAX_BID or (not must_bid(state) and rng.random() < 0.5):
             return state.rules.pass_commands[seat]
-        high = max(low, DECK_POINTS)
-        return Command("bid", seat, {"amount": low + int(rng.random() * (high - low + 1))})
+        return Command("bid", seat, {"amount": random_bid(low, rng)})
+
+    def random_choice(self, legal: Sequence[Command], rng: Random) -> Command:
+        """As ``random_action`` chooses, from the legal commands: in the bidding a bid and a
+        pass equally likely, a bid's amount uniform up to the deck's points."""
+        if legal[0].type not in ("pass", "bid"):
+            return legal[int(rng.random() * len(legal))]
+        passes = [command for command in legal if command.type == "pass"]
+        bids = [command for command in legal if command.type == "bid"]
+        if not bids or (passes and rng.random() < 0.5):
+            return passes[0]
+        low: int = bids[0].data["amount"]  # the amounts run up by one from the lowest allowed
+        return bids[random_bid(low, rng) - low]
 
     # --- decide ------------------------------------------------------------------------
 
@@ -625,6 +654,7 @@ class Stars(Game[StarsState]):
     def view(self, state: StarsState, viewer: Viewer) -> dict[str, Any]:
         view = self._public(state)
         view["seat"] = viewer
+        view["hand_scores"] = hand_scores(state, viewer)
         if viewer is None or not 0 <= viewer < PLAYERS:
             return view
         codes = DECK.codes

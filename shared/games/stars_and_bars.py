@@ -515,8 +515,8 @@ class StarsAndBars(Game[BarsState]):
             if placements:
                 card, space, _ = placements[0]
                 raise IllegalCommand("can_place", f"you can place a card (for example "
-                                     f"{DECK.code_of[card]} on {space_name(space)}), and a "
-                                     "player who can place must")
+                                     f"the {DECK.cards[card].name} on {space_name(space)}), "
+                                     "and a player who can place must")
             return [Event("passed", seat, {})]
         require(turn.placed is not None, "not_placed",
                 "place a card first (or pass, if you cannot place any)" if kind == "end_turn"

@@ -16,7 +16,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from starhall.shared.engine import Command, Game, Seat
+from starhall.shared.engine import Command, Seat
 from starhall.shared.games.stars_and_bars import (
     CENTRE,
     CENTRE_MASK,
@@ -29,6 +29,7 @@ from starhall.shared.games.stars_and_bars import (
     STACK_FULL,
     placement_points,
 )
+from starhall.shared.observation import Observation
 
 REPLY_WEIGHT = 1.0
 """How much the lookahead minds a point the opponent can score in reply to a point of its
@@ -66,8 +67,8 @@ class GreedyBot:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, game: Game[Any], state: Any, seat: Seat) -> Command:
-        view = game.view(state, seat)
+    def choose(self, seen: Observation, think: float) -> Command:
+        view, seat = seen.view, seen.seat
         command = _admin(view, seat)
         if command is not None:
             return command
@@ -133,8 +134,8 @@ class LookaheadBot:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, game: Game[Any], state: Any, seat: Seat) -> Command:
-        view = game.view(state, seat)
+    def choose(self, seen: Observation, think: float) -> Command:
+        view, seat = seen.view, seen.seat
         command = _admin(view, seat)
         if command is not None:
             return command
@@ -164,4 +165,7 @@ def strong_bot(rng: random.Random) -> Any:
 
 
 BOTS = {"greedy": GreedyBot, "lookahead": LookaheadBot, "strong": strong_bot}
+LEVELS = {"easy": "greedy", "normal": "lookahead"}
+"""The bots a person picks by level (``shared.bots.bot_levels``; ``strong``, once in ``BOTS``,
+is Strong)."""
 DEFAULT_BOT = "lookahead"

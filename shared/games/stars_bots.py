@@ -10,14 +10,16 @@ the declarer's Skull, and keep its own Skulls out of tricks that could still bec
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from dataclasses import dataclass
 from itertools import combinations
 from math import erf, sqrt
 from typing import Any
 
 from starhall.shared.cards import CardSet, bits
-from starhall.shared.engine import Command, Game, Seat
+from starhall.shared.engine import Command, Seat
 from starhall.shared.games.stars import (
     BURY_COUNT,
     DECK,
@@ -30,6 +32,9 @@ from starhall.shared.games.stars import (
     TrickResult,
     resolve_trick,
 )
+from starhall.shared.games.stars_strong import HAND, declaring_state, determinized, stars_hidden
+from starhall.shared.observation import Observation
+from starhall.shared.search import search
 from starhall.shared.tricks import Trick, led_suit, trick_cards, trick_winner
 
 AVERAGE_TRICK = DECK_POINTS / 10
@@ -195,8 +200,8 @@ class HeuristicStarsBot:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, game: Game[Any], state: Any, seat: Seat) -> Command:
-        view = game.view(state, seat)
+    def choose(self, seen: Observation, think: float) -> Command:
+        view, seat = seen.view, seen.seat
         legal = view["legal"]
         if "play" in legal:
             return Command("play", seat, {"card": self._play(view, legal["play"])})
@@ -204,7 +209,7 @@ class HeuristicStarsBot:
             return Command("bury", seat, {"cards": choose_burial(DECK.mask(legal["bury"]["from"]))})
         if "bid" in legal or "pass" in legal:
             return self._bid(view, legal, seat)
-        return game.random_action(state, seat, self.rng)
+        return seen.game.random_choice(seen.legal, self.rng)
 
     @staticmethod
     def _bid(view: dict[str, Any], legal: dict[str, Any], seat: Seat) -> Command:
@@ -332,4 +337,81 @@ def _suit_length(hand: CardSet, card: int) -> int:
     return (hand & SUIT_MASK[DECK.suit_of[card]]).bit_count()
 
 
-BOTS = {"heuristic": HeuristicStarsBot}
+def rough_burial(hand: CardSet) -> list[str]:
+    """The three cards most likely to be lost with their points: a burial quick enough for
+    the thousands of hands the strong bot's bidding plays out (``choose_burial`` weighs
+    every burial)."""
+    lost = sorted(bits(hand), key=lambda card: -POINTS[card] * (1 - win_chance(card, hand)))
+    return DECK.codes(sum(1 << card for card in lost[:BURY_COUNT]))
+
+
+MIN_BIDDING_DEALS = 12
+"""Fewer deals played out than this (a very short think time) and the bid is the heuristic
+bot's."""
+
+
+class StrongStarsBot:
+    """Plays by information-set search (``stars_strong``) with the engine, and bids from
+    hands played out as declarer over deals of the unseen cards; buries as the heuristic bot.
+    Given the seat's ``Observation`` only, and ``think`` seconds; ``iterations`` caps the
+    search too (tests fix it to be deterministic)."""
+
+    searches = True
+    """It thinks for its whole budget: the server asks it in a worker process."""
+
+    def __init__(self, rng: random.Random, iterations: int | None = None) -> None:
+        self.rng = rng
+        self.iterations = iterations
+        self.last_iterations = 0
+
+    def choose(self, seen: Observation, think: float) -> Command:
+        legal = seen.legal
+        if len(legal) == 1:
+            return legal[0]
+        view, seat = seen.view, seen.seat
+        offer = view["legal"]
+        if "play" in offer:
+            hidden = stars_hidden(view, seat)
+            result = search(HAND, lambda rng: determinized(seen, hidden, rng), self.rng, think,
+                            self.iterations)
+            self.last_iterations = result.iterations
+            return Command("play", seat, {"card": DECK.code_of[result.move]})
+        if "bury" in offer:
+            return Command("bury", seat, {"cards": choose_burial(DECK.mask(offer["bury"]["from"]))})
+        return self._bid(seen, think)
+
+    def _bid(self, seen: Observation, think: float) -> Command:
+        view, seat = seen.view, seen.seat
+        offer = view["legal"]
+        bid = offer.get("bid")
+        if bid is None:
+            return Command("pass", seat, {})
+        hidden = stars_hidden(view, seat)
+        deadline = time.perf_counter() + think
+        scores: list[int] = []
+        while True:
+            state = HAND.rollout(declaring_state(seen, hidden, self.rng, bid["min"],
+                                                 rough_burial), self.rng)
+            scores.append(state.results[-1].points[seat])
+            if self.iterations is not None and len(scores) >= self.iterations:
+                break
+            if time.perf_counter() >= deadline:
+                break
+        self.last_iterations = len(scores)
+        if len(scores) < MIN_BIDDING_DEALS:
+            return HeuristicStarsBot._bid(view, offer, seat)
+        best, best_gain = bid["min"], -math.inf
+        for amount in range(bid["min"], min(bid["max"], max(scores)) + 1):
+            made = (sum(score >= amount for score in scores) + 0.5) / (len(scores) + 1)
+            gain = amount * (2 * made - 1)
+            if gain > best_gain:
+                best, best_gain = amount, gain
+        if best_gain >= SURE_ENOUGH * best or not offer["pass"]:
+            return Command("bid", seat, {"amount": best if best_gain >= 0 else bid["min"]})
+        return Command("pass", seat, {})
+
+
+BOTS = {"heuristic": HeuristicStarsBot, "strong": StrongStarsBot}
+LEVELS = {"easy": "random", "normal": "heuristic"}
+"""The bots a person picks by level (``shared.bots.bot_levels``; ``strong``, once in ``BOTS``,
+is Strong)."""

@@ -27,8 +27,9 @@ from math import comb
 from typing import Any
 
 from starhall.shared.cards import CardSet, bits
-from starhall.shared.engine import Command, Game, Seat
+from starhall.shared.engine import Command, Seat
 from starhall.shared.games.what_else import HAND_SIZE, Cards, cards_for
+from starhall.shared.observation import Observation
 
 WIN_NOW = 0.9
 """Spend a card when it wins the round at once with at least this chance."""
@@ -67,8 +68,8 @@ class HeuristicBot:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, game: Game[Any], state: Any, seat: Seat) -> Command:
-        view = game.view(state, seat)
+    def choose(self, seen: Observation, think: float) -> Command:
+        view, seat = seen.view, seen.seat
         cards = cards_for(view["options"]["star_table"])
         deck = cards.deck
         hand = deck.mask(view["hand"])
@@ -128,3 +129,6 @@ def strong_bot(rng: random.Random) -> Any:
 
 
 BOTS = {"heuristic": HeuristicBot, "strong": strong_bot}
+LEVELS = {"easy": "random", "normal": "heuristic"}
+"""The bots a person picks by level (``shared.bots.bot_levels``; ``strong``, once in ``BOTS``,
+is Strong)."""

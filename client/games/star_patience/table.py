@@ -11,6 +11,12 @@ move only, the auto-play setting (on by default) sends it after a short pause.
 New deal, Restart this deal and a chosen deal number ask the ``LiveTable`` for a new table
 (``TableScreen.next_table``); an unfinished game left that way is given up first, so the log
 and the statistics (``client.games.star_patience.stats``) count it as lost.
+
+The statistics count a game only once it has a decision: a pairing or placing the player chose
+among two or more. A deal the player never had to choose in (each move forced, auto-played or
+not, or lost at the deal) was never really played, so leaving it, giving it up or losing it
+changes no figure. Giving up asks first (the screen's question, ``TableHost.ask``), as does
+leaving a game with a decision for another deal.
 """
 
 from __future__ import annotations
@@ -204,6 +210,14 @@ class StarView(GameTable):
         """Loaded when first shown to a player (spectators and replays never read it)."""
         self.recorded: set[str] = set()
         """Tables whose result is in the statistics already."""
+        self.decided: set[str] = set()
+        """Tables where the player chose a move among two or more: they count."""
+        self.seen: set[str] = set()
+        self.from_deal: set[str] = set()
+        """Tables seen from their deal on, so ``decided`` knows all their choices; of a table
+        resumed mid-game, any move made is taken for a decision."""
+        self._choice: tuple[str, int] | None = None
+        """(table, seq) where the player last sent a move chosen among several."""
         self.hint: tuple[str, int, str, dict[str, Any], float] | None = None
         """(table, seq, command, data, chance): the hint asked for at that view."""
         self.hint_note: str | None = None
@@ -231,14 +245,14 @@ class StarView(GameTable):
         turned = data.get("turned")
         if kind == "deal":
             number = data.get("deal_number")
-            first = f", {data['next']} turned" if data.get("next") else ""
+            first = f", the {card_name(data['next'])} turned" if data.get("next") else ""
             return (f"Deal {number}" if number is not None else "Dealt") + first
         if kind == "paired" and turned:
             moved = ", partner in" if data.get("moved_in") else ""
-            return (f"{turned} + {data.get('card')} removed ({data.get('ring')} "
-                    f"{data.get('line')}{moved})")
+            return (f"{card_name(turned)} + {card_name(str(data.get('card')))} removed "
+                    f"({data.get('ring')} {data.get('line')}{moved})")
         if kind == "placed" and turned:
-            return f"{turned} placed on outer {data.get('line')}"
+            return f"{card_name(turned)} placed on outer {data.get('line')}"
         if kind == "undone":
             return "Undo"
         if kind == "redone":
@@ -261,14 +275,30 @@ class StarView(GameTable):
     def received(self, screen: TableHost, batch: Batch) -> None:
         model = screen.model
         view = model.view
+        table = model.table
+        if table not in self.seen:
+            self.seen.add(table)
+            if not (view.get("moves") or view.get("undos")):
+                self.from_deal.add(table)
+        for seq, event in batch.events:
+            if (self._choice == (table, seq - 1)
+                    and event.get("type") in ("paired", "placed")):
+                self.decided.add(table)
         if (screen.interactive and view.get("phase") == "over"
-                and model.table not in self.recorded):
-            self.recorded.add(model.table)
+                and table not in self.recorded and self.has_decision(model)):
+            self.recorded.add(table)
             self.stats = record_game(view.get("deal_number"), str(view.get("result")),
                                      int(view.get("cards_removed") or 0),
                                      int(view.get("undos") or 0))
         if batch.events and screen.ui.overlay is None:
             self._still = 0.0
+
+    def has_decision(self, model: TableModel) -> bool:
+        """Whether the game counts in the statistics (see the module's docstring)."""
+        if model.table in self.decided:
+            return True
+        return model.table not in self.from_deal and bool(
+            model.view.get("moves") or model.view.get("undos"))
 
     # --- hooks: from the user --------------------------------------------------------
 
@@ -310,6 +340,11 @@ class StarView(GameTable):
         kind = action[0]
         if kind == "star" and screen.interactive:
             self.hint_note = None
+            legal = screen.model.legal
+            options = [("pair", code) for code in legal.get("pair") or []] + [
+                ("place", line) for line in legal.get("place") or []]
+            if len(options) > 1 and (action[1], action[2]) in options:
+                self._choice = (screen.model.table, screen.model.seq)
             if action[1] == "pair":
                 screen.command("pair", {"card": action[2]})
             else:
@@ -334,7 +369,8 @@ class StarView(GameTable):
                              else "undo is off at this table")
         elif name == "give_up":
             if legal.get("give_up"):
-                screen.command("give_up", {})
+                screen.ask("Give up this game?", self._counted(model), "Give up", pygame.K_g,
+                           lambda: self._give_up(screen))
         elif name == "hint":
             self._hint(model)
         elif name == "auto":
@@ -356,6 +392,17 @@ class StarView(GameTable):
             else:
                 model.refuse(f"a deal number is 1 to {MAX_DEAL}")
         return True
+
+    def _counted(self, model: TableModel) -> str:
+        """What giving up this game does to the statistics, for the question before it."""
+        if self.has_decision(model):
+            return "It counts as a lost game in your statistics."
+        return "You have had no choice to make yet, so your statistics leave it out."
+
+    @staticmethod
+    def _give_up(screen: TableHost) -> None:
+        if screen.interactive and screen.model.legal.get("give_up"):
+            screen.command("give_up", {})
 
     def _hint(self, model: TableModel) -> None:
         from starhall.shared.games.star_patience_bots import chances
@@ -385,13 +432,20 @@ class StarView(GameTable):
             return None
         return kind, data, chance
 
-    def _new_table(self, screen: TableHost, deal: int) -> None:
+    def _new_table(self, screen: TableHost, deal: int, asked: bool = False) -> None:
         model = screen.model
         view = model.view
-        if view.get("phase") in ("play", "stuck") and (view.get("moves") or view.get("undos")):
-            # Leaving a game under way: it is given up, in the log and in the statistics.
+        under_way = view.get("phase") in ("play", "stuck")
+        if under_way and self.has_decision(model) and not asked:
+            self.entry = None
+            screen.ask(f"Give up this game for deal {deal}?", self._counted(model),
+                       "Give up", pygame.K_g, lambda: self._new_table(screen, deal, True))
+            return
+        if under_way and (view.get("moves") or view.get("undos")):
+            # Leaving a game under way: it is given up in the log, and in the statistics
+            # when it had a decision.
             screen.command("give_up", {})
-            if model.table not in self.recorded:
+            if model.table not in self.recorded and self.has_decision(model):
                 self.recorded.add(model.table)
                 self.stats = record_game(view.get("deal_number"), "lost",
                                          int(view.get("cards_removed") or 0),
@@ -415,7 +469,7 @@ class StarView(GameTable):
     def update(self, screen: TableHost, dt: float) -> None:
         self.clock += dt
         model = screen.model
-        if screen.animator.busy or self.entry is not None:
+        if screen.animator.busy or self.entry is not None or screen.asking:
             self._still = 0.0
             return
         self._still += dt
@@ -750,9 +804,11 @@ class StarView(GameTable):
                 blit_text(surface, line, 13, theme.TEXT, "topleft", (x, y), max_width=inner)
                 y += 18
             y += 6
-        log = ui.log[-max(0, (area.bottom - y - 8) // 17):] if area.bottom - y > 24 else []
-        for line in log:
-            blit_text(surface, line, 12, theme.TEXT_DIM, "topleft", (x, y), max_width=inner)
+        room = (area.bottom - y - 8) // 17 if area.bottom - y > 24 else 0
+        # Long entries wrap (cards by name take room), the newest lines that fit shown.
+        lines = [part for entry in ui.log for part in wrap(entry, 12, inner)]
+        for line in lines[len(lines) - room:] if room > 0 else []:
+            blit_text(surface, line, 12, theme.TEXT_DIM, "topleft", (x, y))
             y += 17
 
     def _stats(self) -> StarStats:

@@ -527,28 +527,12 @@ class BarsView(GameTable):
     def _draw_offers(self, surface: pygame.Surface, geometry: BarsGeometry, model: TableModel
                      ) -> None:
         """The stacks a claim or a duty the view offers is about, ringed and named."""
-        legal = model.legal
         glow = 0.5 + 0.5 * math.sin(self.clock * 4)
-        marks: list[tuple[pygame.Rect, str]] = []
-        for claim in legal.get("claims") or []:
-            space = claim.get("space")
-            words = f"claim +{points_of_claim({}, claim)}"
-            if claim.get("kind") in ("clear", "turn_over_and_clear"):
-                marks.append((geometry.centre_block, words if not isinstance(space, int)
-                              else "then clear"))
-            if isinstance(space, int):
-                marks.append((geometry.space_rect(space), words))
-        for duty in legal.get("duties") or []:
-            space = duty.get("space")
-            word = {"turn_over": "turn over", "remove": "remove"}.get(str(duty.get("kind")),
-                                                                       "clear")
-            rect = geometry.space_rect(space) if isinstance(space, int) else (
-                geometry.centre_block)
-            marks.append((rect, f"your duty: {word}"))
-        for rect, words in marks:
+        for rect, words, tag, size in offer_marks(geometry, model.legal):
             self._ring(surface, rect, theme.ALERT, 3 + 2 * glow)
-            image = fonts.text(words, 13, theme.TEXT)
-            tag = image.get_rect(midbottom=(rect.centerx, rect.y - 2)).inflate(12, 4)
+            image = fonts.text(words, size, theme.TEXT)
+            if image.get_width() > tag.w - 8:
+                image = pygame.transform.smoothscale_by(image, (tag.w - 8) / image.get_width())
             pygame.draw.rect(surface, theme.ALERT, tag, border_radius=tag.h // 2)
             surface.blit(image, image.get_rect(center=tag.center))
 
@@ -945,6 +929,40 @@ def claim_label(claim: dict[str, Any]) -> str:
     return {"turn_over": f"turn over {where}", "clear": "clear the centre",
             "turn_over_and_clear": f"turn over {where}, clear centre",
             "remove": f"remove {where}"}.get(str(claim.get("kind")), str(claim.get("kind")))
+
+
+OFFER_TAG_SIZE = 13
+
+
+def offer_marks(geometry: BarsGeometry, legal: dict[str, Any]
+                ) -> list[tuple[pygame.Rect, str, pygame.Rect, int]]:
+    """(ringed rect, words, tag, font size) for each claim and duty ``legal`` offers. The tag
+    naming it lies inside its own stack (or the centre block), across its middle: above the
+    stack, it covered the stack over it ("face down" at that one's foot)."""
+    marks: list[tuple[pygame.Rect, str]] = []
+    for claim in legal.get("claims") or []:
+        space = claim.get("space")
+        words = f"claim +{points_of_claim({}, claim)}"
+        if claim.get("kind") in ("clear", "turn_over_and_clear"):
+            marks.append((geometry.centre_block, words if not isinstance(space, int)
+                          else "then clear"))
+        if isinstance(space, int):
+            marks.append((geometry.space_rect(space), words))
+    for duty in legal.get("duties") or []:
+        space = duty.get("space")
+        word = {"turn_over": "turn over", "remove": "remove"}.get(str(duty.get("kind")),
+                                                                   "clear")
+        rect = geometry.space_rect(space) if isinstance(space, int) else (
+            geometry.centre_block)
+        marks.append((rect, f"your duty: {word}"))
+    found = []
+    for rect, words in marks:
+        size = OFFER_TAG_SIZE
+        width, height = fonts.font(size).size(words)
+        tag = pygame.Rect(0, 0, min(width + 12, rect.w - 6), height + 4)
+        tag.center = rect.center
+        found.append((rect, words, tag, size))
+    return found
 
 
 def duty_label(duty: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:

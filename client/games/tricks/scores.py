@@ -69,7 +69,7 @@ def _title(after: View, words: str) -> str:
 
 def _contract_words(names: Names, after: View, contract: dict[str, Any]) -> str:
     declarer = int(contract["declarer"])
-    points = list(contract.get("points") or [])
+    points = list(after.get("hand_scores") or [])
     scored = points[declarer] if declarer < len(points) else 0
     change = (after.get("score_sheet") or [[]])[-1]
     delta = change[declarer] if declarer < len(change) else 0
@@ -101,7 +101,7 @@ def _stars_summary(names: Names, after: View) -> Summary:
             lines.append(f"A shared White Star scores {trick.get('paid')} for {who}.")
     if not any(t.get("star") for t in tricks):
         lines.append("No Star this hand.")
-    points = list(contract.get("points") or [])
+    points = list(after.get("hand_scores") or [])
     change = (after.get("score_sheet") or [[]])[-1]
     totals = after.get("totals") or []
     rows = []
@@ -116,7 +116,7 @@ def _stars_summary(names: Names, after: View) -> Summary:
 
 
 def _hearts_summary(names: Names, after: View) -> Summary:
-    row = (after.get("score_sheet") or [[]])[-1]
+    row = list(after.get("hand_scores") or [])
     players = len(row)
     totals = after.get("totals") or []
     taken = after.get("taken") or []

@@ -43,8 +43,6 @@ PROMPT_SIZE = 19
 REFUSAL_SIZES = (17, 15)
 """A refusal's font sizes, largest first: it is never cut, and never drawn below 15 px."""
 NEW_TAG = "new"
-UNPLAYABLE_NOTE = "That card cannot be played now: play one of the outlined cards."
-"""Shown, without asking the server, when a greyed-out card is clicked."""
 
 
 def received_cards(model: TableModel) -> set[str]:
@@ -198,12 +196,10 @@ class TableView:
                     return "passed"
                 bids = [amount for who, amount in shown.get("bids") or [] if who == seat]
                 return f"bid {bids[-1]}" if bids else "no bid yet"
-            points = shown.get("hand_points") or []
-            return f"{points[seat]} pts this hand" if seat < len(points) else ""
-        taken = shown.get("taken_points") or []
-        if shown.get("phase") == "pass":
+        elif shown.get("phase") == "pass":
             return "passed" if (shown.get("passed") or [False] * 8)[seat] else "choosing…"
-        return f"{taken[seat]} pts this hand" if seat < len(taken) else ""
+        points = shown.get("hand_scores") or []
+        return f"{points[seat]} pts this hand" if seat < len(points) else ""
 
     def _draw_pile(self, surface: pygame.Surface, layout: Layout, shown: dict[str, Any],
                    seat: int, hidden: Any) -> None:
@@ -326,8 +322,8 @@ class TableView:
             blit_text(surface, f"High bid {shown['high_bid']}", 15, theme.TEXT, "topleft", (x, y))
             y += 22
         if shown.get("target"):
-            blit_text(surface, f"Game to {shown['target']}", 13, theme.TEXT_DIM, "topleft",
-                      (x, y))
+            blit_text(surface, fitted(self.game_end_words(shown), 13, inner), 13,
+                      theme.TEXT_DIM, "topleft", (x, y))
             y += 20
         y += 6
         blit_text(surface, "Score", 15, theme.TEXT_DIM, "topleft", (x, y))
@@ -335,7 +331,7 @@ class TableView:
         blit_text(surface, "total", 13, theme.TEXT_DIM, "topright", (area.right - 16, y + 2))
         y += 22
         totals = shown.get("totals") or []
-        hand_points = shown.get("hand_points") or shown.get("taken_points") or []
+        hand_points = shown.get("hand_scores") or []
         for seat in range(layout.players):
             colour = theme.SEAT_COLOURS[seat % len(theme.SEAT_COLOURS)]
             pygame.draw.circle(surface, colour, (x + 6, y + 9), 5)
@@ -359,6 +355,12 @@ class TableView:
                    hovered=rect.collidepoint(ui.mouse), size=15)
             y += 40
         self._draw_log(surface, pygame.Rect(x, y + 6, inner, area.bottom - y - 16), ui.log)
+
+    @staticmethod
+    def game_end_words(shown: dict[str, Any]) -> str:
+        """What ends the game and who wins it: "Game to 200", "Game to 100 · lowest wins"."""
+        words = f"Game to {shown['target']}"
+        return words + " · lowest wins" if shown.get("game") == "hearts" else words
 
     @staticmethod
     def _draw_log(surface: pygame.Surface, area: pygame.Rect, log: list[str]) -> None:
@@ -477,8 +479,7 @@ class TableView:
         whom the table waits for."""
         area = layout.prompt_area
         if model.refusal:
-            local = getattr(model, "refusal_local", False)
-            message = model.refusal if local else "Refused: " + model.refusal
+            message = "Refused: " + model.refusal
             size, lines = self.refusal_lines(message, area.w - 28)
             line_height = size + 3
             width = max(fonts.font(size).size(line)[0] for line in lines) + 28
@@ -486,8 +487,7 @@ class TableView:
             box.center = area.center
             if box.h > area.h:  # a longer reason grows upwards, off the user's hand
                 box.bottom = area.bottom
-            pygame.draw.rect(surface, theme.BUTTON if local else theme.ALERT, box,
-                             border_radius=10)
+            pygame.draw.rect(surface, theme.ALERT, box, border_radius=10)
             for number, line in enumerate(lines):
                 blit_text(surface, line, size, theme.TEXT, "midtop",
                           (box.centerx, box.y + 6 + line_height * number))

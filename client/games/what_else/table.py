@@ -177,7 +177,8 @@ class WhatElseView(GameTable):
                 for seat in range(players)]
         colours: list[theme.Colour | None] = [theme.SEAT_COLOURS[seat % len(theme.SEAT_COLOURS)]
                                               for seat in range(players)]
-        return Summary(title, lines, ["Player", "This round", "Stars"], rows, colours)
+        return Summary(title, lines, ["Player", "This round", "Stars"], rows, colours,
+                       coming="round")
 
     def winners_line(self, view: View) -> str:
         winners = [int(s) for s in view.get("winners") or []]
@@ -324,9 +325,9 @@ class WhatElseView(GameTable):
         if isinstance(number, int) and self._said != (model.table, number):
             self._said = (model.table, number)
             for line in self.round_summary(view)[:1]:
-                screen.ui.say(f"Round {number}: {line}")
+                screen.say(f"Round {number}: {line}")
         if view.get("phase") == "over" and batch.events:
-            screen.ui.say(self.winners_line(view))
+            screen.say(self.winners_line(view))
 
     # --- hooks: from the user --------------------------------------------------------
 

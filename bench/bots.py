@@ -1,0 +1,320 @@
+"""Bots against bots, in duplicate: every deal is played twice, the two kinds of bot in
+alternate seats and then with the seats swapped, so each kind plays every hand of the deal
+once and the luck of the cards cancels. Each deal gives one figure, the first kind's mean
+points per hand less the second's (over both plays); the result is the mean over deals with
+a 95% confidence interval (1.96 standard errors), and each kind's think time per move
+(p50, p99; forced moves, one legal card, left out).
+
+Parts (``--part``):
+
+* ``ismcts``: classic Hearts (``deck=classic``, 4 players, the Queen of Spades breaking
+  hearts, no passing — see ``NO_PASSING`` — one hand as OpenSpiel's ``hearts`` plays it):
+  ``strong`` against OpenSpiel's ``ISMCTSBot`` (random rollouts), each given the same think
+  time per move. The hand is played in our engine and in pyspiel's side by side; every move
+  of each is checked legal in the other. Needs ``pip install -e '.[bench]'``.
+* ``classic``: classic Hearts with passing (left), ``strong`` against ``heuristic``.
+* ``stardeck4``, ``stardeck6``: Stardeck Hearts (the default exchange mode), 4 and 6 players,
+  ``strong`` against ``heuristic``.
+* ``stars``: Stars, ``strong`` against ``heuristic``: points per hand (the hand's change to
+  the totals, the contract's ± bid included), and for each kind the contracts it declared,
+  the share it made and the mean bid.
+
+Run: ``.venv/bin/python bench/bots.py --part ismcts --deals 1000 --think 0.1``
+(``--deals`` deals, each played twice: 1,000 deals are 2,000 hands).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from starhall import shared  # noqa: E402
+from starhall.shared.bots import make_bot  # noqa: E402
+from starhall.shared.engine import Command, Game  # noqa: E402
+from starhall.shared.games import get_game  # noqa: E402
+from tests.bot_driver import ObservedTable, Player  # noqa: E402
+
+HEARTS = get_game("hearts")
+CLASSIC = {"deck": "classic", "qs_breaks_hearts": True}
+"""OpenSpiel's ``hearts`` rules in our options (its Queen of Spades breaks hearts)."""
+NO_PASSING = {**CLASSIC, "pass_cards": 0}
+"""Against ISMCTS: OpenSpiel's hearts deals a player, in the passing, states from
+``resample_from_infostate`` where nobody can move (pyspiel 1.5+: after player 0's three
+passes, a resampled state for player 1 ends with no legal action), so ISMCTSBot cannot search
+the passing; the hands are played without it (its pass direction "No Pass")."""
+
+
+@dataclass
+class Kind:
+    """One side of a match: a bot kind and what it did over the deals."""
+
+    name: str
+    think: list[float] = field(default_factory=list)
+    points: list[float] = field(default_factory=list)
+    declared: int = 0
+    made: int = 0
+    bids: list[int] = field(default_factory=list)
+
+
+def hand_over(state: Any) -> bool:
+    return state.hand_number >= 1 and state.phase in ("deal", "over")
+
+
+def make_player(game: Game[Any], kind: str, seed: int, think: float) -> Player:
+    bot = make_bot(game, kind, random.Random(seed))
+    return Player(bot, think)
+
+
+def play_deal(game: Game[Any], players: int, options: dict[str, Any], deal: int,
+              kinds: list[str], think: float, rng: random.Random) -> tuple[Any, list[Player]]:
+    """One hand of deal number ``deal``, ``kinds[seat]`` in each seat."""
+    table = ObservedTable(game, players, game.make_options(players, options))
+    seated = [make_player(game, kind, int(rng.random() * 2**31), think) for kind in kinds]
+    table.play_until(seated, hand_over, lambda: deal)
+    return table.state, seated
+
+
+def duplicate(game: Game[Any], players: int, options: dict[str, Any], deals: int,
+              first: str, second: str, think: float, seed: int,
+              play: Callable[..., tuple[Any, list[Player]]] = play_deal) -> list[Kind]:
+    sides = [Kind(first), Kind(second)]
+    rng = random.Random(seed)
+    differences: list[float] = []
+    start = time.perf_counter()
+    for number in range(deals):
+        deal = 1 + int(rng.random() * 10**9)
+        totals = [0.0, 0.0]
+        for swap in (0, 1):
+            side_of = [(seat + swap) % 2 for seat in range(players)]
+            kinds = [sides[side].name for side in side_of]
+            state, seated = play(game, players, options, deal, kinds, think, rng)
+            scores = _hand_scores(state)
+            for side in (0, 1):
+                seats = [seat for seat in range(players) if side_of[seat] == side]
+                mean = sum(scores[seat] for seat in seats) / len(seats)
+                totals[side] += mean / 2
+                sides[side].points.append(mean)
+                for seat in seats:
+                    sides[side].think.extend(seated[seat].times)
+            _contracts(state, side_of, sides)
+        differences.append(totals[0] - totals[1])
+        if (number + 1) % max(1, deals // 10) == 0:
+            print(f"  … {number + 1} deals, {time.perf_counter() - start:.0f} s, "
+                  f"{_interval(differences)}", flush=True)
+    mean, half = _mean_interval(differences)
+    better = "more" if game.id == "stars" else "fewer"
+    print(f"  {first} − {second}, points per hand ({better} is better): {mean:+.2f} ± {half:.2f} "
+          f"(95%, {deals} deals, {2 * deals} hands, {time.perf_counter() - start:.0f} s)")
+    for side in sides:
+        line = f"  {side.name:>9}: {statistics.mean(side.points):6.2f} points per hand"
+        if side.think:
+            line += f", think per move p50 {_pct(side.think, 50) * 1000:.1f} ms " \
+                    f"p99 {_pct(side.think, 99) * 1000:.1f} ms"
+        if side.bids or game.id == "stars":
+            rate = side.made / side.declared if side.declared else math.nan
+            mean_bid = statistics.mean(side.bids) if side.bids else math.nan
+            line += (f"; declared {side.declared} contracts, made {side.made} "
+                     f"({rate:.0%}), mean bid {mean_bid:.1f}")
+        print(line)
+    return sides
+
+
+def _hand_scores(state: Any) -> tuple[int, ...]:
+    if hasattr(state, "results"):  # Stars: the hand's change to the totals
+        return tuple(state.results[0].changes)
+    return tuple(state.score_sheet[0])
+
+
+def _contracts(state: Any, side_of: list[int], sides: list[Kind]) -> None:
+    for result in getattr(state, "results", ()):
+        side = sides[side_of[result.declarer]]
+        side.declared += 1
+        side.made += result.made
+        side.bids.append(result.bid)
+
+
+def _pct(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * pct / 100))]
+
+
+def _mean_interval(values: list[float]) -> tuple[float, float]:
+    if len(values) < 2:
+        return (values[0] if values else math.nan), math.nan
+    return statistics.mean(values), 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def _interval(values: list[float]) -> str:
+    mean, half = _mean_interval(values)
+    return f"{mean:+.2f} ± {half:.2f}"
+
+
+# --- OpenSpiel ------------------------------------------------------------------------
+
+
+def ismcts_player_factory(uct_c: float) -> Callable[[int, float], Any]:
+    import numpy as np
+    import pyspiel  # type: ignore[import-not-found]
+    from open_spiel.python.algorithms import ismcts, mcts  # type: ignore[import-not-found]
+
+    class TimedISMCTS(ismcts.ISMCTSBot):  # type: ignore[misc]
+        """OpenSpiel's ISMCTSBot searching for a time rather than a number of simulations
+        (its ``run_search`` with the loop's condition changed)."""
+
+        def __init__(self, game: Any, seed: int, think: float) -> None:
+            super().__init__(game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)),
+                             uct_c, max_simulations=1, random_state=np.random.RandomState(seed))
+            self.think = think
+            self.simulations = 0
+
+        def run_search(self, state: Any) -> Any:
+            self.reset()
+            legal_actions = state.legal_actions()
+            if len(legal_actions) == 1:
+                return [(legal_actions[0], 1.0)]
+            self._root_node = self.create_new_node(state)
+            deadline = time.perf_counter() + self.think
+            while True:
+                self.run_simulation(self.sample_root_state(state))
+                self.simulations += 1
+                if time.perf_counter() >= deadline:
+                    break
+            return self.get_final_policy(state, self._root_node)
+
+    game = pyspiel.load_game("hearts")
+
+    def make(seed: int, think: float) -> Any:
+        bot = TimedISMCTS(game, seed, think)
+        bot.game = game
+        return bot
+
+    make.game = game  # type: ignore[attr-defined]
+    return make
+
+
+class IsmctsSeat:
+    """An ISMCTS seat: it answers from pyspiel's state, kept in step with ours."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.times: list[float] = []
+
+
+def play_against_ismcts(make_ismcts: Callable[[int, float], Any]) -> Callable[..., Any]:
+    game = make_ismcts.game  # type: ignore[attr-defined]
+    probe = game.new_initial_state()
+    probe.apply_action(1)  # a pass direction, so the deal's outcomes are cards
+    # pyspiel names a card rank then suit as "TC", "QS"; ours are "10C", "QS".
+    ours_of = {a: _our_code(probe.action_to_string(a)) for a in range(52)}
+    theirs_of = {code: action for action, code in ours_of.items()}
+    no_pass = next(a for a, _ in game.new_initial_state().chance_outcomes()
+                   if game.new_initial_state().action_to_string(a) == "No Pass")
+
+    def play(ours_game: Game[Any], players: int, options: dict[str, Any], deal: int,
+             kinds: list[str], think: float, rng: random.Random) -> tuple[Any, list[Any]]:
+        table = ObservedTable(ours_game, players, ours_game.make_options(players, options))
+        seated: list[Any] = []
+        for kind in kinds:
+            seed = int(rng.random() * 2**31)
+            if kind == "ismcts":
+                seated.append(IsmctsSeat(make_ismcts(seed, think)))
+            else:
+                seated.append(make_player(ours_game, kind, seed, think))
+        table.shuffle(deal)
+        state = table.state
+        theirs = game.new_initial_state()
+        theirs.apply_action(no_pass)
+        hands = [ours_game.view(state, seat)["hand"] for seat in range(players)]
+        for position in range(52):
+            theirs.apply_action(theirs_of[hands[position % 4][position // 4]])
+        while not hand_over(table.state):
+            seat = theirs.current_player()
+            assert seat in ours_game.to_act(table.state), "the two engines disagree on the turn"
+            player = seated[seat]
+            if isinstance(player, IsmctsSeat):
+                start = time.perf_counter()
+                action = player.bot.step(theirs)
+                if len(theirs.legal_actions()) > 1:
+                    player.times.append(time.perf_counter() - start)
+                if table.state.phase == "pass":
+                    chosen = [action]
+                    theirs.apply_action(action)
+                    while theirs.current_player() == seat and len(chosen) < 3:
+                        start = time.perf_counter()
+                        more = player.bot.step(theirs)
+                        if len(theirs.legal_actions()) > 1:
+                            player.times.append(time.perf_counter() - start)
+                        chosen.append(more)
+                        theirs.apply_action(more)
+                    table.apply(Command("pass", seat, {"cards": [ours_of[a] for a in chosen]}))
+                else:
+                    table.apply(Command("play", seat, {"card": ours_of[action]}))
+                    theirs.apply_action(action)
+                continue
+            command = player.choose(ours_game, table.state, table.observation(seat))
+            table.apply(command)
+            cards = command.data["cards"] if command.type == "pass" else [command.data["card"]]
+            for code in cards:
+                assert theirs_of[code] in theirs.legal_actions(), f"pyspiel refuses {code}"
+                theirs.apply_action(theirs_of[code])
+        assert theirs.is_terminal(), "pyspiel's hand did not end with ours"
+        return table.state, seated
+
+    return play
+
+
+def _our_code(theirs: str) -> str:
+    rank, suit = theirs[:-1], theirs[-1]
+    return f"{'10' if rank == 'T' else rank}{suit}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--part", choices=("ismcts", "classic", "stardeck4", "stardeck6",
+                                           "stars", "all"), default="all")
+    parser.add_argument("--deals", type=int, default=20,
+                        help="deals, each played twice with the seats swapped")
+    parser.add_argument("--think", type=float, default=0.1, help="seconds per move")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--ismcts-c", type=float, default=10.0,
+                        help="ISMCTSBot's UCT constant (its returns span 0..36 points)")
+    args = parser.parse_args()
+    parts = [args.part] if args.part != "all" else ["ismcts", "classic", "stardeck4",
+                                                    "stardeck6", "stars"]
+    print(f"starhall engines: {shared.build()}; {args.deals} deals, think {args.think} s "
+          f"per move, seed {args.seed}")
+    print("command: " + " ".join(["python", *sys.argv]))
+    for part in parts:
+        if part == "ismcts":
+            print("classic Hearts, strong vs OpenSpiel ISMCTSBot "
+                  f"(random rollouts, uct_c {args.ismcts_c}), equal think time:")
+            play = play_against_ismcts(ismcts_player_factory(args.ismcts_c))
+            duplicate(HEARTS, 4, NO_PASSING, args.deals, "strong", "ismcts", args.think,
+                      args.seed, play)
+        elif part == "classic":
+            print("classic Hearts, strong vs heuristic:")
+            duplicate(HEARTS, 4, CLASSIC, args.deals, "strong", "heuristic", args.think,
+                      args.seed)
+        elif part in ("stardeck4", "stardeck6"):
+            players = int(part[-1])
+            print(f"Stardeck Hearts, {players} players, strong vs heuristic:")
+            duplicate(HEARTS, players, {}, args.deals, "strong", "heuristic", args.think,
+                      args.seed)
+        else:
+            print("Stars, strong vs heuristic:")
+            duplicate(get_game("stars"), 4, {}, args.deals, "strong", "heuristic", args.think,
+                      args.seed)
+
+
+if __name__ == "__main__":
+    main()

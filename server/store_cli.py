@@ -1,0 +1,150 @@
+"""``starhall store import|export`` and ``starhall replay export``: tables moved between a
+folder of log files and NATS JetStream, losslessly: each log is checked by ``replay verify``
+first, and what arrives is read back and compared byte for byte with what was sent."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from starhall.server.jetstream import (
+    DEFAULT_STREAM,
+    AddressError,
+    JetStreamStore,
+    StreamLog,
+    is_address,
+    parse_address,
+)
+from starhall.server.seats import SEATING_SUFFIX, load_seating
+from starhall.shared.logfile import SUFFIX, read_records
+from starhall.shared.replay import Mismatch, verify
+
+BATCH_RECORDS = 500
+"""Records per atomic batch of an import (JetStream takes up to 1000)."""
+
+
+def open_store(address: str, stream: str = DEFAULT_STREAM) -> tuple[JetStreamStore, str]:
+    """The store at a ``nats://`` address, and the table it names ('' if none)."""
+    _, table = parse_address(address)
+    hosts = "nats://" + address[len("nats://"):].partition("/")[0]
+    return JetStreamStore(hosts, stream=stream), table
+
+
+@contextlib.contextmanager
+def fetched(address: str, stream: str = DEFAULT_STREAM) -> Iterator[Path]:
+    """A table's log read from ``nats://…/TABLE`` into a temporary file named after it."""
+    if not parse_address(address)[1]:
+        raise AddressError(f"{address}: name the table: nats://HOST:PORT/TABLE")
+    store, table = open_store(address, stream)
+    try:
+        data = store.read(table)
+    finally:
+        store.close()
+    with tempfile.TemporaryDirectory(prefix="starhall-") as folder:
+        path = Path(folder) / f"{table}{SUFFIX}"
+        path.write_bytes(data)
+        yield path
+
+
+def run_replay_export(args: argparse.Namespace) -> int:
+    with fetched(args.address, args.stream) as path:
+        data = path.read_bytes()
+    Path(args.file).write_bytes(data)
+    print(f"{args.file}: table {Path(path).stem} from {args.address}, {len(data):,} bytes")
+    return 0
+
+
+def run_store(args: argparse.Namespace) -> int:
+    if args.store_command == "import":
+        return run_import(Path(args.folder), args.address, args.stream)
+    return run_export(args.address, Path(args.folder), args.stream)
+
+
+def _checked(path: Path) -> None:
+    result = verify(path)
+    if isinstance(result, Mismatch):
+        raise ValueError(f"{path}: does not pass replay verify ({result.line()}); "
+                         "nothing of it was moved")
+
+
+def run_import(folder: Path, address: str, stream: str) -> int:
+    if not folder.is_dir():
+        raise OSError(f"{folder}: no such folder")
+    logs = sorted(folder.glob(f"*{SUFFIX}"))
+    if not logs:
+        raise ValueError(f"{folder}: no {SUFFIX} logs to import")
+    for path in logs:
+        _checked(path)
+    store, _ = open_store(address, stream)
+    try:
+        present = set(store.table_ids())
+        for path in logs:
+            table_id = path.name[: -len(SUFFIX)]
+            if table_id in present:
+                raise ValueError(f"{address}: already holds a table {table_id}; nothing of "
+                                 f"{path} was imported")
+            data = path.read_bytes()
+            records, good = read_records(data, path)
+            store.claim(table_id, must=True)
+            try:
+                log = StreamLog(table_id, store.subject(table_id), 0, 0)
+                ends = [offset for offset, _ in records[1:]] + [good]
+                pieces = [data[offset:end] for (offset, _), end in zip(records, ends,
+                                                                        strict=True)]
+                for start in range(0, len(pieces), BATCH_RECORDS):
+                    log.pending = pieces[start:start + BATCH_RECORDS]
+                    failed = store.commit([log])
+                    if failed:
+                        raise failed[0][1]
+                seating = folder / f"{table_id}{SEATING_SUFFIX}"
+                if seating.exists():
+                    name, seats = load_seating(seating, records[0][1]["players"])
+                    store.save_seating(table_id, name or table_id, seats)
+            finally:
+                store.release(table_id)
+            if store.read(table_id) != data[:good]:
+                raise OSError(f"{address}/{table_id}: read back, it is not {path} byte for byte")
+            print(f"{path} -> {address}/{table_id}: {len(records)} records, checked")
+    finally:
+        store.close()
+    return 0
+
+
+def run_export(address: str, folder: Path, stream: str) -> int:
+    store, only = open_store(address, stream)
+    try:
+        tables = [only] if only else store.table_ids()
+        folder.mkdir(parents=True, exist_ok=True)
+        for table_id in tables:
+            data = store.read(table_id)
+            path = folder / f"{table_id}{SUFFIX}"
+            if path.exists():
+                raise ValueError(f"{path} exists already; export into a new folder")
+            path.write_bytes(data)
+            _checked(path)
+            records, _ = read_records(data, path)
+            name, seats = store.load_seating(table_id, records[0][1]["players"])
+            (folder / f"{table_id}{SEATING_SUFFIX}").write_text(json.dumps(
+                {"name": name or table_id, "seats": [seat.to_file() for seat in seats]},
+                indent=1))
+            if path.read_bytes() != store.read(table_id):
+                raise OSError(f"{path}: not the table's log byte for byte")
+            print(f"{address}/{table_id} -> {path}: {len(records)} records, checked")
+    finally:
+        store.close()
+    return 0
+
+
+def replace_addresses(paths: list[str], stack: contextlib.ExitStack, stream: str) -> list[str]:
+    """``paths`` with each ``nats://…/TABLE`` replaced by a file holding that table's log."""
+    return [str(stack.enter_context(fetched(path, stream))) if is_address(path) else path
+            for path in paths]
+
+
+def say_error(text: str) -> None:
+    print(f"starhall: {text}", file=sys.stderr)

@@ -1,0 +1,159 @@
+"""Where a server keeps its tables' logs and seating: the one small interface, ``LogStore``,
+and its first implementation, ``FileStore``, a folder of files (the default, as on disk
+since the first release). The other, ``server/jetstream.py``, keeps them in NATS JetStream.
+
+Whatever the store, a table's log is the bytes of ``docs/replay-format.md``; the server
+appends records in memory (``TableLog.append``), and before it answers anyone it has the
+store make every log written in the batch durable (``commit``: fdatasync here, JetStream's
+acknowledgement there). A log whose commit failed is rolled back (``rollback``) to what the
+last good commit left, so a refused write changes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from starhall.server.durability import GroupCommit, read_whole, rollback
+from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_seating, save_seating
+from starhall.shared.logfile import SUFFIX, LogWriter, TableLog
+
+
+class LogStore(Protocol):
+    """A server's tables: their logs (appended, committed, rolled back) and their seating."""
+
+    where: str
+    """What messages call the store: a folder, or a ``nats://`` address."""
+    summaries: bool
+    """Whether a finished game gets a summary file beside its log (the file store only)."""
+
+    def exists(self, table_id: str) -> bool: ...
+
+    def table_ids(self) -> list[str]:
+        """Every table it holds."""
+        ...
+
+    def reopen(self, table_id: str) -> tuple[bytes, TableLog]:
+        """A table's durable log, and its log opened to append after it."""
+        ...
+
+    def create_log(self, table_id: str, header: Mapping[str, Any]) -> TableLog:
+        """A new table's log holding ``header``, durable; ``OSError`` and nothing left if
+        that failed."""
+        ...
+
+    def remove(self, table_id: str) -> None:
+        """Forget a table whose creation failed half way (nobody was told of it)."""
+        ...
+
+    def source(self, table_id: str) -> str:
+        """What errors in a table's log name (its file, or its address)."""
+        ...
+
+    def read(self, table_id: str) -> bytes:
+        """The table's whole log as far as it is durable."""
+        ...
+
+    def save_seating(self, table_id: str, name: str, seats: list[SeatRecord]) -> None:
+        """Write the seating durably (``OSError`` if not, and then the old one holds)."""
+        ...
+
+    def load_seating(self, table_id: str, players: int) -> tuple[str | None, list[SeatRecord]]:
+        ...
+
+    def head_start(self, log: TableLog) -> None:
+        """Start making a person's move durable now; ``commit`` waits for it."""
+        ...
+
+    @property
+    def head_started(self) -> bool: ...
+
+    def commit(self, logs: list[TableLog]) -> list[tuple[TableLog, OSError]]:
+        """Make every log durable; those that failed, with their error."""
+        ...
+
+    def rollback(self, log: TableLog) -> bool:
+        """Forget what a failed commit of ``log`` appended; whether the log is now exactly
+        what the last good commit left (if not, the table must stop)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class FileStore:
+    """A folder of files: ``ID.starhall`` (the log), ``ID.seats.json`` (the seating) and,
+    for a finished game, ``ID.summary.json``; logs are made durable by ``GroupCommit``."""
+
+    summaries = True
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self.where = str(self.folder)
+        self._committer: GroupCommit | None = None
+
+    @property
+    def committer(self) -> GroupCommit:
+        if self._committer is None:  # its threads only for a store that writes
+            self._committer = GroupCommit()
+        return self._committer
+
+    def log_path(self, table_id: str) -> Path:
+        return self.folder / f"{table_id}{SUFFIX}"
+
+    def seating_path(self, table_id: str) -> Path:
+        return self.folder / f"{table_id}{SEATING_SUFFIX}"
+
+    def exists(self, table_id: str) -> bool:
+        return self.log_path(table_id).exists()
+
+    def table_ids(self) -> list[str]:
+        return sorted(path.name[: -len(SUFFIX)] for path in self.folder.glob(f"*{SUFFIX}")
+                      if not path.name.startswith("."))
+
+    def reopen(self, table_id: str) -> tuple[bytes, TableLog]:
+        writer, found = LogWriter.reopen(self.log_path(table_id))
+        writer.spill_bytes = None
+        return self.read(table_id)[:found.good_length], writer
+
+    def create_log(self, table_id: str, header: Mapping[str, Any]) -> TableLog:
+        return LogWriter.create(self.log_path(table_id), header)
+
+    def remove(self, table_id: str) -> None:
+        for made in (self.log_path(table_id), self.seating_path(table_id)):
+            with contextlib.suppress(OSError):
+                made.unlink()
+
+    def source(self, table_id: str) -> str:
+        return str(self.log_path(table_id))
+
+    def read(self, table_id: str) -> bytes:
+        return read_whole(self.log_path(table_id))
+
+    def save_seating(self, table_id: str, name: str, seats: list[SeatRecord]) -> None:
+        save_seating(self.seating_path(table_id), name, seats)
+
+    def load_seating(self, table_id: str, players: int) -> tuple[str | None, list[SeatRecord]]:
+        return load_seating(self.seating_path(table_id), players)
+
+    def head_start(self, log: TableLog) -> None:
+        assert isinstance(log, LogWriter)
+        self.committer.head_start(log)
+
+    @property
+    def head_started(self) -> bool:
+        return self._committer is not None and self._committer.head_started
+
+    def commit(self, logs: list[TableLog]) -> list[tuple[TableLog, OSError]]:
+        writers = [log for log in logs if isinstance(log, LogWriter)]
+        return list(self.committer.commit(writers))
+
+    def rollback(self, log: TableLog) -> bool:
+        assert isinstance(log, LogWriter)
+        return rollback(log)
+
+    def close(self) -> None:
+        if self._committer is not None:
+            self._committer.close()
+

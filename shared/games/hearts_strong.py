@@ -1,0 +1,259 @@
+"""Stardeck Hearts' ``strong`` bot: information-set search (``shared/search.py``) with the
+game's own engine, in every mode and player count, the classic deck included.
+
+The bot is given an ``Observation`` only. From the seat's view and the hand's events as the
+seat was shown them it works out where the unseen cards may be (``hearts_hidden``): not in a
+suit a seat showed it lacked, not Hearts-only leads' other suits, the cards the seat passed in
+the hand they went to, the exchange's discards among non-point cards, the blind cards in the
+middle or face down in a pile. Each search iteration deals them at random that way, builds the
+engine state the view and that deal describe (``determinized``), and plays the hand out: a tree
+over the moves, then a fast bitmask policy (``rollout_card``) to the hand's end, scored by the
+engine (the moon included). Passing and the exchange are the heuristic bot's choices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from random import Random
+
+from starhall.shared.cards import CardSet, bits, lowest, random_card
+from starhall.shared.engine import Event
+from starhall.shared.games.hearts import (
+    GAME,
+    HeartsState,
+    Rules,
+    legal_cards,
+    rules_for,
+)
+from starhall.shared.observation import Observation
+from starhall.shared.search import Hidden, Place, voids_from_plays
+from starhall.shared.tricks import led_suit, trick_cards, trick_winner
+
+RANDOM_ROLLOUT = 0.1
+"""Share of rollout moves played at random rather than by the policy: the opponents in a
+playout are not all the same player."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeartsKnowledge:
+    """What the seat knows of the hand in play, and where the unseen cards may be."""
+
+    rules: Rules
+    seat: int
+    hand: CardSet
+    won: tuple[CardSet, ...]
+    """Each seat's taken cards as shown (the blind cards face down left out)."""
+    hidden: Hidden
+    middle: int | None
+    """Index in ``hidden.places`` of the undealt cards still in the middle, if any."""
+    blind: tuple[int, int] | None
+    """The seat whose pile holds the blind cards face down, and their place's index."""
+
+
+def hand_events(seen: tuple[Event, ...]) -> tuple[Event, ...]:
+    """The events of the hand in play: those after the last deal."""
+    for index in range(len(seen) - 1, -1, -1):
+        if seen[index].type == "deal":
+            return seen[index + 1:]
+    return ()
+
+
+def hearts_hidden(seen: Observation) -> HeartsKnowledge:
+    """Where the cards ``seen.seat`` has not seen may be, in the play phase."""
+    view = seen.view
+    rules = rules_for(seen.players, seen.options)
+    deck, players, me = rules.deck, rules.players, seen.seat
+    hand = deck.mask(view["hand"])
+    won = [deck.mask(codes) for codes in view["taken"]]
+    trick = deck.mask(code for _, code in view["trick"])
+    shown = hand | trick
+    for cards in won:
+        shown |= cards
+    events = hand_events(seen.seen)
+    plays = [(event.seat, deck.index(event.data["card"])) for event in events
+             if event.type == "played" and event.seat is not None]
+    lacking = voids_from_plays(plays, deck.suit_of, players, deck.suit_mask)
+    _lead_evidence(rules, plays, lacking)
+    exchange_taker: int | None = None
+    for event in events:
+        if event.type == "exchange_taken":
+            exchange_taker = event.seat
+            if event.seat == me:
+                shown |= deck.mask(event.data["cards"])  # our discards: out of play, known
+    unseen = rules.cards & ~shown
+    passed_to: dict[int, CardSet] = {}
+    if view.get("my_pass") and view["pass_offset"]:
+        passed_to[(me + view["pass_offset"]) % players] = deck.mask(view["my_pass"])
+    places: list[Place] = []
+    for seat in range(players):
+        if seat == me:
+            continue
+        fixed = passed_to.get(seat, 0) & unseen
+        places.append(Place(view["hand_sizes"][seat], unseen & ~lacking[seat] | fixed, fixed))
+    room = unseen.bit_count() - sum(place.size for place in places)
+    middle = blind = None
+    if view["undealt_count"]:
+        middle = len(places)
+        places.append(Place(view["undealt_count"], unseen))
+        room -= view["undealt_count"]
+    if view.get("blind"):
+        blind = (view["blind"]["seat"], len(places))
+        places.append(Place(view["blind"]["count"], unseen))
+        room -= view["blind"]["count"]
+    if room > 0:
+        # Out of play: another seat's exchange discards (never point cards), or the undealt
+        # cards nobody could take.
+        non_point = unseen & ~(rules.hearts | rules.queen_of_spades)
+        out = non_point if exchange_taker is not None and exchange_taker != me else unseen
+        places.append(Place(room, out))
+    return HeartsKnowledge(rules, me, hand, tuple(won), Hidden(unseen, tuple(places)),
+                           middle, blind)
+
+
+def _lead_evidence(rules: Rules, plays: list[tuple[int, int]], lacking: list[CardSet]) -> None:
+    """What the lead rules tell beyond voids: a Heart led before Hearts were broken comes from
+    a hand of Hearts only (the Joker aside); a point card on the first trick from a hand with
+    no other card it could play."""
+    deck, players = rules.deck, rules.players
+    broken = False
+    everything = rules.cards
+    for position, (seat, card) in enumerate(plays):
+        first_trick = position < players
+        start = position - position % players
+        trick = tuple(plays[start:position])
+        if not trick:
+            if not broken and rules.hearts >> card & 1:
+                lacking[seat] |= everything & ~rules.hearts & ~rules.joker
+        elif first_trick and rules.point_cards >> card & 1:
+            suit = led_suit(trick, deck)
+            if suit is not None and deck.suit_of[card] == suit:
+                lacking[seat] |= deck.suit_mask[suit] & ~rules.point_cards
+            else:
+                lacking[seat] |= everything & ~rules.point_cards
+        broken = broken or bool(rules.breakers >> card & 1)
+
+
+def determinized(seen: Observation, knowledge: HeartsKnowledge, rng: Random) -> HeartsState:
+    """One engine state of the seat's information set, the hidden cards dealt at random."""
+    view = seen.view
+    rules = knowledge.rules
+    deck, players, me = rules.deck, rules.players, knowledge.seat
+    dealt = knowledge.hidden.deal(rng)
+    hands = []
+    place = 0
+    for seat in range(players):
+        if seat == me:
+            hands.append(knowledge.hand)
+        else:
+            hands.append(dealt[place])
+            place += 1
+    won = list(knowledge.won)
+    undealt = dealt[knowledge.middle] if knowledge.middle is not None else 0
+    undealt_taken = None
+    if knowledge.blind is not None:
+        holder, index = knowledge.blind
+        won[holder] |= dealt[index]
+        undealt_taken = (holder, dealt[index])
+    trick = tuple((seat, deck.index(code)) for seat, code in view["trick"])
+    last_trick = tuple((seat, deck.index(code)) for seat, code in view["last_trick"])
+    in_play = undealt | trick_cards(trick)
+    for cards in (*hands, *won):
+        in_play |= cards
+    received = [0] * players
+    received[me] = deck.mask(view["received"])
+    my_pass = deck.mask(view["my_pass"] or ())
+    passes = tuple((my_pass if seat == me else 0) if passed else None
+                   for seat, passed in enumerate(view["passed"]))
+    return HeartsState(
+        rules=rules, phase="play", hand_number=view["hand_number"], dealer=view["dealer"],
+        undealt=undealt, out_of_play=deck.full & ~in_play,
+        exchange_declines=view["exchange_declines"], pass_offset=view["pass_offset"],
+        passes=passes, received=tuple(received),
+        tricks_played=view["tricks_played"], won=tuple(won), last_trick=last_trick,
+        last_winner=view["last_winner"], totals=tuple(view["totals"]),
+        score_sheet=tuple(tuple(row) for row in view["score_sheet"]), moon=view["moon"],
+        undealt_taken=undealt_taken, hearts_broken=view["hearts_broken"], turn=view["turn"],
+        trick=trick, hands=tuple(hands),
+    )
+
+
+def _top(cards: CardSet, rank_of: tuple[int, ...]) -> int:
+    return max(bits(cards), key=lambda card: (rank_of[card], card))
+
+
+def _bottom(cards: CardSet, rank_of: tuple[int, ...]) -> int:
+    return min(bits(cards), key=lambda card: (rank_of[card], card))
+
+
+def rollout_card(state: HeartsState, rng: Random) -> int:
+    """A quick, sensible card for the seat to play (a playout's policy): duck under the
+    trick's winner, take a clean last trick high, dump the Queen of Spades and high Hearts
+    when void, lead low, and now and then a card at random."""
+    rules = state.rules
+    seat = state.turn
+    legal = legal_cards(state, seat)
+    if not legal & (legal - 1):
+        return lowest(legal)
+    if rng.random() < RANDOM_ROLLOUT:
+        return random_card(legal, rng)
+    deck = rules.deck
+    rank_of = deck.rank_of
+    trick = state.trick
+    if not trick:
+        trumps = deck.suit_mask.get(rules.trump or "", 0)
+        safe = legal & ~rules.point_cards
+        return _bottom(safe & ~trumps or safe or legal, rank_of)
+    suit = led_suit(trick, deck)
+    winner = trick_winner(trick, deck, rules.trump) if suit is not None else None
+    win_card = next(card for s, card in trick if s == winner) if winner is not None else -1
+    win_suit = deck.suit_of[win_card] if win_card >= 0 else ""
+    last = len(trick) == rules.players - 1
+    if suit is not None and legal & deck.suit_mask[suit]:
+        if last and not trick_cards(trick) & rules.point_cards:
+            return _top(legal & ~rules.queen_of_spades or legal, rank_of)
+        below = legal & ((1 << win_card) - 1) if win_suit == suit else legal
+        if below:
+            return _top(below, rank_of)
+        return _top(legal, rank_of) if last else _bottom(legal, rank_of)
+    # Void in the suit led (or a Joker led alone): get rid of what hurts, without winning.
+    trumps = deck.suit_mask.get(rules.trump or "", 0)
+    if win_suit and rules.trump == win_suit:
+        winners = legal & trumps & ~((1 << (win_card + 1)) - 1)
+    else:
+        winners = legal & trumps
+    losers = legal & ~winners
+    if losers:
+        if losers & rules.queen_of_spades:
+            return lowest(rules.queen_of_spades)
+        hearts = losers & rules.hearts
+        return _top(hearts or losers, rank_of)
+    return _bottom(legal, rank_of)
+
+
+class HeartsHand:
+    """The hand in play as the search plays it (``shared.search.Searchable``); a move is a
+    card's index."""
+
+    def actor(self, state: HeartsState) -> int:
+        return state.turn
+
+    def moves(self, state: HeartsState) -> list[int]:
+        return list(bits(legal_cards(state, state.turn)))
+
+    def apply(self, state: HeartsState, move: int) -> HeartsState:
+        return GAME.evolve(state, state.rules.plays.events[state.turn][move])
+
+    def done(self, state: HeartsState) -> bool:
+        return state.phase != "play"
+
+    def rollout(self, state: HeartsState, rng: Random) -> HeartsState:
+        evolve = GAME.evolve
+        while state.phase == "play":
+            state = evolve(state, state.rules.plays.events[state.turn][rollout_card(state, rng)])
+        return state
+
+    def rewards(self, state: HeartsState) -> list[float]:
+        return [-points / 26 for points in state.score_sheet[-1]]
+
+
+HAND = HeartsHand()

@@ -1,0 +1,217 @@
+"""Stars' ``strong`` bot: information-set search (``shared/search.py``) with the game's own
+engine, for the bidding and the play.
+
+From the seat's view alone (its hand, the widow and burial when it declares, the tricks in
+the order played) it works out where the unseen cards may be (``stars_hidden``): the other
+hands, less every suit a seat showed it lacked, and, for a defender, the declarer's three
+buried cards, which may be any. The play is ISMCTS over deals of those cards, each played
+out by a fast policy (``rollout_card``) and scored by the engine: each seat's change to its
+total, the contract's ± bid included, against the others' mean. The bidding plays the hand
+out as declarer over many deals of the others' hands and the widow (burying as the heuristic
+bot does) and bids the amount whose expected bonus is best, given the scores it reached.
+"""
+
+from __future__ import annotations
+
+from random import Random
+from typing import Any
+
+from starhall.shared.cards import CardSet, bits, lowest, random_card
+from starhall.shared.games.stars import (
+    DECK,
+    GAME,
+    PLAYERS,
+    POINTS,
+    TRUMP,
+    HandResult,
+    StarsState,
+    TrickResult,
+    legal_cards,
+    resolve_trick,
+    rules_for,
+)
+from starhall.shared.observation import Observation
+from starhall.shared.search import Hidden, Place, voids_from_plays
+from starhall.shared.tricks import led_suit, trick_winner
+
+RANDOM_ROLLOUT = 0.1
+"""Share of rollout moves played at random rather than by the policy."""
+TRUMPS = DECK.suit_mask[TRUMP]
+
+
+def _plays(view: dict[str, Any]) -> list[tuple[int, int]]:
+    """The hand's plays so far, in order: the finished tricks', then the trick on the table."""
+    index = DECK.index
+    plays = [(seat, index(code)) for past in view["tricks"] for seat, code in past["plays"]]
+    return plays + [(seat, index(code)) for seat, code in view["trick"]]
+
+
+def stars_hidden(view: dict[str, Any], seat: int) -> Hidden:
+    """Where the cards ``seat`` has not seen may be: the other hands in seat order, then the
+    widow (in the bidding) or, for a defender, the declarer's burial (in the play)."""
+    hand = DECK.mask(view["hand"])
+    plays = _plays(view)
+    shown = hand
+    for _, card in plays:
+        shown |= 1 << card
+    declaring = view.get("buried") is not None
+    if declaring:
+        shown |= DECK.mask(view["buried"])
+    unseen = DECK.full & ~shown
+    lacking = voids_from_plays(plays, DECK.suit_of, PLAYERS, DECK.suit_mask)
+    places = [Place(view["hand_sizes"][other], unseen & ~lacking[other])
+              for other in range(PLAYERS) if other != seat]
+    if view["phase"] == "bidding":
+        places.append(Place(view["widow_count"], unseen))
+    elif not declaring:
+        places.append(Place(unseen.bit_count() - sum(place.size for place in places), unseen))
+    return Hidden(unseen, tuple(places))
+
+
+def _hands(seat: int, hand: CardSet, dealt: tuple[CardSet, ...]) -> tuple[CardSet, ...]:
+    others = iter(dealt)
+    return tuple(hand if other == seat else next(others) for other in range(PLAYERS))
+
+
+def determinized(seen: Observation, hidden: Hidden, rng: Random) -> StarsState:
+    """One engine state of the seat's information set in the play, the hidden cards dealt."""
+    view = seen.view
+    me = seen.seat
+    dealt = hidden.deal(rng)
+    hand = DECK.mask(view["hand"])
+    declaring = view.get("buried") is not None
+    buried = DECK.mask(view["buried"]) if declaring else dealt[PLAYERS - 1]
+    index = DECK.index
+    tricks = tuple(
+        (tuple((s, index(code)) for s, code in past["plays"]),
+         TrickResult(past["star"], past["white"], past["taker"], past["star_pile"],
+                     tuple(past["shared_by"]), past["leader"], past["points"], past["paid"]))
+        for past in view["tricks"])
+    results = tuple(
+        HandResult(c["hand_number"], c["declarer"], c["bid"], tuple(c["points"]),
+                   tuple(change), c["made"], (0,) * PLAYERS)
+        for c, change in zip(view["contracts"], view["score_sheet"], strict=True))
+    return StarsState(
+        rules=rules_for(seen.options), phase="play", hand_number=view["hand_number"],
+        dealer=view["dealer"], hands=_hands(me, hand, dealt[:PLAYERS - 1]),
+        widow=DECK.mask(view["widow"]) if declaring else 0, widow_taken=True, buried=buried,
+        turn=view["turn"], bids=tuple((s, a) for s, a in view["bids"]),
+        passed=tuple(view["passed"]), high_bid=view["high_bid"], declarer=view["declarer"],
+        trick=tuple((s, index(code)) for s, code in view["trick"]), tricks=tricks,
+        won=tuple(DECK.mask(codes) for codes in view["taken"]),
+        star_piles=tuple(DECK.mask(codes) for codes in view["star_piles"]),
+        star_values=tuple(view["star_pile_points"]), shared=DECK.mask(view["shared_stars"]),
+        shared_credit=tuple(view["shared_credit"]), totals=tuple(view["totals"]),
+        results=results,
+    )
+
+
+def declaring_state(seen: Observation, hidden: Hidden, rng: Random, bid: int,
+                    bury: Any) -> StarsState:
+    """From the bidding: a deal of the others' hands and the widow, with the seat declaring
+    ``bid``, the widow picked up and ``bury(hand)`` buried, ready for the first lead."""
+    view = seen.view
+    me = seen.seat
+    dealt = hidden.deal(rng)
+    hand = DECK.mask(view["hand"]) | dealt[PLAYERS - 1]
+    buried = DECK.mask(bury(hand))
+    hands = list(_hands(me, hand & ~buried, dealt[:PLAYERS - 1]))
+    empty = (0,) * PLAYERS
+    return StarsState(
+        rules=rules_for(seen.options), phase="play", hand_number=view["hand_number"],
+        dealer=view["dealer"], hands=tuple(hands), widow=dealt[PLAYERS - 1], widow_taken=True,
+        buried=buried, turn=me, bids=(), passed=(True,) * PLAYERS, high_bid=bid, declarer=me,
+        trick=(), tricks=(), won=empty, star_piles=empty, star_values=empty, shared=0,
+        shared_credit=empty, totals=tuple(view["totals"]), results=(),
+    )
+
+
+def _gains(result: TrickResult) -> list[int]:
+    """What a finished trick is worth to each seat."""
+    gains = [0] * PLAYERS
+    if result.taker is not None:
+        gains[result.taker] = result.paid
+    elif result.star_pile is not None:
+        gains = [0 if seat == result.star_pile else result.paid for seat in range(PLAYERS)]
+    for seat in result.shared_by:
+        gains[seat] = result.paid
+    return gains
+
+
+def rollout_card(state: StarsState, rng: Random) -> int:
+    """A quick, sensible card (a playout's policy): the last card of a trick chosen by where
+    it sends the trick, a cheap winner when a trick holds points, low cards otherwise."""
+    seat = state.turn
+    legal = legal_cards(state, seat)
+    if not legal & (legal - 1):
+        return lowest(legal)
+    if rng.random() < RANDOM_ROLLOUT:
+        return random_card(legal, rng)
+    trick = state.trick
+    rank_of = DECK.rank_of
+    declarer = state.declarer
+    if len(trick) == PLAYERS - 1:
+        def worth(card: int) -> tuple[float, int]:
+            gains = _gains(resolve_trick((*trick, (seat, card)), state.rules.colored_star))
+            if seat == declarer:
+                value = gains[seat] - 0.25 * (sum(gains) - gains[seat])
+            else:
+                value = gains[seat] - gains[declarer if declarer is not None else seat]
+            return value, -POINTS[card] - rank_of[card]
+        return max(bits(legal), key=worth)
+    if not trick:
+        # Lead the richest card no other hand can beat in its suit, else a low one.
+        others = 0
+        for other, cards in enumerate(state.hands):
+            if other != seat:
+                others |= cards
+        masks = DECK.suit_mask
+        tops = [card for card in bits(legal)
+                if not others & masks[DECK.suit_of[card]] & ~((2 << card) - 1)]
+        if tops:
+            return max(tops, key=lambda card: (POINTS[card], rank_of[card]))
+        return min(bits(legal), key=lambda card: (POINTS[card], rank_of[card]))
+    suit = led_suit(trick, DECK)
+    current = trick_winner(trick, DECK, TRUMP)
+    win_card = next(card for s, card in trick if s == current)
+    points = sum(POINTS[card] for _, card in trick)
+    friendly = declarer is not None and seat != declarer and current != declarer
+    beating = [card for card in bits(legal)
+               if trick_winner((*trick, (seat, card)), DECK, TRUMP) == seat]
+    if beating and not friendly and (points >= 3 or seat == declarer):
+        return min(beating, key=lambda card: (DECK.suit_of[card] == TRUMP, rank_of[card]))
+    if friendly and suit is not None and DECK.suit_of[win_card] != TRUMP:
+        return max(bits(legal), key=lambda card: (POINTS[card], -rank_of[card]))
+    return min(bits(legal), key=lambda card: (POINTS[card], DECK.suit_of[card] == TRUMP,
+                                              rank_of[card]))
+
+
+class StarsHand:
+    """The hand's play as the search plays it (``shared.search.Searchable``); a move is a
+    card's index."""
+
+    def actor(self, state: StarsState) -> int:
+        return state.turn
+
+    def moves(self, state: StarsState) -> list[int]:
+        return list(bits(legal_cards(state, state.turn)))
+
+    def apply(self, state: StarsState, move: int) -> StarsState:
+        return GAME.evolve(state, state.rules.plays.events[state.turn][move])
+
+    def done(self, state: StarsState) -> bool:
+        return state.phase != "play"
+
+    def rollout(self, state: StarsState, rng: Random) -> StarsState:
+        evolve = GAME.evolve
+        while state.phase == "play":
+            state = evolve(state, state.rules.plays.events[state.turn][rollout_card(state, rng)])
+        return state
+
+    def rewards(self, state: StarsState) -> list[float]:
+        changes = state.results[-1].changes
+        total = sum(changes)
+        return [(change - (total - change) / (PLAYERS - 1)) / 100 for change in changes]
+
+
+HAND = StarsHand()

@@ -1,0 +1,234 @@
+"""Information-set search for the trick games' ``strong`` bots: what Hearts and Stars share.
+
+A seat does not know where the cards it has not seen are. ``Hidden`` says what it does know:
+which cards are unseen, where they may lie (each other seat's hand and the face-down piles,
+each of a known size) and which places each card is ruled out of (a suit a seat showed it
+lacks, a card the seat passed to another). ``Hidden.deal`` places the unseen cards at random
+in one way consistent with all of it, a *determinization*.
+
+``search`` is information-set Monte Carlo tree search over those determinizations
+(single-observer ISMCTS, Cowling, Powley and Whitehouse 2012): each iteration deals the hidden
+cards anew, walks a tree of moves shared by every deal (a move is counted as available only in
+the deals where it is legal), plays the rest of the hand out with a fast policy, and credits
+each move with the result for the seat that made it. It is anytime: it stops at a deadline
+(``time.perf_counter``, read here for the budget only) or after a number of iterations, and
+the root move visited most is the choice.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from random import Random
+from typing import Generic, Protocol, TypeVar
+
+from starhall.shared.cards import CardSet, bits
+
+S = TypeVar("S")
+M = TypeVar("M", bound=Hashable)
+
+EXPLORATION = 0.7
+"""UCB's exploration constant, for rewards about a unit wide."""
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Somewhere the unseen cards may lie: a seat's hand or a face-down pile."""
+
+    size: int
+    allowed: CardSet
+    """The cards that may be here."""
+    fixed: CardSet = 0
+    """The cards known to be here (part of ``size``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hidden:
+    """Where each unseen card may be: ``cards`` go into ``places``, filling each exactly."""
+
+    cards: CardSet
+    places: tuple[Place, ...]
+
+    def deal(self, rng: Random) -> tuple[CardSet, ...]:
+        """One placement of ``cards`` into ``places``, at random, consistent with each place's
+        size, allowed and fixed cards. The most constrained cards are placed first, each where
+        it may go in proportion to the room left; a card with no room left takes the place of
+        one that can move elsewhere (an augmenting path), so a placement is always found when
+        one exists. ``ValueError`` when none does: what was seen contradicts itself."""
+        places = self.places
+        count = len(places)
+        held = [place.fixed for place in places]
+        room = [place.size - place.fixed.bit_count() for place in places]
+        free = self.cards
+        for cards in held:
+            free &= ~cards
+        where: dict[int, list[int]] = {}
+        for card in bits(free):
+            where[card] = [i for i in range(count) if places[i].allowed >> card & 1]
+        order = list(where)
+        rng.shuffle(order)
+        order.sort(key=lambda card: len(where[card]))
+        for card in order:
+            options = [i for i in where[card] if room[i] > 0]
+            if options:
+                pick = rng.random() * sum(room[i] for i in options)
+                for i in options:
+                    pick -= room[i]
+                    if pick < 0:
+                        break
+                held[i] |= 1 << card
+                room[i] -= 1
+            elif not _augment(card, where, held, room, places):
+                raise ValueError("no placement of the unseen cards fits what was seen")
+        if any(room):
+            raise ValueError("the unseen cards do not fill the places they must fill")
+        return tuple(held)
+
+
+def _augment(card: int, where: dict[int, list[int]], held: list[CardSet], room: list[int],
+             places: Sequence[Place]) -> bool:
+    """Place ``card`` by moving placed cards along a path to a place with room (a breadth-
+    first search over places); ``False`` when no such path exists."""
+    start = where[card]
+    came_from: dict[int, tuple[int, int] | None] = {i: None for i in start}
+    queue = list(start)
+    while queue:
+        place = queue.pop(0)
+        if room[place] > 0:
+            # Walk back: each step moves a card into the place after it.
+            target, moving = place, card
+            step = came_from[place]
+            while step is not None:
+                previous, moved = step
+                held[target] |= 1 << moved
+                held[previous] &= ~(1 << moved)
+                target = previous
+                step = came_from[previous]
+            held[target] |= 1 << moving
+            room[place] -= 1
+            return True
+        for other in bits(held[place] & ~places[place].fixed):
+            for nxt in where.get(other, ()):
+                if nxt not in came_from:
+                    came_from[nxt] = (place, other)
+                    queue.append(nxt)
+    return False
+
+
+class Searchable(Protocol[S, M]):
+    """A game's hand, as the search plays it on determinized states."""
+
+    def actor(self, state: S) -> int:
+        """The seat to move."""
+
+    def moves(self, state: S) -> Sequence[M]:
+        """The moves the actor may make (hashable, the same move in every deal alike)."""
+
+    def apply(self, state: S, move: M) -> S:
+        ...
+
+    def done(self, state: S) -> bool:
+        """The end of what the search looks at (the hand)."""
+
+    def rollout(self, state: S, rng: Random) -> S:
+        """``state`` played on to ``done`` by a fast policy."""
+
+    def rewards(self, state: S) -> Sequence[float]:
+        """What a ``done`` state is worth to each seat, about a unit wide."""
+
+
+@dataclass(slots=True)
+class _Node(Generic[M]):
+    actor: int
+    children: dict[M, _Node[M]] = field(default_factory=dict)
+    visits: int = 0
+    total: float = 0.0
+    available: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Searched(Generic[M]):
+    """A search's choice and what it rests on."""
+
+    move: M
+    iterations: int
+    visits: dict[M, int]
+    values: dict[M, float]
+
+
+def search(game: Searchable[S, M], determinize: Callable[[Random], S], rng: Random,
+           think: float, iterations: int | None = None,
+           root_moves: Sequence[M] | None = None,
+           exploration: float = EXPLORATION) -> Searched[M]:
+    """ISMCTS from the seat's information set, ``determinize`` giving one state of it at
+    random. Stops once ``think`` seconds have passed or after ``iterations`` (whichever comes
+    first; at least one iteration). ``root_moves`` narrows the first move to these."""
+    deadline = time.perf_counter() + think
+    root: _Node[M] = _Node(actor=-1)
+    done = 0
+    while True:
+        state = determinize(rng)
+        node = root
+        path = [root]
+        first = True
+        while not game.done(state):
+            actor = game.actor(state)
+            moves = root_moves if first and root_moves is not None else game.moves(state)
+            first = False
+            untried = []
+            best: _Node[M] | None = None
+            best_move: M | None = None
+            best_score = -math.inf
+            for move in moves:
+                child = node.children.get(move)
+                if child is None:
+                    untried.append(move)
+                    continue
+                child.available += 1
+                score = child.total / child.visits + exploration * math.sqrt(
+                    math.log(child.available) / child.visits)
+                if score > best_score:
+                    best, best_move, best_score = child, move, score
+            if untried:
+                move = untried[int(rng.random() * len(untried))]
+                child = _Node(actor=actor, available=1)
+                node.children[move] = child
+                state = game.apply(state, move)
+                path.append(child)
+                break
+            assert best is not None and best_move is not None
+            state = game.apply(state, best_move)
+            node = best
+            path.append(best)
+        state = game.rollout(state, rng)
+        rewards = game.rewards(state)
+        for visited in path[1:]:
+            visited.visits += 1
+            visited.total += rewards[visited.actor]
+        done += 1
+        if (iterations is not None and done >= iterations) or time.perf_counter() >= deadline:
+            break
+    visits = {move: child.visits for move, child in root.children.items()}
+    values = {move: child.total / child.visits for move, child in root.children.items()}
+    chosen = max(visits, key=lambda move: (visits[move], values[move]))
+    return Searched(chosen, done, visits, values)
+
+
+def voids_from_plays(plays: Sequence[tuple[int, int]], suit_of: Sequence[str], players: int,
+                     suit_masks: dict[str, CardSet]) -> list[CardSet]:
+    """For each seat, the cards of every suit it showed it lacked by not following it, from a
+    hand's plays ``(seat, card)`` in order (tricks of ``players`` cards; a card of no suit, a
+    Joker, sets no suit: the next card does)."""
+    lacking = [0] * players
+    led: str | None = None
+    for position, (seat, card) in enumerate(plays):
+        if position % players == 0:
+            led = None
+        suit = suit_of[card]
+        if led is None:
+            led = suit or None
+        elif suit != led:
+            lacking[seat] |= suit_masks[led]
+    return lacking

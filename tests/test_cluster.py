@@ -1,0 +1,228 @@
+"""A service of several ``starhall serve`` processes on a cluster of three real nats-server
+processes (a stream of three replicas), on loopback: a node killed with -9 mid-game has its
+tables taken over and its people play on elsewhere, no acknowledged move lost or doubled; the
+loss of one NATS node of three goes unnoticed, the loss of all three refuses moves
+(``storage``, nothing changed) until they are back; a paused owner cannot write a table
+another node took over; two nodes started at once never both serve a table. Leases are
+short (2 s) to keep the file quick; every wait is for a condition, with a deadline only
+against a hang."""
+
+from __future__ import annotations
+
+import hashlib
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from starhall.cli import main
+from starhall.shared import protocol
+from starhall.shared.replay import Verified, load, verify
+from tests.connection import Connection, ConnectionTimeout
+from tests.nats_helpers import NatsCluster, Roamer, StarhallNode
+from tests.server_helpers import choose, wait_for
+
+LEASE = 2.0
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsCluster]:
+    nats = NatsCluster(tmp_path_factory.mktemp("cluster")).start()
+    try:
+        yield nats
+    finally:
+        nats.stop()
+
+
+class Service:
+    """Starhall nodes sharing one stream of the cluster (a stream per test)."""
+
+    def __init__(self, cluster: NatsCluster, folder: Path, name: str, count: int) -> None:
+        self.cluster = cluster
+        self.stream = "C" + hashlib.sha256(name.encode()).hexdigest()[:12]
+        self.nodes = [StarhallNode(folder / f"s{i + 1}", cluster.address, self.stream,
+                                   lease=LEASE) for i in range(count)]
+
+    @property
+    def addresses(self) -> list[str]:
+        return [node.address for node in self.nodes]
+
+    def start(self) -> Service:
+        for node in self.nodes:
+            node.start(wait=False)
+        for node in self.nodes:
+            node.wait()
+        return self
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+
+    def export(self, table: str, folder: Path) -> Path:
+        """The table's log, by ``starhall replay export``; checked by ``replay verify``."""
+        path = folder / f"{table}.starhall"
+        address = f"{self.cluster.address}/{table}"
+        assert main(["replay", "export", address, str(path), "--stream", self.stream]) == 0
+        assert main(["replay", "verify", address, "--stream", self.stream]) == 0
+        assert isinstance(verify(path), Verified)
+        return path
+
+
+@pytest.fixture
+def service(cluster: NatsCluster, tmp_path: Path, request: pytest.FixtureRequest
+            ) -> Iterator[Service]:
+    made = Service(cluster, tmp_path, request.node.name, 2)
+    try:
+        yield made
+    finally:
+        made.stop()
+        for node in cluster.nodes:  # a test that killed some leaves the cluster whole
+            if node.process is None:
+                node.start()
+
+
+def ask(address: str, message: dict[str, object]) -> dict[str, object] | None:
+    with Connection(address) as connection:
+        try:
+            return connection.request(message, timeout=3.0)
+        except ConnectionTimeout:
+            return None
+
+
+def new_table(address: str, people: int = 1, target: int = 10_000) -> tuple[str, list[str]]:
+    """A hearts table made at ``address``: the first ``people`` seats taken (their tokens),
+    bots in the others."""
+    with Connection(address) as lobby:
+        table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                               "options": {"target": target}})["table"]["id"]
+        tokens = []
+        for seat in range(people):
+            seated = lobby.request({"type": "sit", "table": table, "seat": seat,
+                                    "name": f"P{seat}"})
+            tokens.append(seated["token"])
+        for seat in range(people, 4):
+            assert lobby.request({"type": "bot", "table": table, "seat": seat})["type"] == \
+                protocol.BOTTED
+    return table, tokens
+
+
+def serves(address: str, table: str) -> bool:
+    """Whether the node at ``address`` serves ``table`` now (it lets a spectator watch)."""
+    reply = ask(address, {"type": "watch", "table": table})
+    return reply is not None and reply["type"] == protocol.WATCHING
+
+
+def check_log(service: Service, table: str, folder: Path, *roamers: Roamer) -> None:
+    """The table's log verifies, and holds every acknowledged move once, at its ``seq``."""
+    recording = load(service.export(table, folder))
+    for roamer in roamers:
+        logged = [(seq, cid) for seq, cid in recording.cids.items()
+                  if recording.event(seq).seat == roamer.seat]
+        cids = [cid for _, cid in logged]
+        assert len(cids) == len(set(cids)), "a move was made twice"
+        by_cid = {cid: seq for seq, cid in logged}
+        for cid, seq in roamer.acked.items():
+            assert by_cid.get(cid) == seq, f"acknowledged move {cid} lost"
+
+
+def test_a_killed_owner_s_tables_are_taken_over_and_play_goes_on(
+        service: Service, tmp_path: Path) -> None:
+    service.start()
+    first, second = service.nodes
+    table, (token,) = new_table(first.address)
+    busy, _ = new_table(first.address, people=0)
+    ada = Roamer(service.addresses, table, 0, token)
+    ada.prefer = first.address
+    ada.play(5)
+    assert ada.at == first.address
+    before = load(service.export(busy, tmp_path)).last_seq
+    first.kill()  # mid-game: no lease given back
+    ada.play(10)  # reconnects, is sent to the node that took the table over
+    assert ada.at == second.address
+    wait_for(lambda: serves(second.address, busy), timeout=30)
+    wait_for(lambda: load(service.export(busy, tmp_path)).last_seq > before + 20, timeout=30)
+    check_log(service, table, tmp_path, ada)
+    ada.close()
+
+
+def test_play_goes_on_without_one_nats_node_and_stops_cleanly_without_all(
+        service: Service, tmp_path: Path) -> None:
+    service.start()
+    nats = service.cluster.nodes
+    table, (token,) = new_table(service.nodes[0].address)
+    ada = Roamer(service.addresses, table, 0, token)
+    ada.play(3)
+    nats[2].kill()
+    ada.play(3)  # two of three: a quorum
+    wait_for(lambda: (s := ada.snapshot()) is not None and 0 in s["view"]["to_act"],
+             timeout=30)  # Ada's turn: the bots wait for her
+    nats[0].kill()
+    nats[1].kill()
+    # Nothing answers for the stream: her move is refused and nothing changes.
+    assert ada.move() == "storage"
+    snapshot = ada.snapshot()
+    assert snapshot is not None and ada.pending is not None
+    assert snapshot["seq"] == ada.pending[2]  # the refused move changed nothing
+    assert ada.move() == "storage"
+    again = ada.snapshot()
+    assert again is not None and again["seq"] == snapshot["seq"]
+    for node in nats:
+        node.start()
+    ada.play(3, timeout=120)  # the refused move made now (its command id), then more
+    check_log(service, table, tmp_path, ada)
+    ada.close()
+
+
+def test_a_paused_owner_cannot_write_a_table_taken_over_and_gives_it_up(
+        service: Service, tmp_path: Path) -> None:
+    service.start()
+    first, second = service.nodes
+    table, (token,) = new_table(first.address)
+    ada = Roamer(service.addresses, table, 0, token)
+    ada.prefer = first.address
+    ada.play(2)
+    turn = wait_for(lambda: next((s for s in [ada.snapshot()]
+                                  if s is not None and 0 in s["view"]["to_act"]), None),
+                    timeout=30)
+    command, seq = choose(turn["view"]), turn["seq"]
+    assert ada.at == first.address
+    stale = ada.connection
+    first.signal(signal.SIGSTOP)
+    try:
+        wait_for(lambda: serves(second.address, table), timeout=30)
+        stale.send({"type": "act", "table": table, "token": token, "seq": seq,
+                    "cid": "paused", "command": command, "rid": "paused"})
+    finally:
+        first.signal(signal.SIGCONT)
+    reply = wait_for(lambda: next((m for m in [stale.receive(0.1)]
+                                   if m is not None and m.get("rid") == "paused"), None),
+                     timeout=30)
+    assert reply["type"] == protocol.ERROR, reply
+    assert reply["code"] in ("storage", protocol.ELSEWHERE), reply
+    wait_for(lambda: (ask(first.address, {"type": "watch", "table": table}) or {}).get(
+        "address") == second.address, timeout=30)  # given up: it sends clients on
+    ada._drop()
+    ada.play(3)
+    assert ada.at == second.address
+    check_log(service, table, tmp_path, ada)
+    assert "paused" not in load(tmp_path / f"{table}.starhall").cids.values()
+    ada.close()
+
+
+def test_two_nodes_started_at_once_never_both_serve_a_table(
+        service: Service, tmp_path: Path) -> None:
+    maker = StarhallNode(tmp_path / "maker", service.cluster.address, service.stream,
+                         lease=LEASE).start()
+    tables = [new_table(maker.address, people=0)[0] for _ in range(6)]
+    maker.kill()  # its leases end by their TTL
+    service.start()  # both at once
+    for table in tables:
+        wait_for(lambda t=table: any(serves(a, t) for a in service.addresses), timeout=30)
+    for _ in range(3):  # each table, each time it is looked at, served by one node
+        for table in tables:
+            assert sum(serves(address, table) for address in service.addresses) == 1
+    for node in service.nodes:  # never refused by the stream's fence, never given up
+        assert "given up" not in node.output and "another node" not in node.output
+    for table in tables:
+        service.export(table, tmp_path)

@@ -1,0 +1,233 @@
+"""Tables kept in NATS JetStream, on a real nats-server: a table restored from the stream by
+another server plays on with its people's tokens; appends are fenced by the stream (a writer
+behind it is refused and nothing changes); a resend of a commit whose acknowledgement was
+lost is known by its message id and not stored twice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from starhall.server.embed import EmbeddedServer
+from starhall.server.jetstream import JetStreamStore, TableLost
+from starhall.shared import protocol
+from starhall.shared.bugreport import read_bug_report
+from starhall.shared.logfile import make_header, read_records
+from starhall.shared.replay import Verified, load, verify
+from tests.nats_helpers import NatsNode, jetstream_settings
+from tests.server_helpers import (
+    FAST_HEARTS,
+    FAST_SERVER,
+    Participant,
+    Person,
+    fill_with_bots,
+    log_of,
+    play_until_over,
+    wait_for,
+)
+
+
+def settings(node: NatsNode, request: pytest.FixtureRequest) -> dict[str, object]:
+    return {**FAST_SERVER, **jetstream_settings(node, request.node.name)}
+
+
+def test_a_table_is_restored_from_the_stream_and_its_person_plays_on(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    config = settings(nats_node, request)
+    with EmbeddedServer(tmp_path / "a", **config) as first:
+        assert first.address is not None
+        lobby = Participant(first.address)
+        reply = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                               "options": FAST_HEARTS})
+        table = reply["table"]["id"]
+        ada = Person(first.address, table, 0, "Ada")
+        fill_with_bots(lobby, table)
+        wait_for(lambda: ada.step() or len(ada.acks) >= 3, timeout=30)
+        before = load(log_of(first, table)).last_seq
+        lobby.close()
+    with EmbeddedServer(tmp_path / "b", **config) as second:  # another node, no files shared
+        assert second.address is not None
+        listed = Participant(second.address).request({"type": "list"})["tables"]
+        assert [(t["id"], t["seq"]) for t in listed] == [(table, before)]
+        ada.resume(second.address)  # the same token, kept in the seating bucket
+        play_until_over([ada])
+        log = log_of(second, table)
+        assert isinstance(verify(log), Verified)
+        events = dict(load(log).events)
+        for ack in ada.acks:  # every acknowledged move once, made by its seat
+            assert events[ack["seq"]].seat == 0
+        ada.close()
+
+
+def test_a_writer_behind_the_stream_is_refused_and_nothing_changes(
+        nats_node: NatsNode, request: pytest.FixtureRequest) -> None:
+    address = f"nats://{nats_node.url}"
+    stream = jetstream_settings(nats_node, request.node.name)["stream"]
+    assert isinstance(stream, str)
+    owner = JetStreamStore(address, stream=stream, node="owner")
+    stale = JetStreamStore(address, stream=stream, node="stale")
+    try:
+        log = owner.create_log("0001", make_header("hearts", 1, 4, {}))
+        _, behind = stale.reopen("0001")  # reads the table, as a node taking it over would
+        log.append({"kind": "seating", "seq": 0, "seat": 0, "state": "bot"})
+        assert owner.commit([log]) == []
+        written = owner.read("0001")
+        behind.append({"kind": "seating", "seq": 0, "seat": 1, "state": "bot"})
+        behind.append({"kind": "seating", "seq": 0, "seat": 2, "state": "bot"})  # a batch
+        ((failed, error),) = stale.commit([behind])
+        assert failed is behind and isinstance(error, TableLost)
+        assert stale.rollback(behind) and behind.pending == []
+        assert owner.read("0001") == written  # the stream holds nothing of it
+        records, _ = read_records(written, "0001")
+        assert [body["kind"] for _, body in records] == ["header", "seating"]
+    finally:
+        owner.close()
+        stale.close()
+
+
+def test_a_resend_whose_first_send_landed_is_stored_once(
+        nats_node: NatsNode, request: pytest.FixtureRequest) -> None:
+    address = f"nats://{nats_node.url}"
+    stream = jetstream_settings(nats_node, request.node.name)["stream"]
+    assert isinstance(stream, str)
+    store = JetStreamStore(address, stream=stream)
+    try:
+        log = store.create_log("0001", make_header("hearts", 1, 4, {}))
+        length, last_seq = log.durable_length, log.last_seq
+        seating = {"kind": "seating", "seq": 0, "seat": 0, "state": "bot"}
+        log.append(seating)
+        log.append({**seating, "seat": 1})
+        assert store.commit([log]) == []
+        once = store.read("0001")
+        # The acknowledgement was lost: the node sends the same records again.
+        log.durable_length = log.written_length = length
+        log.last_seq = last_seq
+        log.append(seating)
+        log.append({**seating, "seat": 1})
+        assert store.commit([log]) == []
+        assert store.read("0001") == once and log.durable_length == len(once)
+        records, _ = read_records(once, "0001")
+        assert len(records) == 3
+    finally:
+        store.close()
+
+
+def test_moves_of_a_server_on_jetstream_are_answered_after_the_ack(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """Every acknowledged move is in the stream when its ack arrives."""
+    with EmbeddedServer(tmp_path, **settings(nats_node, request)) as server:
+        assert server.address is not None and server.service is not None
+        lobby = Participant(server.address)
+        table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                               "options": FAST_HEARTS})["table"]["id"]
+        ada = Person(server.address, table, 0, "Ada")
+        fill_with_bots(lobby, table)
+        wait_for(lambda: ada.step() and False or len(ada.acks) >= 2, timeout=30)
+        for ack in ada.acks:
+            assert ack["type"] == protocol.ACK
+            assert ack["seq"] in dict(load(log_of(server, table)).events)
+        lobby.close()
+        ada.close()
+
+
+def test_a_second_node_owns_nothing_of_the_first_then_takes_its_table_over(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    config = {**settings(nats_node, request), "lease_seconds": 1.0}
+    first = EmbeddedServer(tmp_path / "a", **config)
+    first.start()
+    try:
+        assert first.address is not None and first.service is not None
+        lobby = Participant(first.address)
+        table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                               "options": {"target": 10_000}})["table"]["id"]
+        fill_with_bots(lobby, table, (0, 1, 2, 3))
+        lobby.close()
+        with EmbeddedServer(tmp_path / "b", **config) as second:
+            assert second.service is not None
+            wait_for(lambda: first.service is not None and first.service.tables[table].seq > 20)
+            assert table not in second.service.tables  # held by the first
+            first.stop()  # lets its lease go
+            wait_for(lambda: table in second.service.tables, timeout=30)
+            taken = second.service.tables[table].seq
+            wait_for(lambda: second.service.tables[table].seq > taken + 10, timeout=30)
+            assert isinstance(verify(log_of(second, table)), Verified)
+    finally:
+        first.stop()
+
+
+def test_any_node_lists_every_table_and_says_where_a_table_is_served(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """Two nodes of one service: each lobby lists the other's table; a request for it names
+    the node that serves it; a keyed create resent to the other node makes nothing; after a
+    takeover, the person's token and the command ids of moves acknowledged by the first node
+    still work at the second."""
+    config = {**settings(nats_node, request), "lease_seconds": 1.0}
+    first = EmbeddedServer(tmp_path / "a", **config)
+    first.start()
+    try:
+        with EmbeddedServer(tmp_path / "b", **config) as second:
+            assert first.address is not None and second.address is not None
+            assert second.service is not None
+            at_first, at_second = Participant(first.address), Participant(second.address)
+            create = {"type": "create", "game": "hearts", "players": 4,
+                      "options": FAST_HEARTS, "key": "k" * 20}
+            table = at_first.request(create)["table"]["id"]
+            ada = Person(first.address, table, 0, "Ada")
+            wait_for(lambda: [t["id"] for t in at_second.request({"type": "list"})["tables"]]
+                     == [table])
+            again = at_second.request(create)  # its reply was lost: sent to another node
+            assert again["type"] == protocol.CREATED and again["table"]["id"] == table
+            for asking in ({"type": "watch", "table": table},
+                           {"type": "resume", "table": table, "seat": 0, "token": ada.token}):
+                reply = at_second.request(asking)
+                assert reply["type"] == protocol.ERROR, reply
+                assert (reply["code"], reply["table"], reply["address"]) == \
+                    (protocol.ELSEWHERE, table, first.address)
+            other = at_second.request({**create, "key": "m" * 20})["table"]["id"]
+            assert other != table  # ids are the service's, not a node's
+            wait_for(lambda: {t["id"] for t in at_first.request({"type": "list"})["tables"]}
+                     == {table, other})
+            fill_with_bots(at_first, table)
+            wait_for(lambda: ada.step() and False or len(ada.acks) >= 2, timeout=30)
+            acked = ada.acks[-1]
+            first.stop()  # lets its leases go: the second node takes the table over
+            wait_for(lambda: table in second.service.tables, timeout=30)
+            ada.resume(second.address)  # the same token
+            resent = ada.act(ada.commands[acked["cid"]], cid=acked["cid"], seq=0)
+            assert resent["type"] == protocol.ACK and resent["duplicate"], resent
+            assert resent["seq"] == acked["seq"]
+            play_until_over([ada])
+            log = log_of(second, table)
+            assert isinstance(verify(log), Verified)
+            events = dict(load(log).events)
+            for ack in ada.acks:
+                assert events[ack["seq"]].seat == 0
+            for participant in (at_first, at_second, ada):
+                participant.close()
+    finally:
+        first.stop()
+
+
+def test_a_bug_report_at_a_jetstream_table_holds_its_log(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    with EmbeddedServer(tmp_path, **settings(nats_node, request)) as server:
+        assert server.address is not None and server.service is not None
+        lobby = Participant(server.address)
+        table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                               "options": FAST_HEARTS})["table"]["id"]
+        ada = Person(server.address, table, 0, "Ada")
+        fill_with_bots(lobby, table)
+        wait_for(lambda: ada.step() and False or len(ada.acks) >= 2, timeout=30)
+        reply = ada.request({"type": "report", "table": table, "note": "odd trick"})
+        assert reply["type"] == protocol.REPORTED, reply
+        body = read_bug_report(tmp_path / reply["path"])
+        kept = tmp_path / "reported.starhall"
+        kept.write_bytes(body["log"])
+        assert isinstance(verify(kept), Verified)
+        assert server.service.store.read(table).startswith(body["log"])  # the table's own
+        events = dict(load(kept).events)
+        for ack in ada.acks:  # every move acknowledged before the report is in it
+            assert events[ack["seq"]].seat == 0
+        lobby.close()
+        ada.close()

@@ -1,0 +1,84 @@
+"""The tools on tables kept in NATS JetStream, on a real nats-server: ``store import`` and
+``store export`` move logs in and out losslessly (replay verify and a byte comparison);
+``replay export``, ``verify`` and ``show`` read a ``nats://…/TABLE`` address; a bad or
+unreachable address is one line on stderr, never a traceback."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from starhall.cli import main
+from starhall.server.embed import free_loopback_port
+from tests.nats_helpers import NatsNode, jetstream_settings
+
+GOLDEN = Path(__file__).resolve().parent.parent / "replays" / "golden"
+LOGS = ["hearts_4p_deck-classic", "hearts_3p_mode-exchange"]
+
+
+def stream_of(node: NatsNode, request: pytest.FixtureRequest) -> str:
+    stream = jetstream_settings(node, request.node.name)["stream"]
+    assert isinstance(stream, str)
+    return stream
+
+
+def test_import_then_export_is_lossless_and_the_readers_take_the_address(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    stream = ["--stream", stream_of(nats_node, request)]
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in LOGS:
+        shutil.copy(GOLDEN / f"{name}.starhall", folder)
+    address = f"nats://{nats_node.url}"
+    assert main(["store", "import", str(folder), address, *stream]) == 0
+    assert main(["store", "import", str(folder), address, *stream]) == 2  # there already
+    assert "already holds" in capsys.readouterr().err
+    table = f"{address}/{LOGS[0]}"
+    assert main(["replay", "verify", table, *stream]) == 0
+    assert main(["replay", "show", table, *stream]) == 0
+    exported = tmp_path / "one.starhall"
+    assert main(["replay", "export", table, str(exported), *stream]) == 0
+    assert exported.read_bytes() == (folder / f"{LOGS[0]}.starhall").read_bytes()
+    out = tmp_path / "out"
+    assert main(["store", "export", address, str(out), *stream]) == 0
+    for name in LOGS:
+        assert (out / f"{name}.starhall").read_bytes() == \
+            (folder / f"{name}.starhall").read_bytes()
+    assert main(["replay", "verify", str(out)]) == 0
+
+
+@pytest.mark.parametrize("argv", [
+    ["replay", "verify", "nats://nowhere"],
+    ["replay", "show", "nats://127.0.0.1:99999/0001"],
+    ["replay", "export", "nats://127.0.0.1:4222/bad.table", "x.starhall"],
+    ["replay", "export", "nats://127.0.0.1:4222", "x.starhall"],
+    ["store", "export", "nats://host:port", "out"],
+    ["store", "import", "no-such-folder", "nats://127.0.0.1:4222"],
+])
+def test_a_bad_address_is_one_line(argv: list[str], capsys: pytest.CaptureFixture[str],
+                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("starhall: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+
+
+def test_an_unreachable_nats_is_one_line(capsys: pytest.CaptureFixture[str],
+                                         tmp_path: Path) -> None:
+    nobody = f"nats://127.0.0.1:{free_loopback_port()}"
+    assert main(["replay", "verify", f"{nobody}/0001"]) == 2
+    assert main(["store", "export", nobody, str(tmp_path / "out")]) == 2
+    assert main(["serve", "--store", nobody, "--data", str(tmp_path), "--bind",
+                 "127.0.0.1:0", "--beacon", "off"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3 and all(line.startswith("starhall: ") for line in err), err
+    assert all("cannot use NATS JetStream" in line for line in err), err
+
+
+def test_store_without_an_action_prints_its_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["store"]) == 0
+    assert "import" in capsys.readouterr().out

@@ -1,0 +1,243 @@
+"""The trick games' ``strong`` bots: the hidden cards they sample fit everything the seat saw
+(and the true deal fits it too), their choice depends on the seat's observation alone, and
+they play whole hands through the engine at small think times."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from starhall.shared.cards import CardSet
+from starhall.shared.games import get_game
+from starhall.shared.games.hearts import HeartsState
+from starhall.shared.games.hearts_bots import HeuristicHeartsBot, StrongHeartsBot
+from starhall.shared.games.hearts_strong import determinized, hearts_hidden
+from starhall.shared.games.stars_bots import HeuristicStarsBot, StrongStarsBot
+from starhall.shared.games.stars_strong import determinized as stars_determinized
+from starhall.shared.games.stars_strong import stars_hidden
+from starhall.shared.search import Hidden, Place
+from tests.bot_driver import ObservedTable, Player
+
+HEARTS = get_game("hearts")
+
+HEARTS_TABLES = [
+    (4, {"deck": "classic"}),
+    (3, {}),
+    (4, {}),
+    (5, {}),
+    (6, {}),
+    (4, {"mode": "no_exchange"}),
+    (6, {"mode": "no_exchange"}),
+    (3, {"mode": "anti_trump"}),
+    (6, {"mode": "anti_trump"}),
+    (3, {"mode": "blind_trick"}),
+    (6, {"mode": "blind_trick"}),
+    (4, {"deck": "classic", "qs_breaks_hearts": True}),
+]
+
+
+def hand_over(state: Any) -> bool:
+    return state.hand_number >= 1 and state.phase in ("deal", "over")
+
+
+def seeds(first: int) -> Callable[[], int]:
+    counter = iter(range(first, first + 1000))
+    return lambda: next(counter)
+
+
+def test_a_deal_fills_every_place_with_cards_it_may_hold() -> None:
+    # Card 0 may go only to place 0, which a free card would fill first without the
+    # augmenting path: the deal must move that card to place 1.
+    hidden = Hidden(0b111, (Place(1, 0b011), Place(2, 0b110)))
+    for seed in range(50):
+        first, second = hidden.deal(random.Random(seed))
+        assert first == 0b001 and second == 0b110
+    with pytest.raises(ValueError, match="no placement"):
+        Hidden(0b11, (Place(1, 0b01), Place(1, 0b01))).deal(random.Random(0))
+
+
+def true_places(state: HeartsState, seat: int, knowledge: Any) -> list[CardSet]:
+    """Where the hidden cards really are, place by place as ``hearts_hidden`` lists them."""
+    rules = state.rules
+    places = [state.hands[other] for other in range(rules.players) if other != seat]
+    if knowledge.middle is not None:
+        places.append(state.undealt)
+    if knowledge.blind is not None:
+        places.append(state.undealt_taken[1])
+    if len(places) < len(knowledge.hidden.places):
+        places.append(knowledge.hidden.cards & state.out_of_play)
+    return places
+
+
+def check_knowledge(table: ObservedTable, seat: int, rng: random.Random) -> None:
+    state = table.state
+    seen = table.observation(seat)
+    knowledge = hearts_hidden(seen)
+    hidden = knowledge.hidden
+    truth = true_places(state, seat, knowledge)
+    # The true deal is one the seat must think possible: the evidence is never wrong.
+    assert len(truth) == len(hidden.places)
+    for cards, place in zip(truth, hidden.places, strict=True):
+        assert cards.bit_count() == place.size
+        assert cards & ~place.allowed == 0, "a seat holds a card the bot rules out"
+        assert place.fixed & ~cards == 0
+    # Every sampled deal fits what was seen, and gives a state the engine plays on from.
+    deck = state.rules.deck
+    seen_cards = state.hands[seat] | deck.mask(code for _, code in seen.view["trick"])
+    for codes in seen.view["taken"]:
+        seen_cards |= deck.mask(codes)
+    for _ in range(10):
+        dealt = hidden.deal(rng)
+        union = 0
+        for cards, place in zip(dealt, hidden.places, strict=True):
+            assert cards.bit_count() == place.size
+            assert cards & ~place.allowed == 0 and place.fixed & ~cards == 0
+            assert union & cards == 0
+            union |= cards
+        assert union == hidden.cards and union & seen_cards == 0
+        sample = determinized(seen, knowledge, rng)
+        assert sample.hands[seat] == state.hands[seat]
+        assert HEARTS.view(sample, seat) == seen.view
+        assert HEARTS.legal_actions(sample, seat) == list(seen.legal)
+
+
+@pytest.mark.parametrize(("players", "options"), HEARTS_TABLES)
+def test_hearts_sampler_fits_what_the_seat_saw(players: int, options: dict[str, Any]) -> None:
+    rng = random.Random(players)
+    for hand in range(2):
+        table = ObservedTable(HEARTS, players, HEARTS.make_options(players, options))
+        bots = [Player(HeuristicHeartsBot(random.Random(s)))
+                for s in range(players)]
+        table.shuffle(100 + hand)
+        while not hand_over(table.state):
+            state = table.state
+            seat = HEARTS.to_act(state)[0]
+            if state.phase == "play":
+                check_knowledge(table, seat, rng)
+            table.apply(bots[seat].choose(HEARTS, state, table.observation(seat)))
+
+
+def test_strong_hearts_choice_depends_on_the_observation_only() -> None:
+    """Two deals that differ only in cards seat 0 has not seen give it the same observation,
+    and the bot (its search fixed by a seed and an iteration count) the same card."""
+    options = HEARTS.make_options(4, {"deck": "classic", "pass_cards": 0})
+    table = ObservedTable(HEARTS, 4, options)
+    table.shuffle(7)
+    # Seat 0 leads the 2 of Clubs or follows it; play on to seat 0's first choice.
+    players = [Player(HeuristicHeartsBot(random.Random(s))) for s in range(4)]
+    while HEARTS.to_act(table.state)[0] != 0 or len(table.observation(0).legal) < 2:
+        seat = HEARTS.to_act(table.state)[0]
+        table.apply(players[seat].choose(HEARTS, table.state, table.observation(seat)))
+    state = table.state
+    hands = list(state.hands)
+    # Swap every unplayed card of seats 1 and 2 that keeps their suit lengths: the same
+    # observation for seat 0, a different deal.
+    swapped = ObservedTable(HEARTS, 4, options, state.replace(
+        hands=(hands[0], hands[2], hands[1], hands[3]) if hands[1].bit_count()
+        == hands[2].bit_count() else (hands[0], hands[3], hands[2], hands[1])))
+    swapped.memory = table.memory
+    assert swapped.state.hands != state.hands
+    first, second = table.observation(0), swapped.observation(0)
+    assert first == second
+    choices = [StrongHeartsBot(random.Random(3), iterations=200).choose(seen, 60.0)
+               for seen in (first, second)]
+    assert choices[0] == choices[1]
+
+
+@pytest.mark.parametrize(("players", "options"), HEARTS_TABLES)
+def test_strong_hearts_bots_play_a_hand(players: int, options: dict[str, Any]) -> None:
+    table = ObservedTable(HEARTS, players, HEARTS.make_options(players, options))
+    bots = [Player(StrongHeartsBot(random.Random(s)), think=0.005) for s in range(players)]
+    table.play_until(bots, hand_over, seeds(players * 31))
+    assert sum(table.state.score_sheet[0]) in (26, 26 * (players - 1))
+
+
+STARS = get_game("stars")
+
+
+def check_stars_knowledge(table: ObservedTable, seat: int, rng: random.Random) -> None:
+    state = table.state
+    seen = table.observation(seat)
+    hidden = stars_hidden(seen.view, seat)
+    truth = [state.hands[other] for other in range(4) if other != seat]
+    if state.phase == "bidding":
+        truth.append(state.widow)
+    elif seat != state.declarer:
+        truth.append(state.buried)
+    assert len(truth) == len(hidden.places)
+    for cards, place in zip(truth, hidden.places, strict=True):
+        assert cards.bit_count() == place.size
+        assert cards & ~place.allowed == 0, "a seat holds a card the bot rules out"
+    for _ in range(10):
+        dealt = hidden.deal(rng)
+        union = 0
+        for cards, place in zip(dealt, hidden.places, strict=True):
+            assert cards.bit_count() == place.size and cards & ~place.allowed == 0
+            assert union & cards == 0
+            union |= cards
+        assert union == hidden.cards and union & state.hands[seat] == 0
+        if state.phase == "play":
+            sample = stars_determinized(seen, hidden, rng)
+            assert STARS.view(sample, seat) == seen.view
+            assert STARS.legal_actions(sample, seat) == list(seen.legal)
+
+
+@pytest.mark.parametrize("colored_star", [False, True])
+def test_stars_sampler_fits_what_the_seat_saw(colored_star: bool) -> None:
+    rng = random.Random(5)
+    options = STARS.make_options(4, {"colored_star": colored_star})
+    for hand in range(3):
+        table = ObservedTable(STARS, 4, options)
+        bots = [Player(HeuristicStarsBot(random.Random(s))) for s in range(4)]
+        table.shuffle(200 + hand)
+        while not hand_over(table.state):
+            state = table.state
+            seat = STARS.to_act(state)[0]
+            if state.phase in ("bidding", "play"):
+                check_stars_knowledge(table, seat, rng)
+            table.apply(bots[seat].choose(STARS, state, table.observation(seat)))
+
+
+@pytest.mark.parametrize("colored_star", [False, True])
+def test_strong_stars_bots_play_a_hand(colored_star: bool) -> None:
+    options = STARS.make_options(4, {"colored_star": colored_star})
+    table = ObservedTable(STARS, 4, options)
+    bots = [Player(StrongStarsBot(random.Random(s)), think=0.005) for s in range(4)]
+    table.play_until(bots, hand_over, seeds(17))
+    assert len(table.state.results) == 1
+
+
+def test_strong_stars_choice_depends_on_the_observation_only() -> None:
+    table = ObservedTable(STARS, 4, STARS.make_options(4, {}))
+    table.shuffle(9)
+    players = [Player(HeuristicStarsBot(random.Random(s))) for s in range(4)]
+    while table.state.phase != "play" or STARS.to_act(table.state)[0] == table.state.declarer:
+        seat = STARS.to_act(table.state)[0]
+        table.apply(players[seat].choose(STARS, table.state, table.observation(seat)))
+    state = table.state
+    seat = state.turn
+    others = [s for s in range(4) if s not in (seat, state.declarer)]
+    hands = list(state.hands)
+    # Before the first trick ends nobody has shown a void: a card swapped between the other
+    # defender's hand and the declarer's changes nothing the seat saw.
+    other, declarer = others[0], state.declarer
+    give = lowest_card(hands[other])
+    take = lowest_card(hands[declarer] & ~(1 << lowest_card(hands[declarer])) or
+                       hands[declarer])
+    hands[other] = hands[other] & ~(1 << give) | 1 << take
+    hands[declarer] = hands[declarer] & ~(1 << take) | 1 << give
+    swapped = ObservedTable(STARS, 4, table.options, replace(state, hands=tuple(hands)))
+    swapped.memory = table.memory
+    first, second = table.observation(seat), swapped.observation(seat)
+    assert first == second and swapped.state != state
+    choices = [StrongStarsBot(random.Random(3), iterations=150).choose(seen, 60.0)
+               for seen in (first, second)]
+    assert choices[0] == choices[1]
+
+
+def lowest_card(cards: CardSet) -> int:
+    return (cards & -cards).bit_length() - 1
