@@ -56,17 +56,17 @@ def bot_seats(game: Game[Any], kinds: list[str]) -> list[SeatMap]:
 
 
 def bot_kinds(game: Game[Any]) -> dict[str, BotFactory]:
-    """The bots a game offers: ``random`` always, and whatever its ``<game>_bots`` module adds."""
+    """The bots a game offers: ``random`` always, and whatever its ``<game>_bots`` module adds
+    and then its ``<game>_strong`` module, a searching bot that builds on the others."""
     kinds: dict[str, BotFactory] = {"random": RandomBot}
-    module = _bots_module(game)
-    if module is not None:
-        kinds.update(module.BOTS)
+    for module in (_bots_module(game), _bots_module(game, "strong")):
+        kinds.update(getattr(module, "BOTS", {}))
     return kinds
 
 
-def _bots_module(game: Game[Any]) -> Any:
+def _bots_module(game: Game[Any], part: str = "bots") -> Any:
     try:
-        return importlib.import_module(f"starhall.shared.games.{game.id}_bots")
+        return importlib.import_module(f"starhall.shared.games.{game.id}_{part}")
     except ModuleNotFoundError:
         return None
 

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from starhall.server.sim import simulate
-from starhall.shared.bots import RandomBot
+from starhall.shared.bots import RandomBot, bot_kinds
 from starhall.shared.engine import Command, Event, IllegalCommand
 from starhall.shared.games import get_game
 from starhall.shared.games.stars_and_bars import (
@@ -707,7 +707,8 @@ def test_lookahead_weighs_the_opponents_reply() -> None:
     chosen = ask(LookaheadBot(random.Random(0)), GAME, state, 0)
     assert chosen == Command("place", 0, {"card": "SRLF", "space": min(replies,
                                                                        key=replies.get)})
-    assert set(BOTS) == {"greedy", "lookahead"} and BOTS["greedy"] is GreedyBot
+    assert set(bot_kinds(GAME)) == {"random", "greedy", "lookahead", "strong"}
+    assert BOTS["greedy"] is GreedyBot
     assert DEFAULT_BOT == "lookahead"
 
 

@@ -1,0 +1,180 @@
+"""How strong the ``strong`` bots of "what else?" and Stars and Bars are (issue 26), in the
+duplicate format: every deal is played once with the strong bot in each seat and the other
+bots in the rest, so the luck of the deal falls alike on every seat and cancels.
+
+    python -m bench.bots_others what_else --players 3 4 6 --deals 50 --think 0.1
+    python -m bench.bots_others stars_and_bars --deals 100 --think 0.1
+
+"what else?": one ``strong`` against ``heuristic`` players; its share of the games won, with
+a 95% confidence interval over the deals (a deal's share is its rotations' mean), against
+the goal of 1.5 times a fair share. Stars and Bars: ``strong`` against ``lookahead``; the
+share of decided games it won (ties left out), with a 95% interval (Wilson's, each decided
+game a trial), against the goal of 60%. Both print the strong bot's time per move (p50,
+p99 over the moves it searched: the search stops at ``--think``, so p99 shows its overrun)
+and the run's length.
+
+How long a run takes is about the strong bot's moves times ``--think``: at 0.1 s a move on a
+machine at load 13-16 on 2 cores, 30 deals took 127 s at 3 players, 195 s at 4 and 402 s at
+6 (about 12 minutes for all three), and Stars and Bars 80 deals 429 s.
+
+Bots take an ``Observation``: this driver keeps what each seat has been shown
+(``game.event_view`` of every event) and hands each bot ``observe(...)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from math import sqrt
+from typing import Any
+
+from starhall.shared.bots import make_bot
+from starhall.shared.engine import Command, Event, Game
+from starhall.shared.games import get_game
+from starhall.shared.games.stars_and_bars_strong import StrongBot as BarsStrong
+from starhall.shared.games.what_else_strong import StrongBot as WhatElseStrong
+from starhall.shared.observation import observe
+from starhall.shared.options import Options
+from starhall.shared.shuffle import shuffle_command
+
+Z95 = 1.96
+
+
+def play_deal(game: Game[Any], players: int, options: Options, strong_seat: int,
+              strong: Any, others: list[Any], deal: int, think: float,
+              times: list[float]) -> tuple[int, ...]:
+    """One game: shuffles from deal number ``deal`` (the same for each rotation), the strong
+    bot in ``strong_seat``; the winners. ``times`` gets the strong bot's time for each move
+    it searched (not its forced or routine ones: a claim, a duty, the end of a turn)."""
+    state = game.new_state(players, options)
+    seen: list[list[Event]] = [[] for _ in range(players)]
+    shuffles = random.Random(deal)
+    while not game.outcome(state).over:
+        request = game.chance(state)
+        if request is not None:
+            command: Command = shuffle_command(request, shuffles.randrange(2**40))
+        else:
+            seat = game.to_act(state)[0]
+            observation = observe(game, players, options, seat, state, tuple(seen[seat]))
+            if seat == strong_seat:
+                start = time.perf_counter()
+                command = strong.choose(observation, think)
+                if strong.searched:
+                    times.append(time.perf_counter() - start)
+            else:
+                command = others[seat].choose(observation, think)
+        for event in game.decide(state, command):
+            for viewer in range(players):
+                shown = game.event_view(state, event, viewer)
+                if shown is not None:
+                    seen[viewer].append(shown)
+            state = game.evolve(state, event)
+    winners = game.outcome(state).winners
+    assert winners is not None
+    return winners
+
+
+def mean_interval(values: list[float]) -> tuple[float, float]:
+    """The mean and the half-width of its 95% confidence interval."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, float("nan")
+    return mean, Z95 * statistics.stdev(values) / sqrt(len(values))
+
+
+def wilson(wins: int, trials: int) -> tuple[float, float]:
+    """Wilson's 95% interval for a share of ``wins`` in ``trials``."""
+    if not trials:
+        return float("nan"), float("nan")
+    share = wins / trials
+    z2 = Z95 * Z95
+    centre = (share + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = Z95 * sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+    return centre - half, centre + half
+
+
+def percentiles(times: list[float]) -> str:
+    if not times:
+        return "no moves"
+    ordered = sorted(times)
+    p50 = ordered[len(ordered) // 2]
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return (f"think per searched move p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms "
+            f"({len(times)} moves)")
+
+
+def bench_what_else(players: int, deals: int, think: float, first: int) -> None:
+    game = get_game("what_else")
+    options = game.make_options(players, {})
+    shares: list[float] = []
+    times: list[float] = []
+    start = time.perf_counter()
+    for deal in range(first, first + deals):
+        won = 0
+        for seat in range(players):
+            strong = WhatElseStrong(random.Random(deal * 10 + seat))
+            others = [make_bot(game, "heuristic", random.Random(deal * 100 + other))
+                      for other in range(players)]
+            winners = play_deal(game, players, options, seat, strong, others, deal, think, times)
+            won += seat in winners
+        shares.append(won / players)
+    mean, half = mean_interval(shares)
+    fair = 1 / players
+    goal = 1.5 * fair
+    verdict = "met" if mean - half >= goal else ("not met" if mean + half < goal else "unclear")
+    print(f"what_else, {players} players: strong won {mean:.1%} ± {half:.1%} of "
+          f"{deals * players} games ({deals} deals × {players} seats); fair share {fair:.1%}, "
+          f"goal ≥ {goal:.1%}: {verdict}")
+    print(f"  {percentiles(times)}; {time.perf_counter() - start:.0f} s")
+
+
+def bench_stars_and_bars(deals: int, think: float, first: int) -> None:
+    game = get_game("stars_and_bars")
+    options = game.make_options(2, {})
+    wins = losses = ties = 0
+    times: list[float] = []
+    start = time.perf_counter()
+    for deal in range(first, first + deals):
+        for seat in range(2):
+            strong = BarsStrong(random.Random(deal * 10 + seat))
+            others = [make_bot(game, "lookahead", random.Random(deal * 100 + other))
+                      for other in range(2)]
+            winners = play_deal(game, 2, options, seat, strong, others, deal, think, times)
+            if len(winners) > 1:
+                ties += 1
+            elif winners[0] == seat:
+                wins += 1
+            else:
+                losses += 1
+    decided = wins + losses
+    low, high = wilson(wins, decided)
+    share = wins / decided if decided else float("nan")
+    verdict = "met" if low >= 0.6 else ("not met" if high < 0.6 else "unclear")
+    print(f"stars_and_bars: strong won {wins}, lost {losses}, tied {ties} of {2 * deals} games "
+          f"({deals} deals × 2 seats); decided games won {share:.1%} "
+          f"(95% {low:.1%} to {high:.1%}), goal ≥ 60%: {verdict}")
+    print(f"  {percentiles(times)}; {time.perf_counter() - start:.0f} s")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("game", choices=("what_else", "stars_and_bars"))
+    parser.add_argument("--players", type=int, nargs="+", default=[3, 4, 6],
+                        help="what_else's table sizes (default 3 4 6)")
+    parser.add_argument("--deals", type=int, default=50,
+                        help="deals per table size, each played once per seat (default 50)")
+    parser.add_argument("--think", type=float, default=0.1,
+                        help="the strong bot's seconds per move (default 0.1)")
+    parser.add_argument("--first-deal", type=int, default=1, help="the first deal number")
+    args = parser.parse_args(argv)
+    if args.game == "what_else":
+        for players in args.players:
+            bench_what_else(players, args.deals, args.think, args.first_deal)
+    else:
+        bench_stars_and_bars(args.deals, args.think, args.first_deal)
+
+
+if __name__ == "__main__":
+    main()

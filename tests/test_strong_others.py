@@ -1,0 +1,364 @@
+"""The ``strong`` bots of "what else?" and Stars and Bars: what they infer from an observation
+holds for the real hidden cards, they are given nothing hidden, their fast playouts follow
+the engine's rules, and they play whole games through the engine. No timing is asserted:
+searches here run a fixed number of worlds (``worlds``) with no time budget."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from starhall.shared.bots import RandomBot, make_bot
+from starhall.shared.cards import bits
+from starhall.shared.engine import Command, Event, Game
+from starhall.shared.games import get_game
+from starhall.shared.games.stars_and_bars import DECK, owed_duties
+from starhall.shared.games.stars_and_bars_strong import Playout as BarsPlayout
+from starhall.shared.games.stars_and_bars_strong import StrongBot as BarsStrong
+from starhall.shared.games.stars_and_bars_strong import sample_deck, unseen_cards
+from starhall.shared.games.what_else import cards_for, legal_cards
+from starhall.shared.games.what_else_bots import HeuristicBot
+from starhall.shared.games.what_else_strong import (
+    Playout,
+    knowledge,
+    sample_hidden,
+    sample_world,
+    template_state,
+    world_state,
+)
+from starhall.shared.games.what_else_strong import StrongBot as WhatElseStrong
+from starhall.shared.games.what_else_strong import (
+    unseen_cards as what_else_unseen,
+)
+from starhall.shared.observation import Observation, observe
+from starhall.shared.options import Options
+from starhall.shared.search_flat import paired_search
+from starhall.shared.shuffle import shuffle_command
+
+WHAT_ELSE = get_game("what_else")
+BARS = get_game("stars_and_bars")
+
+Chooser = Callable[[Any, int, Observation], Command]
+
+
+def play(game: Game[Any], players: int, options: Options, choose: Chooser, deal: int,
+         orders: list[list[str]] | None = None) -> Any:
+    """A game through the engine: every event decided, cut for each seat by ``event_view``;
+    ``choose(state, seat, observation)`` moves (the state only for checking the bot's
+    inferences). Shuffles from ``orders`` first, then from ``deal``."""
+    state = game.new_state(players, options)
+    seen: list[list[Event]] = [[] for _ in range(players)]
+    shuffles = random.Random(deal)
+    orders = list(orders or [])
+    while not game.outcome(state).over:
+        request = game.chance(state)
+        if request is not None:
+            command = (Command("shuffle", None, {"order": orders.pop(0)}) if orders
+                       else shuffle_command(request, shuffles.randrange(2**40)))
+        else:
+            seat = game.to_act(state)[0]
+            command = choose(state, seat, observe(game, players, options, seat, state,
+                                                  tuple(seen[seat])))
+        for event in game.decide(state, command):
+            for viewer in range(players):
+                shown = game.event_view(state, event, viewer)
+                if shown is not None:
+                    seen[viewer].append(shown)
+            state = game.evolve(state, event)
+    return state
+
+
+# --- what else?: what the events tell ------------------------------------------------------
+
+def passed_on(seen: Observation, seat: int) -> int:
+    """The card ``seat`` last passed on (the card laid before its last pass)."""
+    top = on = -1
+    index_of = cards_for("standard").deck.index_of
+    for event in seen.seen:
+        if event.type == "played":
+            top = index_of[event.data["card"]]
+        elif event.type == "passed" and event.seat == seat:
+            on = top
+    return on
+
+
+@pytest.mark.parametrize(("players", "voluntary"), [(3, False), (4, True), (6, False)])
+def test_what_else_knowledge_holds_for_the_real_hands(players: int, voluntary: bool) -> None:
+    """At every move of games long enough to reshuffle, the groups and the draw pile's cards
+    inferred from the events admit the real hands and draw pile, and each sampled world is
+    one the seat could be in: hand sizes kept, its own and every seen card left out, and no
+    card that fits on what an opponent passed on this round in that opponent's hand."""
+    options = WHAT_ELSE.make_options(players, {"voluntary_pass": voluntary})
+    cards = cards_for("standard")
+    rng = random.Random(players)
+    checked = {"moves": 0, "reshuffled": 0}
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        known = knowledge(seen)
+        assert known.consistent
+        for other, groups in known.groups.items():
+            allowed = 0
+            for group in groups:
+                allowed |= group.allowed
+            assert state.hands[other] & ~allowed == 0
+            assert sum(group.count for group in groups) == state.hands[other].bit_count()
+        assert sum(1 << card for card in state.draw) & ~known.pile_allowed == 0
+        unseen = what_else_unseen(cards, seen.view)
+        world = sample_hidden(known, unseen, rng)
+        assert world is not None
+        hands, draw = world
+        assert len(draw) == len(state.draw)
+        placed = sum(1 << card for card in draw)
+        for other, hand in hands.items():
+            assert hand.bit_count() == state.hands[other].bit_count()
+            assert hand & placed == 0
+            placed |= hand
+            if state.passed[other] and not voluntary:
+                assert hand & cards.fits_on[passed_on(seen, other)] == 0
+        assert placed == unseen
+        checked["moves"] += 1
+        checked["reshuffled"] += state.reshuffles > 0
+        bot = HeuristicBot(rng) if seat % 2 else RandomBot(rng)
+        return bot.choose(seen, 0.0)
+
+    for deal in range(3):
+        play(WHAT_ELSE, players, options, choose, deal)
+    assert checked["moves"] > 100 and checked["reshuffled"] > 0
+
+
+def test_what_else_bot_is_given_nothing_hidden() -> None:
+    """Two deals that differ only in cards seat 0 cannot see (two opponents' hands swap a
+    card each, and the draw pile's order is reversed) give seat 0 the same observation, and
+    the strong bot, with the same random numbers, the same move and the same worlds."""
+    order = shuffle_command(WHAT_ELSE.chance(WHAT_ELSE.new_state(4, WHAT_ELSE.make_options(
+        4, {}))), 7).data["order"]  # type: ignore[arg-type]
+    other = list(order)
+    other[1], other[2] = other[2], other[1]  # seat 1's first card and seat 2's
+    other[20:] = reversed(other[20:])
+    options = WHAT_ELSE.make_options(4, {})
+    moves: list[list[Command]] = []
+    samples: list[Any] = []
+    for deal in (order, other):
+        made: list[Command] = []
+        moves.append(made)
+
+        def choose(state: Any, seat: int, seen: Observation, made: list[Command] = made
+                   ) -> Command:
+            if seat != 0:
+                return HeuristicBot(random.Random(seat)).choose(seen, 0.0)
+            if not made:
+                samples.append(sample_world(seen, knowledge(seen), random.Random(1)))
+            made.append(WhatElseStrong(random.Random(1), worlds=3).choose(seen, 0.0))
+            if len(made) >= 3:
+                raise StopIteration
+            return made[-1]
+
+        with pytest.raises(StopIteration):
+            play(WHAT_ELSE, 4, options, choose, 0, [deal])
+    assert moves[0] == moves[1] and samples[0] == samples[1]
+
+
+def test_what_else_playouts_follow_the_engine() -> None:
+    """A fast playout's moves and reshuffles, replayed as commands on the engine from the same
+    state, are all accepted and end with the same tokens and hands."""
+    options = WHAT_ELSE.make_options(5, {})
+    rng = random.Random(5)
+    replayed = {"playouts": 0}
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        command = WHAT_ELSE.random_action(state, seat, rng)
+        world = Playout(state, random.Random(seat))
+        world.log = []
+        world.run(state, command, 3)
+        code_of = state.rules.cards.deck.code_of
+        replay = state
+        for entry in world.log:  # ``command`` first
+            if entry[0] == "shuffle":
+                logged = Command("shuffle", None, {"order": [code_of[c] for c in entry[1]]})
+            elif entry[0] == "play":
+                logged = Command("play", entry[1], {"card": code_of[entry[2]]})
+            elif entry[0] == "pass":
+                logged = Command("pass", entry[1], {})
+            else:
+                logged = Command("refill", entry[1], {"discard": [
+                    code_of[c] for c in bits(entry[2])]})
+            for event in WHAT_ELSE.decide(replay, logged):
+                replay = WHAT_ELSE.evolve(replay, event)
+        assert list(replay.tokens) == world.tokens
+        if replay.phase != "over":
+            assert list(replay.hands) == world.hands
+        replayed["playouts"] += 1
+        return command
+
+    for deal in range(3):
+        play(WHAT_ELSE, 5, options, choose, deal)
+    assert replayed["playouts"] > 50
+
+
+def test_what_else_world_states_are_the_view() -> None:
+    """A world's state shows the seat exactly its view, whatever hidden cards it was dealt."""
+    options = WHAT_ELSE.make_options(3, {})
+    rng = random.Random(3)
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        hands, draw = sample_world(seen, knowledge(seen), rng)
+        world = world_state(template_state(seen), seat,
+                            cards_for("standard").deck.mask(seen.view["hand"]), hands, draw)
+        assert WHAT_ELSE.view(world, seat) == seen.view
+        assert legal_cards(world, seat) == legal_cards(state, seat)
+        return HeuristicBot(rng).choose(seen, 0.0)
+
+    play(WHAT_ELSE, 3, options, choose, 11)
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_what_else_strong_plays_whole_games(players: int) -> None:
+    options = WHAT_ELSE.make_options(players, {})
+    strong = make_bot(WHAT_ELSE, "strong", random.Random(0))
+    assert isinstance(strong, WhatElseStrong)
+    strong.worlds = 2
+    heuristic = HeuristicBot(random.Random(1))
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        if seat == 1:
+            return strong.choose(seen, 0.0)
+        return heuristic.choose(seen, 0.0)
+
+    final = play(WHAT_ELSE, players, options, choose, players)
+    assert WHAT_ELSE.outcome(final).over
+
+
+# --- Stars and Bars ---------------------------------------------------------------------------
+
+def test_bars_unseen_cards_are_the_deck() -> None:
+    """At every move the cards never shown are exactly the deck's, and a sampled deck is an
+    order of them."""
+    options = BARS.make_options(2, {})
+    rng = random.Random(2)
+    bots = [make_bot(BARS, "lookahead", rng), RandomBot(rng)]
+    moves = {"checked": 0}
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        unseen = unseen_cards(seen)
+        assert unseen == sum(1 << card for card in state.deck)
+        deck = sample_deck(seen, unseen, rng)
+        assert sorted(deck) == sorted(state.deck)
+        moves["checked"] += 1
+        return bots[seat].choose(seen, 0.0)
+
+    for deal in range(3):
+        play(BARS, 2, options, choose, deal)
+    assert moves["checked"] > 100
+
+
+def test_bars_bot_is_given_nothing_hidden() -> None:
+    """Deals that differ only in the deck's order (after the set-up's draws) give the same
+    observation and the same moves until the first card drawn differs."""
+    request = BARS.chance(BARS.new_state(2, BARS.make_options(2, {})))
+    assert request is not None
+    order = shuffle_command(request, 3).data["order"]
+    other = order[:12] + list(reversed(order[12:]))
+    options = BARS.make_options(2, {})
+    moves: list[list[Command]] = []
+    for deal in (order, other):
+        made: list[Command] = []
+        moves.append(made)
+
+        def choose(state: Any, seat: int, seen: Observation, made: list[Command] = made
+                   ) -> Command:
+            if seen.seen[-1].type == "turn_ended":
+                raise StopIteration  # a card was drawn: the deals differ from here
+            made.append(BarsStrong(random.Random(1), worlds=2).choose(seen, 0.0))
+            return made[-1]
+
+        with pytest.raises(StopIteration):
+            play(BARS, 2, options, choose, 0, [deal])
+    assert moves[0] == moves[1] and moves[0]
+
+
+def test_bars_strong_plays_whole_games() -> None:
+    options = BARS.make_options(2, {})
+    strong = make_bot(BARS, "strong", random.Random(0))
+    assert isinstance(strong, BarsStrong)
+    strong.worlds = 1
+    lookahead = make_bot(BARS, "lookahead", random.Random(1))
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        if seat == 0:
+            command = strong.choose(seen, 0.0)
+            assert command in seen.legal
+            return command
+        return lookahead.choose(seen, 0.0)
+
+    final = play(BARS, 2, options, choose, 4)
+    assert BARS.outcome(final).over
+
+
+# --- the search -------------------------------------------------------------------------------
+
+def test_paired_search_plays_every_candidate_in_the_same_worlds() -> None:
+    """Without time, the default move and no playout; with worlds, every candidate played
+    once in each, and the best mean chosen (the default on a tie)."""
+    played: list[tuple[int, int]] = []
+    worlds = iter(range(100))
+
+    def playout(index: int, world: int) -> float:
+        played.append((index, world))
+        return [0.2, 0.5, 0.5][index]
+
+    assert paired_search(3, lambda: next(worlds), playout, 0.0, default=2).chosen == 2
+    assert played == []
+    result = paired_search(3, lambda: next(worlds), playout, 0.0, default=0, least=4)
+    assert result.worlds == 4 and result.playouts == 12 and result.chosen == 1
+    assert played == [(index, world) for world in range(4) for index in range(3)]
+    assert paired_search(3, lambda: 0, playout, 0.0, default=2, least=1).chosen == 2
+
+
+def test_bars_playouts_follow_the_engine() -> None:
+    """A fast playout's turns, replayed on the engine from the same state (each placement,
+    every duty it owes, the end of the turn; or a pass), are all accepted and end with the
+    same scores, hands and result."""
+    options = BARS.make_options(2, {})
+    rng = random.Random(8)
+    lookahead = make_bot(BARS, "lookahead", rng)
+    replayed = {"playouts": 0}
+    duty_events = {"turn_over": "turned_over", "clear_centre": "centre_cleared",
+                   "remove": "removed"}
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        command = lookahead.choose(seen, 0.0)
+        if command.type != "place":
+            return command
+        world = BarsPlayout(state, random.Random(seat))
+        world.log = []
+        card = DECK.index_of[command.data["card"]]
+        world.run(seat, card, command.data["space"], 8)
+        replay = state
+        for mover, laid, space in world.log:
+            if laid < 0:
+                commands = [Command("pass", mover, {})]
+            else:
+                commands = [Command("place", mover, {"card": DECK.code_of[laid],
+                                                     "space": space})]
+            for command_now in commands:
+                for event in BARS.decide(replay, command_now):
+                    replay = BARS.evolve(replay, event)
+            while laid >= 0 and (owed := owed_duties(replay)):
+                kind, where = owed[0]
+                replay = BARS.evolve(replay, Event(duty_events[kind], mover,
+                                                   {} if where < 0 else {"space": where}))
+            if laid >= 0:
+                for event in BARS.decide(replay, Command("end_turn", mover, {})):
+                    replay = BARS.evolve(replay, event)
+        assert list(replay.scores) == world.scores
+        assert list(replay.hands) == world.hands
+        assert replay.result == world.result
+        replayed["playouts"] += 1
+        return command
+
+    for deal in range(3):
+        play(BARS, 2, options, choose, deal)
+    assert replayed["playouts"] > 30
