@@ -53,6 +53,8 @@ MSG_ID = "Nats-Msg-Id"
 WRONG_LAST_SEQUENCE = 10071
 """JetStream's error code for a publish whose expected last subject sequence is not so."""
 CONNECT_SECONDS = 5.0
+CLOSE_SECONDS = 5.0
+"""How long closing waits for the loop's tasks to end, and then for its thread."""
 READ_ATTEMPTS = 5
 LEASE_MARGIN = 0.8
 """The part of a lease's TTL after its last renewal was asked for that its holder still
@@ -118,8 +120,17 @@ class Bridge:
             raise TimeoutError("NATS did not answer in time") from None
 
     def close(self) -> None:
+        """Cancel whatever still runs on the loop (nats-py's own tasks too) and wait for it
+        to end, then stop the loop and close it: a loop stopped with tasks pending has
+        asyncio print "Task was destroyed but it is pending!" at exit."""
+        if self.loop.is_closed():
+            return
+        with contextlib.suppress(Exception):  # a loop that no longer answers is stopped anyway
+            self.submit(_cancel_the_rest()).result(CLOSE_SECONDS)
         self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=5)
+        self._thread.join(timeout=CLOSE_SECONDS)
+        if not self._thread.is_alive():
+            self.loop.close()
 
 
 class StreamLog:
@@ -628,6 +639,14 @@ class JetStreamStore:
         with contextlib.suppress(Exception):
             self.bridge.run(self.nc.close(), 5)
         self.bridge.close()
+
+
+async def _cancel_the_rest() -> None:
+    """Cancel every task of the running loop but this one, and wait until each has ended."""
+    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _some_server_answers(servers: list[str]) -> None:

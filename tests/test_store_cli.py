@@ -5,14 +5,20 @@ unreachable address is one line on stderr, never a traceback."""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from starhall.cli import main
 from starhall.server.embed import free_loopback_port
-from tests.nats_helpers import NatsNode, jetstream_settings
+from tests.connection import Connection
+from tests.nats_helpers import NatsNode, jetstream_settings, wait_for_port
 
 GOLDEN = Path(__file__).resolve().parent.parent / "replays" / "golden"
 LOGS = ["hearts_4p_deck-classic", "hearts_3p_mode-exchange"]
@@ -82,3 +88,42 @@ def test_an_unreachable_nats_is_one_line(capsys: pytest.CaptureFixture[str],
 def test_store_without_an_action_prints_its_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["store"]) == 0
     assert "import" in capsys.readouterr().out
+
+
+def starhall(*argv: str) -> subprocess.CompletedProcess[str]:
+    """``starhall ARGV`` in a process of its own, for what it prints as it exits."""
+    return subprocess.run([str(Path(sys.executable).with_name("starhall")), *argv],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "STARHALL_PURE_PYTHON": "1"}, check=False)
+
+
+def test_the_tools_and_a_serving_node_exit_with_nothing_pending(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """Closing the store cancels and awaits the NATS client's tasks before the loop stops:
+    asyncio prints "Task was destroyed but it is pending!" for each one left otherwise."""
+    stream = ["--stream", stream_of(nats_node, request)]
+    address = f"nats://{nats_node.url}"
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(GOLDEN / f"{LOGS[0]}.starhall", folder)
+    for argv in (["store", "import", str(folder), address], ["replay", "verify",
+                 f"{address}/{LOGS[0]}"], ["store", "export", address, str(tmp_path / "out")]):
+        done = starhall(*argv, *stream)
+        assert (done.returncode, done.stderr) == (0, ""), argv
+    port = free_loopback_port()
+    serve = subprocess.Popen(
+        [str(Path(sys.executable).with_name("starhall")), "serve", "--store", address,
+         *stream, "--bind", f"127.0.0.1:{port}", "--data", str(tmp_path / "node"),
+         "--beacon", "off"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "STARHALL_PURE_PYTHON": "1"})
+    try:
+        wait_for_port(port, timeout=60)
+        with Connection(f"tcp://127.0.0.1:{port}") as lobby:  # a table: a lease to give back
+            assert lobby.request({"type": "create", "game": "hearts", "players": 4})[
+                "type"] == "created"
+    finally:
+        serve.send_signal(signal.SIGINT)
+        _, stderr = serve.communicate(timeout=60)
+    assert serve.returncode == 0
+    restoring = re.compile(rf"starhall serve: restor(ing|ed) 1 tables? from {address}…?")
+    assert all(restoring.fullmatch(line) for line in stderr.splitlines()), stderr

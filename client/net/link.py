@@ -210,7 +210,8 @@ class ServerLink:
             found.append({"time": when, "direction": direction, "message": message})
         return found
 
-    def close(self) -> None:
+    def close(self, linger: float = 0.0) -> None:
+        """Close the socket; ``linger`` seconds let the last requests (a ``leave``) go out."""
         if self._socket is not None:
-            self._socket.close(linger=0)
+            self._socket.close(linger=int(linger * 1000))
             self._socket = None

@@ -6,7 +6,9 @@ the view is the truth. After a gap the session asks for a ``sync`` and drops wha
 A lost *last* update leaves no gap to see, so the session also reads the table's ``seq`` in
 each ``pong``: when the server is further on, it syncs. After a reconnect, moves whose
 ``ack`` never came are sent again under their ``cid``: the server acknowledges one it
-already made as a duplicate.
+already made as a duplicate. A table that moves to another node of a service (an
+``elsewhere`` answer, docs/protocol.md §3b) is followed the same way on a link to that node
+(``move_to``): the token, the command ids and what was seen carry over.
 """
 
 from __future__ import annotations
@@ -76,14 +78,14 @@ class TableSession:
     # --- requests ----------------------------------------------------------------------
 
     def watch(self) -> None:
-        self.link.send({"type": protocol.WATCH, "table": self.table})
+        self._asked = self.link.send({"type": protocol.WATCH, "table": self.table})
 
     def resume(self) -> None:
         if self.token is None and self.link.pending_sit(self.table):
             return  # the link sends the sit again: its answer seats us
         if self.token is not None and self.seat is not None:
-            self.link.send({"type": protocol.RESUME, "table": self.table, "seat": self.seat,
-                            "token": self.token})
+            self._asked = self.link.send({"type": protocol.RESUME, "table": self.table,
+                                          "seat": self.seat, "token": self.token})
         else:
             self.watch()
 
@@ -113,10 +115,7 @@ class TableSession:
                 self.model.connection = "lost"
             return None
         if kind == REJOINED:
-            self.syncing = False
-            self.fresh = True
-            self.resume()
-            self._resend_acts()
+            self._rejoin()
             return None
         if kind == protocol.PONG:
             self._check_seq(message)
@@ -138,6 +137,21 @@ class TableSession:
         elif kind == protocol.ERROR:
             self._error(message)
         return None
+
+    def move_to(self, link: ServerLink) -> None:
+        """Follow the table to ``link``: the node that serves it now, or the same node asked
+        again after an ``elsewhere`` that named none. As after a reconnect, the seat is
+        resumed with its token (or the table watched again), the moves not acknowledged are
+        sent again with their command ids, and the snapshot that comes carries on from what
+        was seen."""
+        self.link = link
+        self._rejoin()
+
+    def _rejoin(self) -> None:
+        self.syncing = False
+        self.fresh = True
+        self.resume()
+        self._resend_acts()
 
     def _resend_acts(self) -> None:
         """Moves sent before the link was lost and never acknowledged, again with their own

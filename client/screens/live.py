@@ -4,6 +4,14 @@ Setting a table up (create it, seat the bots, sit down) is a short exchange of r
 written as a queue of steps, each sent when the previous one has its reply, so the window
 keeps drawing meanwhile.
 
+A table served by another node of a service (docs/protocol.md §3b) is followed there: a
+request answered ``elsewhere`` with an address moves the table's session to a new link to that
+node, and the requests it had sent are sent again there; with no address (a takeover under
+way), or an unasked ``elsewhere`` (the node gave the table up), the same node is asked again
+a moment later. A node moved to that falls silent sends the table back to the node it was
+opened on, which says where it went. The link the table was opened on (the lobby's) is kept
+alive meanwhile.
+
 Leaving a seat at a game that is not over asks first (the seat is kept: the token opens it
 again); once the game is over, the table screen's game-over panel offers Play again and, when
 this process holds the log (its own server's table), Watch the replay in this window.
@@ -21,7 +29,7 @@ import pygame
 
 from starhall.client.games.tricks.table import TableView
 from starhall.client.net.embedded import SeatBook
-from starhall.client.net.link import ServerLink
+from starhall.client.net.link import LOST, ServerLink, normalise_address
 from starhall.client.net.session import TableSession
 from starhall.client.screens.bug_report import (
     REPORT_WAIT_SECONDS,
@@ -49,6 +57,19 @@ BANNER_HEIGHT = 30
 """The strip under the table where a banner goes (the felt made that much shorter): on the
 felt, it covered whatever that table draws there, such as the Rules button."""
 KEPT_ON_SERVER = "Your seat is kept for you: come back to this table from the lobby."
+ELSEWHERE_WAIT = 0.5
+"""Seconds before asking again for a table no node serves at the moment (a takeover)."""
+ELSEWHERE_TRIES = 40
+"""How many ``elsewhere`` answers in a row (about 20 s of takeover, or nodes that keep sending
+the table on) before the user is told the table cannot be found."""
+LEAVE_LINGER = 1.0
+"""Seconds a link to the node a table moved to may take, once closed, to send the last
+``leave``."""
+
+
+def host_port(address: str) -> str:
+    return address.removeprefix("tcp://")
+
 LEAVE_TITLE = "Leave the table?"
 
 
@@ -59,6 +80,10 @@ class LiveTable:
                  own_link: bool = True, banner: str | None = None,
                  kept: str = KEPT_ON_SERVER, open_replay: ReplayOpener | None = None) -> None:
         self.link = link
+        """The link to the node serving the table: ``home`` unless the table was followed
+        elsewhere."""
+        self.home = link
+        """The link the table was opened on (the lobby's, when ``own_link`` is false)."""
         self.open_replay = open_replay
         """How Watch the replay opens the viewer; ``None``: it opens nothing."""
         self.banner = banner
@@ -89,6 +114,18 @@ class LiveTable:
         self.done = False
         self.hotspots: Hotspots | None = None
         self._replies: dict[int, Reply] = {}
+        self._sent: dict[int, tuple[dict[str, Any], Reply | None]] = {}
+        """Requests naming the table sent on ``link`` and not answered yet, by ``rid``: sent
+        again on the link the table moves to."""
+        self._bounced: list[tuple[dict[str, Any], Reply | None]] = []
+        """Requests answered ``elsewhere`` without an address: asked again in a moment."""
+        self._ask_again_at: float | None = None
+        self._tries = 0
+        """``elsewhere`` answers since the table last answered (a snapshot)."""
+        self.moved_to: str | None = None
+        """Where the table was followed to, while it has not answered there yet."""
+        self.lost_table: str | None = None
+        """Why the table is followed no more (it could not be found)."""
         self.bug_report = BugReportBox(self.save_bug_report)
         """F9 or its button: a report of this table for a developer
         (``client.screens.bug_report``)."""
@@ -99,9 +136,13 @@ class LiveTable:
     # --- setting up --------------------------------------------------------------------
 
     def request(self, message: dict[str, Any], then: Reply | None = None) -> None:
+        if message["type"] == protocol.SIT:  # kept with the request, for a resend elsewhere
+            message = {**message, "key": message.get("key") or protocol.new_key()}
         rid = self.link.send(message)
         if then is not None:
             self._replies[rid] = then
+        if "table" in message:
+            self._sent[rid] = (message, then)
 
     def start_game(self, game: str, players: int, options: dict[str, Any], bot: str,
                    name: str) -> None:
@@ -163,11 +204,22 @@ class LiveTable:
                 if self.table is not None:
                     self.table.resize(self.size)
                 pygame.display.set_caption(self._caption)
+        if self._ask_again_at is not None and time.monotonic() >= self._ask_again_at:
+            self._ask_again()
+        if self.link is not self.home:
+            self.home.poll()  # keeps the home node's session alive; nothing it says is ours
         for message in self.link.poll():
             self._changed = True
             if self._report is not None and message.get("rid") == self._report[0]:
                 self._reported(message)
                 continue
+            if self._elsewhere(message):
+                break  # the rest came from the node left behind
+            if message.get("type") == LOST and self.link is not self.home:
+                self._follow(self.home, "the table's node is silent: asking "
+                             f"{host_port(self.home.address)}")
+                break
+            self._sent.pop(message.get("rid"), None)  # type: ignore[arg-type]
             then = self._replies.pop(message.get("rid"), None)  # type: ignore[arg-type]
             if message.get("type") == protocol.ERROR and self.table is None and (
                     then is not None or message.get("code") != protocol.STALE):
@@ -177,6 +229,9 @@ class LiveTable:
             if self.session is None:
                 continue
             batch = self.session.handle(message)
+            if message.get("type") == protocol.SNAPSHOT and (
+                    message.get("table") == self.session.table):
+                self._tries, self.moved_to = 0, None  # found: the table answers here
             if batch is not None:
                 model = self.session.model
                 if model is not None and (self.table is None or self.table.model is not model):
@@ -198,6 +253,8 @@ class LiveTable:
         if self.table is not None:
             if self.link.state == "lost":
                 self.table.model.connection = "lost"
+            elif self.lost_table is not None:
+                self.table.model.connection = "closed"
             self.table.update(dt)
             self._after_game()
             self.table.ask_before_leaving = self._question()
@@ -212,6 +269,82 @@ class LiveTable:
                     self.play_again()
                 elif wanted == "watch_replay":
                     self.watch_replay()
+
+    # --- following a table to another node (docs/protocol.md §3b) -----------------------
+
+    def _elsewhere(self, message: dict[str, Any]) -> bool:
+        """Take an ``elsewhere`` answer about this table, if ``message`` is one; ``True``
+        when the table moved to another link (what else the old one said is not ours)."""
+        session = self.session
+        if (message.get("type") != protocol.ERROR or message.get("code") != protocol.ELSEWHERE
+                or session is None or message.get("table") != session.table):
+            return False
+        rid = message.get("rid")
+        if type(rid) is int:
+            self._replies.pop(rid, None)  # registered again when the request is resent
+            bounced = self._sent.pop(rid, None)
+            if bounced is not None:
+                self._bounced.append(bounced)
+        if self.lost_table is not None:
+            return False
+        address = message.get("address")
+        if isinstance(address, str):
+            try:
+                address = normalise_address(address)
+            except ValueError:
+                address = None
+        moving = isinstance(address, str) and address != self.link.address
+        if not moving and self._ask_again_at is not None:
+            return False  # another answer of the round already waiting to ask again
+        self._tries += 1
+        if self._tries > ELSEWHERE_TRIES:
+            self._give_up()
+            return False
+        if moving:
+            assert isinstance(address, str)
+            link = ServerLink(address, name=self.link.name, clock=self.link.clock)
+            self._follow(link, f"table {session.table} moved to {host_port(address)}")
+            self.moved_to = host_port(address)
+            return True
+        # Nobody serves it at the moment (a takeover), or this node gave it up: ask again.
+        self._ask_again_at = time.monotonic() + ELSEWHERE_WAIT
+        return False
+
+    def _follow(self, link: ServerLink, why: str) -> None:
+        """Go on with the table on ``link``: the requests still unanswered on the old one
+        sent again, the session moved (it resumes the seat or watches again)."""
+        old, self.link = self.link, link
+        if old is not link and old is not self.home:
+            old.close()
+        waiting = [*self._sent.values(), *self._bounced]
+        for rid in self._sent:
+            self._replies.pop(rid, None)
+        self._sent, self._bounced, self._ask_again_at = {}, [], None
+        for message, then in waiting:
+            self.request(message, then)
+        if self.session is not None:
+            self.session.move_to(link)
+        if self.table is not None:
+            self.table.model.connection = why[:1].upper() + why[1:]
+            self.table.ui.say(f"{why[:1].upper()}{why[1:]}.")
+
+    def _ask_again(self) -> None:
+        """The same node, once more, for a table nobody served a moment ago."""
+        self._ask_again_at = None
+        bounced, self._bounced = self._bounced, []
+        for message, then in bounced:
+            self.request(message, then)
+        if self.session is not None:
+            self.session.move_to(self.link)
+
+    def _give_up(self) -> None:
+        self._ask_again_at, self._bounced = None, []
+        table = self.session.table if self.session is not None else "?"
+        self.lost_table = (f"Table {table} cannot be found on the service now. "
+                           "Go back to the lobby and try again later.")
+        if self.table is not None:
+            self.table.model.connection = "closed"
+            self.table.ui.say(self.lost_table)
 
     # --- leaving and what comes after a game -------------------------------------------
 
@@ -413,8 +546,12 @@ class LiveTable:
             return
         surface.fill(theme.FELT_DARK)
         centre = surface.get_rect().center
-        if self.problem:
-            blit_text(surface, self.problem, 22, theme.ALERT, "center", centre)
+        if self.problem or self.lost_table:
+            blit_text(surface, self.problem or self.lost_table or "", 22, theme.ALERT,
+                      "center", centre, max_width=surface.get_width() - 40)
+        elif self.moved_to is not None:
+            blit_text(surface, f"The table moved to {self.moved_to}: joining it there…", 22,
+                      theme.TEXT, "center", centre)
         elif self.link.state == "lost":
             blit_text(surface, "Cannot reach the server, still trying…", 22, theme.TEXT,
                       "center", centre)
@@ -434,5 +571,7 @@ class LiveTable:
         if self.replay is not None:
             self.replay.close()
             self.replay = None
+        if self.link is not self.home:
+            self.link.close(linger=LEAVE_LINGER)  # its owner's last leave goes out
         if self.own_link:
-            self.link.close()
+            self.home.close()

@@ -345,7 +345,8 @@ class Lobby:
         live.frame(dt)
         session = live.session
         seen = (id(session.info) if session else None, self.waiting_info() is None,
-                self.link.state, self.room.error if self.room else "")
+                live.link.state, self.room.error if self.room else "", live.moved_to,
+                live.lost_table)
         if seen != self._seen:
             self._seen, self._changed = seen, True
         if session is not None and session.token is not None and (
@@ -438,8 +439,8 @@ class Lobby:
         if live is None:
             return
         session = live.session
-        link = self.link
-        if session is not None and link is not None and link.state == "connected":
+        link = live.link  # the table's node: the lobby's, or the one it was followed to
+        if session is not None and link.state == "connected":
             if session.token is not None:
                 link.send({"type": protocol.LEAVE, "table": session.table,
                            "token": session.token})
@@ -813,7 +814,7 @@ class Lobby:
             if self.room is None or self.room.game.get("id") != info.get("game"):
                 self.room = WaitingRoom(self._game_info(info.get("game")))
             self.room.draw(surface, info, session.seat, str(info.get("id")) in self.created,
-                           self.link.address, self.hotspots, self.mouse)
+                           live.link.address, self.hotspots, self.mouse)
         else:
             live.draw(surface)
             if session is not None and live.table is not None:
@@ -829,12 +830,14 @@ class Lobby:
 
                     draw_absent(surface, absent, session.token is not None, self.hotspots,
                                 self.mouse, box_of)
-        if self.link.state == "lost":
+        if live.link.state == "lost":
             self._lost_panel(surface, table=info is None)
 
     def lost_title(self) -> str:
-        """What the lost-server panel says: the server's address, always."""
-        where = host_port(self.link.address) if self.link is not None else "?"
+        """What the lost-server panel says: the server's address, always (at a table, the
+        address of the node serving it)."""
+        link = self.live.link if self.live is not None else self.link
+        where = host_port(link.address) if link is not None else "?"
         if self.ever_connected:
             return f"Lost the server at {where}"
         return f"Cannot reach a server at {where}"
