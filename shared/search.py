@@ -216,6 +216,43 @@ def search(game: Searchable[S, M], determinize: Callable[[Random], S], rng: Rand
     return Searched(chosen, done, visits, values)
 
 
+def flat_search(game: Searchable[S, M], determinize: Callable[[Random], S], rng: Random,
+                think: float, iterations: int | None = None,
+                root_moves: Sequence[M] | None = None) -> Searched[M]:
+    """Flat Monte Carlo from the seat's information set, in pairs: each iteration deals the
+    hidden cards once and plays every move of the seat's out from that one deal with the
+    rollout policy, each from the same random stream (common random numbers), so the moves
+    are compared on the same cards and the same later choices and the luck of the deal
+    cancels between them. The move with the best mean reward is the choice. Stops once
+    ``think`` seconds have passed (a deal cut short counts for nothing; the first deal is
+    always played out) or after ``iterations`` deals. ``root_moves`` narrows the moves to
+    these (one of each set of moves that come to the same)."""
+    deadline = time.perf_counter() + think
+    totals: dict[M, float] = {}
+    counts: dict[M, int] = {}
+    done = 0
+    while True:
+        state = determinize(rng)
+        actor = game.actor(state)
+        seed = rng.random()
+        partial: dict[M, float] = {}
+        for move in root_moves if root_moves is not None else game.moves(state):
+            ended = game.rollout(game.apply(state, move), Random(seed))
+            partial[move] = game.rewards(ended)[actor]
+            if done and time.perf_counter() >= deadline:
+                break
+        else:
+            for move, reward in partial.items():
+                totals[move] = totals.get(move, 0.0) + reward
+                counts[move] = counts.get(move, 0) + 1
+            done += 1
+        if (iterations is not None and done >= iterations) or time.perf_counter() >= deadline:
+            break
+    values = {move: totals[move] / counts[move] for move in totals}
+    chosen = max(values, key=lambda move: (values[move], counts[move]))
+    return Searched(chosen, done, counts, values)
+
+
 def voids_from_plays(plays: Sequence[tuple[int, int]], suit_of: Sequence[str], players: int,
                      suit_masks: dict[str, CardSet]) -> list[CardSet]:
     """For each seat, the cards of every suit it showed it lacked by not following it, from a

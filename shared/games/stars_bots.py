@@ -34,7 +34,7 @@ from starhall.shared.games.stars import (
 )
 from starhall.shared.games.stars_strong import HAND, declaring_state, determinized, stars_hidden
 from starhall.shared.observation import Observation
-from starhall.shared.search import search
+from starhall.shared.search import flat_search, search
 from starhall.shared.tricks import Trick, led_suit, trick_cards, trick_winner
 
 AVERAGE_TRICK = DECK_POINTS / 10
@@ -358,6 +358,7 @@ class StrongStarsBot:
 
     searches = True
     """It thinks for its whole budget: the server asks it in a worker process."""
+    method = "uct"
 
     def __init__(self, rng: random.Random, iterations: int | None = None) -> None:
         self.rng = rng
@@ -372,8 +373,11 @@ class StrongStarsBot:
         offer = view["legal"]
         if "play" in offer:
             hidden = stars_hidden(view, seat)
-            result = search(HAND, lambda rng: determinized(seen, hidden, rng), self.rng, think,
-                            self.iterations)
+            deal = lambda rng: determinized(seen, hidden, rng)  # noqa: E731
+            if self.method == "flat":
+                result = flat_search(HAND, deal, self.rng, think, self.iterations)
+            else:
+                result = search(HAND, deal, self.rng, think, self.iterations)
             self.last_iterations = result.iterations
             return Command("play", seat, {"card": DECK.code_of[result.move]})
         if "bury" in offer:
