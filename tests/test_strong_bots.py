@@ -97,6 +97,16 @@ def test_flat_search_compares_the_moves_on_the_same_luck() -> None:
         assert result.values[2] - result.values[0] == 2
 
 
+def test_flat_search_stops_playing_out_moves_clearly_beaten() -> None:
+    result = flat_search(NoisyChoice(), lambda rng: (0,), random.Random(1), 60.0,
+                         iterations=40)
+    assert result.move == 2 and result.iterations == 40
+    assert result.visits[2] == 40 and result.visits[0] < 40 and result.visits[1] < 40
+    unpruned = flat_search(NoisyChoice(), lambda rng: (0,), random.Random(1), 60.0,
+                           iterations=40, prune=False)
+    assert unpruned.visits == {0: 40, 1: 40, 2: 40}
+
+
 def test_cards_with_no_unseen_card_between_them_come_to_the_same() -> None:
     rules = rules_for(4, HEARTS.make_options(4, {"deck": "classic"}))
     deck = rules.deck
