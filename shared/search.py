@@ -13,6 +13,13 @@ the deals where it is legal), plays the rest of the hand out with a fast policy,
 each move with the result for the seat that made it. It is anytime: it stops at a deadline
 (``time.perf_counter``, read here for the budget only) or after a number of iterations, and
 the root move visited most is the choice.
+
+``flat_search`` is what the strong bots play by: flat Monte Carlo over the same
+determinizations, every move of the seat's played out from each deal by the rollout policy
+with common random numbers, and the moves clearly beaten dropped as the deals come in. With
+the few hundred play-outs a move's think time buys in Python, it beat the tree against the
+heuristic bots (commit messages give the figures): the tree spreads them over replies it
+cannot tell apart, while each paired deal compares the seat's moves on the same luck.
 """
 
 from __future__ import annotations
