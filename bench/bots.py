@@ -187,7 +187,8 @@ def ismcts_player_factory(uct_c: float) -> Callable[[int, float], Any]:
             while True:
                 self.run_simulation(self.sample_root_state(state))
                 self.simulations += 1
-                if time.perf_counter() >= deadline:
+                # The first simulation only expands the root: its policy needs a second.
+                if time.perf_counter() >= deadline and self._root_node.total_visits > 0:
                     break
             return self.get_final_policy(state, self._root_node)
 

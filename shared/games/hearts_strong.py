@@ -6,9 +6,11 @@ seat was shown them it works out where the unseen cards may be (``hearts_hidden`
 suit a seat showed it lacked, not Hearts-only leads' other suits, the cards the seat passed in
 the hand they went to, the exchange's discards among non-point cards, the blind cards in the
 middle or face down in a pile. Each search iteration deals them at random that way, builds the
-engine state the view and that deal describe (``determinized``), and plays the hand out: a tree
-over the moves, then a fast bitmask policy (``rollout_card``) to the hand's end, scored by the
-engine (the moon included). Passing and the exchange are the heuristic bot's choices.
+engine state the view and that deal describe (``determinized``), and plays the hand out from
+each of the seat's cards (``shared.search.flat_search``; cards that come to the same counted
+once, ``distinct_cards``) by the heuristic bot's rules on bitmasks (``rollout_card``) to the
+hand's end, scored by the engine (the moon included). Passing and the exchange are the
+heuristic bot's choices.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from starhall.shared.games.hearts import (
 )
 from starhall.shared.observation import Observation
 from starhall.shared.search import Hidden, Place, voids_from_plays
-from starhall.shared.tricks import led_suit, trick_cards, trick_winner
+from starhall.shared.tricks import led_suit, trick_cards
 
 RANDOM_ROLLOUT = 0.1
 """Share of rollout moves played at random rather than by the policy: the opponents in a
@@ -177,18 +179,60 @@ def determinized(seen: Observation, knowledge: HeartsKnowledge, rng: Random) -> 
     )
 
 
-def _top(cards: CardSet, rank_of: tuple[int, ...]) -> int:
-    return max(bits(cards), key=lambda card: (rank_of[card], card))
+@dataclass(frozen=True, slots=True)
+class _Masks:
+    """The card sets the rollout policy works with, worked out once per rules."""
+
+    by_rank: tuple[CardSet, ...]
+    """Each rank's cards, lowest rank first."""
+    suits: tuple[CardSet, ...]
+    """Each suit's cards (the Joker, of no suit, in none)."""
+    trumps: CardSet
+    spades: CardSet
+    above_queen: CardSet
+    """The Spades above the Queen."""
 
 
-def _bottom(cards: CardSet, rank_of: tuple[int, ...]) -> int:
-    return min(bits(cards), key=lambda card: (rank_of[card], card))
+_MASKS: dict[int, tuple[Rules, _Masks]] = {}
 
 
-def rollout_card(state: HeartsState, rng: Random) -> int:
-    """A quick, sensible card for the seat to play (a playout's policy): duck under the
-    trick's winner, take a clean last trick high, dump the Queen of Spades and high Hearts
-    when void, lead low, and now and then a card at random."""
+def _masks(rules: Rules) -> _Masks:
+    kept = _MASKS.get(id(rules))
+    if kept is not None and kept[0] is rules:
+        return kept[1]
+    deck = rules.deck
+    ranks = sorted(set(deck.rank_of))
+    by_rank = tuple(sum(1 << card for card in range(len(deck)) if deck.rank_of[card] == rank)
+                    & rules.cards for rank in ranks)
+    suits = tuple(mask for suit, mask in deck.suit_mask.items() if suit)
+    queen = lowest(rules.queen_of_spades)
+    spades = deck.suit_mask["S"]
+    masks = _Masks(by_rank, suits, deck.suit_mask[rules.trump] if rules.trump else 0, spades,
+                   spades & ~((2 << queen) - 1))
+    _MASKS[id(rules)] = (rules, masks)
+    return masks
+
+
+def _top(cards: CardSet, masks: _Masks) -> int:
+    """The highest-ranked card (of equal ranks, the last in the deck)."""
+    for rank in reversed(masks.by_rank):
+        if cards & rank:
+            return (cards & rank).bit_length() - 1
+    return cards.bit_length() - 1
+
+
+def _bottom(cards: CardSet, masks: _Masks) -> int:
+    """The lowest-ranked card (of equal ranks, the first in the deck)."""
+    for rank in masks.by_rank:
+        if cards & rank:
+            return lowest(cards & rank)
+    return lowest(cards)
+
+
+def rollout_card(state: HeartsState, rng: Random, masks: _Masks | None = None) -> int:
+    """A quick, sensible card for the seat to play (a playout's policy, the heuristic bot's
+    rules on bitmasks): duck under the trick's winner, take a clean last trick high, dump the
+    Queen of Spades and high Hearts when void, lead low, and now and then a card at random."""
     rules = state.rules
     seat = state.turn
     legal = legal_cards(state, seat)
@@ -196,38 +240,102 @@ def rollout_card(state: HeartsState, rng: Random) -> int:
         return lowest(legal)
     if rng.random() < RANDOM_ROLLOUT:
         return random_card(legal, rng)
-    deck = rules.deck
-    rank_of = deck.rank_of
+    if masks is None:
+        masks = _masks(rules)
     trick = state.trick
     if not trick:
-        trumps = deck.suit_mask.get(rules.trump or "", 0)
         safe = legal & ~rules.point_cards
-        return _bottom(safe & ~trumps or safe or legal, rank_of)
-    suit = led_suit(trick, deck)
-    winner = trick_winner(trick, deck, rules.trump) if suit is not None else None
-    win_card = next(card for s, card in trick if s == winner) if winner is not None else -1
-    win_suit = deck.suit_of[win_card] if win_card >= 0 else ""
+        low = _bottom(safe & ~masks.trumps or safe or legal, masks)
+        spades = safe & masks.spades
+        if state.hands[seat] & rules.queen_of_spades and spades and masks.spades >> low & 1:
+            # Drawing Spades out invites the Queen back: a Spade only if 5 ranks lower.
+            other = safe & ~masks.spades & ~masks.trumps
+            if other:
+                high = _bottom(other, masks)
+                rank_of = rules.deck.rank_of
+                return low if rank_of[low] + 5 < rank_of[high] else high
+        return low
+    deck = rules.deck
+    suit_of = deck.suit_of
+    # The suit led (a Joker led sets none: the next card does) and the card winning so far.
+    suit = ""
+    win_card = -1
+    for _, card in trick:
+        if not suit:
+            suit = suit_of[card]
+            if suit:
+                win_card = card
+        elif suit_of[card] == suit_of[win_card]:
+            if deck.rank_of[card] > deck.rank_of[win_card]:
+                win_card = card
+        elif masks.trumps >> card & 1:
+            win_card = card
     last = len(trick) == rules.players - 1
-    if suit is not None and legal & deck.suit_mask[suit]:
+    if suit and legal & deck.suit_mask[suit]:
+        # Following suit: every legal card is of the suit led, in rank order by index.
         if last and not trick_cards(trick) & rules.point_cards:
-            return _top(legal & ~rules.queen_of_spades or legal, rank_of)
-        below = legal & ((1 << win_card) - 1) if win_suit == suit else legal
+            keep = legal & ~rules.queen_of_spades or legal
+            return keep.bit_length() - 1
+        below = legal & ((1 << win_card) - 1) if suit_of[win_card] == suit else legal
         if below:
-            return _top(below, rank_of)
-        return _top(legal, rank_of) if last else _bottom(legal, rank_of)
+            return below.bit_length() - 1
+        return legal.bit_length() - 1 if last else lowest(legal)
     # Void in the suit led (or a Joker led alone): get rid of what hurts, without winning.
-    trumps = deck.suit_mask.get(rules.trump or "", 0)
-    if win_suit and rules.trump == win_suit:
-        winners = legal & trumps & ~((1 << (win_card + 1)) - 1)
+    if win_card >= 0 and masks.trumps >> win_card & 1:
+        winners = legal & masks.trumps & ~((2 << win_card) - 1)
     else:
-        winners = legal & trumps
+        winners = legal & masks.trumps
     losers = legal & ~winners
     if losers:
-        if losers & rules.queen_of_spades:
-            return lowest(rules.queen_of_spades)
-        hearts = losers & rules.hearts
-        return _top(hearts or losers, rank_of)
-    return _bottom(legal, rank_of)
+        return _most_dangerous(losers, state.hands[seat], rules, masks)
+    return _bottom(legal, masks)
+
+
+def _most_dangerous(cards: CardSet, hand: CardSet, rules: Rules, masks: _Masks) -> int:
+    """The card the heuristic bot would discard first (its ``_danger``): the Queen of
+    Spades, the Ace and King of Spades while the Queen is elsewhere, high Hearts, high trumps,
+    then high cards of short suits."""
+    if cards & rules.queen_of_spades:
+        return lowest(rules.queen_of_spades)
+    if not hand & rules.queen_of_spades and cards & masks.above_queen:
+        return (cards & masks.above_queen).bit_length() - 1
+    rank_of = rules.deck.rank_of
+    best, best_danger = -1, -1.0
+    for mask in masks.suits:
+        in_suit = cards & mask
+        if not in_suit:
+            continue
+        card = in_suit.bit_length() - 1  # the suit's highest
+        rank = rank_of[card]
+        if rules.hearts >> card & 1:
+            danger = 20.0 + 2 * rank
+        elif mask == masks.trumps:
+            danger = 15.0 + 1.5 * rank
+        else:
+            danger = rank + (8.0 if (hand & mask).bit_count() <= 2 else 0.0)
+        if danger > best_danger:
+            best, best_danger = card, danger
+    return best if best >= 0 else cards.bit_length() - 1
+
+
+def distinct_cards(knowledge: HeartsKnowledge, legal: CardSet) -> list[int]:
+    """The legal cards less those that come to the same as a lower one: a card of the same
+    suit and points with no unseen card ranked between them (each beats and loses to the
+    same cards of the others)."""
+    deck = knowledge.rules.deck
+    points = knowledge.rules.points
+    hidden = knowledge.hidden.cards
+    kept: list[int] = []
+    for card in bits(legal):
+        if kept:
+            previous = kept[-1]
+            suit = deck.suit_of[card]
+            between = hidden & ((1 << card) - 1) & ~((2 << previous) - 1)
+            if (suit and suit == deck.suit_of[previous] and points[card] == points[previous]
+                    and not between):
+                continue
+        kept.append(card)
+    return kept
 
 
 class HeartsHand:
@@ -248,8 +356,10 @@ class HeartsHand:
 
     def rollout(self, state: HeartsState, rng: Random) -> HeartsState:
         evolve = GAME.evolve
+        events = state.rules.plays.events
+        masks = _masks(state.rules)
         while state.phase == "play":
-            state = evolve(state, state.rules.plays.events[state.turn][rollout_card(state, rng)])
+            state = evolve(state, events[state.turn][rollout_card(state, rng, masks)])
         return state
 
     def rewards(self, state: HeartsState) -> list[float]:

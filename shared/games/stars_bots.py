@@ -34,7 +34,7 @@ from starhall.shared.games.stars import (
 )
 from starhall.shared.games.stars_strong import HAND, declaring_state, determinized, stars_hidden
 from starhall.shared.observation import Observation
-from starhall.shared.search import search
+from starhall.shared.search import flat_search, search
 from starhall.shared.tricks import Trick, led_suit, trick_cards, trick_winner
 
 AVERAGE_TRICK = DECK_POINTS / 10
@@ -345,19 +345,31 @@ def rough_burial(hand: CardSet) -> list[str]:
     return DECK.codes(sum(1 << card for card in lost[:BURY_COUNT]))
 
 
+BID_WHEN_AHEAD = 0.0
+"""The strong bot bids whenever the hands it played out as declarer make the contract more
+often than not: its play is better than the playouts' policy (it made 91% of its contracts
+so), and requiring the heuristic's 70% (``SURE_ENOUGH``) left it defending hands it would have
+made (strong vs heuristic, 0.1 s, 60 deals: +3.9 ± 2.9 points per hand at 0.15, +8.9 ± 3.4 at
+0)."""
 MIN_BIDDING_DEALS = 12
 """Fewer deals played out than this (a very short think time) and the bid is the heuristic
 bot's."""
 
 
 class StrongStarsBot:
-    """Plays by information-set search (``stars_strong``) with the engine, and bids from
-    hands played out as declarer over deals of the unseen cards; buries as the heuristic bot.
+    """Plays by information-set search (``stars_strong``) with the engine (flat Monte Carlo:
+    every card played out from the same deals of the unseen cards), and bids from hands played
+    out as declarer over deals of the unseen cards; buries as the heuristic bot.
     Given the seat's ``Observation`` only, and ``think`` seconds; ``iterations`` caps the
     search too (tests fix it to be deterministic)."""
 
     searches = True
     """It thinks for its whole budget: the server asks it in a worker process."""
+    method = "flat"
+    """``flat`` (``shared.search.flat_search``, which beat the tree) or ``uct``
+    (``shared.search.search``)."""
+    sure_enough = BID_WHEN_AHEAD
+    """The expected contract bonus (× the bid) from the played-out deals it bids from."""
 
     def __init__(self, rng: random.Random, iterations: int | None = None) -> None:
         self.rng = rng
@@ -372,8 +384,11 @@ class StrongStarsBot:
         offer = view["legal"]
         if "play" in offer:
             hidden = stars_hidden(view, seat)
-            result = search(HAND, lambda rng: determinized(seen, hidden, rng), self.rng, think,
-                            self.iterations)
+            deal = lambda rng: determinized(seen, hidden, rng)  # noqa: E731
+            if self.method == "flat":
+                result = flat_search(HAND, deal, self.rng, think, self.iterations)
+            else:
+                result = search(HAND, deal, self.rng, think, self.iterations)
             self.last_iterations = result.iterations
             return Command("play", seat, {"card": DECK.code_of[result.move]})
         if "bury" in offer:
@@ -406,7 +421,7 @@ class StrongStarsBot:
             gain = amount * (2 * made - 1)
             if gain > best_gain:
                 best, best_gain = amount, gain
-        if best_gain >= SURE_ENOUGH * best or not offer["pass"]:
+        if best_gain >= self.sure_enough * best or not offer["pass"]:
             return Command("bid", seat, {"amount": best if best_gain >= 0 else bid["min"]})
         return Command("pass", seat, {})
 
