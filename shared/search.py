@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from random import Random
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from starhall.shared.cards import CardSet, bits
 
@@ -306,3 +306,27 @@ def voids_from_plays(plays: Sequence[tuple[int, int]], suit_of: Sequence[str], p
         elif suit != led:
             lacking[seat] |= suit_masks[led]
     return lacking
+
+
+class TrickPlay:
+    """A trick game's hand in play as the search plays it (``Searchable``): a move is a card's
+    index, made by the engine's own play event for it (``rules.plays.events``); a game adds
+    its ``rollout`` and ``rewards``. ``game`` and ``legal_cards`` are the game's engine and
+    its rule for the cards a seat may play."""
+
+    def __init__(self, game: Any, legal_cards: Callable[[Any, int], CardSet]) -> None:
+        self.game = game
+        self.legal_cards = legal_cards
+
+    def actor(self, state: Any) -> int:
+        turn: int = state.turn
+        return turn
+
+    def moves(self, state: Any) -> list[int]:
+        return list(bits(self.legal_cards(state, state.turn)))
+
+    def apply(self, state: Any, move: int) -> Any:
+        return self.game.evolve(state, state.rules.plays.events[state.turn][move])
+
+    def done(self, state: Any) -> bool:
+        return bool(state.phase != "play")

@@ -11,6 +11,7 @@ same random numbers and the same number of worlds, the same move comes out.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -79,3 +80,20 @@ def _error(mean: float, squares: float, worlds: int) -> float:
         return float("inf") if squares else 0.0
     variance = max(squares / worlds - mean * mean, 0.0) * worlds / (worlds - 1)
     return sqrt(variance / worlds)
+
+
+class WorldsBot:
+    """What the strong bots that search by ``paired_search`` keep: their random numbers, and
+    what their last move's search did."""
+
+    searches = True
+    """It thinks for its whole budget: the server asks it in a worker process."""
+
+    def __init__(self, rng: random.Random, worlds: int = 0) -> None:
+        self.rng = rng
+        self.worlds = worlds
+        """Worlds played out whatever the clock says (tests: a search that does not depend
+        on the machine's speed)."""
+        self.last_playouts = 0
+        self.searched = False
+        """Whether the last move was searched (not a forced or routine one)."""

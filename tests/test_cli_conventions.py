@@ -169,7 +169,7 @@ def test_games_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_levels_are_easy_and_normal_and_strong_where_a_game_has_a_strong_bot(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from starhall.shared.games import hearts_bots
+    from starhall.shared.games import hearts_strong
 
     monkeypatch.chdir(tmp_path)  # the terminal game's log
 
@@ -181,7 +181,7 @@ def test_levels_are_easy_and_normal_and_strong_where_a_game_has_a_strong_bot(
     assert level_of(GAMES["star_patience"], "hint") == "strong"  # strong is hint renamed
     # Strong is offered exactly when the game's BOTS has a strong bot.
     with monkeypatch.context() as patched:
-        patched.delitem(hearts_bots.BOTS, "strong")
+        patched.delitem(hearts_strong.BOTS, "strong")
         assert "strong" not in bot_levels(GAMES["hearts"])
         assert main(["games", "hearts"]) == 0
         assert "Strong" not in capsys.readouterr().out

@@ -14,16 +14,17 @@ import pytest
 from starhall.shared.cards import CardSet
 from starhall.shared.games import get_game
 from starhall.shared.games.hearts import HeartsState, rules_for
-from starhall.shared.games.hearts_bots import HeuristicHeartsBot, StrongHeartsBot
+from starhall.shared.games.hearts_bots import HeuristicHeartsBot
 from starhall.shared.games.hearts_strong import (
     HeartsKnowledge,
+    StrongHeartsBot,
     determinized,
     distinct_cards,
     hearts_hidden,
 )
-from starhall.shared.games.stars_bots import SURE_ENOUGH, HeuristicStarsBot, StrongStarsBot
+from starhall.shared.games.stars_bots import SURE_ENOUGH, HeuristicStarsBot
+from starhall.shared.games.stars_strong import StrongStarsBot, stars_hidden
 from starhall.shared.games.stars_strong import determinized as stars_determinized
-from starhall.shared.games.stars_strong import stars_hidden
 from starhall.shared.search import Hidden, Place, flat_search
 from tests.bot_driver import ObservedTable, Player
 

@@ -10,9 +10,7 @@ from typing import Any
 from starhall.shared.cards import Card, Deck
 from starhall.shared.engine import Command
 from starhall.shared.games.hearts import CLUBS, HEARTS, SPADES, STARDECK, STARS
-from starhall.shared.games.hearts_strong import HAND, determinized, distinct_cards, hearts_hidden
 from starhall.shared.observation import Observation
-from starhall.shared.search import EXPLORATION, flat_search, search
 from starhall.shared.tricks import trick_winner
 
 QUEEN_OF_SPADES = "QS"
@@ -111,47 +109,7 @@ class HeuristicHeartsBot:
         return 13 if card.code == QUEEN_OF_SPADES else int(card.suit == HEARTS)
 
 
-class StrongHeartsBot:
-    """Plays by information-set search (``hearts_strong``) with the engine: flat Monte Carlo
-    over deals of the unseen cards, each card played out by the heuristic bot's rules on the
-    same deal (``method = "uct"``: the ISMCTS tree instead, which the flat search beat); passes
-    and takes the exchange as the heuristic bot does. Given the seat's ``Observation`` only, and
-    ``think`` seconds; ``iterations`` caps the search too (tests fix it to be deterministic)."""
-
-    searches = True
-    """It thinks for its whole budget: the server asks it in a worker process."""
-    method = "flat"
-    """``flat`` (``shared.search.flat_search``) or ``uct`` (``shared.search.search``)."""
-
-    def __init__(self, rng: random.Random, iterations: int | None = None) -> None:
-        self.rng = rng
-        self.iterations = iterations
-        self.last_iterations = 0
-        self.exploration = EXPLORATION
-        self.heuristic = HeuristicHeartsBot(rng)
-
-    def choose(self, seen: Observation, think: float) -> Command:
-        legal = seen.legal
-        if len(legal) == 1:
-            return legal[0]
-        if "play" not in seen.view["legal"]:
-            return self.heuristic.choose(seen, think)
-        knowledge = hearts_hidden(seen)
-        rules = knowledge.rules
-        deal = lambda rng: determinized(seen, knowledge, rng)  # noqa: E731
-        if self.method == "flat":
-            cards = distinct_cards(knowledge, rules.deck.mask(seen.view["legal"]["play"]))
-            if len(cards) == 1:  # every legal card comes to the same
-                return rules.plays.commands[seen.seat][cards[0]]
-            result = flat_search(HAND, deal, self.rng, think, self.iterations, cards)
-        else:
-            result = search(HAND, deal, self.rng, think, self.iterations,
-                            exploration=self.exploration)
-        self.last_iterations = result.iterations
-        return rules.plays.commands[seen.seat][result.move]
-
-
-BOTS = {"heuristic": HeuristicHeartsBot, "strong": StrongHeartsBot}
+BOTS = {"heuristic": HeuristicHeartsBot}
 LEVELS = {"easy": "random", "normal": "heuristic"}
 """The bots a person picks by level (``shared.bots.bot_levels``; ``strong``, once in ``BOTS``,
 is Strong)."""

@@ -15,11 +15,12 @@ heuristic bot's choices.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from random import Random
 
 from starhall.shared.cards import CardSet, bits, lowest, random_card
-from starhall.shared.engine import Event
+from starhall.shared.engine import Command, Event
 from starhall.shared.games.hearts import (
     GAME,
     HeartsState,
@@ -27,8 +28,17 @@ from starhall.shared.games.hearts import (
     legal_cards,
     rules_for,
 )
+from starhall.shared.games.hearts_bots import HeuristicHeartsBot
 from starhall.shared.observation import Observation
-from starhall.shared.search import Hidden, Place, voids_from_plays
+from starhall.shared.search import (
+    EXPLORATION,
+    Hidden,
+    Place,
+    TrickPlay,
+    flat_search,
+    search,
+    voids_from_plays,
+)
 from starhall.shared.tricks import led_suit, trick_cards
 
 RANDOM_ROLLOUT = 0.1
@@ -338,21 +348,12 @@ def distinct_cards(knowledge: HeartsKnowledge, legal: CardSet) -> list[int]:
     return kept
 
 
-class HeartsHand:
-    """The hand in play as the search plays it (``shared.search.Searchable``); a move is a
-    card's index."""
+class HeartsHand(TrickPlay):
+    """The hand in play as the search plays it (``shared.search.TrickPlay``), played out by
+    ``rollout_card``."""
 
-    def actor(self, state: HeartsState) -> int:
-        return state.turn
-
-    def moves(self, state: HeartsState) -> list[int]:
-        return list(bits(legal_cards(state, state.turn)))
-
-    def apply(self, state: HeartsState, move: int) -> HeartsState:
-        return GAME.evolve(state, state.rules.plays.events[state.turn][move])
-
-    def done(self, state: HeartsState) -> bool:
-        return state.phase != "play"
+    def __init__(self) -> None:
+        super().__init__(GAME, legal_cards)
 
     def rollout(self, state: HeartsState, rng: Random) -> HeartsState:
         evolve = GAME.evolve
@@ -367,3 +368,47 @@ class HeartsHand:
 
 
 HAND = HeartsHand()
+
+
+class StrongHeartsBot:
+    """Plays by information-set search (``hearts_strong``) with the engine: flat Monte Carlo
+    over deals of the unseen cards, each card played out by the heuristic bot's rules on the
+    same deal (``method = "uct"``: the ISMCTS tree instead, which the flat search beat); passes
+    and takes the exchange as the heuristic bot does. Given the seat's ``Observation`` only, and
+    ``think`` seconds; ``iterations`` caps the search too (tests fix it to be deterministic)."""
+
+    searches = True
+    """It thinks for its whole budget: the server asks it in a worker process."""
+    method = "flat"
+    """``flat`` (``shared.search.flat_search``) or ``uct`` (``shared.search.search``)."""
+
+    def __init__(self, rng: random.Random, iterations: int | None = None) -> None:
+        self.rng = rng
+        self.iterations = iterations
+        self.last_iterations = 0
+        self.exploration = EXPLORATION
+        self.heuristic = HeuristicHeartsBot(rng)
+
+    def choose(self, seen: Observation, think: float) -> Command:
+        legal = seen.legal
+        if len(legal) == 1:
+            return legal[0]
+        if "play" not in seen.view["legal"]:
+            return self.heuristic.choose(seen, think)
+        knowledge = hearts_hidden(seen)
+        rules = knowledge.rules
+        deal = lambda rng: determinized(seen, knowledge, rng)  # noqa: E731
+        if self.method == "flat":
+            cards = distinct_cards(knowledge, rules.deck.mask(seen.view["legal"]["play"]))
+            if len(cards) == 1:  # every legal card comes to the same
+                return rules.plays.commands[seen.seat][cards[0]]
+            result = flat_search(HAND, deal, self.rng, think, self.iterations, cards)
+        else:
+            result = search(HAND, deal, self.rng, think, self.iterations,
+                            exploration=self.exploration)
+        self.last_iterations = result.iterations
+        return rules.plays.commands[seen.seat][result.move]
+
+
+BOTS = {"strong": StrongHeartsBot}
+"""Found by ``shared.bots.bot_kinds`` beside the game's bots module, which this one builds on."""

@@ -43,7 +43,7 @@ from starhall.shared.games.stars_and_bars import (
 )
 from starhall.shared.games.stars_and_bars_bots import _NEAR, REPLY_WEIGHT, Board, _admin, best_at
 from starhall.shared.observation import Observation
-from starhall.shared.search_flat import paired_search
+from starhall.shared.search_flat import WorldsBot, paired_search
 
 CANDIDATES = 6
 """How many of the lookahead's best placements the search plays out."""
@@ -224,20 +224,8 @@ def lookahead_scores(view: dict[str, Any], seat: Seat) -> list[tuple[float, int,
     return scored
 
 
-class StrongBot:
+class StrongBot(WorldsBot):
     """Plays out the lookahead's best placements over sampled deck orders."""
-
-    searches = True
-    """It thinks for its whole budget: the server asks it in a worker process."""
-
-    def __init__(self, rng: random.Random, worlds: int = 0) -> None:
-        self.rng = rng
-        self.worlds = worlds
-        """Worlds played out whatever the clock says (tests: a search that does not depend
-        on the machine's speed)."""
-        self.last_playouts = 0
-        self.searched = False
-        """Whether the last move was searched (not a forced or routine one)."""
 
     def choose(self, seen: Observation, think: float) -> Command:
         start = time.perf_counter()  # the budget counts what is worked out before the search

@@ -60,7 +60,7 @@ from starhall.shared.games.what_else_bots import (
     card_worth,
 )
 from starhall.shared.observation import Observation
-from starhall.shared.search_flat import paired_search
+from starhall.shared.search_flat import WorldsBot, paired_search
 
 KEEP_WEIGHT = 1.5
 """A playout cut short also counts the cards the seat kept to the round's end, each by its
@@ -558,20 +558,8 @@ def refill_candidates(cards: Cards, hand: CardSet, unseen: CardSet,
     return found
 
 
-class StrongBot:
+class StrongBot(WorldsBot):
     """Chooses by playouts in worlds sampled from what its seat has seen."""
-
-    searches = True
-    """It thinks for its whole budget: the server asks it in a worker process."""
-
-    def __init__(self, rng: random.Random, worlds: int = 0) -> None:
-        self.rng = rng
-        self.worlds = worlds
-        """Worlds played out whatever the clock says (tests: a search that does not depend
-        on the machine's speed)."""
-        self.last_playouts = 0
-        self.searched = False
-        """Whether the last move was searched (not a forced or routine one)."""
 
     def choose(self, seen: Observation, think: float) -> Command:
         start = time.perf_counter()  # the budget counts what is worked out before the search
