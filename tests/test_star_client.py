@@ -163,8 +163,9 @@ def test_a_live_game_played_by_clicks_to_a_win_with_undo_and_redo(
         assert best is not None and best.result == "won" and best.undos == 1
         # Restart this deal: a new table on the same server, the same deal number.
         press(live, pygame.K_r)
+        # (the new table's first view may come before its deal: wait for the deal)
         run_until(live, surface, lambda live: live.table.model.table != first_table
-                  and settled(live))
+                  and settled(live) and live.table.model.view.get("deal_number") is not None)
         assert live.table.model.view["deal_number"] == WON_DEAL
         assert live.table.model.view["moves"] == 0
         live.close()
