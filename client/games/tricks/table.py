@@ -173,8 +173,10 @@ class TableView:
         totals = shown.get("totals") or []
         total = str(totals[seat]) if seat < len(totals) else ""
         total_width = fonts.font(18).size(total)[0]
-        blit_text(surface, fitted(name, 16, rect.w - 40 - total_width), 16, theme.TEXT,
-                  "midleft", (rect.x + 26, rect.y + 15))
+        room = rect.w - 40 - total_width
+        size = fit_size(name, 16, room, smallest=13)  # "Bruno (Normal)" whole, a little smaller
+        blit_text(surface, fitted(name, size, room), size, theme.TEXT, "midleft",
+                  (rect.x + 26, rect.y + 15))
         if total:
             blit_text(surface, total, 18, theme.GOLD, "midright", (rect.right - 10, rect.y + 15))
         note_room = rect.w - 24 - (24 if shown.get("dealer") == seat else 0)
