@@ -53,7 +53,10 @@ def test_lobby_to_table_to_game_over(surface: pygame.Surface, tmp_path: object) 
     with EmbeddedServer(str(tmp_path), think=0.0) as server:
         lobby = Lobby(SIZE, server.address, "Tester")
         lobby.options = {"target": 1}  # the game ends after its first hand
-        refused_seen = tried = False
+        refused_seen = False
+        # Frames left to wait for the refusal of a greyed card clicked: a click while the
+        # table animates sends nothing, so the card is clicked again after them.
+        waiting = 0
         # A deadline against a hang, not a speed check: on a loaded machine the bots' turns
         # take many frames, and a count of frames ran out before the hand did.
         deadline = time.monotonic() + 300
@@ -73,13 +76,15 @@ def test_lobby_to_table_to_game_over(surface: pygame.Surface, tmp_path: object) 
                 legal = model.legal
                 if "play" in legal:
                     illegal = [c for c in model.hand if c not in legal["play"]]
-                    if tried and not refused_seen:
-                        # A greyed-out card is sent: the server's reason comes back.
-                        refused_seen = (model.refusal or "").startswith("you must follow suit")
-                    elif illegal and not tried:
+                    # A greyed-out card is sent: the server's reason comes back.
+                    refused_seen = refused_seen or (model.refusal or "").startswith(
+                        "you must follow suit")
+                    if illegal and not refused_seen and waiting == 0:
                         greyed = spot(lobby, "card", illegal[0])
                         click(lobby, greyed)
-                        tried = greyed is not None
+                        waiting = 6 if greyed is not None else 0
+                    elif illegal and not refused_seen:
+                        waiting -= 1
                     else:
                         click(lobby, spot(lobby, "card", legal["play"][0]))
                 elif "bury" in legal and len(table.ui.selected) < 3:
