@@ -56,7 +56,7 @@ def test_lobby_to_table_to_game_over(surface: pygame.Surface, tmp_path: object) 
         refused_seen = False
         # Frames left to wait for the refusal of a greyed card clicked: a click while the
         # table animates sends nothing, so the card is clicked again after them.
-        waiting = 0
+        waiting = tries = 0
         # A deadline against a hang, not a speed check: on a loaded machine the bots' turns
         # take many frames, and a count of frames ran out before the hand did.
         deadline = time.monotonic() + 300
@@ -79,11 +79,12 @@ def test_lobby_to_table_to_game_over(surface: pygame.Surface, tmp_path: object) 
                     # A greyed-out card is sent: the server's reason comes back.
                     refused_seen = refused_seen or (model.refusal or "").startswith(
                         "you must follow suit")
-                    if illegal and not refused_seen and waiting == 0:
+                    trying = illegal and not refused_seen and tries < 5
+                    if trying and waiting == 0:
                         greyed = spot(lobby, "card", illegal[0])
                         click(lobby, greyed)
-                        waiting = 6 if greyed is not None else 0
-                    elif illegal and not refused_seen:
+                        waiting, tries = (6, tries + 1) if greyed is not None else (0, tries)
+                    elif trying:
                         waiting -= 1
                     else:
                         click(lobby, spot(lobby, "card", legal["play"][0]))
