@@ -190,6 +190,46 @@ class StarhallNode:
         self.process = None
 
 
+class StarhallService:
+    """``starhall serve`` nodes sharing one stream of their own (named after the test) on a
+    NATS server or cluster at ``address``."""
+
+    def __init__(self, address: str, folder: Path, name: str, count: int = 2, *,
+                 lease: float = 2.0, replicas: int | None = None) -> None:
+        self.store = address
+        self.stream = "S" + hashlib.sha256(name.encode()).hexdigest()[:12]
+        more = {} if replicas is None else {"replicas": replicas}
+        self.nodes = [StarhallNode(folder / f"s{i + 1}", address, self.stream, lease=lease,
+                                   **more) for i in range(count)]
+
+    @property
+    def addresses(self) -> list[str]:
+        return [node.address for node in self.nodes]
+
+    def start(self) -> StarhallService:
+        for node in self.nodes:
+            node.start(wait=False)
+        for node in self.nodes:
+            node.wait()
+        return self
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+
+    def export(self, table: str, folder: Path) -> Path:
+        """The table's log, by ``starhall replay export``; checked by ``replay verify``."""
+        from starhall.cli import main
+        from starhall.shared.replay import Verified, verify
+
+        path = folder / f"{table}.starhall"
+        address = f"{self.store}/{table}"
+        assert main(["replay", "export", address, str(path), "--stream", self.stream]) == 0
+        assert main(["replay", "verify", address, "--stream", self.stream]) == 0
+        assert isinstance(verify(path), Verified)
+        return path
+
+
 class Roamer:
     """A person at one seat of a table of a service of several nodes, making one move at a
     time (``sync``, then ``act``) wherever the table is served: it follows ``elsewhere``,

@@ -9,18 +9,16 @@ against a hang."""
 
 from __future__ import annotations
 
-import hashlib
 import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from starhall.cli import main
 from starhall.shared import protocol
-from starhall.shared.replay import Verified, load, verify
+from starhall.shared.replay import load
 from tests.connection import Connection, ConnectionTimeout
-from tests.nats_helpers import NatsCluster, Roamer, StarhallNode
+from tests.nats_helpers import NatsCluster, Roamer, StarhallNode, StarhallService
 from tests.server_helpers import choose, wait_for
 
 LEASE = 2.0
@@ -35,44 +33,10 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsCluster]:
         nats.stop()
 
 
-class Service:
-    """Starhall nodes sharing one stream of the cluster (a stream per test)."""
-
-    def __init__(self, cluster: NatsCluster, folder: Path, name: str, count: int) -> None:
-        self.cluster = cluster
-        self.stream = "C" + hashlib.sha256(name.encode()).hexdigest()[:12]
-        self.nodes = [StarhallNode(folder / f"s{i + 1}", cluster.address, self.stream,
-                                   lease=LEASE) for i in range(count)]
-
-    @property
-    def addresses(self) -> list[str]:
-        return [node.address for node in self.nodes]
-
-    def start(self) -> Service:
-        for node in self.nodes:
-            node.start(wait=False)
-        for node in self.nodes:
-            node.wait()
-        return self
-
-    def stop(self) -> None:
-        for node in self.nodes:
-            node.stop()
-
-    def export(self, table: str, folder: Path) -> Path:
-        """The table's log, by ``starhall replay export``; checked by ``replay verify``."""
-        path = folder / f"{table}.starhall"
-        address = f"{self.cluster.address}/{table}"
-        assert main(["replay", "export", address, str(path), "--stream", self.stream]) == 0
-        assert main(["replay", "verify", address, "--stream", self.stream]) == 0
-        assert isinstance(verify(path), Verified)
-        return path
-
-
 @pytest.fixture
 def service(cluster: NatsCluster, tmp_path: Path, request: pytest.FixtureRequest
-            ) -> Iterator[Service]:
-    made = Service(cluster, tmp_path, request.node.name, 2)
+            ) -> Iterator[StarhallService]:
+    made = StarhallService(cluster.address, tmp_path, request.node.name, 2, lease=LEASE)
     try:
         yield made
     finally:
@@ -113,7 +77,7 @@ def serves(address: str, table: str) -> bool:
     return reply is not None and reply["type"] == protocol.WATCHING
 
 
-def check_log(service: Service, table: str, folder: Path, *roamers: Roamer) -> None:
+def check_log(service: StarhallService, table: str, folder: Path, *roamers: Roamer) -> None:
     """The table's log verifies, and holds every acknowledged move once, at its ``seq``."""
     recording = load(service.export(table, folder))
     for roamer in roamers:
@@ -127,7 +91,7 @@ def check_log(service: Service, table: str, folder: Path, *roamers: Roamer) -> N
 
 
 def test_a_killed_owner_s_tables_are_taken_over_and_play_goes_on(
-        service: Service, tmp_path: Path) -> None:
+        service: StarhallService, tmp_path: Path) -> None:
     service.start()
     first, second = service.nodes
     table, (token,) = new_table(first.address)
@@ -147,9 +111,9 @@ def test_a_killed_owner_s_tables_are_taken_over_and_play_goes_on(
 
 
 def test_play_goes_on_without_one_nats_node_and_stops_cleanly_without_all(
-        service: Service, tmp_path: Path) -> None:
+        service: StarhallService, cluster: NatsCluster, tmp_path: Path) -> None:
     service.start()
-    nats = service.cluster.nodes
+    nats = cluster.nodes
     table, (token,) = new_table(service.nodes[0].address)
     ada = Roamer(service.addresses, table, 0, token)
     ada.play(3)
@@ -175,7 +139,7 @@ def test_play_goes_on_without_one_nats_node_and_stops_cleanly_without_all(
 
 
 def test_a_paused_owner_cannot_write_a_table_taken_over_and_gives_it_up(
-        service: Service, tmp_path: Path) -> None:
+        service: StarhallService, tmp_path: Path) -> None:
     service.start()
     first, second = service.nodes
     table, (token,) = new_table(first.address)
@@ -211,8 +175,8 @@ def test_a_paused_owner_cannot_write_a_table_taken_over_and_gives_it_up(
 
 
 def test_two_nodes_started_at_once_never_both_serve_a_table(
-        service: Service, tmp_path: Path) -> None:
-    maker = StarhallNode(tmp_path / "maker", service.cluster.address, service.stream,
+        service: StarhallService, tmp_path: Path) -> None:
+    maker = StarhallNode(tmp_path / "maker", service.store, service.stream,
                          lease=LEASE).start()
     tables = [new_table(maker.address, people=0)[0] for _ in range(6)]
     maker.kill()  # its leases end by their TTL

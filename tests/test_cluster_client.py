@@ -7,7 +7,6 @@ over, and plays on. Every wait is for a condition, with a deadline only against 
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -21,13 +20,12 @@ from typing import Any
 import pygame
 import pytest
 
-from starhall.cli import main
 from starhall.client.net.link import ServerLink
 from starhall.client.screens.live import LiveTable
 from starhall.shared import protocol
-from starhall.shared.replay import Verified, load, verify
+from starhall.shared.replay import load
 from tests.connection import Connection
-from tests.nats_helpers import NatsNode, StarhallNode
+from tests.nats_helpers import NatsNode, StarhallService
 from tests.server_helpers import choose
 
 pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
@@ -36,39 +34,11 @@ SIZE = (1280, 720)
 LEASE = 2.0
 
 
-class Service:
-    """Two nodes sharing a stream of their own on the one nats-server."""
-
-    def __init__(self, nats: NatsNode, folder: Path, name: str) -> None:
-        self.store = f"nats://{nats.url}"
-        self.stream = "W" + hashlib.sha256(name.encode()).hexdigest()[:12]
-        self.nodes = [StarhallNode(folder / f"s{i + 1}", self.store, self.stream, lease=LEASE,
-                                   replicas=1) for i in range(2)]
-
-    def start(self) -> Service:
-        for node in self.nodes:
-            node.start(wait=False)
-        for node in self.nodes:
-            node.wait()
-        return self
-
-    def stop(self) -> None:
-        for node in self.nodes:
-            node.stop()
-
-    def log(self, table: str, folder: Path) -> Path:
-        """The table's log, by ``starhall replay export``, checked by ``replay verify``."""
-        path = folder / f"{table}.starhall"
-        assert main(["replay", "export", f"{self.store}/{table}", str(path),
-                     "--stream", self.stream]) == 0
-        assert isinstance(verify(path), Verified)
-        return path
-
-
 @pytest.fixture
 def service(nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest
-            ) -> Iterator[Service]:
-    made = Service(nats_node, tmp_path, request.node.name).start()
+            ) -> Iterator[StarhallService]:
+    made = StarhallService(f"nats://{nats_node.url}", tmp_path, request.node.name,
+                           lease=LEASE, replicas=1).start()
     try:
         yield made
     finally:
@@ -152,7 +122,7 @@ def own_moves(log: Path) -> list[Any]:
 
 
 def test_a_table_served_by_another_node_is_followed_there_to_play_and_watch(
-        service: Service, tmp_path: Path) -> None:
+        service: StarhallService, tmp_path: Path) -> None:
     first, second = service.nodes
     table = table_waiting_for_seat_0(first.address)
     ada = Window(second.address)  # the lobby's node is not the table's
@@ -169,14 +139,14 @@ def test_a_table_served_by_another_node_is_followed_there_to_play_and_watch(
     seen = spectator.live.table.model.seq  # type: ignore[union-attr]
     ada.play(2)
     spectator.until(lambda: spectator.live.table.model.seq > seen)  # type: ignore[union-attr]
-    moves = own_moves(service.log(table, tmp_path))
+    moves = own_moves(service.export(table, tmp_path))
     assert len(moves) >= 6 and len(moves) == len(set(moves))
     for window in (ada, spectator):
         window.close()
 
 
 def test_a_table_whose_node_is_killed_is_followed_to_the_node_that_took_it_over(
-        service: Service, tmp_path: Path) -> None:
+        service: StarhallService, tmp_path: Path) -> None:
     first, second = service.nodes
     table = table_waiting_for_seat_0(first.address)
     ada = Window(second.address)
@@ -188,6 +158,6 @@ def test_a_table_whose_node_is_killed_is_followed_to_the_node_that_took_it_over(
     assert ada.live.link is ada.live.home and ada.live.link.address == second.address
     assert ada.live.lost_table is None
     assert any("silent" in notice for notice in ada.notices), ada.notices
-    moves = own_moves(service.log(table, tmp_path))
+    moves = own_moves(service.export(table, tmp_path))
     assert len(moves) >= 6 and len(moves) == len(set(moves))  # none lost, none doubled
     ada.close()
