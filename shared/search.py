@@ -32,6 +32,7 @@ from random import Random
 from typing import Any, Generic, Protocol, TypeVar
 
 from starhall.shared.cards import CardSet, bits
+from starhall.shared.search_flat import paired_search
 
 S = TypeVar("S")
 M = TypeVar("M", bound=Hashable)
@@ -223,13 +224,6 @@ def search(game: Searchable[S, M], determinize: Callable[[Random], S], rng: Rand
     return Searched(chosen, done, visits, values)
 
 
-PRUNE_AFTER = 4
-"""Deals every move is played out from before any is dropped."""
-PRUNE_Z = 2.5
-"""A move is dropped once the best move's lead over it, deal by deal, is this many standard
-errors above nothing."""
-
-
 def flat_search(game: Searchable[S, M], determinize: Callable[[Random], S], rng: Random,
                 think: float, iterations: int | None = None,
                 root_moves: Sequence[M] | None = None, prune: bool = True) -> Searched[M]:
@@ -243,51 +237,26 @@ def flat_search(game: Searchable[S, M], determinize: Callable[[Random], S], rng:
     short counts for nothing; the first deal is always played out) or after ``iterations``
     deals. ``root_moves`` narrows the moves to these (one of each set of moves that come to
     the same)."""
-    deadline = time.perf_counter() + think
-    results: dict[M, list[float]] = {}
-    active: list[M] | None = list(root_moves) if root_moves is not None else None
-    done = 0
-    while True:
-        state = determinize(rng)
-        actor = game.actor(state)
-        if active is None:
-            active = list(game.moves(state))
-        seed = rng.random()
-        partial: list[float] = []
-        for move in active:
-            ended = game.rollout(game.apply(state, move), Random(seed))
-            partial.append(game.rewards(ended)[actor])
-            if done and time.perf_counter() >= deadline:
-                break
-        else:
-            for move, reward in zip(active, partial, strict=True):
-                results.setdefault(move, []).append(reward)
-            done += 1
-            if prune and done >= PRUNE_AFTER and len(active) > 1:
-                active = _still_in_doubt(active, results)
-        if (iterations is not None and done >= iterations) or time.perf_counter() >= deadline:
-            break
-    assert active is not None
-    counts = {move: len(rewards) for move, rewards in results.items()}
-    values = {move: sum(rewards) / len(rewards) for move, rewards in results.items()}
-    chosen = max(active, key=lambda move: (values[move], counts[move]))
-    return Searched(chosen, done, counts, values)
+    first = determinize(rng)
+    moves = list(root_moves) if root_moves is not None else list(game.moves(first))
+    dealt = [first]
 
+    def sample() -> tuple[S, int, float]:
+        state = dealt.pop() if dealt else determinize(rng)
+        return state, game.actor(state), rng.random()
 
-def _still_in_doubt(active: list[M], results: dict[M, list[float]]) -> list[M]:
-    """The moves the best one (by mean) does not yet beat clearly over the deals both were
-    played out from (the last ``n``: every active move was played out from each of them)."""
-    n = min(len(results[move]) for move in active)
-    best = max(active, key=lambda move: sum(results[move][-n:]))
-    top = results[best][-n:]
-    kept = []
-    for move in active:
-        leads = [a - b for a, b in zip(top, results[move][-n:], strict=True)]
-        mean = sum(leads) / n
-        spread = math.sqrt(sum((lead - mean) ** 2 for lead in leads) / (n - 1))
-        if move == best or mean <= 0 or mean <= PRUNE_Z * spread / math.sqrt(n) and spread:
-            kept.append(move)
-    return kept
+    def playout(index: int, world: tuple[S, int, float]) -> float:
+        state, actor, seed = world
+        return game.rewards(game.rollout(game.apply(state, moves[index]), Random(seed)))[actor]
+
+    found = paired_search(len(moves), sample, playout, think, least=1, most=iterations,
+                          prune=prune)
+    if len(moves) == 1:
+        return Searched(moves[0], 0, {}, {})
+    played = [i for i in range(len(moves)) if found.counts[i]]
+    return Searched(moves[found.chosen], found.worlds,
+                    {moves[i]: found.counts[i] for i in played},
+                    {moves[i]: found.means[i] for i in played})
 
 
 def voids_from_plays(plays: Sequence[tuple[int, int]], suit_of: Sequence[str], players: int,

@@ -28,58 +28,89 @@ class SearchResult:
     playouts: int
     worlds: int
     means: list[float]
+    counts: list[int]
+    """Worlds each candidate was played out in (fewer for one dropped as clearly beaten)."""
+
+
+PRUNE_AFTER = 4
+"""Worlds every candidate is played out in before any is dropped (``prune``)."""
+PRUNE_Z = 2.5
+"""A candidate is dropped once the best one's lead over it, world by world, is this many
+standard errors above nothing."""
 
 
 def paired_search(count: int, sample: Callable[[], World],
                   playout: Callable[[int, World], float], think: float,
-                  default: int = 0, least: int = 0, doubt: float = 0.0) -> SearchResult:
+                  default: int = 0, least: int = 0, doubt: float = 0.0,
+                  most: int | None = None, prune: bool = False) -> SearchResult:
     """Play out candidates ``0 … count - 1`` with ``playout(index, world)`` (the higher the
-    better for the seat) in worlds from ``sample()`` until ``think`` seconds are spent, and
-    choose the best mean over the worlds finished (``default`` on a tie, and until a world
-    is finished). With ``doubt``, a candidate replaces ``default`` only when its mean beats
-    the default's by more than ``doubt`` standard errors of their difference over the worlds:
-    a search too short to tell moves apart then keeps the rollout policy's own move rather
-    than the luckiest. A world the time runs out in is left unfinished and uncounted, so the
-    search overruns ``think`` by one playout at most. ``least`` worlds are played whatever
-    the clock says."""
+    better for the seat) in worlds from ``sample()`` until ``think`` seconds are spent (or
+    ``most`` worlds), and choose the best mean over the worlds finished (``default`` on a tie,
+    and until a world is finished). With ``doubt``, a candidate replaces ``default`` only when
+    its mean beats the default's by more than ``doubt`` standard errors of their difference
+    over the worlds: a search too short to tell moves apart then keeps the rollout policy's
+    own move rather than the luckiest. With ``prune``, a candidate the best one beats clearly
+    world by world (``PRUNE_Z``) is played out no more, so the worlds go to those still in
+    doubt. A world the time runs out in is left unfinished and uncounted, so the search
+    overruns ``think`` by one playout at most. ``least`` worlds are played whatever the clock
+    says."""
     start = time.perf_counter()
-    totals = [0.0] * count
-    squares = [0.0] * count
-    """Per candidate, the sum of its squared differences from the default in each world."""
+    results: list[list[float]] = [[] for _ in range(count)]
+    active = list(range(count))
     worlds = 0
     if count > 1:
         clock = time.perf_counter
-        while worlds < least or clock() - start < think:
+        while (worlds < least or clock() - start < think) and (most is None or worlds < most):
             world = sample()
             values = []
-            for index in range(count):
+            for index in active:
                 if worlds >= least and clock() - start >= think:
                     break
                 values.append(playout(index, world))
             else:
-                base = values[default]
-                for index, value in enumerate(values):
-                    totals[index] += value
-                    squares[index] += (value - base) ** 2
+                for index, value in zip(active, values, strict=True):
+                    results[index].append(value)
                 worlds += 1
-    means = [total / worlds if worlds else 0.0 for total in totals]
+                if prune and worlds >= PRUNE_AFTER and len(active) > 1:
+                    active = _still_in_doubt(active, results)
+    counts = [len(values) for values in results]
+    means = [sum(values) / len(values) if values else 0.0 for values in results]
     chosen = default
     if worlds:
         def doubted(i: int) -> float:
             if not doubt or i == default:
                 return means[i]
-            return means[i] - doubt * _error(means[i] - means[default], squares[i], worlds)
+            return means[i] - doubt * _error([a - b for a, b in zip(
+                results[i], results[default], strict=False)])
 
-        chosen = max(range(count), key=lambda i: (doubted(i), i == default))
-    return SearchResult(chosen, worlds * count, worlds, means)
+        chosen = max(active, key=lambda i: (doubted(i), i == default, counts[i]))
+    return SearchResult(chosen, sum(counts), worlds, means, counts)
 
 
-def _error(mean: float, squares: float, worlds: int) -> float:
-    """The standard error of a mean difference from its sum of squares over ``worlds``."""
-    if worlds < 2:
-        return float("inf") if squares else 0.0
-    variance = max(squares / worlds - mean * mean, 0.0) * worlds / (worlds - 1)
-    return sqrt(variance / worlds)
+def _error(differences: list[float]) -> float:
+    """The standard error of the mean of ``differences``."""
+    n = len(differences)
+    if n < 2:
+        return float("inf") if any(differences) else 0.0
+    mean = sum(differences) / n
+    variance = sum((d - mean) ** 2 for d in differences) / (n - 1)
+    return sqrt(variance / n)
+
+
+def _still_in_doubt(active: list[int], results: list[list[float]]) -> list[int]:
+    """The candidates the best one (by mean) does not yet beat clearly over the worlds both
+    were played out in (the last ``n``: every active one was played out in each of them)."""
+    n = min(len(results[i]) for i in active)
+    best = max(active, key=lambda i: sum(results[i][-n:]))
+    top = results[best][-n:]
+    kept = []
+    for i in active:
+        leads = [a - b for a, b in zip(top, results[i][-n:], strict=True)]
+        mean = sum(leads) / n
+        spread = sqrt(sum((lead - mean) ** 2 for lead in leads) / (n - 1))
+        if i == best or mean <= 0 or mean <= PRUNE_Z * spread / sqrt(n) and spread:
+            kept.append(i)
+    return kept
 
 
 class WorldsBot:
