@@ -127,6 +127,23 @@ def best_at(tops: Sequence[int], cards: Sequence[int], space: int) -> int:
     return max((placement_points(tops, card, space) for card in cards), default=-1)
 
 
+def lookahead_scores(view: dict[str, Any], seat: Seat) -> list[tuple[float, int, int]]:
+    """Every legal placement with the ``lookahead`` bot's score: (score, card, space)."""
+    board = Board(view)
+    theirs = [DECK.index_of[code] for code in view["hands"][1 - seat]]
+    baseline = [best_at(board.tops, theirs, space) for space in range(SPACES)]
+    scored = []
+    for code, spaces in view["legal"]["placements"].items():
+        card = DECK.index_of[code]
+        for space, points in spaces:
+            tops, claims, cleared = board.after(card, space, seat)
+            near = frozenset(range(SPACES)) if cleared else _NEAR[space]
+            reply = max([baseline[s] for s in range(SPACES) if s not in near]
+                        + [best_at(tops, theirs, s) for s in near] + [0])
+            scored.append((points - REPLY_WEIGHT * (reply + claims), card, space))
+    return scored
+
+
 class LookaheadBot:
     """Like ``greedy``, but weighs each placement against the opponent's best reply and the
     claims it leaves them."""
@@ -139,21 +156,10 @@ class LookaheadBot:
         command = _admin(view, seat)
         if command is not None:
             return command
-        board = Board(view)
-        theirs = [DECK.index_of[code] for code in view["hands"][1 - seat]]
-        baseline = [best_at(board.tops, theirs, space) for space in range(SPACES)]
-        scored: list[tuple[float, str, int]] = []
-        for code, spaces in view["legal"]["placements"].items():
-            card = DECK.index_of[code]
-            for space, points in spaces:
-                tops, claims, cleared = board.after(card, space, seat)
-                near = frozenset(range(SPACES)) if cleared else _NEAR[space]
-                reply = max([baseline[s] for s in range(SPACES) if s not in near]
-                            + [best_at(tops, theirs, s) for s in near] + [0])
-                scored.append((points - REPLY_WEIGHT * (reply + claims), code, space))
+        scored = lookahead_scores(view, seat)
         best = max(value for value, _, _ in scored)
-        _, code, space = self.rng.choice([s for s in scored if s[0] == best])
-        return _place(code, space, seat)
+        _, card, space = self.rng.choice([s for s in scored if s[0] == best])
+        return _place(DECK.code_of[card], space, seat)
 
 
 BOTS = {"greedy": GreedyBot, "lookahead": LookaheadBot}

@@ -41,7 +41,7 @@ from starhall.shared.games.stars_and_bars import (
     round_result,
     tops_of,
 )
-from starhall.shared.games.stars_and_bars_bots import _NEAR, REPLY_WEIGHT, Board, _admin, best_at
+from starhall.shared.games.stars_and_bars_bots import _admin, lookahead_scores
 from starhall.shared.observation import Observation
 from starhall.shared.search_flat import WorldsBot, paired_search
 
@@ -205,23 +205,6 @@ class Playout:
             return 1.0 if result.winners[0] == seat else 0.0
         lead = self.scores[seat] - self.scores[1 - seat]
         return min(1.0, max(0.0, 0.5 + lead / (2 * SPREAD)))
-
-
-def lookahead_scores(view: dict[str, Any], seat: Seat) -> list[tuple[float, int, int]]:
-    """Every legal placement with the ``lookahead`` bot's score: (score, card, space)."""
-    board = Board(view)
-    theirs = [DECK.index_of[code] for code in view["hands"][1 - seat]]
-    baseline = [best_at(board.tops, theirs, space) for space in range(SPACES)]
-    scored = []
-    for code, spaces in view["legal"]["placements"].items():
-        card = DECK.index_of[code]
-        for space, points in spaces:
-            tops, claims, cleared = board.after(card, space, seat)
-            near = frozenset(range(SPACES)) if cleared else _NEAR[space]
-            reply = max([baseline[s] for s in range(SPACES) if s not in near]
-                        + [best_at(tops, theirs, s) for s in near] + [0])
-            scored.append((points - REPLY_WEIGHT * (reply + claims), card, space))
-    return scored
 
 
 class StrongBot(WorldsBot):
