@@ -113,17 +113,29 @@ def test_a_resend_whose_first_send_landed_is_stored_once(
         store.close()
 
 
+def ada_and_bots(address: str) -> tuple[Participant, str, Person]:
+    """A Hearts table made through a lobby connection, Ada in seat 0 and bots in the others,
+    once Ada has two moves acknowledged."""
+    lobby = Participant(address)
+    table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                           "options": FAST_HEARTS})["table"]["id"]
+    ada = Person(address, table, 0, "Ada")
+    fill_with_bots(lobby, table)
+
+    def two_acks() -> bool:
+        ada.step()
+        return len(ada.acks) >= 2
+
+    wait_for(two_acks, timeout=30)
+    return lobby, table, ada
+
+
 def test_moves_of_a_server_on_jetstream_are_answered_after_the_ack(
         nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """Every acknowledged move is in the stream when its ack arrives."""
     with EmbeddedServer(tmp_path, **settings(nats_node, request)) as server:
         assert server.address is not None and server.service is not None
-        lobby = Participant(server.address)
-        table = lobby.request({"type": "create", "game": "hearts", "players": 4,
-                               "options": FAST_HEARTS})["table"]["id"]
-        ada = Person(server.address, table, 0, "Ada")
-        fill_with_bots(lobby, table)
-        wait_for(lambda: ada.step() and False or len(ada.acks) >= 2, timeout=30)
+        lobby, table, ada = ada_and_bots(server.address)
         for ack in ada.acks:
             assert ack["type"] == protocol.ACK
             assert ack["seq"] in dict(load(log_of(server, table)).events)
@@ -213,12 +225,7 @@ def test_a_bug_report_at_a_jetstream_table_holds_its_log(
         nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     with EmbeddedServer(tmp_path, **settings(nats_node, request)) as server:
         assert server.address is not None and server.service is not None
-        lobby = Participant(server.address)
-        table = lobby.request({"type": "create", "game": "hearts", "players": 4,
-                               "options": FAST_HEARTS})["table"]["id"]
-        ada = Person(server.address, table, 0, "Ada")
-        fill_with_bots(lobby, table)
-        wait_for(lambda: ada.step() and False or len(ada.acks) >= 2, timeout=30)
+        lobby, table, ada = ada_and_bots(server.address)
         reply = ada.request({"type": "report", "table": table, "note": "odd trick"})
         assert reply["type"] == protocol.REPORTED, reply
         body = read_bug_report(tmp_path / reply["path"])

@@ -321,24 +321,26 @@ def _event_dict(event: Any, seq: int) -> dict[str, Any]:
     return {"seq": seq, "type": event.type, "seat": event.seat, "data": dict(event.data)}
 
 
-def test_a_round_end_sweeps_the_pile_and_flies_a_token_to_the_winner(
-        surface: pygame.Surface) -> None:
-    # Play on until a play or a pass ends a round, and animate that event.
+def round_ending(rng: random.Random, kinds: tuple[str, ...]) -> tuple[Table[Any], Any, Any]:
+    """A 4-player game played at random until a command of ``kinds`` ends a round: the table,
+    the state before that command, and its last event."""
     table = Table.new(GAME, 4, {})
-    rng = random.Random(5)
-    ending = None
-    while ending is None:
+    while True:
         if GAME.chance(table.state) is not None:
             table.shuffle(rng.randrange(2**40))
             continue
         before = table.state
-        seat = GAME.to_act(before)[0]
-        command = GAME.random_action(before, seat, rng)
+        command = GAME.random_action(before, GAME.to_act(before)[0], rng)
         events = table.submit(command)
-        if command.type in ("play", "pass") and round_ended(GAME.view(before, 0),
-                                                             GAME.view(table.state, 0)):
-            ending = (before, events[-1][1])
-    before, event = ending
+        if command.type in kinds and round_ended(GAME.view(before, 0),
+                                                 GAME.view(table.state, 0)):
+            return table, before, events[-1][1]
+
+
+def test_a_round_end_sweeps_the_pile_and_flies_a_token_to_the_winner(
+        surface: pygame.Surface) -> None:
+    # Play on until a play or a pass ends a round, and animate that event.
+    table, before, event = round_ending(random.Random(5), ("play", "pass"))
     after = GAME.view(table.state, 0)
     model = TableModel("what_else", 0, 4, NAMES[:4])
     screen = TableScreen(model, lambda kind, data: None, size=SIZE)
@@ -382,21 +384,7 @@ def test_the_side_log_names_the_rounds_winner_after_the_pass_that_ended_it(
     """The log reads in the order things happened: the pass that ended a round, then who took
     its star (the round's line once came first, as soon as the batch arrived); and the
     summary counts down to the next round, not the "next hand"."""
-    table = Table.new(GAME, 4, {})
-    rng = random.Random(3)
-    ending = None
-    while ending is None:
-        if GAME.chance(table.state) is not None:
-            table.shuffle(rng.randrange(2**40))
-            continue
-        before = table.state
-        seat = GAME.to_act(before)[0]
-        command = GAME.random_action(before, seat, rng)
-        events = table.submit(command)
-        if command.type == "pass" and round_ended(GAME.view(before, 0),
-                                                  GAME.view(table.state, 0)):
-            ending = (before, events[-1][1])
-    before, event = ending
+    table, before, event = round_ending(random.Random(3), ("pass",))
     after = GAME.view(table.state, 0)
     model = TableModel("what_else", 0, 4, NAMES[:4])
     screen = TableScreen(model, lambda kind, data: None, size=SIZE)
