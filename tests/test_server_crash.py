@@ -161,9 +161,13 @@ class Resender(Person):
             self.sent.append((request, reply))
         return reply
 
-    def send_all_again(self) -> list[tuple[int, dict[str, Any]]]:
-        """Each move sent again as it was: the ``seq`` its ack gave, and the reply now."""
-        return [(ack["seq"], self.request(request)) for request, ack in self.sent]
+    def assert_every_move_is_a_duplicate(self) -> None:
+        """Each move sent again as it was is acknowledged as a duplicate, at the ``seq`` its
+        first ack gave."""
+        for request, ack in self.sent:
+            reply = self.request(request)
+            assert reply["type"] == "ack" and reply["duplicate"], (ack["seq"], reply)
+            assert reply["seq"] == ack["seq"]
 
 
 def restart_server(server: subprocess.Popen[str], data: Path, port: int
@@ -211,9 +215,7 @@ def test_every_move_of_a_long_game_is_known_by_its_cid_after_kill_9(tmp_path: Pa
 
         server = restart_server(server, tmp_path, port)
         ada.resume(address)
-        for seq, reply in ada.send_all_again():
-            assert reply["type"] == "ack" and reply["duplicate"], (seq, reply)
-            assert reply["seq"] == seq
+        ada.assert_every_move_is_a_duplicate()
         ada.close()
     finally:
         stop(server)
@@ -246,9 +248,7 @@ def test_the_move_that_ended_a_game_is_known_by_its_cid_after_kill_9(
             summary_file.unlink()
         server = start_server(tmp_path, port)
         ada.resume(address)
-        for seq, reply in ada.send_all_again():
-            assert reply["type"] == "ack" and reply["duplicate"], (seq, reply)
-            assert reply["seq"] == seq
+        ada.assert_every_move_is_a_duplicate()
         ada.close()
     finally:
         stop(server)
