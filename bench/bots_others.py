@@ -31,11 +31,11 @@ from math import sqrt
 from typing import Any
 
 from starhall.shared.bots import make_bot
-from starhall.shared.engine import Command, Event, Game
+from starhall.shared.engine import Command, Game
 from starhall.shared.games import get_game
 from starhall.shared.games.stars_and_bars_strong import StrongBot as BarsStrong
 from starhall.shared.games.what_else_strong import StrongBot as WhatElseStrong
-from starhall.shared.observation import observe
+from starhall.shared.observation import SeatMemory
 from starhall.shared.options import Options
 from starhall.shared.shuffle import shuffle_command
 
@@ -49,7 +49,7 @@ def play_deal(game: Game[Any], players: int, options: Options, strong_seat: int,
     bot in ``strong_seat``; the winners. ``times`` gets the strong bot's time for each move
     it searched (not its forced or routine ones: a claim, a duty, the end of a turn)."""
     state = game.new_state(players, options)
-    seen: list[list[Event]] = [[] for _ in range(players)]
+    seen = SeatMemory(game, players, options)
     shuffles = random.Random(deal)
     while not game.outcome(state).over:
         request = game.chance(state)
@@ -57,7 +57,7 @@ def play_deal(game: Game[Any], players: int, options: Options, strong_seat: int,
             command: Command = shuffle_command(request, shuffles.randrange(2**40))
         else:
             seat = game.to_act(state)[0]
-            observation = observe(game, players, options, seat, state, tuple(seen[seat]))
+            observation = seen.observe(state, seat)
             if seat == strong_seat:
                 start = time.perf_counter()
                 command = strong.choose(observation, think)
@@ -66,10 +66,7 @@ def play_deal(game: Game[Any], players: int, options: Options, strong_seat: int,
             else:
                 command = others[seat].choose(observation, think)
         for event in game.decide(state, command):
-            for viewer in range(players):
-                shown = game.event_view(state, event, viewer)
-                if shown is not None:
-                    seen[viewer].append(shown)
+            seen.add(state, event)
             state = game.evolve(state, event)
     winners = game.outcome(state).winners
     assert winners is not None

@@ -33,7 +33,7 @@ from starhall.shared.games.what_else_strong import StrongBot as WhatElseStrong
 from starhall.shared.games.what_else_strong import (
     unseen_cards as what_else_unseen,
 )
-from starhall.shared.observation import Observation, observe
+from starhall.shared.observation import Observation, SeatMemory
 from starhall.shared.options import Options
 from starhall.shared.search_flat import paired_search
 from starhall.shared.shuffle import shuffle_command
@@ -50,7 +50,7 @@ def play(game: Game[Any], players: int, options: Options, choose: Chooser, deal:
     ``choose(state, seat, observation)`` moves (the state only for checking the bot's
     inferences). Shuffles from ``orders`` first, then from ``deal``."""
     state = game.new_state(players, options)
-    seen: list[list[Event]] = [[] for _ in range(players)]
+    seen = SeatMemory(game, players, options)
     shuffles = random.Random(deal)
     orders = list(orders or [])
     while not game.outcome(state).over:
@@ -60,13 +60,9 @@ def play(game: Game[Any], players: int, options: Options, choose: Chooser, deal:
                        else shuffle_command(request, shuffles.randrange(2**40)))
         else:
             seat = game.to_act(state)[0]
-            command = choose(state, seat, observe(game, players, options, seat, state,
-                                                  tuple(seen[seat])))
+            command = choose(state, seat, seen.observe(state, seat))
         for event in game.decide(state, command):
-            for viewer in range(players):
-                shown = game.event_view(state, event, viewer)
-                if shown is not None:
-                    seen[viewer].append(shown)
+            seen.add(state, event)
             state = game.evolve(state, event)
     return state
 
