@@ -499,3 +499,24 @@ def test_a_waiting_rooms_seat_wraps_its_words_rather_than_shrinking() -> None:
     assert all(fonts.font(size).size(text)[0] <= 150 for text, size in lines)
     assert seat_lines("Clara (bot: heuristic)", 400, 50) == [("Clara (bot: heuristic)", 17)]
     assert len(seat_lines("Clara (bot: heuristic)", 150, 30)) == 1  # a low row: the name
+
+
+def test_the_windows_title_names_the_table_and_goes_back_to_the_lobby(
+        server: EmbeddedServer, own_folders: None) -> None:
+    import pygame
+
+    pygame.display.init()
+    pygame.display.set_caption("Starhall — lobby")
+    lobby = Participant(address(server))
+    table = create(lobby)
+    ada = Window(address(server), "Ada")
+    ada.click("sit", table)
+    ada.until(lambda: ada.lobby.waiting_info())
+    fill_with_bots(lobby, table)
+    ada.until(lambda: ada.lobby.live is not None and ada.lobby.live.table is not None)
+    assert pygame.display.get_caption()[0] == f"Starhall — Stardeck Hearts {table}"
+    ada.key(pygame.K_ESCAPE)  # a started game asks first; the lobby's close_table leaves
+    ada.lobby.close_table()
+    assert pygame.display.get_caption()[0] == "Starhall — lobby"
+    ada.close()
+    lobby.close()

@@ -237,6 +237,8 @@ class LiveTable:
                 if model is not None and (self.table is None or self.table.model is not model):
                     self.table = TableScreen(model, self._send_for_session(), self.view,
                                              self.size)
+                    self._caption = table_caption(self.session.info, model)
+                    pygame.display.set_caption(self._caption)
                     self.view = self.table.view
                     self._keep_seat()
                     if self._resumed:
@@ -575,3 +577,9 @@ class LiveTable:
             self.link.close(linger=LEAVE_LINGER)  # its owner's last leave goes out
         if self.own_link:
             self.home.close()
+
+
+def table_caption(info: dict[str, Any], model: Any) -> str:
+    """The window's title at a table: the table's name (the server names one by its game and
+    number when its maker did not), so a window says where its player sits, not "lobby"."""
+    return f"Starhall — {info.get('name') or info.get('title') or model.game}"

@@ -172,6 +172,8 @@ class Lobby:
         self.created: set[str] = set()
         """Tables this lobby created: their waiting room offers to start with bots."""
         self.live: LiveTable | None = None
+        self._lobby_caption = "Starhall — lobby"
+        """The window's title in the lobby, given back when a table is left."""
         self.room: WaitingRoom | None = None
         self.resuming: tuple[str, int] | None = None
         self.book: SeatBook | None = None
@@ -391,6 +393,7 @@ class Lobby:
 
         self.live = LiveTable(self.link, self.size, self.view, own_link=False,
                               open_replay=open_over_table)
+        self._lobby_caption = pygame.display.get_caption()[0] or "Starhall — lobby"
         self.live.seat_book = self.book
         return self.live
 
@@ -438,6 +441,7 @@ class Lobby:
         live, self.live, self.room = self.live, None, None
         if live is None:
             return
+        pygame.display.set_caption(self._lobby_caption)
         session = live.session
         link = live.link  # the table's node: the lobby's, or the one it was followed to
         if session is not None and link.state == "connected":
