@@ -179,3 +179,15 @@ def test_closing_the_replay_window_closes_it_without_asking(surface: pygame.Surf
     viewer.seek(40)  # mid-game: no game-over box for Esc to close first
     viewer.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE, mod=0))
     assert viewer.table.question is not None and not viewer.done
+
+
+def test_the_replay_viewers_leave_button_closes_it_without_asking(
+        surface: pygame.Surface) -> None:
+    viewer = ReplayScreen(load(STARS), surface.get_size())
+    viewer.seek(40)
+    viewer.draw(surface)
+    (leave,) = [spot for spot in viewer.hotspots.spots
+                if spot.action[-1:] == ("leave",) and spot.enabled]
+    viewer.handle(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=leave.rect.center, button=1))
+    viewer.frame(0.1)
+    assert viewer.done and viewer.table.question is None  # a replay loses nothing

@@ -3,8 +3,9 @@
 Stepping forward plays the event's animation; every other move (back, seek, jumps, another
 seat's eyes) rebuilds the state from the log through ``shared.replay`` and shows it at once.
 Opened from somewhere (a finished game's Watch the replay), Esc goes back there; opened on its
-own (``starhall replay view``), Esc asks before the window closes, and closing the window
-closes it at once (nothing is lost: the log stays where it is). F9 saves a bug report of the
+own (``starhall replay view``), Esc asks before the window closes (Esc first closes whatever is
+open, and one press too many would end the program), while its Leave button and closing the
+window close it at once (nothing is lost: the log stays where it is). F9 saves a bug report of the
 event shown (``client.screens.bug_report``).
 """
 
@@ -137,6 +138,7 @@ class ReplayScreen:
             self.table.ask_before_leaving = Question(
                 "Close the replay?", "The log stays where it is:", yes="Close",
                 yes_key=pygame.K_c, path=str(self.recording.path))
+            self.table.only_esc_asks = True  # closing a replay loses nothing
         if old is not None:
             self.table.rules = old.rules  # the rules page stays open, and where it was read
             old.settings.on_save = self.table.settings.on_save  # saving lays out this table

@@ -198,6 +198,9 @@ class TableScreen:
         """The settings (F2 or the Settings button): while open it takes every input."""
         sound.prepare()
         self.ask_before_leaving: Question | None = None
+        self.only_esc_asks = False
+        """The question guards only against one Esc too many (Esc closes what is open first),
+        so a click on Leave leaves at once: where leaving loses nothing, as in a replay."""
         """What to ask before leaving (set by the screen's owner while leaving would cost
         something, such as a seat at a game not over); ``None``: leave at once."""
         self.question: Question | None = None
@@ -411,13 +414,14 @@ class TableScreen:
         elif name == "dismiss":
             self.ui.dismissed_game_over = True
         elif name == "leave":
-            self.leave()
+            self.leave(clicked=True)
 
     # --- leaving -----------------------------------------------------------------------
 
-    def leave(self, quitting: bool = False) -> None:
-        """Leave the table, asking first when the owner says leaving costs something."""
-        if self.ask_before_leaving is None:
+    def leave(self, quitting: bool = False, clicked: bool = False) -> None:
+        """Leave the table, asking first when the owner says leaving costs something (a
+        click on Leave too, unless ``only_esc_asks``)."""
+        if self.ask_before_leaving is None or (clicked and self.only_esc_asks):
             self.leaving, self.quitting = True, quitting
             return
         self.question = replace(self.ask_before_leaving, quitting=quitting, focus="no")
