@@ -107,8 +107,9 @@ def describe_seat(seat: SeatMap | None, number: int) -> str:
         return f"seat {number}: free"
     if seat["state"] == PLAYER:
         return f"seat {number}: {seat['name']}"
-    level = seat.get("level")
-    kind = f"{seat['bot']} ({level.capitalize()})" if level else seat["bot"]
+    level, bot = seat.get("level"), seat["bot"]
+    # a kind named after its level says it once: "a strong bot", not "a strong (Strong) bot"
+    kind = f"{bot} ({level.capitalize()})" if level and level != bot else bot
     if seat["standin"]:
         return f"seat {number}: {seat['name']}, played by a stand-in {kind} bot"
     if seat["name"] == f"{seat['bot']} bot":  # the name a server gives a bot

@@ -280,3 +280,12 @@ def test_an_older_log_reads_with_the_names_beside_it_or_seat_n(
     assert main(["replay", "show", str(log)]) == 0
     out = capsys.readouterr().out
     assert "seat 0: Ada\n" in out and "seat 1: a random bot\n" in out and "seat 2: free" in out
+
+
+def test_a_bot_whose_kind_is_its_level_is_named_once() -> None:
+    from starhall.shared.seating import describe_seat
+
+    strong = seat_entry(BOT, "strong bot", "strong", level="strong")
+    assert describe_seat(strong, 1) == "seat 1: a strong bot"  # not "a strong (Strong) bot"
+    heuristic = seat_entry(BOT, "Bruno", "heuristic", level="normal")
+    assert describe_seat(heuristic, 2) == "seat 2: Bruno, a heuristic (Normal) bot"
