@@ -310,6 +310,21 @@ def test_the_form_shows_the_servers_refusal(server: EmbeddedServer, own_folders:
     ada.close()
 
 
+def test_a_patiences_form_offers_no_bots_and_creates_to_play(server: EmbeddedServer,
+                                                              own_folders: None) -> None:
+    ada = Window(address(server), "Ada")
+    form = ada.until(lambda: ada.lobby.form)
+    while form.game["id"] != "star_patience":
+        ada.click("form", "game", 1)
+    ada.turn()
+    assert form.players == 1
+    assert ada.spot("form", "fill") is None and ada.spot("form", "bot") is None
+    assert ada.spot("create", True) is not None  # "Create and play"
+    ada.click("create", True)
+    ada.until(lambda: ada.lobby.live is not None and ada.lobby.live.table is not None)
+    ada.close()
+
+
 def test_a_lost_server_says_where_and_offers_reconnect_and_back(
         tmp_path: Path, own_folders: None) -> None:
     embedded = EmbeddedServer(tmp_path / "server", think=0.0, timeout=0.5)

@@ -393,7 +393,7 @@ class Lobby:
 
         self.live = LiveTable(self.link, self.size, self.view, own_link=False,
                               open_replay=open_over_table)
-        self._lobby_caption = pygame.display.get_caption()[0] or "Starhall — lobby"
+        self._lobby_caption = next(iter(pygame.display.get_caption()), "") or "Starhall — lobby"
         self.live.seat_book = self.book
         return self.live
 

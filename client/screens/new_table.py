@@ -237,6 +237,25 @@ class NewTableForm:
                 y += 16
         y = max(y + 6, area.bottom - bottom_block)
         pygame.draw.line(surface, theme.PANEL_EDGE, (x, y - 4), (right, y - 4))
+        solo = self.players == 1  # a patience: no other seat, so nothing for bots to fill
+        if not solo:
+            y = self._empty_seats(surface, hotspots, mouse, y, x, right, enabled)
+        if self.error:
+            lines = fonts.wrap(self.error, HELP_SIZE, right - x)[:2]
+            for index, line in enumerate(lines):
+                blit_text(surface, line, HELP_SIZE, theme.ALERT, "topleft",
+                          (x, y + index * 15))
+        create = pygame.Rect(x, area.bottom - 52, right - x, 40)
+        starts = solo or self.fill_with_bots
+        label = "Create and play" if starts else "Create and wait for players"
+        button(surface, hotspots, create, label, "create", starts,
+               enabled=enabled, hovered=create.collidepoint(mouse), size=17)
+
+    def _empty_seats(self, surface: pygame.Surface, hotspots: Hotspots, mouse: tuple[int, int],
+                     y: int, x: int, right: int, enabled: bool) -> int:
+        """What becomes of the seats nobody took, and which bots sit there; the next row's
+        top."""
+        game = self.game
         room = right - x - fonts.font(LABEL_SIZE).size("Empty seats")[0] - 12
         fill = pygame.Rect(right - min(200, room), y + 2, min(200, room), ROW - 6)
         blit_text(surface, "Empty seats", LABEL_SIZE, theme.TEXT, "midleft", (x, fill.centery))
@@ -248,16 +267,7 @@ class NewTableForm:
         shown = next((label for label, kind in choices if kind == self.bot_kind), self.bot_kind)
         self._stepper(surface, hotspots, mouse, "Bots", shown, ("form", "bot"), y, x,
                       right, enabled and len(choices) > 1, symbols=("<", ">"))
-        y += ROW + 2
-        if self.error:
-            lines = fonts.wrap(self.error, HELP_SIZE, right - x)[:2]
-            for index, line in enumerate(lines):
-                blit_text(surface, line, HELP_SIZE, theme.ALERT, "topleft",
-                          (x, y + index * 15))
-        create = pygame.Rect(x, area.bottom - 52, right - x, 40)
-        label = "Create and play" if self.fill_with_bots else "Create and wait for players"
-        button(surface, hotspots, create, label, "create", self.fill_with_bots,
-               enabled=enabled, hovered=create.collidepoint(mouse), size=17)
+        return y + ROW + 2
 
     def _row_height(self, spec: dict[str, Any], width: int) -> int:
         help_text = str(spec.get("help") or "")
