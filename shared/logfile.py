@@ -67,6 +67,15 @@ class NotALog(LogError):
         return f"{self.path} is not a Starhall log (nor a bug report)"
 
 
+class NoLogInside(LogError):
+    """A bug report that holds no table log (a LAN client's: the server keeps the log, which
+    holds every seat's hidden cards): nothing is wrong with it, but it cannot be replayed
+    where it is."""
+
+    def __init__(self, path: str | os.PathLike[str], body: Mapping[str, Any]):
+        super().__init__(path, 0, 0, missing_log_reason(body))
+
+
 def is_log_file(data: bytes) -> bool:
     """Whether ``data``, a file's bytes or the first of them, begins as a Starhall log or bug
     report does: a first record whose body bears the magic of one (its checksum aside: a
@@ -241,7 +250,7 @@ def _read_log(path: str | os.PathLike[str], data: bytes | None = None
     if records and is_bug_report(records[0][1]):
         log = embedded_log(records[0][1])
         if log is None:
-            raise LogError(path, 0, 0, missing_log_reason(records[0][1]))
+            raise NoLogInside(path, records[0][1])
         source = f"{path}#log"
         return (source, log, *read_records(log, source))
     return str(path), data, records, good_length

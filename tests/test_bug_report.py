@@ -547,3 +547,23 @@ def test_a_replay_report_that_cannot_be_written_says_why(surface: pygame.Surface
     assert "Not a directory" in message[1]
     viewer.draw(surface)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]
+
+
+def test_verify_of_a_lan_players_own_copy_says_the_log_is_elsewhere_and_passes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A LAN client's report holds no log (the server keeps it): nothing is wrong with it."""
+    import json
+
+    from starhall.shared.bugreport import make_bug_report, write_bug_report
+
+    note = "the server at tcp://127.0.0.1:1 (lan) keeps this report with the table's log"
+    path = write_bug_report(tmp_path / f"bug{BUG_SUFFIX}", make_bug_report(
+        "odd trick", {"id": "0001", "server": "tcp://127.0.0.1:1"}, None, note, [], 0.0))
+    assert main(["replay", "verify", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"not checked here {path}: this bug report holds no table log ({note})" in out
+    assert "failed" not in out and "1 bug report(s) without their log" in out
+    assert main(["replay", "verify", "--json", str(path)]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert (answer["failed"], answer["not_checked"]) == (0, 1)
+    assert answer["logs"][0]["problem"] == "no_log"
