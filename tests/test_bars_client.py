@@ -683,3 +683,35 @@ def test_p_passes_as_its_button_says(surface: pygame.Surface) -> None:
     screen.receive(Batch([], view, 1, True))
     key(screen, surface, pygame.K_p)
     assert sent == [("pass", {})]
+
+
+def test_a_spectator_who_comes_in_mid_game_is_told_so_in_the_side_log(
+        surface: pygame.Surface, tmp_path: Path) -> None:
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        lives = []
+        for name in ("Ann", "Ben"):
+            link = ServerLink(server.address, name=name)
+            lives.append(LiveTable(link, SIZE))
+            wait_for_welcome(link)
+        ann, ben = lives
+        created: dict[str, Any] = {}
+        ann.request({"type": protocol.CREATE, "game": "stars_and_bars", "players": 2,
+                     "options": {}}, lambda reply: created.update(reply["table"]))
+        run_frames(ann, surface, lambda: bool(created))
+        ann.sit(created["id"], 0, "Ann")
+        ben.sit(created["id"], 1, "Ben")
+        run_frames(lives, surface, lambda: all(settled(live) and live.table is not None
+                                               and live.table.model.view.get("phase")
+                                               == "play" for live in lives))
+        assert ann.table is not None and ann.table.ui.log  # "Shuffled and set up…"
+        link = ServerLink(server.address, name="Cy")
+        cy = LiveTable(link, SIZE)
+        wait_for_welcome(link)
+        cy.watch(created["id"])
+        run_frames([cy], surface, lambda: cy.table is not None and settled(cy))
+        assert cy.table is not None
+        seq = cy.table.model.seq
+        assert cy.table.ui.log[:1] == [
+            f"Watching from after move {seq}: the replay shows what came before."]
+        for live in (*lives, cy):
+            live.close()

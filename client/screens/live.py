@@ -30,7 +30,7 @@ import pygame
 from starhall.client.games.tricks.table import TableView
 from starhall.client.net.embedded import SeatBook
 from starhall.client.net.link import LOST, ServerLink, normalise_address
-from starhall.client.net.session import TableSession
+from starhall.client.net.session import Batch, TableSession
 from starhall.client.screens.bug_report import (
     REPORT_WAIT_SECONDS,
     BugReportBox,
@@ -243,6 +243,10 @@ class LiveTable:
                     self._keep_seat()
                     if self._resumed:
                         self.table.ui.say("Back at your seat: the game goes on.")
+                    elif self.session.seat is None and (start := first_seq(batch) - 1) > 0:
+                        # the moves before are not sent to a spectator; the log says so
+                        self.table.ui.say(f"Watching from after move {start}: the "
+                                          "replay shows what came before.")
                 if self.table is not None:
                     self.table.receive(batch)
         if self._report is not None and time.monotonic() > self._report[3]:
@@ -583,3 +587,8 @@ def table_caption(info: dict[str, Any], model: Any) -> str:
     """The window's title at a table: the table's name (the server names one by its game and
     number when its maker did not), so a window says where its player sits, not "lobby"."""
     return f"Starhall — {info.get('name') or info.get('title') or model.game}"
+
+
+def first_seq(batch: Batch) -> int:
+    """The seq of the first event a batch brings, or the one after its view's when none."""
+    return batch.events[0][0] if batch.events else batch.seq + 1

@@ -275,11 +275,6 @@ class TableScreen:
             return
         model = self.model
         before = model.view
-        if batch.fresh or not before:
-            model.apply(Update(batch.seq, None, batch.view))
-            model.events += batch.events
-            self.animator.skip_all()
-            self.animator.add_settled(batch.view)
         ends: list[Step | None] = [None] * len(batch.events)
         if batch.fresh or not before:
             model.apply(Update(batch.seq, None, batch.view))
