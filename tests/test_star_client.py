@@ -530,3 +530,43 @@ def test_stuck_says_what_to_do_under_the_banner_and_the_end_box_is_opaque(
     assert card.x < x < card.right and card.colliderect(box)
     for y in range(max(box.y, card.y) + 4, min(box.bottom - 60, card.bottom)):
         assert tuple(canvas.get_at((x, y)))[:3] == theme.PANEL, (x, y)
+
+
+def test_ctrl_z_takes_back_the_players_own_move_past_what_auto_play_did_after_it(
+        surface: pygame.Surface, tmp_path: Path) -> None:
+    with EmbeddedServer(str(tmp_path), think=0.0) as server:
+        live = open_star(server, WON_DEAL)
+        for _ in range(60):
+            run_until(live, surface, lambda live: settled(live)
+                      and live.table.model.view.get("phase") != "deal")
+            model = live.table.model
+            assert model.view["phase"] == "play", "no choice followed by a forced move"
+            if forced(model.legal):  # auto-play's, not ours
+                seq = model.seq
+                run_until(live, surface, lambda live, seq=seq: live.table.model.seq > seq)
+                continue
+            before = {key: model.view[key] for key in ("inner", "outer", "turned", "pairs",
+                                                        "moves")}
+            option = ("pair", model.legal["pair"][0]) if model.legal["pair"] else (
+                "place", model.legal["place"][0])
+            seq = model.seq
+            click_at(live, spot(live, "star", *option))
+            run_until(live, surface, lambda live, seq=seq: live.table.model.seq > seq
+                      and settled(live))
+            if not forced(live.table.model.legal):
+                continue
+            seq = live.table.model.seq  # auto-play moves on after the player's move
+            run_until(live, surface, lambda live, seq=seq: live.table.model.seq > seq
+                      and settled(live))
+            assert live.table.model.view["moves"] >= before["moves"] + 2
+            press(live, pygame.K_z, pygame.KMOD_CTRL)
+            moves = before["moves"]
+            run_until(live, surface, lambda live, moves=moves: settled(live)
+                      and live.table.model.view["moves"] == moves)
+            view = live.table.model.view
+            assert {key: view[key] for key in before} == before  # as before the player's move
+            assert view["can_redo"]
+            break
+        else:
+            raise AssertionError("the deal never had a choice followed by a forced move")
+        live.close()

@@ -227,6 +227,13 @@ class StarView(GameTable):
         """The table whose end banner was closed."""
         self._auto_sent = (-1, "")
         self._still = 0.0
+        self._made: dict[str, list[bool]] = {}
+        """Per table seen from its deal: the decisions in effect, oldest first, each ``True``
+        when auto-play made it; and (``_undone``) those undone, the last undone last."""
+        self._undone: dict[str, list[bool]] = {}
+        self._undoing: tuple[str, int, int] | None = None
+        """(table, seq, undos left): Ctrl+Z takes back the player's own last decision, so the
+        forced moves auto-play made after it are undone first, one ``undo`` after another."""
 
     # --- hooks: from the server ------------------------------------------------------
 
@@ -280,10 +287,21 @@ class StarView(GameTable):
             self.seen.add(table)
             if not (view.get("moves") or view.get("undos")):
                 self.from_deal.add(table)
+        if table in self.from_deal:
+            made, undone = self._made.setdefault(table, []), self._undone.setdefault(table, [])
+        else:  # resumed mid-game: what auto-play made before is not known
+            made, undone = [], []
         for seq, event in batch.events:
-            if (self._choice == (table, seq - 1)
-                    and event.get("type") in ("paired", "placed")):
+            kind = event.get("type")
+            if self._choice == (table, seq - 1) and kind in ("paired", "placed"):
                 self.decided.add(table)
+            if kind in ("paired", "placed"):
+                made.append(self._auto_sent == (seq - 1, table))
+                undone.clear()
+            elif kind == "undone" and made:
+                undone.append(made.pop())
+            elif kind == "redone" and undone:
+                made.append(undone.pop())
         if (screen.interactive and view.get("phase") == "over"
                 and table not in self.recorded and self.has_decision(model)):
             self.recorded.add(table)
@@ -364,6 +382,8 @@ class StarView(GameTable):
         elif name in ("undo", "redo"):
             if legal.get(name):
                 screen.command(name, {})
+                if name == "undo":
+                    self._undo_own_move(model)
             else:
                 model.refuse(f"nothing to {name}" if model.view.get("undo_allowed", True)
                              else "undo is off at this table")
@@ -473,6 +493,13 @@ class StarView(GameTable):
             self._still = 0.0
             return
         self._still += dt
+        undoing = self._undoing
+        if undoing is not None and undoing[0] == model.table and model.seq > undoing[1]:
+            self._undoing = None
+            if model.legal.get("undo") and undoing[2] > 0:
+                screen.command("undo", {})
+                self._undoing = (model.table, model.seq, undoing[2] - 1)
+            return
         if not (self.autoplay and screen.interactive and model.view.get("phase") == "play"):
             return
         legal = model.legal
@@ -484,6 +511,15 @@ class StarView(GameTable):
             return
         self._auto_sent = (model.seq, model.table)
         screen.command(*move)
+
+    def _undo_own_move(self, model: TableModel) -> None:
+        """After the first ``undo`` is sent: the further undos that reach back past the
+        forced moves auto-play made to the player's own last decision (sent in ``update``
+        one by one, each once the one before is in)."""
+        made = self._made.get(model.table) or []
+        auto = len(made) - next((i for i in range(len(made) - 1, -1, -1) if not made[i]), -1) - 1
+        further = min(auto, len(made) - 1)  # each auto move, then the player's own
+        self._undoing = (model.table, model.seq, further) if further > 0 else None
 
     def redraw_after(self, screen: TableHost) -> float | None:
         """The playable places and pairs pulse (``glow``) and the deal number's caret blinks:
