@@ -535,3 +535,31 @@ def test_the_windows_title_names_the_table_and_goes_back_to_the_lobby(
     assert pygame.display.get_caption()[0] == "Starhall — lobby"
     ada.close()
     lobby.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (800, 600), (1920, 1080)])
+def test_your_games_wrap_their_words_rather_than_cutting_them(
+        size: tuple[int, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    import pygame
+
+    from starhall.client.screens import lobby as lobby_module
+    from starhall.client.ui.widgets import Hotspots
+
+    pygame.display.init()
+    drawn: list[str] = []
+    real = lobby_module.blit_text
+    monkeypatch.setattr(lobby_module, "blit_text",
+                        lambda surface, text, *rest, **more: (drawn.append(text),
+                                                              real(surface, text, *rest, **more)))
+    mine = [("A card game – what else?", "on this computer · 152 moves", ("local", None)),
+            ("Stardeck Hearts", "0007 · seat 2 · playing", ("resume", None))]
+    lobby = lobby_module.Lobby.__new__(lobby_module.Lobby)
+    lobby.hotspots, lobby.mouse = Hotspots(), (-1, -1)
+    _, games, _, _ = lobby_module.lobby_places(size[0], size[1], 200, True)
+    assert games is not None
+    lobby._your_games(pygame.Surface(size), games, mine)
+    assert not [text for text in drawn if text.endswith("…")], drawn
+    shown = " ".join(drawn)
+    assert "152" in shown and "moves" in shown  # "… 52 m…" was all there was of it
+    resumes = [spot for spot in lobby.hotspots.spots if spot.action[0] in ("local", "resume")]
+    assert len(resumes) == 2 or "+1 more" in drawn

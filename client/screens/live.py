@@ -396,8 +396,10 @@ class LiveTable:
             if path.exists():
                 log = str(path.absolute())
         else:
-            where = (f"The game's log is kept by the server at {self.link.address} "
-                     f"(table {session.table}).")
+            # one short line under the buttons: the table first, then the server, so a narrow
+            # end box cuts the least of what a player needs to find the log
+            host = self.link.address.removeprefix("tcp://")
+            where = f"Log kept by the server: table {session.table} at {host}"
         table.game_over = GameOverPanel(log, where, play_again=self._seated())
         table.changed()
         if self.seat_book is not None:  # nothing to come back to: no log to read at each listing

@@ -29,7 +29,7 @@ from starhall.client.screens.live import LiveTable
 from starhall.client.screens.new_table import NewTableForm
 from starhall.client.screens.settings_screen import SettingsOverlay
 from starhall.client.screens.waiting_room import WaitingRoom, absent_people, draw_absent, host_port
-from starhall.client.ui import theme
+from starhall.client.ui import fonts, theme
 from starhall.client.ui.fonts import wrap
 from starhall.client.ui.widgets import Hotspots, blit_text, button, fitted, panel, row_of_buttons
 from starhall.client.user.settings import player_name
@@ -86,6 +86,10 @@ def lobby_places(width: int, height: int, servers_height: int, your_games: bool
     return (pygame.Rect(left.x, left.y, half, band),
             pygame.Rect(left.x + half + 12, left.y, left.w - half - 12, band), tables, form)
 
+
+RESUME_BESIDE_ROOM = 150
+"""Pixels "Your games" needs left of a Resume button for a game's title and its detail; a
+narrower panel puts the button under them."""
 
 class ServerSeatBook(SeatBook):
     """A ``SeatBook`` whose folder is made when the first seat is written down."""
@@ -736,20 +740,35 @@ class Lobby:
         panel(surface, area)
         blit_text(surface, "Your games", 19, theme.TEXT, "topleft", (area.x + 16, area.y + 14))
         y = area.y + 48
-        for title, detail, action in games:
-            if y + 44 > area.bottom - 8:
+        # Resume beside the words where they fit there, else under them (a small window); the
+        # words wrap rather than being cut, a title and its detail two lines each at most
+        beside = area.w - 24 - 86 - 16 >= RESUME_BESIDE_ROOM
+        room = area.w - 24 - (86 + 16 if beside else 20)
+        for shown, (title, detail, action) in enumerate(games):
+            titles = fonts.wrap(title, 14, room)[:2]
+            details = fonts.wrap(detail, 13, room)[:2]
+            words = 6 + 19 * len(titles) + 16 * len(details)
+            height = max(44, words + 4) if beside else words + 36
+            if y + height > area.bottom - 8:
+                blit_text(surface, f"+{len(games) - shown} more", 13, theme.TEXT_DIM,
+                          "topright", (area.right - 16, area.y + 18))
                 break
-            rect = pygame.Rect(area.x + 12, y, area.w - 24, 44)
+            rect = pygame.Rect(area.x + 12, y, area.w - 24, height)
             pygame.draw.rect(surface, theme.FELT, rect, border_radius=8)
-            go = pygame.Rect(rect.right - 86, rect.y + 6, 80, 32)
-            room = go.x - rect.x - 16
-            blit_text(surface, fitted(title, 14, room), 14, theme.TEXT, "topleft",
-                      (rect.x + 10, rect.y + 6))
-            blit_text(surface, fitted(detail, 13, room), 13, theme.TEXT_DIM, "topleft",
-                      (rect.x + 10, rect.y + 25))
+            if beside:
+                go = pygame.Rect(rect.right - 86, rect.centery - 16, 80, 32)
+            else:
+                go = pygame.Rect(rect.x + 6, rect.bottom - 34, rect.w - 12, 28)
+            line_y = rect.y + 6
+            for line in titles:
+                blit_text(surface, line, 14, theme.TEXT, "topleft", (rect.x + 10, line_y))
+                line_y += 19
+            for line in details:
+                blit_text(surface, line, 13, theme.TEXT_DIM, "topleft", (rect.x + 10, line_y))
+                line_y += 16
             button(surface, self.hotspots, go, "Resume", *action,
                    hovered=go.collidepoint(self.mouse), size=14)
-            y += 50
+            y += height + 6
 
     def _tables(self, surface: pygame.Surface, area: pygame.Rect) -> None:
         panel(surface, area)

@@ -198,11 +198,11 @@ class TableScreen:
         """The settings (F2 or the Settings button): while open it takes every input."""
         sound.prepare()
         self.ask_before_leaving: Question | None = None
+        """What to ask before leaving (set by the screen's owner while leaving would cost
+        something, such as a seat at a game not over); ``None``: leave at once."""
         self.only_esc_asks = False
         """The question guards only against one Esc too many (Esc closes what is open first),
         so a click on Leave leaves at once: where leaving loses nothing, as in a replay."""
-        """What to ask before leaving (set by the screen's owner while leaving would cost
-        something, such as a seat at a game not over); ``None``: leave at once."""
         self.question: Question | None = None
         """The question open over the table, if any: it takes every input."""
         self._then: Callable[[], None] | None = None
