@@ -142,9 +142,16 @@ def test_drawing_real_views(surface: pygame.Surface, moment: str,
     for seat in (0, 1):
         plate = geometry.plate_rect(seat)
         room = plate.w - 42 - fonts.font(22).size(str(view["scores"][seat]))[0]
-        name = plate_name(screen.model, seat, True, room)
-        assert fonts.font(PLATE_NAME_SIZE).size(name)[0] <= room
+        name, size, _ = plate_name(screen.model, seat, True, room)
+        assert fonts.font(size).size(name)[0] <= room and size <= PLATE_NAME_SIZE
         assert name.startswith(screen.model.name(seat)[:3])
+    plate = geometry.plate_rect(1)  # a bot's level makes a long name: whole, a little smaller
+    room = plate.w - 42 - fonts.font(22).size(str(view["scores"][1]))[0]
+    names = screen.model.names
+    names[1], ada = "Bruno (Strong)", names[1]
+    name, _, aside = plate_name(screen.model, 1, True, room)
+    assert (name, aside) in (("Bruno (Strong)", ""), ("Bruno", "Strong")), (name, aside)
+    names[1] = ada
     for space, entry in enumerate(view["board"]):
         rect = geometry.space_rect(space)
         colour = canvas.get_at((rect.x + 6, rect.centery))[:3]
@@ -715,3 +722,48 @@ def test_a_spectator_who_comes_in_mid_game_is_told_so_in_the_side_log(
             f"Watching from after move {seq}: the replay shows what came before."]
         for live in (*lives, cy):
             live.close()
+
+
+@pytest.mark.parametrize("size", [SIZE, (860, 540), (800, 600)])
+def test_the_top_rows_points_rise_on_the_board_not_over_the_other_plate(
+        size: tuple[int, int]) -> None:
+    play = BarsPlay(seed=4)
+    screen = play.screen
+    screen.resize(size)
+    geometry = BarsGeometry.of(screen.layout)
+    placed = {"card": "x", "space": 0, "points": 3, "scoring": []}
+    flights = screen.choreographer._pop(0, placed, 0.0)  # type: ignore[attr-defined]
+    label_half = fonts.font(16).get_height()
+    for flight in flights:
+        for pose in (flight.start, flight.end):
+            assert pose.y - label_half >= geometry.board.y - 2, (pose, geometry.board)
+
+
+def test_the_plates_and_the_status_line_agree_whose_turn_it_is_while_words_still_play(
+        surface: pygame.Surface, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the cards have landed the player may act; a banner still playing from the other
+    seat's turn (its step's view: their turn) must not leave their plate lit while the
+    status line says "Your turn"."""
+    from starhall.client.games.stars_and_bars import table as bars_table
+    from starhall.client.ui.animation import Banner, Pose, Step
+
+    play = BarsPlay(seed=5)
+    play.run_until(lambda v: v["phase"] == "play" and v["to_act"] == [1])
+    theirs = play.view()
+    while play.view()["to_act"] == [1]:
+        play.submit(play.choose())
+    screen = play.screen
+    assert screen.model.view["to_act"] == [0]
+    screen.animator.add(Step([Banner("Ada ends the turn", Pose(300, 300), 0.0, 1.5)],
+                             payload=theirs))
+    assert bars_table.settled(screen.animator) and screen.animator.busy
+    plates: list[Any] = []
+    lines: list[str] = []
+    monkeypatch.setattr(bars_table.BarsView, "_draw_plate",
+                        lambda self, surface, geometry, model, shown, seat, playing:
+                        plates.append(list(shown.get("to_act") or [])))
+    monkeypatch.setattr(bars_table, "status_pill",
+                        lambda surface, message, *rest: lines.append(message))
+    screen.draw(surface)
+    assert lines[-1].startswith(("Your turn", "You may claim")), lines
+    assert plates[0] == [0], plates  # the plates say so too

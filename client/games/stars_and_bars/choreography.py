@@ -424,11 +424,14 @@ class BarsChoreographer:
         """The points rising from a placed card, then fading."""
         label = points_label(placed)
         start = self._space(space)
-        rise = self.geometry.card_size[1] * 0.8
+        card_height = self.geometry.card_size[1]
+        # The top row's points stay on the board: above it they covered the other seat's plate
+        highest = self.geometry.board.y + card_height * 0.3
+        rise = min(card_height * 0.8, max(0.0, start.y - highest))
         top = Pose(start.x, start.y - rise)
+        end = Pose(top.x, max(top.y - rise * 0.15, highest), 1.0, 0.0)
         return [Flight(label, start, top, delay, POP, ease_out_cubic),
-                Flight(label, top, Pose(top.x, top.y - rise * 0.15, 1.0, 0.0), delay + POP,
-                       FADE, ease_in_out_cubic)]
+                Flight(label, top, end, delay + POP, FADE, ease_in_out_cubic)]
 
     # --- the steps ---------------------------------------------------------------------
 

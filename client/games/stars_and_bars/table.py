@@ -18,6 +18,7 @@ cover, beside what each way of touching asks for; the counts use the engine's ex
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +63,7 @@ from starhall.client.ui import fonts, theme
 from starhall.client.ui.animation import Animator, Banner
 from starhall.client.ui.fonts import wrap
 from starhall.client.ui.layout import Layout, settings_button_rect
+from starhall.client.ui.summary import fit_size
 from starhall.client.ui.table_art import Felt, draw_flights
 from starhall.client.ui.table_ui import TableUi
 from starhall.client.ui.widgets import Hotspots, blit_text, button, draw_connection, fitted, panel
@@ -90,6 +92,7 @@ WINNING = ("To win: over 200 points and 15 ahead, or over 50 ahead, at the end o
            "else 15 ahead when no card can be placed.")
 LEGEND_TITLE = "Differences to score (= points)"
 PLATE_NAME_SIZE = 16
+PLATE_NAME_SMALLEST = 12
 LEGEND_LINES = ("Middle: the card it lies on. Sides 2, above and below 4, corners 3.",
                 "Outer spaces must score with every card they touch; centre spaces need not.")
 
@@ -408,6 +411,11 @@ class BarsView(GameTable):
             # Cards still on their way: what the table offers waits for the scene to catch
             # up with the server's view (the words and buttons follow the scene shown).
             model = replace(model, view={**shown, "legal": {}})
+        else:
+            # Only words left to play (points rising, a banner): the table is the server's
+            # view, plates and turn box included, as the status line and the buttons are;
+            # a word-only step's payload may still be the other seat's turn
+            shown = model.view
         surface.blit(self._felt.surface(layout), (0, 0))
         hover = geometry.space_at(ui.mouse) if ui.mouse != (-1, -1) else None
         lit = dict(self._lit(model)) if playing else {}
@@ -718,13 +726,16 @@ class BarsView(GameTable):
         scores = shown.get("scores") or []
         score = str(scores[seat]) if seat < len(scores) else ""
         room = rect.w - 26 - 16 - fonts.font(22).size(score)[0]
-        blit_text(surface, plate_name(model, seat, playing, room), PLATE_NAME_SIZE, theme.TEXT,
-                  "midleft", (rect.x + 26, rect.y + 16))
+        name, size, aside = plate_name(model, seat, playing, room)
+        blit_text(surface, name, size, theme.TEXT, "midleft", (rect.x + 26, rect.y + 16))
         if score:
             blit_text(surface, score, 22, theme.GOLD, "midright", (rect.right - 10, rect.y + 17))
-        note = "to play" if to_act and shown.get("phase") == "play" else ""
+        notes = [aside] if aside else []
+        if to_act and shown.get("phase") == "play":
+            notes.append("to play")
         if shown.get("starter") == seat:
-            note = (note + " · " if note else "") + "began"
+            notes.append("began")
+        note = " · ".join(notes)
         blit_text(surface, note, 13, theme.HIGHLIGHT if to_act else theme.TEXT_DIM, "midleft",
                   (rect.x + 12, rect.y + 40), max_width=rect.w - 20)
 
@@ -913,14 +924,24 @@ class BarsView(GameTable):
 
 # --- words shared by the drawing and the log ---------------------------------------------
 
-def plate_name(model: TableModel, seat: int, playing: bool, room: int) -> str:
-    """A seat's name on its plate, whole at ``PLATE_NAME_SIZE`` in ``room`` pixels: the
-    player's own with "(you)" when it fits (the side panel says it too), else cut."""
+def plate_name(model: TableModel, seat: int, playing: bool, room: int
+               ) -> tuple[str, int, str]:
+    """A seat's name on its plate, its font size, and what goes on the plate's second line
+    instead: the player's own with "(you)" when it fits at ``PLATE_NAME_SIZE`` (the side panel
+    says it too); a longer name ("Bruno (Strong)") a little smaller; where even that does not
+    fit (a small window), the bot's level on the second line ("Bruno", "Strong"); cut only
+    when the name alone is too long."""
     name = model.name(seat)
     mine = f"{name} (you)"
     if playing and seat == model.seat and fonts.font(PLATE_NAME_SIZE).size(mine)[0] <= room:
-        return mine
-    return fitted(name, PLATE_NAME_SIZE, room)
+        return mine, PLATE_NAME_SIZE, ""
+    size = fit_size(name, PLATE_NAME_SIZE, room, smallest=PLATE_NAME_SMALLEST)
+    level = re.fullmatch(r"(.+) \(([^()]+)\)", name)
+    if fonts.font(size).size(name)[0] > room and level is not None:
+        name, aside = level.groups()
+        size = fit_size(name, PLATE_NAME_SIZE, room, smallest=PLATE_NAME_SMALLEST)
+        return fitted(name, size, room), size, aside
+    return fitted(name, size, room), size, ""
 
 
 def claim_label(claim: dict[str, Any]) -> str:
