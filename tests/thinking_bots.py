@@ -1,0 +1,48 @@
+"""Searching bots for tests/test_thinking.py. A bot worker imports this module (the tests put
+it in ``server.thinking.WORKER_IMPORTS``), which adds them to Hearts' bots there as the tests'
+fixture adds them in the server's process."""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+from pathlib import Path
+
+from starhall.shared.engine import Command
+from starhall.shared.games import hearts_bots
+from starhall.shared.observation import Observation
+
+GATE = "STARHALL_TEST_GATE"
+"""The environment variable naming the file whose coming opens ``GatedBot``'s gate."""
+
+
+class GatedBot:
+    """Thinks until the test opens its gate (the file ``$STARHALL_TEST_GATE`` exists), then
+    plays a random legal move."""
+
+    searches = True
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choose(self, seen: Observation, think: float) -> Command:
+        gate = Path(os.environ[GATE])
+        opened = threading.Event()
+        while not gate.exists():
+            opened.wait(0.01)  # polls the gate: what it waits for is the file
+        return seen.game.random_choice(seen.legal, self.rng)
+
+
+class OverrunBot(GatedBot):
+    """Never answers: its worker is stopped with the server."""
+
+    def choose(self, seen: Observation, think: float) -> Command:
+        threading.Event().wait()
+        raise AssertionError("unreachable")
+
+
+BOTS = {"gated": GatedBot, "overrun": OverrunBot}
+
+if "gated" not in hearts_bots.BOTS:  # in a worker: the tests' fixture adds them in the server
+    hearts_bots.BOTS.update(BOTS)
