@@ -38,6 +38,9 @@ from starhall.shared.engine import Command, Event
 from starhall.shared.games import get_game
 from starhall.shared.observation import Observation
 
+NICE = 5
+"""How much lower a worker's priority is than its server's: a search takes whatever the cores
+have left, while the server's loop, answering people, comes first."""
 SESSIONS = 256
 """Sessions a worker keeps, the least recently used dropped first (a table long finished)."""
 _LENGTH = struct.Struct(">I")
@@ -126,6 +129,8 @@ def main(argv: list[str]) -> int:
     die_with_parent(int(argv[0]))
     # Ctrl-C in a terminal reaches the whole process group: the server decides when this ends.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(os, "nice"):
+        os.nice(NICE)
     for module in argv[1:]:
         importlib.import_module(module)
     answers = os.fdopen(os.dup(1), "wb")
