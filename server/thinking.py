@@ -88,7 +88,11 @@ class _Job:
 
 
 class WorkerDied(Exception):
-    """The worker ended before it answered."""
+    """The worker ended before it answered (or was stopped for overrunning its time)."""
+
+
+class BotFailed(Exception):
+    """The bot raised an error in the worker (which goes on)."""
 
 
 class _Worker:
@@ -100,48 +104,67 @@ class _Worker:
         self.process: subprocess.Popen[bytes] | None = None
         self.held: dict[SessionKey, int] = {}
         """How many events of each session the worker holds (as far as this side knows)."""
+        self.closing = False
         self.thread = threading.Thread(target=self._serve, name=f"starhall-thinker-{number}",
                                        daemon=True)
         self.thread.start()
 
     def _start(self) -> subprocess.Popen[bytes]:
+        self.held.clear()
         # Started from this thread: on Linux the worker dies when it ends (PR_SET_PDEATHSIG).
-        process = subprocess.Popen(
+        self.process = process = subprocess.Popen(
             [sys.executable, "-m", "starhall.server.bot_worker", str(os.getpid()),
              *WORKER_IMPORTS],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
         assert process.stdout is not None
-        if read_frame(process.stdout) != ("ready",):
+        try:
+            started = read_frame(process.stdout) == ("ready",)
+        except EOFError:
+            started = False
+        if not started:
             raise WorkerDied("the bot worker did not start")
-        self.held.clear()
         return process
 
     def _serve(self) -> None:
         while (job := self.jobs.get()) is not None:
-            if not job.thought.future.set_running_or_notify_cancel():
-                continue  # its table played a fallback move already
+            if self.closing or not job.thought.future.set_running_or_notify_cancel():
+                job.thought.future.cancel()
+                continue  # its table played a fallback move already, or the server ends
             try:
                 job.thought.future.set_result(self._think(job))
+            except BotFailed as error:
+                job.thought.future.set_exception(error)
             except Exception as error:
                 self._stop_process()  # a worker in doubt is started afresh for the next job
                 job.thought.future.set_exception(error)
 
     def _think(self, job: _Job) -> Plain:
-        if self.process is None or self.process.poll() is not None:
-            self.process = self._start()
+        process = self.process
+        if process is None or process.poll() is not None:
+            process = self._start()
         job.thought.deadline = time.monotonic() + job.think + GRACE
-        stdin, stdout = self.process.stdin, self.process.stdout
+        stdin, stdout = process.stdin, process.stdout
         assert stdin is not None and stdout is not None
-        reply = self._ask(stdin, stdout, job, self.held.pop(job.key, 0))
-        if reply == ("again",):
-            reply = self._ask(stdin, stdout, job, 0)
+        # A bot that overran (a bug, or a machine too busy) would hold up every move queued
+        # behind it: once the server has played a fallback move for it, its worker is stopped
+        # and started afresh for the next.
+        overran = threading.Timer(job.think + 2 * GRACE, process.kill)
+        overran.start()
+        try:
+            reply = self._ask(stdin, stdout, job, self.held.pop(job.key, 0))
+            if reply == ("again",):
+                reply = self._ask(stdin, stdout, job, 0)
+        finally:
+            overran.cancel()
         if reply[0] == "move":
             self.held[job.key] = len(job.seen.seen)
             while len(self.held) > HELD:
                 del self.held[next(iter(self.held))]  # the least recently asked
             result: Plain = reply[1]
             return result
-        raise RuntimeError(reply[1] if reply[0] == "failed" else f"bot worker said {reply!r}")
+        if reply[0] == "failed":
+            raise BotFailed(reply[1])
+        raise WorkerDied(f"the bot worker said {reply!r}")
 
     @staticmethod
     def _ask(stdin: IO[bytes], stdout: IO[bytes], job: _Job, start: int) -> Any:
@@ -170,6 +193,7 @@ class _Worker:
 
     def close(self) -> None:
         """Stop the worker, a bot still thinking too (its move is wanted no more)."""
+        self.closing = True
         self.jobs.put(None)
         process = self.process
         if process is not None:

@@ -98,14 +98,18 @@ def test_moves_at_other_tables_are_answered_while_slow_bots_think(tmp_path: Path
 @pytest.mark.usefixtures("bot_gate")
 def test_a_bot_that_overruns_its_budget_still_gets_a_move_played(
         tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """The first move overruns: the Normal bot plays it. Its worker, stuck, is started afresh,
+    so the bots' later moves are theirs again, every one."""
     with EmbeddedServer(tmp_path / "data", think=0.2) as server:
         lobby = Participant(address(server))
         table = bots_table(lobby, "overrun")
-        wait_for(lambda: any(event.seat is not None
-                             for _, event in load(log_of(server, table)).events), timeout=30)
+        wait_for(lambda: sum(event.seat is not None
+                             for _, event in load(log_of(server, table)).events) >= 12,
+                 timeout=60)
         lobby.close()
     said = capfd.readouterr().err
     assert "the overrun bot of seat" in said and "did not answer in time" in said
+    assert said.count("instead") == 1, said
 
 
 

@@ -35,10 +35,16 @@ class GatedBot:
 
 
 class OverrunBot(GatedBot):
-    """Never answers: its worker is stopped with the server."""
+    """Never answers its first move (of any bot of this kind: the file
+    ``$STARHALL_TEST_GATE.overran`` marks that it came), and plays every later one at once."""
 
     def choose(self, seen: Observation, think: float) -> Command:
-        threading.Event().wait()
+        marker = Path(os.environ[GATE] + ".overran")
+        try:
+            marker.touch(exist_ok=False)
+        except FileExistsError:
+            return seen.game.random_choice(seen.legal, self.rng)
+        threading.Event().wait()  # until its worker is stopped
         raise AssertionError("unreachable")
 
 
