@@ -6,9 +6,11 @@ Runs two real ``starhall serve`` processes on loopback, each with its data in a 
 folder: one idle, and one where ``--tables`` Hearts tables of four Strong bots play on
 (``think`` seconds a move, in the server's bot workers, which keep their cores busy). Once the
 busy server's bots are thinking, it times ``ping`` round trips (from sending the request to
-receiving its ``pong``; the flood limit raised for it), alternated one by one between the idle server and the busy one, so
-both are measured on the same machine under the same load; then prints each one's p50 and p99
-and the ratio of the busy server's p99 to the idle one's (target: at most 1.5).
+receiving its ``pong``; the flood limit is raised for it), alternated one by one between the
+idle server and the busy one, so both are measured on the same machine under the same load.
+It prints each one's p50 and p99, the ratio of the busy server's p99 to the idle one's
+(target: at most 1.5), and how many moves the busy server's workers answered too late (a
+fallback move played instead).
 """
 
 from __future__ import annotations
@@ -34,10 +36,12 @@ ENDLESS = {"target": 1_000_000}
 
 def serve(data: Path) -> tuple[subprocess.Popen[str], str]:
     port = free_loopback_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "starhall", "serve", "--bind", f"127.0.0.1:{port}",
-         "--data", str(data), "--beacon", "off", "--flood-rate", "100000"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    data.mkdir(parents=True)
+    with open(data.parent / f"{data.name}.stderr", "w") as said:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "starhall", "serve", "--bind", f"127.0.0.1:{port}",
+             "--data", str(data), "--beacon", "off", "--flood-rate", "100000"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=said, text=True)
     assert process.stdout is not None
     line = process.stdout.readline()
     if "listening on" not in line:
@@ -107,6 +111,8 @@ def main() -> int:
                       f"p99 {percentile(taken, 0.99) * ms:.3f} ms")
             ratio = percentile(samples["busy"], 0.99) / percentile(samples["idle"], 0.99)
             print(f"  p99 busy / idle: {ratio:.2f} (target <= 1.5)")
+            said = (Path(folder) / "busy.stderr").read_text()
+            print(f"  moves the Normal bot played for a worker late: {said.count(' instead')}")
             idle.close()
             busy.close()
         finally:
