@@ -24,6 +24,7 @@ to a busy worker never holds the loop up.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import random
@@ -90,6 +91,9 @@ class _Job:
 class WorkerDied(Exception):
     """The worker ended before it answered (or was stopped for overrunning its time)."""
 
+    overran = False
+    """Whether it was stopped for overrunning its time."""
+
 
 class BotFailed(Exception):
     """The bot raised an error in the worker (which goes on)."""
@@ -139,23 +143,14 @@ class _Worker:
                 job.thought.future.set_exception(error)
 
     def _think(self, job: _Job) -> Plain:
-        process = self.process
-        if process is None or process.poll() is not None:
-            process = self._start()
-        job.thought.deadline = time.monotonic() + job.think + GRACE
-        stdin, stdout = process.stdin, process.stdout
-        assert stdin is not None and stdout is not None
-        # A bot that overran (a bug, or a machine too busy) would hold up every move queued
-        # behind it: once the server has played a fallback move for it, its worker is stopped
-        # and started afresh for the next.
-        overran = threading.Timer(job.think + 2 * GRACE, process.kill)
-        overran.start()
         try:
-            reply = self._ask(stdin, stdout, job, self.held.pop(job.key, 0))
-            if reply == ("again",):
-                reply = self._ask(stdin, stdout, job, 0)
-        finally:
-            overran.cancel()
+            reply = self._exchange(job)
+        except WorkerDied as died:
+            if died.overran or self.closing:
+                raise
+            # It died (killed, out of memory …) and not for overrunning: a fresh one tries once.
+            self._stop_process()
+            reply = self._exchange(job)
         if reply[0] == "move":
             self.held[job.key] = len(job.seen.seen)
             while len(self.held) > HELD:
@@ -165,6 +160,36 @@ class _Worker:
         if reply[0] == "failed":
             raise BotFailed(reply[1])
         raise WorkerDied(f"the bot worker said {reply!r}")
+
+    def _exchange(self, job: _Job) -> Any:
+        """The worker's reply to ``job`` (a worker started first if none runs)."""
+        process = self.process
+        if process is None or process.poll() is not None:
+            process = self._start()
+        job.thought.deadline = time.monotonic() + job.think + GRACE
+        stdin, stdout = process.stdin, process.stdout
+        assert stdin is not None and stdout is not None
+        # A bot that overran (a bug, or a machine too busy) would hold up every move queued
+        # behind it: once the server has played a fallback move for it, its worker is stopped
+        # and started afresh for the next.
+        fired = threading.Event()
+
+        def stop() -> None:
+            fired.set()
+            process.kill()
+
+        overran = threading.Timer(job.think + 2 * GRACE, stop)
+        overran.start()
+        try:
+            reply = self._ask(stdin, stdout, job, self.held.pop(job.key, 0))
+            if reply == ("again",):
+                reply = self._ask(stdin, stdout, job, 0)
+        except WorkerDied as died:
+            died.overran = fired.is_set()
+            raise
+        finally:
+            overran.cancel()
+        return reply
 
     @staticmethod
     def _ask(stdin: IO[bytes], stdout: IO[bytes], job: _Job, start: int) -> Any:
@@ -189,7 +214,9 @@ class _Worker:
             process.wait()
             for stream in (process.stdin, process.stdout):
                 if stream is not None:
-                    stream.close()
+                    # what was still to be written to it is wanted no more
+                    with contextlib.suppress(OSError):
+                        stream.close()
 
     def close(self) -> None:
         """Stop the worker, a bot still thinking too (its move is wanted no more)."""

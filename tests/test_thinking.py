@@ -170,31 +170,52 @@ def test_a_worker_that_holds_other_events_asks_for_them_all() -> None:
 
 def test_a_worker_is_sent_only_the_events_since_its_seats_last_move(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    """... and a worker that died is started afresh and sent everything, once: found dead
+    before a move, or dying as it is asked (then the move is asked again)."""
     sent: list[tuple[int, int]] = []
     ask = thinking._Worker._ask
+    thinkers = thinking.Thinkers(workers=1)
+    dies_when_asked = {"now": False}
+
+    def kill_worker() -> None:
+        process = thinkers.workers[0].process
+        assert process is not None
+        process.kill()
+        process.wait()
 
     def counted(stdin: Any, stdout: Any, job: Any, start: int) -> Any:
         sent.append((start, len(job.seen.seen) - start))
+        if dies_when_asked["now"]:
+            dies_when_asked["now"] = False
+            kill_worker()
         return ask(stdin, stdout, job, start)
 
     monkeypatch.setattr(thinking._Worker, "_ask", staticmethod(counted))
-    thinkers = thinking.Thinkers(workers=1)
     rng = random.Random(3)
     expected = []
     held: dict[int, int] = {}
     try:
-        for moves in (10, 14, 18, 22):
+        for moves in (10, 14, 18, 22, 26, 30):
             seen = acting(hearts_game(moves, 9))
+            start = held.get(seen.seat, 0)
+            if moves == 26:
+                kill_worker()
+                held.clear()
+                start = 0
+            elif moves == 30:
+                dies_when_asked["now"] = True
+                expected.append((start, len(seen.seen) - start))
+                held.clear()
+                start = 0
             thought = thinkers.ask("random", seen, 0.0, rng, 0, "t")
             kind, seat, data = thought.future.result(timeout=30)
             assert Command(kind, seat, data) in seen.legal
-            start = held.get(seen.seat, 0)
             expected.append((start, len(seen.seen) - start))
             held[seen.seat] = len(seen.seen)
     finally:
         thinkers.close()
-    assert sent == expected
     assert any(start for start, _ in sent)
+    assert sent == expected
 
 
 def children(pid: int) -> list[int]:
