@@ -5,10 +5,14 @@ for its move in a small pool of worker processes (``server/bot_worker.py``), wit
 time budget (``think`` seconds); the loop goes on answering everyone meanwhile and plays the
 move when it comes back, through ``decide``, the log and ``evolve`` as any command. The bot
 itself is anytime: when its time is up it plays the best move it has. Should a worker still
-not have answered ``GRACE`` seconds after the budget (a bot that overran, a worker that died),
+not have answered ``GRACE`` seconds after the budget (a bot that overran, a machine too busy),
 the server plays a move of the table's Normal bot (or Easy, or random) in-process instead and
-says so on stderr. Quick bots (``random``, the heuristics) choose in-process: a round trip to a
-worker costs more than their whole move (``bench/thinking.py``).
+says so on stderr; the worker, should it still not answer, is then stopped and started afresh
+for the next move, as is one that died (which is asked the move again, once). The budget
+counts from when a worker starts on the move: one queued behind other tables' moves waits as
+long as those may take. Quick bots (``random``, the heuristics) choose in-process: a round trip
+to a worker costs more than their whole move. ``bench/thinking.py`` measures how quickly the
+server answers while its workers think.
 
 What crosses to a worker is the observation alone, as plain data (the game's id, the seat's
 view, its legal commands and the events it was shown), so a worker can know no more than the
