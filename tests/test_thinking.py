@@ -218,6 +218,21 @@ def test_a_worker_is_sent_only_the_events_since_its_seats_last_move(
     assert sent == expected
 
 
+def test_a_tables_seats_think_in_one_worker_and_tables_spread_over_the_workers() -> None:
+    thinkers = thinking.Thinkers(workers=2)
+    rng = random.Random(4)
+    try:
+        for moves, table in ((10, "a"), (12, "b"), (14, "a"), (16, "b"), (18, "a")):
+            seen = acting(hearts_game(moves, 2))
+            thinkers.ask("random", seen, 0.0, rng, 0, table).future.result(timeout=30)
+            if table == "a":
+                first = thinkers.routes["a"]
+            assert thinkers.routes["a"] is first
+        assert thinkers.routes["a"] is not thinkers.routes["b"]
+    finally:
+        thinkers.close()
+
+
 def children(pid: int) -> list[int]:
     """The processes whose parent is ``pid``."""
     found = []
