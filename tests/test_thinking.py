@@ -44,7 +44,7 @@ def bot_gate(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     its workers alike; the path of the gate file that lets ``gated`` bots move."""
     for kind, bot in thinking_bots_module.BOTS.items():
         monkeypatch.setitem(hearts_bots.BOTS, kind, bot)
-    monkeypatch.setattr(thinking, "WORKER_IMPORTS", ("tests.thinking_bots",))
+    monkeypatch.setattr(thinking, "WORKER_IMPORTS", ("tests.thinking_bots_in_worker",))
     gate = tmp_path / "gate"
     monkeypatch.setenv(thinking_bots_module.GATE, str(gate))
     return gate

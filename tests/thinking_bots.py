@@ -1,6 +1,5 @@
-"""Searching bots for tests/test_thinking.py. A bot worker imports this module (the tests put
-it in ``server.thinking.WORKER_IMPORTS``), which adds them to Hearts' bots there as the tests'
-fixture adds them in the server's process."""
+"""Searching bots for tests/test_thinking.py: its fixture adds them to Hearts' bots in the
+server's process, and ``tests/thinking_bots_in_worker.py`` in its bot workers."""
 
 from __future__ import annotations
 
@@ -10,7 +9,6 @@ import threading
 from pathlib import Path
 
 from starhall.shared.engine import Command
-from starhall.shared.games import hearts_bots
 from starhall.shared.observation import Observation
 
 GATE = "STARHALL_TEST_GATE"
@@ -49,6 +47,3 @@ class OverrunBot(GatedBot):
 
 
 BOTS = {"gated": GatedBot, "overrun": OverrunBot}
-
-if "gated" not in hearts_bots.BOTS:  # in a worker: the tests' fixture adds them in the server
-    hearts_bots.BOTS.update(BOTS)
