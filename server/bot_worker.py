@@ -41,8 +41,10 @@ from starhall.shared.observation import Observation
 NICE = 5
 """How much lower a worker's priority is than its server's: a search takes whatever the cores
 have left, while the server's loop, answering people, comes first."""
-SESSIONS = 256
-"""Sessions a worker keeps, the least recently used dropped first (a table long finished)."""
+SESSIONS = 64
+"""Sessions a worker keeps, the least recently used dropped first (a table long finished): 16
+tables of four searching bots, each session holding its seat's events (a long game's, a few
+thousand); a session dropped and asked again is sent the whole history once."""
 _LENGTH = struct.Struct(">I")
 PR_SET_PDEATHSIG = 1
 

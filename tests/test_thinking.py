@@ -168,6 +168,17 @@ def test_a_worker_that_holds_other_events_asks_for_them_all() -> None:
     assert worker.answer(request(key, 1, other, len(seen.seen))) == ("again",)
 
 
+def test_a_worker_keeps_the_sessions_used_last(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("starhall.server.bot_worker.SESSIONS", 2)
+    worker = Worker()
+    seen = acting(hearts_game(20, 6))
+    for table in ("a", "b", "a", "c"):  # "b" used least recently: dropped
+        key = (table, seen.seat, "random")
+        assert worker.answer(request(key, 1, seen, 0))[0] == "move"
+    assert list(worker.sessions) == [("a", seen.seat, "random"), ("c", seen.seat, "random")]
+    assert worker.answer(request(("b", seen.seat, "random"), 1, seen, 3)) == ("again",)
+
+
 def test_a_worker_is_sent_only_the_events_since_its_seats_last_move(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """... and a worker that died is started afresh and sent everything, once: found dead
