@@ -77,6 +77,17 @@ def plain(move: Command | Event) -> Plain:
     return move.type, move.seat, dict(move.data)
 
 
+def request(key: SessionKey, seed: int, seen: Observation, start: int, think: float
+            ) -> tuple[Any, ...]:
+    """What a worker is sent to move for ``seen.seat`` (``key``) with random numbers from
+    ``seed`` in ``think`` seconds, when it holds the first ``start`` events ``seen`` shows."""
+    events = seen.seen
+    return (key, seed, start, plain(events[start - 1]) if start else None,
+            [plain(event) for event in events[start:]], seen.game.id, seen.players,
+            dict(seen.options), seen.seat, seen.view, [plain(command) for command in seen.legal],
+            think)
+
+
 @dataclass(slots=True)
 class Session:
     """What a worker keeps of one seat's bot: the events the seat was shown, and the bot."""

@@ -41,7 +41,14 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import IO, Any
 
-from starhall.server.bot_worker import SESSIONS, Plain, SessionKey, plain, read_frame, write_frame
+from starhall.server.bot_worker import (
+    SESSIONS,
+    Plain,
+    SessionKey,
+    read_frame,
+    request,
+    write_frame,
+)
 from starhall.shared.bots import Bot, bot_levels, make_bot
 from starhall.shared.engine import Game
 from starhall.shared.observation import Observation
@@ -197,16 +204,10 @@ class _Worker:
 
     @staticmethod
     def _ask(stdin: IO[bytes], stdout: IO[bytes], job: _Job, start: int) -> Any:
-        seen = job.seen
-        events = seen.seen
-        if start > len(events):
+        if start > len(job.seen.seen):
             start = 0
-        anchor = plain(events[start - 1]) if start else None
         try:
-            write_frame(stdin, (job.key, job.seed, start, anchor,
-                                [plain(event) for event in events[start:]], seen.game.id,
-                                seen.players, dict(seen.options), seen.seat, seen.view,
-                                [plain(command) for command in seen.legal], job.think))
+            write_frame(stdin, request(job.key, job.seed, job.seen, start, job.think))
             return read_frame(stdout)
         except (EOFError, OSError) as error:
             raise WorkerDied("the bot worker died") from error

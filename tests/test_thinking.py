@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from starhall.server import thinking
+from starhall.server import bot_worker, thinking
 from starhall.server.bot_worker import Worker, plain
 from starhall.server.embed import EmbeddedServer, free_loopback_port
 from starhall.shared import protocol
@@ -112,8 +112,6 @@ def test_a_bot_that_overruns_its_budget_still_gets_a_move_played(
     assert said.count("instead") == 1, said
 
 
-
-
 def hearts_game(moves: int, seed: int) -> Table:
     """A Hearts table of four after ``moves`` random moves (its deals included)."""
     table = Table.new(get_game("hearts"), 4, {})
@@ -136,12 +134,9 @@ def acting(table: Table) -> Observation:
 
 def request(key: tuple[str, int, str], seed: int, seen: Observation, start: int
             ) -> tuple[Any, ...]:
-    """What ``server/thinking.py`` sends a worker for ``seen``, holding ``start`` events."""
-    events = seen.seen
-    return (key, seed, start, plain(events[start - 1]) if start else None,
-            [plain(event) for event in events[start:]], seen.game.id, seen.players,
-            dict(seen.options), seen.seat, seen.view,
-            [plain(command) for command in seen.legal], 0.0)
+    """What ``server/thinking.py`` sends a worker for ``seen`` with no time to think, when it
+    holds ``start`` events."""
+    return bot_worker.request(key, seed, seen, start, 0.0)
 
 
 def test_a_worker_given_only_what_is_new_moves_as_a_fresh_bot_given_everything() -> None:
@@ -169,7 +164,7 @@ def test_a_worker_that_holds_other_events_asks_for_them_all() -> None:
 
 
 def test_a_worker_keeps_the_sessions_used_last(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("starhall.server.bot_worker.SESSIONS", 2)
+    monkeypatch.setattr(bot_worker, "SESSIONS", 2)
     worker = Worker()
     seen = acting(hearts_game(20, 6))
     for table in ("a", "b", "a", "c"):  # "b" used least recently: dropped
