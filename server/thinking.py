@@ -7,12 +7,12 @@ move when it comes back, through ``decide``, the log and ``evolve`` as any comma
 itself is anytime: when its time is up it plays the best move it has. Should a worker still
 not have answered ``GRACE`` seconds after the budget (a bot that overran, a machine too busy),
 the server plays a move of the table's Normal bot (or Easy, or random) in-process instead and
-says so on stderr; the worker, should it still not answer, is then stopped and started afresh
-for the next move, as is one that died (which is asked the move again, once). The budget
-counts from when a worker starts on the move: one queued behind other tables' moves waits as
-long as those may take. Quick bots (``random``, the heuristics) choose in-process: a round trip
-to a worker costs more than their whole move. ``bench/thinking.py`` measures how quickly the
-server answers while its workers think.
+says so on stderr; the worker, should it still not answer ``STUCK`` seconds later, is then
+stopped and started afresh for the next move, as is one that died (which is asked the move
+again, once). The budget counts from when a worker starts on the move: one queued behind other
+tables' moves waits as long as those may take. Quick bots (``random``, the heuristics) choose
+in-process: a round trip to a worker costs more than their whole move. ``bench/thinking.py``
+measures how quickly the server answers while its workers think.
 
 What crosses to a worker is the observation alone, as plain data (the game's id, the seat's
 view, its legal commands and the events it was shown), so a worker can know no more than the
@@ -55,6 +55,13 @@ from starhall.shared.observation import Observation
 
 GRACE = 0.5
 """Seconds past its budget a worker may take to answer before a fallback move is played."""
+STUCK = 2.0
+"""Seconds a worker may still take after the fallback move was played for it before it is
+stopped and started afresh (its sessions lost): a machine too busy for a while is not worth a
+new worker at every move, a bot that never answers is."""
+STARTING = 10.0
+"""Seconds a worker may take to start (an interpreter, the engines imported: a fraction of a
+second, unless the machine is very busy) before the move it is to think about falls back."""
 WORKERS = 2
 """Worker processes: the machines Starhall runs on have a few cores, and each move of a
 searching bot keeps one busy for its whole budget."""
@@ -176,6 +183,7 @@ class _Worker:
         """The worker's reply to ``job`` (a worker started first if none runs)."""
         process = self.process
         if process is None or process.poll() is not None:
+            job.thought.deadline = time.monotonic() + STARTING + job.think + GRACE
             process = self._start()
         job.thought.deadline = time.monotonic() + job.think + GRACE
         stdin, stdout = process.stdin, process.stdout
@@ -189,7 +197,7 @@ class _Worker:
             fired.set()
             process.kill()
 
-        overran = threading.Timer(job.think + 2 * GRACE, stop)
+        overran = threading.Timer(job.think + GRACE + STUCK, stop)
         overran.start()
         try:
             reply = self._ask(stdin, stdout, job, self.held.pop(job.key, 0))

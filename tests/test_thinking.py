@@ -95,21 +95,20 @@ def test_moves_at_other_tables_are_answered_while_slow_bots_think(tmp_path: Path
         ada.close()
 
 
-@pytest.mark.usefixtures("bot_gate")
 def test_a_bot_that_overruns_its_budget_still_gets_a_move_played(
-        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, bot_gate: Path, capfd: pytest.CaptureFixture[str]) -> None:
     """The first move overruns: the Normal bot plays it. Its worker, stuck, is started afresh,
-    so the bots' later moves are theirs again, every one."""
+    so the bots play their later moves themselves again (without it, never)."""
+    played = Path(f"{bot_gate}.played")
     with EmbeddedServer(tmp_path / "data", think=0.2) as server:
         lobby = Participant(address(server))
         table = bots_table(lobby, "overrun")
-        wait_for(lambda: sum(event.seat is not None
-                             for _, event in load(log_of(server, table)).events) >= 12,
-                 timeout=60)
+        wait_for(lambda: any(event.seat is not None
+                             for _, event in load(log_of(server, table)).events), timeout=60)
+        wait_for(lambda: played.exists() and len(played.read_text().split()) >= 3, timeout=60)
         lobby.close()
     said = capfd.readouterr().err
     assert "the overrun bot of seat" in said and "did not answer in time" in said
-    assert said.count("instead") == 1, said
 
 
 def hearts_game(moves: int, seed: int) -> Table:
@@ -197,6 +196,7 @@ def test_a_worker_is_sent_only_the_events_since_its_seats_last_move(
         return ask(stdin, stdout, job, start)
 
     monkeypatch.setattr(thinking._Worker, "_ask", staticmethod(counted))
+    monkeypatch.setattr(thinking, "GRACE", 60.0)  # no worker stopped however slow the machine
     rng = random.Random(3)
     expected = []
     held: dict[int, int] = {}
@@ -224,7 +224,9 @@ def test_a_worker_is_sent_only_the_events_since_its_seats_last_move(
     assert sent == expected
 
 
-def test_a_tables_seats_think_in_one_worker_and_tables_spread_over_the_workers() -> None:
+def test_a_tables_seats_think_in_one_worker_and_tables_spread_over_the_workers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(thinking, "GRACE", 60.0)  # no worker stopped however slow the machine
     thinkers = thinking.Thinkers(workers=2)
     rng = random.Random(4)
     try:

@@ -34,13 +34,16 @@ class GatedBot:
 
 class OverrunBot(GatedBot):
     """Never answers its first move (of any bot of this kind: the file
-    ``$STARHALL_TEST_GATE.overran`` marks that it came), and plays every later one at once."""
+    ``$STARHALL_TEST_GATE.overran`` marks that it came), and plays every later one at once,
+    adding a line to ``$STARHALL_TEST_GATE.played`` for each."""
 
     def choose(self, seen: Observation, think: float) -> Command:
         marker = Path(os.environ[GATE] + ".overran")
         try:
             marker.touch(exist_ok=False)
         except FileExistsError:
+            with open(os.environ[GATE] + ".played", "a") as played:
+                played.write("played\n")
             return seen.game.random_choice(seen.legal, self.rng)
         threading.Event().wait()  # until its worker is stopped
         raise AssertionError("unreachable")
