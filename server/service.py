@@ -1105,7 +1105,7 @@ class Service:
                         kind = table.seats[number].bot_kind or "random"
                         table.thought = self.thinkers.ask(
                             kind, table.observe(number), self._think(table), self._bot_rng,
-                            table.seq)
+                            table.seq, table.id)
                         self.thinking[table.id] = table
                     continue
                 command = bot.choose(table.observe(number), self._think(table))

@@ -227,6 +227,48 @@ def test_what_else_strong_plays_whole_games(players: int) -> None:
     assert WHAT_ELSE.outcome(final).over
 
 
+@pytest.mark.parametrize(("game", "others"), [(WHAT_ELSE, "heuristic"), (BARS, "lookahead")])
+def test_a_strong_bot_that_keeps_its_belief_moves_as_a_fresh_one(game: Game[Any],
+                                                                   others: str) -> None:
+    """A strong bot kept from move to move (as a bot worker keeps it) follows only the events
+    since its last move, yet answers each move as a fresh bot with the same random numbers
+    given every event; a bot moved to another seat starts its belief again."""
+    players = 3 if game is WHAT_ELSE else 2
+    options = game.make_options(players, {})
+    kept = make_bot(game, "strong", random.Random(0))
+    assert isinstance(kept, WhatElseStrong | BarsStrong)
+    kept.worlds = 1
+    other = make_bot(game, others, random.Random(1))
+    seeds = random.Random(2)
+    strong_seat = {"seat": 0, "moves": 0}
+    folds: list[object] = []
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        if seat != strong_seat["seat"]:
+            return other.choose(seen, 0.0)
+        seed = seeds.getrandbits(64)
+        kept.rng.seed(seed)
+        fresh = type(kept)(random.Random(seed), worlds=1)
+        command = kept.choose(seen, 0.0)
+        assert command == fresh.choose(seen, 0.0)
+        if isinstance(kept, WhatElseStrong):
+            assert knowledge(seen, kept.course) == knowledge(seen)
+            fold: object = kept.course.fold
+        else:
+            fold = kept.shown.fold
+        if not any(fold is known for known in folds):
+            folds.append(fold)
+        strong_seat["moves"] += 1
+        if strong_seat["moves"] == 12:
+            strong_seat["seat"] = 1
+        return command
+
+    final = play(game, players, options, choose, 5)
+    assert game.outcome(final).over
+    assert strong_seat["moves"] > 12
+    assert len(folds) == 2  # one belief kept at each seat, not one a move
+
+
 # --- Stars and Bars ---------------------------------------------------------------------------
 
 def test_bars_unseen_cards_are_the_deck() -> None:

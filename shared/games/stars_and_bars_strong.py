@@ -21,8 +21,9 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from starhall.shared.belief import KeptFold
 from starhall.shared.cards import CardSet, bits
-from starhall.shared.engine import Command, Seat
+from starhall.shared.engine import Command, Event, Seat
 from starhall.shared.games.stars_and_bars import (
     CENTRE,
     CENTRE_MASK,
@@ -56,17 +57,34 @@ _PLACEHOLDER = 0
 """A face-down stack's cards are not shown and play no part in the rules: any card stands in."""
 
 
-def unseen_cards(seen: Observation) -> CardSet:
-    """The cards never shown to the seat: the deck, in an order it does not know."""
-    shown = 0
-    index_of = DECK.index_of
-    for event in seen.seen:
+class Shown:
+    """The cards shown to the seat so far, from the events: the draws a shuffle showed and
+    the cards drawn at turns' ends."""
+
+    __slots__ = ("cards",)
+
+    def __init__(self) -> None:
+        self.cards: CardSet = 0
+
+    def follow(self, event: Event) -> None:
+        index_of = DECK.index_of
         if event.type == "shuffled":
             for code in event.data.get("draws", ()):
-                shown |= 1 << index_of[code]
+                self.cards |= 1 << index_of[code]
         elif event.type == "turn_ended" and event.data.get("drew") is not None:
-            shown |= 1 << index_of[event.data["drew"]]
-    return DECK.full & ~shown
+            self.cards |= 1 << index_of[event.data["drew"]]
+
+
+def unseen_cards(seen: Observation, kept: KeptFold[Shown] | None = None) -> CardSet:
+    """The cards never shown to the seat: the deck, in an order it does not know. ``kept``:
+    the cards shown at the seat's moves before, to look only at the events since."""
+    if kept is None:
+        shown = Shown()
+        for event in seen.seen:
+            shown.follow(event)
+    else:
+        shown = kept.update(seen.seat, seen.seen, Shown)
+    return DECK.full & ~shown.cards
 
 
 def sample_deck(seen: Observation, unseen: CardSet, rng: random.Random) -> list[int]:
@@ -208,7 +226,12 @@ class Playout:
 
 
 class StrongBot(WorldsBot):
-    """Plays out the lookahead's best placements over sampled deck orders."""
+    """Plays out the lookahead's best placements over sampled deck orders; keeps the cards it
+    was shown from one move to the next (``unseen_cards``)."""
+
+    def __init__(self, rng: random.Random, worlds: int = 0) -> None:
+        super().__init__(rng, worlds)
+        self.shown: KeptFold[Shown] = KeptFold()
 
     def choose(self, seen: Observation, think: float) -> Command:
         start = time.perf_counter()  # the budget counts what is worked out before the search
@@ -222,7 +245,7 @@ class StrongBot(WorldsBot):
         rng.shuffle(scored)  # ties between equal scores at random, as the lookahead breaks them
         scored.sort(key=lambda entry: -entry[0])
         candidates = [(card, space) for _, card, space in scored[:CANDIDATES]]
-        unseen = unseen_cards(seen)
+        unseen = unseen_cards(seen, self.shown)
         template = template_state(seen)
 
         def sample() -> tuple[BarsState, int]:

@@ -40,6 +40,7 @@ from functools import cache
 from math import comb
 from typing import Any
 
+from starhall.shared.belief import KeptFold
 from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Event, Seat
 from starhall.shared.games.what_else import (
@@ -119,6 +120,8 @@ class _Course:
     pile_allowed: CardSet = 0
     groups: dict[Seat, list[Group]] = field(default_factory=dict)
     owed: tuple[Seat, int] | None = None
+    lost: bool = False
+    """An event the course could not follow came: it follows no more, and says nothing."""
 
     def take(self, seat: Seat, card: int) -> None:
         """``seat`` laid or discarded ``card``: take it from the group that held it."""
@@ -168,6 +171,15 @@ class _Course:
             self.draw(last, HAND_SIZE - self.counts[last])
 
     def follow(self, event: Event) -> None:
+        if self.lost:
+            return
+        try:
+            self._follow(event)
+        except (KeyError, IndexError, ValueError):
+            self.lost = True
+            self.counts = []
+
+    def _follow(self, event: Event) -> None:
         kind, seat, data = event.type, event.seat, event.data
         index_of = self.cards.deck.index_of
         if kind == "shuffled" and data.get("purpose") == "reshuffle":
@@ -207,18 +219,23 @@ class _Course:
             self.draw(seat, HAND_SIZE - self.counts[seat])
 
 
-def knowledge(seen: Observation) -> Knowledge:
-    """What ``seen`` tells of the opponents' hands and the draw pile."""
+def knowledge(seen: Observation, kept: KeptFold[_Course] | None = None) -> Knowledge:
+    """What ``seen`` tells of the opponents' hands and the draw pile; ``kept``: the course
+    followed at the seat's moves before, to follow only the events since."""
     view = seen.view
     cards = cards_for(view["options"]["star_table"])
     players = seen.players
-    course = _Course(cards, players, seen.seat, bool(view["options"]["voluntary_pass"]),
-                     [0] * players, [False] * players, tokens=[0] * players)
-    try:
+
+    def start() -> _Course:
+        return _Course(cards, players, seen.seat, bool(view["options"]["voluntary_pass"]),
+                       [0] * players, [False] * players, tokens=[0] * players)
+
+    if kept is None:
+        course = start()
         for event in seen.seen:
             course.follow(event)
-    except (KeyError, IndexError, ValueError):
-        course.counts = []
+    else:
+        course = kept.update(seen.seat, seen.seen, start)
     code_of = cards.deck.code_of
     consistent = (course.counts == view["hand_counts"]
                   and course.draw_count == view["draw_count"]
@@ -232,7 +249,9 @@ def knowledge(seen: Observation) -> Knowledge:
         return Knowledge({seat: [Group(count, full)] if count else []
                           for seat, count in enumerate(view["hand_counts"])
                           if seat != seen.seat}, full, False)
-    return Knowledge(course.groups, course.pile_allowed, True)
+    # copies: the course goes on changing its groups at the next move
+    return Knowledge({seat: [Group(group.count, group.allowed) for group in groups]
+                      for seat, groups in course.groups.items()}, course.pile_allowed, True)
 
 
 def unseen_cards(cards: Cards, view: dict[str, Any]) -> CardSet:
@@ -559,7 +578,12 @@ def refill_candidates(cards: Cards, hand: CardSet, unseen: CardSet,
 
 
 class StrongBot(WorldsBot):
-    """Chooses by playouts in worlds sampled from what its seat has seen."""
+    """Chooses by playouts in worlds sampled from what its seat has seen; keeps the course of
+    the game it followed from one move to the next (``knowledge``)."""
+
+    def __init__(self, rng: random.Random, worlds: int = 0) -> None:
+        super().__init__(rng, worlds)
+        self.course: KeptFold[_Course] = KeptFold()
 
     def choose(self, seen: Observation, think: float) -> Command:
         start = time.perf_counter()  # the budget counts what is worked out before the search
@@ -582,7 +606,7 @@ class StrongBot(WorldsBot):
         else:
             commands = list(legal)
             default = self._default_play(seen, cards, hand, unseen, commands)
-        known = knowledge(seen)
+        known = knowledge(seen, self.course)
         template = template_state(seen)
         rng = self.rng
 
