@@ -117,7 +117,8 @@ async def _pass_on(socket: web.WebSocketResponse, queue: asyncio.Queue[dict[str,
             if queue.qsize() > SENDING_QUEUE_LIMIT:
                 break
             getting = asyncio.ensure_future(queue.get())
-            await asyncio.wait({getting, listening}, return_when=asyncio.FIRST_COMPLETED)
+            either: set[asyncio.Future[Any]] = {getting, listening}
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
             if not getting.done():
                 getting.cancel()
                 break
