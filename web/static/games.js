@@ -108,6 +108,8 @@ const Games = (() => {
 
   // --- A card game – what else? ---------------------------------------------------------
 
+  const PILE_SHOWN = 6;  // the pile's last cards: the top one and what led to it
+
   function whatElse(t) {
     const v = t.view;
     let seats = "";
@@ -120,7 +122,8 @@ const Games = (() => {
         status === "passed" ? " passed" : "");
     }
     const pile = v.pile || [];
-    const shownPile = pile.length ? `<div class="pile">${played(t, pile, "big")}</div>`
+    const earlier = pile.length > PILE_SHOWN ? `<span class="earlier">+${pile.length - PILE_SHOWN} earlier</span>` : "";
+    const shownPile = pile.length ? `<div class="pile">${earlier}${played(t, pile.slice(-PILE_SHOWN), "big")}</div>`
       : `<p class="caption">${v.last_round ? `Round ${v.last_round.round}: ${seatName(t, v.last_round.winner)} won a star` : "The pile is empty"}</p>`;
     const facts = [`Round ${v.round ?? ""}`, `Draw pile: ${v.supply ?? 0}`, `Discards: ${(v.discard_pile || []).length}`,
       `Stars to win: ${v.target ?? ""}`];
