@@ -273,6 +273,9 @@ def test_a_link_to_a_moment_replays_a_finished_table(
                   if event.type in ("deal", "shuffle", "shuffled")]
         shown.click("button[data-do='next-hand']")
         shown.wait_for_selector(f".table-page[data-seq='{starts[0]}']")
+        if len(starts) > 1:
+            shown.select_option("select.hands", str(starts[-1]))
+            shown.wait_for_selector(f".table-page[data-seq='{starts[-1]}']")
         shown.click("button[data-do='last']")
         shown.wait_for_selector(f".table-page[data-seq='{last}']")
         assert no_overflow(shown)

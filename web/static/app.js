@@ -216,8 +216,18 @@ function replayControls(t, live, seq) {
     `<button data-do="next-hand" title="The next hand (Page Down)">▶▶</button>` +
     `<button data-do="last" title="The last event (End)">▶|</button>${liveButton}</div>` +
     `<input type="range" class="slider" min="0" max="${last}" value="${seq}" aria-label="Event">` +
+    handChoice(t, seq) +
     `<span class="counter">event <b class="at">${seq}</b> of ${last}</span>` +
     (t.mode === "replay" ? ` <a class="moment" href="${location.pathname}?at=${seq}">link to this moment</a>` : "") + `</div>`;
+}
+
+// Every hand (deal, round) by number, to jump to; the one shown is selected.
+function handChoice(t, seq) {
+  if (!t.hands.length) return "";
+  const current = t.hands.filter((s) => s <= seq).length;
+  const options = t.hands.map((start, i) =>
+    `<option value="${start}"${i + 1 === current ? " selected" : ""}>Hand ${i + 1} (event ${start})</option>`).join("");
+  return `<select class="hands" aria-label="Jump to a hand">${current ? "" : "<option selected>Before the first hand</option>"}${options}</select>`;
 }
 
 function wire(t, page) {
@@ -233,6 +243,8 @@ function wire(t, page) {
     else if (action === "next-hand") jumpHand(t, 1);
     else if (action === "play") { t.playing = !t.playing; if (t.at >= lastSeq(t)) seek(t, 0); else render(t); }
   }));
+  const hands = page.querySelector("select.hands");
+  if (hands) hands.addEventListener("change", () => { enterReplay(t); seek(t, Number(hands.value)); });
   const slider = page.querySelector(".slider");
   slider.addEventListener("input", () => { enterReplay(t); seek(t, Number(slider.value)); });
 }
