@@ -315,3 +315,40 @@ def test_web_says_in_one_line_what_it_cannot_do(server: EmbeddedServer) -> None:
         assert result.returncode == 2
         assert words in result.stderr and "Traceback" not in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_watched_table_named_elsewhere_is_followed_there(
+        server: EmbeddedServer, lobby: Connection, tmp_path: Path) -> None:
+    """The node a table was asked of answers ``elsewhere`` with another node's address (a
+    service of several nodes, docs/protocol.md §3b): the browsers watching it go on with
+    the table as that node serves it."""
+    import asyncio
+
+    from starhall.web.hub import Hub
+
+    here = make_table(lobby, "hearts", bots=False)
+    with EmbeddedServer(tmp_path, **FAST_SERVER) as other, Connection(
+            str(other.address)) as there:
+        while there.request({"type": "create", "game": "hearts", "players": 4,
+                             "name": "over there"})["table"]["id"] != here:
+            pass  # the same table id on the other node, named apart
+
+        async def follow() -> list[dict[str, Any]]:
+            assert server.address is not None and other.address is not None
+            hub = Hub(server.address)
+            running = asyncio.ensure_future(hub.run())
+            queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+            hub.follow(here, queue)
+            seen = [await asyncio.wait_for(queue.get(), 30)]
+            hub._dispatch(hub.primary, {"type": "error", "code": protocol.ELSEWHERE,
+                                        "reason": "served elsewhere", "table": here,
+                                        "address": other.address})
+            while seen[-1].get("info", {}).get("name") != "over there":
+                seen.append(await asyncio.wait_for(queue.get(), 30))
+            running.cancel()
+            hub.close()
+            return seen
+
+        seen = asyncio.run(follow())
+    assert seen[0]["info"]["name"] == "a game of hearts"
+    assert seen[-1]["type"] == "state" and seen[-1]["seq"] == 0
