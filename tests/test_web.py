@@ -10,6 +10,7 @@ recorder (``HiddenCards``): no card hidden from a spectator may reach a page. Th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -21,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from starhall.server.embed import EmbeddedServer
+from starhall.server.embed import EmbeddedServer, free_loopback_port
 from starhall.shared import protocol
 from starhall.shared.replay import load
 from tests.connection import Connection
@@ -138,12 +139,12 @@ def test_history_refuses_what_is_not_there(lobby: Connection, done: dict[str, st
 
 # --- the browser -----------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def web(server: EmbeddedServer) -> Iterator[str]:
-    """``starhall web`` watching the server, as a user starts it; its pages' address."""
-    assert server.address is not None
+@contextlib.contextmanager
+def starhall_web(address: str) -> Iterator[str]:
+    """``starhall web`` watching the server at ``address``, as a user starts it; its pages'
+    address."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "starhall", "web", "--server", server.address,
+        [sys.executable, "-m", "starhall", "web", "--server", address,
          "--bind", "127.0.0.1:0"], stdout=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
@@ -154,6 +155,13 @@ def web(server: EmbeddedServer) -> Iterator[str]:
     finally:
         process.kill()
         process.wait()
+
+
+@pytest.fixture(scope="module")
+def web(server: EmbeddedServer) -> Iterator[str]:
+    assert server.address is not None
+    with starhall_web(server.address) as pages:
+        yield pages
 
 
 @pytest.fixture(scope="module")
@@ -323,6 +331,7 @@ def test_a_watched_table_named_elsewhere_is_followed_there(
     service of several nodes, docs/protocol.md §3b): the browsers watching it go on with
     the table as that node serves it."""
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     from starhall.web.hub import Hub
 
@@ -349,6 +358,34 @@ def test_a_watched_table_named_elsewhere_is_followed_there(
             hub.close()
             return seen
 
-        seen = asyncio.run(follow())
+        with ThreadPoolExecutor(1) as thread:  # off Playwright's loop, should a page be open
+            seen = thread.submit(asyncio.run, follow()).result()
     assert seen[0]["info"]["name"] == "a game of hearts"
     assert seen[-1]["type"] == "state" and seen[-1]["seq"] == 0
+
+
+def test_a_page_says_when_the_server_stops_and_carries_on_when_it_is_back(
+        browser: Any, tmp_path: Path) -> None:
+    bind = f"tcp://127.0.0.1:{free_loopback_port()}"
+    first = EmbeddedServer(tmp_path, bind=bind, **FAST_SERVER)
+    first.start()
+    try:
+        with Connection(bind) as lobby:
+            table = make_table(lobby, "stars_and_bars")
+            finished(lobby, table)
+        with starhall_web(bind) as pages:
+            page = Page(browser, PHONE)
+            shown = page.open(f"{pages}/table/{table}")
+            shown.wait_for_selector(".table-page[data-mode='replay'][data-seq='0']")
+            first.stop()
+            shown.wait_for_function(
+                "document.getElementById('connection').textContent.includes('not answering')")
+            with EmbeddedServer(tmp_path, bind=bind, **FAST_SERVER):
+                shown.wait_for_function(
+                    "document.getElementById('connection').textContent === ''")
+                shown.click("button[data-do='last']")
+                shown.wait_for_selector(".table-page[data-seq]:not([data-seq='0'])")
+            assert page.errors == []
+            page.close()
+    finally:
+        first.stop()

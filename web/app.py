@@ -44,6 +44,12 @@ def dumps(message: dict[str, Any]) -> str:
     return json.dumps(message, separators=(",", ":"))
 
 
+def hello(hub: Hub) -> dict[str, Any]:
+    """What a page is told first: the server shown, the seats' colours, whether it answers."""
+    return {"type": "hello", "server": hub.address, "seat_colours": seat_colours(),
+            "connected": hub.connected}
+
+
 async def page(request: web.Request) -> web.FileResponse:
     return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
@@ -60,8 +66,7 @@ async def lobby_socket(request: web.Request) -> web.WebSocketResponse:
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     hub.lobby_queues.add(queue)
     try:
-        await socket.send_str(dumps({"type": "hello", "server": hub.address,
-                                     "seat_colours": seat_colours()}))
+        await socket.send_str(dumps(hello(hub)))
         if hub.lobby is not None:
             await socket.send_str(dumps({"type": "lobby", "tables": hub.lobby}))
         await _pass_on(socket, queue)
@@ -78,8 +83,7 @@ async def table_socket(request: web.Request) -> web.WebSocketResponse:
     socket = web.WebSocketResponse(heartbeat=10.0)
     await socket.prepare(request)
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    await socket.send_str(dumps({"type": "hello", "server": hub.address,
-                                 "seat_colours": seat_colours()}))
+    await socket.send_str(dumps(hello(hub)))
 
     async def send_history() -> None:
         try:

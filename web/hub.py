@@ -40,8 +40,7 @@ class HistoryError(Exception):
 class Watch:
     """One table watched live for the browsers looking at it."""
 
-    def __init__(self, hub: Hub, table: str, link: ServerLink) -> None:
-        self.hub = hub
+    def __init__(self, table: str, link: ServerLink) -> None:
         self.table = table
         self.session = TableSession(link, table)
         self.narrator: Narrator | None = None
@@ -93,6 +92,8 @@ class Hub:
         self.links: dict[str, ServerLink] = {}
         self.primary = self._link(address)
         self.lobby: list[Message] | None = None
+        self.connected = True
+        """Whether the server answers (it is told to the pages when that changes)."""
         self.lobby_queues: set[asyncio.Queue[Message]] = set()
         self.watches: dict[str, Watch] = {}
         self._replies: dict[tuple[str, int], Callable[[Message], None]] = {}
@@ -143,6 +144,10 @@ class Hub:
             return
         if kind in (LOST, REJOINED) and link is self.primary:
             self._listing_now = False  # its reply went with the old session
+            self.connected = kind == REJOINED
+            notice = {"type": "server", "connected": self.connected}
+            for queue in self.lobby_queues | {q for w in self.watches.values() for q in w.queues}:
+                queue.put_nowait(notice)
         for watch in list(self.watches.values()):
             if watch.session.link is link:
                 watch.receive(message)
@@ -198,7 +203,7 @@ class Hub:
     def follow(self, table: str, queue: asyncio.Queue[Message]) -> None:
         watch = self.watches.get(table)
         if watch is None:
-            watch = self.watches[table] = Watch(self, table, self.primary)
+            watch = self.watches[table] = Watch(table, self.primary)
         elif watch.last is not None:
             queue.put_nowait(watch.last)
         watch.queues.add(queue)

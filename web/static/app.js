@@ -11,6 +11,14 @@ const TITLES = {stars: "Stars", hearts: "Stardeck Hearts", star_patience: "The S
   what_else: "A card game – what else?", stars_and_bars: "Stars and Bars"};
 const STEP_SECONDS = 0.8;
 
+// The server behind starhall web stopped answering (or answers again): say so over the page.
+function serverNotice(message) {
+  if (message.type === "hello") { serverNotice({type: "server", connected: message.connected}); return false; }
+  if (message.type !== "server") return false;
+  connection.textContent = message.connected ? "" : "The game server is not answering: waiting for it…";
+  return true;
+}
+
 function socket(path, onMessage) {
   const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`;
   let ws;
@@ -18,7 +26,10 @@ function socket(path, onMessage) {
   function open() {
     ws = new WebSocket(url);
     ws.onopen = () => { connection.textContent = ""; document.body.dataset.connected = "yes"; };
-    ws.onmessage = (event) => onMessage(JSON.parse(event.data));
+    ws.onmessage = (event) => {
+      const message = JSON.parse(event.data);
+      if (!serverNotice(message)) onMessage(message);
+    };
     ws.onclose = () => {
       document.body.dataset.connected = "no";
       connection.textContent = "Connection lost: trying again…";
