@@ -6,13 +6,15 @@ each event as a spectator may see it (the game's ``event_view``) and the spectat
 the table after it, the same maps a spectator's ``update`` carries. Only what a spectator
 watching from the first deal would have been sent leaves the server.
 
-The pages are made from the table's durable log (what anyone was told of), folded once and
-kept for the next page: a viewer asks for the pages one after another.
+The pages are made from the table's durable log (what anyone was told of), read again only
+when the table has moved on, and folded only as far as the pages asked for so far: a viewer
+asks for the pages one after another, and each costs the loop its own events.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from starhall.server import fields
@@ -26,51 +28,67 @@ KEPT_TABLES = 4
 """How many tables' folded states are kept for the pages that follow."""
 
 
+class Folded:
+    """One table's log, folded as far as pages have asked: ``(seq, event, state after it)``
+    from seq 0 (no event) on. Folding the rest waits for a page that needs it, so a page costs
+    its own events, not the game's."""
+
+    def __init__(self, log: bytes, table_id: str) -> None:
+        recording = load(table_id, log)
+        self.game = recording.game
+        self.last = recording.last_seq
+        self._events = iter(recording.events)
+        self._states = recording.states(strict=False)
+        self.steps: list[tuple[int, Any, Any]] = [(0, None, next(self._states)[1])]
+
+    def upto(self, seq: int) -> None:
+        """Fold until event ``seq`` (or the last) is among the steps."""
+        steps = self.steps
+        while len(steps) <= seq:
+            folded = next(self._states, None)
+            if folded is None:
+                return
+            steps.append((folded[0], next(self._events)[1], folded[1]))
+
+
 class Histories:
-    """The folded states of the tables whose history was asked for last."""
+    """The folded logs of the tables whose history was asked for last."""
 
     def __init__(self) -> None:
-        self._kept: OrderedDict[str, tuple[int, Any, list[tuple[int, Any, Any]]]] = OrderedDict()
+        self._kept: OrderedDict[str, Folded] = OrderedDict()
         self._encode = protocol.encoder()
 
-    def page(self, table_id: str, log: bytes, message: dict[str, Any]) -> dict[str, Any]:
-        """The reply to ``message`` (a ``history`` request) about table ``table_id`` whose
-        durable log is ``log``."""
+    def page(self, table_id: str, seq: int, read: Callable[[], bytes],
+             message: dict[str, Any]) -> dict[str, Any]:
+        """The reply to ``message`` (a ``history`` request) about table ``table_id``, whose
+        last event is ``seq`` and whose durable log ``read`` gives (read only when the table
+        has moved on since it was last folded)."""
         start = fields.optional_whole(message, "from") or 0
-        game, steps = self._steps(table_id, log)
-        last = steps[-1][0]
+        folded = self._kept.get(table_id)
+        if folded is None or folded.last != seq:
+            folded = self._kept[table_id] = Folded(read(), table_id)
+        self._kept.move_to_end(table_id)
+        while len(self._kept) > KEPT_TABLES:
+            self._kept.popitem(last=False)
+        last = folded.last
         if start > last:
             raise RequestError(protocol.BAD_FIELD, f"table {table_id} has events 1 to {last}",
                                field="from", table=table_id)
-        encode = self._encode
+        game, steps, encode = folded.game, folded.steps, self._encode
+        folded.upto(start)
         view = game.view(steps[start][2], None)
         size = len(encode(view))
         shown: list[dict[str, Any]] = []
-        for seq, event, state in steps[start + 1:]:
-            before = steps[seq - 1][2]
-            cut = game.event_view(before, event, None)
-            step = {"seq": seq, "view": game.view(state, None), "event": None if cut is None
-                    else {"seq": seq, "type": cut.type, "seat": cut.seat, "data": dict(cut.data)}}
+        for seq_shown in range(start + 1, last + 1):
+            folded.upto(seq_shown)
+            _, event, state = steps[seq_shown]
+            cut = game.event_view(steps[seq_shown - 1][2], event, None)
+            step = {"seq": seq_shown, "view": game.view(state, None), "event": None if cut is None
+                    else {"seq": seq_shown, "type": cut.type, "seat": cut.seat,
+                          "data": dict(cut.data)}}
             size += len(encode(step))
             if shown and size > PAGE_BYTES:
                 break
             shown.append(step)
         return {"type": protocol.HISTORY, "table": table_id, "from": start, "view": view,
                 "steps": shown, "last": last}
-
-    def _steps(self, table_id: str, log: bytes) -> tuple[Any, list[tuple[int, Any, Any]]]:
-        """The game and ``(seq, event, state after it)`` from seq 0 (no event) on."""
-        kept = self._kept.get(table_id)
-        if kept is not None and kept[0] == len(log):
-            self._kept.move_to_end(table_id)
-            return kept[1], kept[2]
-        recording = load(table_id, log)
-        states = recording.states(strict=False)
-        steps: list[tuple[int, Any, Any]] = [(0, None, next(states)[1])]
-        for (seq, state), (_, event) in zip(states, recording.events, strict=True):
-            steps.append((seq, event, state))
-        self._kept[table_id] = (len(log), recording.game, steps)
-        self._kept.move_to_end(table_id)
-        while len(self._kept) > KEPT_TABLES:
-            self._kept.popitem(last=False)
-        return recording.game, steps

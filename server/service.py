@@ -814,11 +814,11 @@ class Service:
     def _history(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         table = self._table(message)
         try:
-            log = table.durable_log()
+            page = self.histories.page(table.id, table.seq, table.durable_log, message)
         except OSError as error:
             raise RequestError(STORAGE, f"the server could not read the table's log "
                                f"({error.strerror or error})", table=table.id) from None
-        self._reply(session, rid, self.histories.page(table.id, log, message))
+        self._reply(session, rid, page)
 
     def _bot(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         table = self._table(message, playable=True)

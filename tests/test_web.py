@@ -137,6 +137,15 @@ def test_history_refuses_what_is_not_there(lobby: Connection, done: dict[str, st
     assert reply["steps"] == [] and reply["last"] == last
 
 
+def test_history_follows_a_table_that_plays_on(lobby: Connection) -> None:
+    table = make_table(lobby, "what_else", bots=False)
+    assert whole_history(lobby, table)[-1]["last"] == 0
+    fill(lobby, table, GAMES["what_else"][0])
+    last = finished(lobby, table)["seq"]
+    pages = whole_history(lobby, table)
+    assert pages[-1]["last"] == last and pages[-1]["steps"][-1]["seq"] == last
+
+
 # --- the browser -----------------------------------------------------------------------------
 
 @contextlib.contextmanager
