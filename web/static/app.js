@@ -13,7 +13,7 @@ const STEP_SECONDS = 0.8;
 
 // The server behind starhall web stopped answering (or answers again): say so over the page.
 function serverNotice(message) {
-  if (message.type === "hello") { serverNotice({type: "server", connected: message.connected}); return false; }
+  if (message.type === "hello") { serverNotice({type: "server", connected: message.connected !== false}); return false; }
   if (message.type !== "server") return false;
   connection.textContent = message.connected ? "" : "The game server is not answering: waiting for it…";
   return true;
@@ -200,7 +200,7 @@ function render(t, animate) {
     (view.phase === "over" ? `<span class="turn-line">Game over${winners(t)}</span>` : "") + `</div>`;
   const lines = t.steps.filter((s) => s.seq <= seq && s.line);
   const log = `<ol class="log" aria-label="Moves">${lines.slice(-200).map((s) =>
-    `<li data-seq="${s.seq}"${s.seq === seq ? ' class="now"' : ""}>${s.line.split("\n").map(esc).join("<br>")}</li>`).join("")}</ol>`;
+    `<li value="${s.seq}" data-seq="${s.seq}"${s.seq === seq ? ' class="now"' : ""}>${s.line.split("\n").map(esc).join("<br>")}</li>`).join("")}</ol>`;
   const controls = replayControls(t, live, seq);
   page.innerHTML = header + `<div class="table-body"><div class="table-area">${Games.draw(t)}</div>` +
     `<aside class="side">${controls}<h2>Moves</h2>${log}</aside></div>`;

@@ -84,7 +84,7 @@ const Cards = (() => {
   };
 
   function pips(face, w, h) {
-    const size = w * 0.2, left = w * 0.32, top = h * 0.15, width = w * 0.36, height = h * 0.7 - size;
+    const size = w * 0.17, left = w * 0.39, top = h * 0.16, width = w * 0.22, height = h * 0.68 - size;
     return PIPS[face.pips].map(([px, py]) =>
       symbol(face.shape, face.colour, left + px * width - size / 2, top + py * height, size)).join("");
   }
