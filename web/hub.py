@@ -248,7 +248,8 @@ class Hub:
             if not reply.get("steps") or steps[-1]["seq"] >= int(reply["last"]):
                 break
         assert view is not None
-        info = self.info(table) or {}
+        watch = self.watches.get(table)
+        info = (watch.session.info if watch is not None else None) or self.info(table) or {}
         game = str(view.get("game") or info.get("game") or "")
         names = seat_names(info) if info else [
             f"Seat {seat}" for seat in range(int(view.get("players") or 0))]
