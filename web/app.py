@@ -68,7 +68,7 @@ async def lobby_socket(request: web.Request) -> web.WebSocketResponse:
     try:
         await socket.send_str(dumps(hello(hub)))
         if hub.lobby is not None:
-            await socket.send_str(dumps({"type": "lobby", "tables": hub.lobby}))
+            await socket.send_str(dumps(hub.lobby_message()))
         await _pass_on(socket, queue)
     finally:
         hub.lobby_queues.discard(queue)

@@ -191,9 +191,15 @@ class Hub:
         self._listing_now = False
         if self._listing != self.lobby:
             self.lobby = self._listing
-            message = {"type": "lobby", "tables": self.lobby}
+            message = self.lobby_message()
             for queue in self.lobby_queues:
                 queue.put_nowait(message)
+
+    def lobby_message(self) -> Message:
+        """The tables, each seat named as the window names it ("Ada (Easy)" for a bot)."""
+        tables = self.lobby or []
+        return {"type": "lobby", "tables": tables,
+                "names": {info.get("id"): seat_names(info) for info in tables}}
 
     def info(self, table: str) -> Message | None:
         return next((info for info in self.lobby or [] if info.get("id") == table), None)

@@ -48,11 +48,11 @@ function lobby() {
   main.innerHTML = `<section class="lobby"><p class="caption">Waiting for the server…</p></section>`;
   socket("/ws/lobby", (message) => {
     if (message.type === "hello") where.textContent = `Tables of ${message.server.replace("tcp://", "")}`;
-    if (message.type === "lobby") drawLobby(message.tables);
+    if (message.type === "lobby") drawLobby(message.tables, message.names || {});
   });
 }
 
-function drawLobby(tables) {
+function drawLobby(tables, labels) {
   const byGame = new Map();
   for (const info of tables) {
     if (!byGame.has(info.game)) byGame.set(info.game, []);
@@ -67,8 +67,8 @@ function drawLobby(tables) {
     for (const info of infos) {
       const names = (info.seats || []).map((seat) => {
         const turn = (info.to_act || []).includes(seat.seat) && info.status === "playing";
-        const name = seat.state === "free" ? "free seat" : seat.name || `Seat ${seat.seat}`;
-        const level = seat.level ? ` (${seat.level})` : seat.state === "bot" && !seat.standin ? " (bot)" : "";
+        const name = seat.state === "free" ? "free seat" : (labels[info.id] || [])[seat.seat] || seat.name || `Seat ${seat.seat}`;
+        const level = seat.state === "bot" && !seat.level ? " (bot)" : "";
         const score = (info.scores || [])[seat.seat];
         const won = (info.winners || []).includes(seat.seat) ? " ★" : "";
         return `<li class="${turn ? "turn" : ""}">${esc(name)}${esc(level)}${score !== undefined ? ` <b>${score}</b>` : ""}${won}</li>`;
