@@ -74,10 +74,11 @@ function drawLobby(tables, labels) {
         return `<li class="${turn ? "turn" : ""}">${esc(name)}${esc(level)}${score !== undefined ? ` <b>${score}</b>` : ""}${won}</li>`;
       }).join("");
       const action = info.status === "over" ? "Replay" : info.status === "playing" ? "Watch" : "Look";
-      html += `<li class="table ${info.status}" data-table="${esc(info.id)}" data-status="${info.status}">` +
+      const status = esc(info.status);
+      html += `<li class="table ${status}" data-table="${esc(info.id)}" data-status="${status}">` +
         `<a href="/table/${encodeURIComponent(info.id)}"><span class="id">#${esc(info.id)}</span>` +
-        `<span class="name">${esc(info.name || "")}</span><span class="status">${info.status}</span>` +
-        `<ul class="players">${names}</ul><span class="seq">${info.seq} events · ${info.spectators} watching</span>` +
+        `<span class="name">${esc(info.name || "")}</span><span class="status">${status}</span>` +
+        `<ul class="players">${names}</ul><span class="seq">${Number(info.seq)} events · ${Number(info.spectators)} watching</span>` +
         `<span class="go">${action} ›</span></a></li>`;
     }
     html += `</ul>`;
@@ -195,7 +196,7 @@ function render(t, animate) {
   const status = t.info.status || "";
   const turn = (view.to_act || []).map((s) => Games.seatName(t, s)).join(", ");
   const header = `<div class="table-head"><h1>${esc(title)} <span class="dim">#${esc(t.id)}</span></h1>` +
-    `<span class="status ${status}">${live ? (status === "over" ? "finished" : "live") : "replay"}</span>` +
+    `<span class="status ${esc(status)}">${live ? (status === "over" ? "finished" : "live") : "replay"}</span>` +
     (turn && view.phase !== "over" ? `<span class="turn-line">To move: ${turn}</span>` : "") +
     (view.phase === "over" ? `<span class="turn-line">Game over${winners(t)}</span>` : "") + `</div>`;
   const lines = t.steps.filter((s) => s.seq <= seq && s.line);

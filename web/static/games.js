@@ -50,8 +50,8 @@ const Games = (() => {
       centre = `<div class="trick last">${played(t, v.last_trick, "big")}</div>` +
         `<p class="caption">Last trick${v.last_winner !== null && v.last_winner !== undefined ? ", taken by " + seatName(t, v.last_winner) : ""}</p>`;
     } else centre = `<div class="trick empty"><p class="caption">${phaseWords(v)}</p></div>`;
-    const facts = [`Hand ${v.hand_number ?? ""}`];
-    if (v.trump) facts.push(`Trump: ${SUIT_WORDS[v.trump] || v.trump}`);
+    const facts = [`Hand ${Number(v.hand_number ?? 0)}`];
+    if (v.trump) facts.push(`Trump: ${SUIT_WORDS[v.trump] || esc(v.trump)}`);
     if (v.contract) facts.push(`Contract: ${seatName(t, v.contract.declarer)} ${v.contract.bid}`);
     else if (v.high_bid) facts.push(`High bid ${v.high_bid}`);
     if (v.game === "hearts" && v.hearts_broken) facts.push("Hearts broken");
@@ -93,7 +93,7 @@ const Games = (() => {
         svg += code ? `<g class="slot" data-code="${esc(code)}">${card(code, t.faces[code], x, y, cw, ch)}</g>`
           : `<rect class="empty-slot" x="${x}" y="${y}" width="${cw}" height="${ch}" rx="5"/>`;
       });
-      svg += `<text class="line-label" x="${mid + dx * 286}" y="${mid + dy * 286 + 6}" text-anchor="middle">${line}</text>`;
+      svg += `<text class="line-label" x="${mid + dx * 286}" y="${mid + dy * 286 + 6}" text-anchor="middle">${esc(line)}</text>`;
     });
     if (v.turned) svg += `<g class="slot turned" data-code="${esc(v.turned)}">${card(v.turned, t.faces[v.turned], mid - cw * 0.7, mid - ch * 0.7, cw * 1.4, ch * 1.4)}</g>`;
     svg += `</svg>`;
