@@ -149,7 +149,13 @@ class Hub:
             for queue in self.lobby_queues | {q for w in self.watches.values() for q in w.queues}:
                 queue.put_nowait(notice)
         for watch in list(self.watches.values()):
-            if watch.session.link is link:
+            if watch.session.link is not link:
+                continue
+            if kind == LOST and link is not self.primary:
+                # That node is gone: the node asked first sends the table on to whichever
+                # node serves it now (elsewhere), as after a node's death in a service.
+                watch.session.move_to(self.primary)
+            else:
                 watch.receive(message)
 
     def _ask(self, link: ServerLink, request: Message, reply: Callable[[Message], None]
