@@ -10,7 +10,7 @@ COMPILED := build/.compiled
 # an edit of another module there rebuilds too, but no list is kept here to fall out of step.
 ENGINE_SOURCES := $(wildcard shared/*.py shared/games/*.py server/*.py server/*.c)
 
-.PHONY: play test check build lint typecheck bench clean
+.PHONY: play test check build lint typecheck bench clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,15 +34,19 @@ play: $(COMPILED)
 # The import contracts (pyproject.toml's [tool.importlinter]) read the installed package's
 # layout through the links setup.py lays out in build/package-tree, as mypy does.
 lint: $(COMPILED)
-	$(BIN)/ruff check _starhall shared server client tests bench tools
+	$(BIN)/ruff check _starhall shared server client web tests bench tools
 	PYTHONPATH=build/package-tree $(BIN)/lint-imports
 
 typecheck: $(COMPILED)
 	$(BIN)/mypy
 
+# Debian's chromium for the browser tests (tests/test_web.py), installed where it is missing.
+browser:
+	.ci/chromium
+
 # The tests on every core (pytest-xdist), each file on one worker (so a file's module fixtures,
 # such as the wheel tests/test_packaging.py builds, are made once), the wheel's file first.
-test: lint typecheck
+test: lint typecheck browser
 	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # The quick round while working: lint, types and every test not marked slow (pyproject.toml's

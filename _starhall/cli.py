@@ -213,6 +213,13 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("address", metavar="ADDR", help="the server, HOST or HOST:PORT")
     watch.add_argument("table", nargs="?", default=None, metavar="TABLE",
                        help="the table's id (default: the first table playing)")
+    web = commands.add_parser("web", help="watch and replay the tables from any browser on the LAN",
+                              description="A read-only web page of a Starhall server's tables: "
+                                          "its lobby, each table live as a spectator sees it, "
+                                          "and every finished game's replay, moment by moment.")
+    from starhall.web.options import add_arguments as add_web_arguments
+
+    add_web_arguments(web)
     store = commands.add_parser("store", help="move tables between a folder and NATS JetStream")
     store.set_defaults(print_help=store.print_help)
     store_commands = store.add_subparsers(dest="store_command", metavar="ACTION")
@@ -337,6 +344,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             else:
                 args.path = store_cli.replace_addresses([args.path], stack, args.stream)[0]
             return replay_cli.run(args)
+    if args.command == "web":
+        from starhall.web.app import run as run_web
+
+        return run_web(args)
     if args.command == "serve":
         from starhall.server.serve import run
 

@@ -50,6 +50,7 @@ from starhall.server.durability import (
 )
 from starhall.server.fields import RequestError
 from starhall.server.games_cli import game_info
+from starhall.server.history import Histories
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
 from starhall.server.reports import ReportStore, where
 from starhall.server.scheduling import hand_over_core
@@ -212,6 +213,7 @@ class Service:
         self._next_scan = 0.0
         self.lost_tables: set[str] = set()
         """Tables another node holds now (JetStream): given up at the next housekeeping."""
+        self.histories = Histories()
         self._handlers: dict[str, Handler] = {
             protocol.HELLO: self._hello, protocol.PING: self._ping, protocol.LIST: self._list,
             protocol.CREATE: self._create, protocol.SIT: self._sit,
@@ -219,6 +221,7 @@ class Service:
             protocol.WATCH: self._watch, protocol.UNWATCH: self._unwatch,
             protocol.BOT: self._bot, protocol.UNBOT: self._unbot, protocol.ACT: self._act,
             protocol.SYNC: self._sync, protocol.REPORT: self._report,
+            protocol.HISTORY: self._history,
         }
         for table in self.tables.values():
             if table.seating_behind:  # restored, but its log could not be given its seats
@@ -807,6 +810,15 @@ class Service:
         if table.seats[number].session != session.identity or table.seats[number].standin:
             self._take_back(session, table, number)
         self._snapshot(session, rid, table, number)
+
+    def _history(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        table = self._table(message)
+        try:
+            page = self.histories.page(table.id, table.seq, table.durable_log, message)
+        except OSError as error:
+            raise RequestError(STORAGE, f"the server could not read the table's log "
+                               f"({error.strerror or error})", table=table.id) from None
+        self._reply(session, rid, page)
 
     def _bot(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         table = self._table(message, playable=True)

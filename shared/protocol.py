@@ -41,9 +41,9 @@ MAX_LIST_TABLES = 100
 HELLO, PING, LIST, CREATE, SIT, RESUME, LEAVE = "hello", "ping", "list", "create", "sit", \
     "resume", "leave"
 WATCH, UNWATCH, BOT, UNBOT, ACT, SYNC = "watch", "unwatch", "bot", "unbot", "act", "sync"
-REPORT = "report"
+REPORT, HISTORY = "report", "history"
 REQUESTS = (HELLO, PING, LIST, CREATE, SIT, RESUME, LEAVE, WATCH, UNWATCH, BOT, UNBOT, ACT, SYNC,
-            REPORT)
+            REPORT, HISTORY)
 
 # Messages the server sends.
 WELCOME, PONG, TABLES, CREATED, SEATED, LEFT = "welcome", "pong", "tables", "created", \

@@ -282,6 +282,7 @@ class WhatElseView(GameTable):
         kind = event.get("type")
         seat = event.get("seat")
         data = event.get("data") or {}
+        self.names = list(model.names)  # a log is worded before the table is drawn (web)
         who = self.name(seat) if isinstance(seat, int) else ""
         if kind == "played":
             return f"{who} played {card_words(str(data.get('card')))}"
