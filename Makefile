@@ -34,7 +34,7 @@ play: $(COMPILED)
 # The import contracts (pyproject.toml's [tool.importlinter]) read the installed package's
 # layout through the links setup.py lays out in build/package-tree, as mypy does.
 lint: $(COMPILED)
-	$(BIN)/ruff check _starhall shared server client web tests bench tools
+	$(BIN)/ruff check _starhall shared server client tests bench tools
 	PYTHONPATH=build/package-tree $(BIN)/lint-imports
 
 typecheck: $(COMPILED)

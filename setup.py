@@ -60,7 +60,7 @@ PACKAGE_TREE = Path("build", "package-tree")
 """Links laid out as the installed ``starhall`` package (mypy's config reads it too)."""
 PACKAGE_LINKS = {"__init__.py": "_starhall/__init__.py", "__main__.py": "_starhall/__main__.py",
                  "cli.py": "_starhall/cli.py", "shared": "shared", "server": "server",
-                 "client": "client", "web": "web"}
+                 "client": "client"}
 
 
 def make_package_tree() -> Path:

@@ -217,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
                               description="A read-only web page of a Starhall server's tables: "
                                           "its lobby, each table live as a spectator sees it, "
                                           "and every finished game's replay, moment by moment.")
-    from starhall.web.options import add_arguments as add_web_arguments
+    from starhall.client.web.options import add_arguments as add_web_arguments
 
     add_web_arguments(web)
     store = commands.add_parser("store", help="move tables between a folder and NATS JetStream")
@@ -345,7 +345,7 @@ def _dispatch(args: argparse.Namespace) -> int:
                 args.path = store_cli.replace_addresses([args.path], stack, args.stream)[0]
             return replay_cli.run(args)
     if args.command == "web":
-        from starhall.web.app import run as run_web
+        from starhall.client.web.app import run as run_web
 
         return run_web(args)
     if args.command == "serve":

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` 
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "setup.py", "README.md")
-FOLDERS = ("_starhall", "shared", "server", "client", "web", "docs", "tools", "tests")
+FOLDERS = ("_starhall", "shared", "server", "client", "docs", "tools", "tests")
 """What the wheel is built from: the package's folders, and the developer tools and tests it
 must leave out."""
 DEVELOPER_TOOLS = ("screenshots.py", "make_goldens.py", "connection.py")
@@ -33,7 +33,7 @@ def test_pyproject_lists_every_package_and_ships_the_pages() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     folders_of = {folder: package for package, folder in config["package-dir"].items()}
     listed = set(config["packages"])
-    for path in (ROOT / top for top in ("shared", "server", "client", "web")):
+    for path in (ROOT / top for top in ("shared", "server", "client")):
         for file in path.rglob("*"):
             if (file.is_file() and "__pycache__" not in file.parts
                     and file.suffix in (".py", ".ttf") and "_starhall" not in file.parts):
@@ -77,8 +77,8 @@ def test_the_wheel_has_one_top_level_name_and_everything_in_it(wheel: Path) -> N
                      f"starhall/shared/games/hearts{EXTENSION_SUFFIXES[0]}",
                      f"starhall/server/service{EXTENSION_SUFFIXES[0]}",
                      f"starhall/server/background_sync{EXTENSION_SUFFIXES[0]}",
-                     "starhall/server/background_sync.c", "starhall/web/static/index.html",
-                     "starhall/web/static/app.js"):
+                     "starhall/server/background_sync.c", "starhall/client/web/static/index.html",
+                     "starhall/client/web/static/app.js"):
         assert expected in names
     shipped = {name.rsplit("/", 1)[-1] for name in names}
     assert not shipped & set(DEVELOPER_TOOLS), "a developer tool is in the wheel"

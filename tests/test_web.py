@@ -343,7 +343,7 @@ def test_a_watched_table_named_elsewhere_is_followed_there(
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
-    from starhall.web.hub import Hub
+    from starhall.client.web.hub import Hub
 
     here = make_table(lobby, "hearts", bots=False)
     with EmbeddedServer(tmp_path, **FAST_SERVER) as other, Connection(

@@ -21,11 +21,11 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from starhall.client.net.link import checked_address
-from starhall.web.faces import seat_colours
-from starhall.web.hub import HistoryError, Hub
-from starhall.web.options import DEFAULT_BIND
+from starhall.client.web.faces import seat_colours
+from starhall.client.web.hub import HistoryError, Hub
+from starhall.client.web.options import DEFAULT_BIND
 
-STATIC = Path(str(resources.files("starhall.web") / "static"))
+STATIC = Path(str(resources.files("starhall.client.web") / "static"))
 HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)
 FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><polygon fill="#f2c440" '
            'points="5,0 6.2,3.6 10,3.8 7,6.1 8.1,9.8 5,7.6 1.9,9.8 3,6.1 0,3.8 3.8,3.6"/></svg>')

@@ -18,8 +18,8 @@ from typing import Any
 from starhall.client.net.link import LOST, REJOINED, ServerLink, normalise_address
 from starhall.client.net.session import Batch, TableSession, seat_names
 from starhall.shared import protocol
-from starhall.web.faces import faces_in
-from starhall.web.words import Narrator
+from starhall.client.web.faces import faces_in
+from starhall.client.web.words import Narrator
 
 Message = dict[str, Any]
 POLL_SECONDS = 0.03
