@@ -17,9 +17,9 @@ from typing import Any
 
 from starhall.client.net.link import LOST, REJOINED, ServerLink, normalise_address
 from starhall.client.net.session import Batch, TableSession, seat_names
-from starhall.shared import protocol
 from starhall.client.web.faces import faces_in
 from starhall.client.web.words import Narrator
+from starhall.shared import protocol
 
 Message = dict[str, Any]
 POLL_SECONDS = 0.03
