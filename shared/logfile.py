@@ -71,9 +71,10 @@ class NotALog(LogError):
 
 def is_log_file(data: bytes) -> bool:
     """Whether ``data``, a file's bytes or the first of them, begins as a Starhall log or bug
-    report does: a first record whose body bears the magic of one (its checksum aside: a
-    damaged log is still a log), or a record cut short there or nothing at all (a log torn as
-    its header was written, or too little of the file given to tell)."""
+    report does: a first record whose body bears the magic of one, as far as it is read up to
+    its ``magic`` (what comes after it aside, and its checksum: a damaged log is still a log),
+    or a record cut short before its ``magic`` or nothing at all (a log torn as its header was
+    written, or too little of the file given to tell)."""
     if not data:
         return True
     if data[0] != 0x92:
@@ -82,13 +83,17 @@ def is_log_file(data: bytes) -> bool:
                                 max_buffer_size=len(data) + 1)
     unpacker.feed(data)
     try:
-        first = unpacker.unpack()
+        if unpacker.read_array_header() != 2:
+            return False
+        for _ in range(unpacker.read_map_header()):
+            if unpacker.unpack() == "magic":
+                return unpacker.unpack() in (MAGIC, BUG_MAGIC)
+            unpacker.skip()
     except msgpack.OutOfData:
         return True
-    except (ValueError, TypeError, msgpack.UnpackException):
-        return False
-    return (type(first) is list and len(first) == 2 and isinstance(first[0], dict)
-            and first[0].get("magic") in (MAGIC, BUG_MAGIC))
+    except (ValueError, TypeError, msgpack.UnpackException) as error:
+        return _longer_than_the_data(error)
+    return False
 
 
 def encode_record(body: Mapping[str, Any]) -> bytes:
@@ -161,8 +166,17 @@ def _read_whole(data: bytes, path: str | os.PathLike[str],
                 break
     # TypeError: damage can turn a map key into a list, which msgpack cannot hash.
     except (ValueError, TypeError, msgpack.UnpackException) as error:
+        if _longer_than_the_data(error):
+            return start  # as a record cut short at the end: the caller says which it is
         raise LogError(path, len(records), start, f"not a msgpack record ({error})") from None
     return start
+
+
+def _longer_than_the_data(error: Exception) -> bool:
+    """Whether msgpack refused a string, bytes, list or map for claiming more than all the
+    data it was given (its limits are the data's length): a value the data ends inside, as
+    if cut short, which it is when the value is a record's header or body."""
+    return type(error) is ValueError and "exceeds max_" in str(error)
 
 
 def cut_short_at(data: bytes, start: int, path: str | os.PathLike[str]) -> bool:
@@ -247,8 +261,8 @@ def _ends_early(chunk: bytes) -> bool:
         unpacker.skip()
     except msgpack.OutOfData:
         return True
-    except (ValueError, TypeError, msgpack.UnpackException):
-        return False
+    except (ValueError, TypeError, msgpack.UnpackException) as error:
+        return _longer_than_the_data(error)
     return False
 
 
@@ -380,6 +394,8 @@ def _read_log(path: str | os.PathLike[str], data: bytes | None = None
         raise
     if records and records[0][1].get("magic") not in (MAGIC, BUG_MAGIC):
         raise NotALog(path)  # records, but neither a log's header nor a bug report first
+    if not records and not is_log_file(data):
+        raise NotALog(path)  # a first record cut short, but not one of a log's header
     if records and is_bug_report(records[0][1]):
         log = embedded_log(records[0][1])
         if log is None:

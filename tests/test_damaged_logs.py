@@ -5,18 +5,29 @@ record with a damaged byte is damage, wherever the byte is (docs/replay-format.m
 
 from __future__ import annotations
 
+import json
 import tempfile
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from starhall.cli import main
 from starhall.server.sim import default_players, simulate
 from starhall.server.tables import restore_tables
+from starhall.shared.bugreport import make_bug_report, write_bug_report
 from starhall.shared.games import GAMES, get_game
-from starhall.shared.logfile import LogError, read_records, scan, torn_tail
+from starhall.shared.logfile import (
+    LogError,
+    encode_record,
+    is_log_file,
+    read_records,
+    scan,
+    torn_tail,
+)
 from starhall.shared.replay import Verified, verify
 
 
@@ -142,3 +153,123 @@ def test_a_server_restores_a_table_whose_log_was_cut_then_written_on(
             "whole records holding events 21 to 22; the file was cut short while the server "
             "wrote it, or damaged: the moves they held are lost, acknowledged or not; the table "
             "goes on from event 19") in said, said
+
+
+# --- every command that reads a log, over damaged and hostile files -------------------------
+
+JUNK = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**64, 2**64 - 1) | st.floats()
+    | st.text(max_size=8) | st.binary(max_size=8),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=6) | st.integers(-5, 5), inner, max_size=4),
+    max_leaves=8)
+"""Any msgpack value: what a hostile writer may seal into a record with a good CRC."""
+
+
+def small_log(game_id: str) -> bytes:
+    """A short log: a whole game of The Star, or the first 60 records of another game."""
+    log = game_log(game_id)
+    return log[:record_bounds(log)[min(60, len(record_bounds(log)) - 1)]]
+
+
+@st.composite
+def hostile_file(draw: st.DrawFn) -> bytes:
+    """Random bytes, or a real log damaged, cut, spliced or re-sealed with junk."""
+    if draw(st.integers(0, 9)) == 0:
+        return draw(st.binary(max_size=200))
+    log = small_log(draw(st.sampled_from(["star_patience", "what_else", "stars_and_bars"])))
+    bounds = record_bounds(log)
+    records, _ = read_records(log, "log")
+    at = draw(st.integers(0, len(log)))
+    how = draw(st.sampled_from(["cut", "flip", "insert", "delete", "append", "reseal",
+                                "reseal-key", "swap", "twice"]))
+    if how == "cut":
+        return log[:at]
+    if how == "flip" and at < len(log):
+        return log[:at] + bytes([log[at] ^ draw(st.integers(1, 255))]) + log[at + 1:]
+    if how == "insert":
+        return log[:at] + draw(st.binary(min_size=1, max_size=20)) + log[at:]
+    if how == "delete":
+        return log[:at] + log[at + draw(st.integers(1, 80)):]
+    if how == "append":
+        return log + draw(st.binary(min_size=1, max_size=40))
+    index = draw(st.integers(0, len(records) - 1))
+    body = records[index][1]
+    if how == "reseal":
+        key = draw(st.sampled_from(sorted(body)))
+        body = {**body, key: draw(JUNK)}
+    elif how == "reseal-key":
+        body = {**body, draw(st.text(max_size=6)): draw(JUNK)}
+    elif how in ("swap", "twice") and index + 1 < len(records):
+        first, second = log[bounds[index]:bounds[index + 1]], log[bounds[index + 1]:
+                                                                  bounds[index + 2]]
+        middle = second + first if how == "swap" else first + first + second
+        return log[:bounds[index]] + middle + log[bounds[index + 2]:]
+    return log[:bounds[index]] + encode_record(body) + log[bounds[index + 1]:]
+
+
+READERS = {
+    "verify": lambda path: ["replay", "verify", path],
+    "verify-json": lambda path: ["replay", "verify", "--json", path],
+    "show": lambda path: ["replay", "show", path],
+    "show-json": lambda path: ["replay", "show", path, "--json", "--at", "3", "--seat", "all"],
+    "diff": lambda path: ["replay", "diff", path, path],
+    "view": lambda path: ["replay", "view", path],
+    "fork": lambda path: ["replay", "fork", path, "--at", "2"],
+}
+"""Every command that reads a log file (``store import`` too, on a real NATS:
+tests/test_store_cli.py)."""
+
+
+@pytest.fixture(scope="module")
+def no_window() -> Iterator[None]:
+    """``replay view`` and ``fork`` read the log and stop where the window would open."""
+    from starhall.client import app
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(app, "require_display", lambda *args, **kwargs: None)
+        patch.setattr(app, "run_in_window", lambda *args, **kwargs: 0)
+        yield
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=hostile_file(), bug_report=st.booleans())
+def test_every_reader_answers_a_hostile_file_in_one_line_with_its_documented_status(
+        data: bytes, bug_report: bool, no_window: None, tmp_path_factory: pytest.TempPathFactory,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path_factory.mktemp("hostile")
+    path = folder / "hostile.starhall"
+    path.write_bytes(data)
+    if bug_report:
+        path = folder / "hostile.starhall-bug"
+        write_bug_report(path, make_bug_report("fuzz", {"table": "t1"}, data, "", [], 0.0))
+    not_a_log = not bug_report and not is_log_file(data) or (
+        not bug_report and _first_record_is_not_a_header(data))
+    capsys.readouterr()
+    for command, argv in READERS.items():
+        code = main(argv(str(path)))
+        out, err = capsys.readouterr()
+        assert "Traceback" not in out + err, (command, err)
+        assert code in (0, 1, 2), (command, code, err)
+        assert err.count("\n") <= 1, (command, err)
+        if not_a_log:
+            assert (code, err) == (2, f"starhall: {path} is not a Starhall log (nor a bug "
+                                      "report)\n"), (command, out, err)
+        elif code == 2:
+            assert err.startswith("starhall: ") and command in ("show-json", "fork"), (
+                command, err)  # --at 3 or --at 2 past the log's end: a mistake in the command
+        elif code == 1 and command == "verify-json":
+            assert json.loads(out)["failed"] == 1, out
+        elif code == 1:
+            said = err or out.splitlines()[0]
+            assert str(path) in said, (command, out, err)
+
+
+def _first_record_is_not_a_header(data: bytes) -> bool:
+    """A first record read whole whose body bears no log's nor bug report's magic."""
+    try:
+        records, _ = read_records(data, "file", limit=1)
+    except LogError:
+        return False
+    return bool(records) and records[0][1].get("magic") not in ("starhall-log", "starhall-bug")
