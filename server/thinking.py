@@ -8,7 +8,7 @@ when its time is up it plays the best move it has. Should a worker still not hav
 ``GRACE`` seconds after the budget (a bot that overran, a worker that died), the server plays
 a move of the table's Normal bot (or Easy, or random) in-process instead and says so on
 stderr. Quick bots (``random``, the heuristics) choose in-process: a round trip to a worker
-costs more than their whole move (``bench/thinking.py``).
+costs more than their whole move.
 
 What crosses to a worker is the observation alone, as plain data (the game's id, the seat's
 view, its legal commands and the events it was shown), so a worker can know no more than the

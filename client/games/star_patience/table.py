@@ -70,11 +70,6 @@ def rank_word(code: str) -> str:
     return card_name(code).split(" of ")[0]
 
 
-def a_rank(code: str) -> str:
-    word = rank_word(code)
-    return ("an " if word[0] in "8A" else "a ") + word
-
-
 def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
