@@ -70,6 +70,15 @@ def rank_word(code: str) -> str:
     return card_name(code).split(" of ")[0]
 
 
+def deal_words(view: dict[str, Any]) -> str:
+    """``"Deal 42"``; a deal the host shuffled keeps its number back until the game is over
+    (it would give the stock's order away)."""
+    number = view.get("deal_number")
+    if number is not None:
+        return f"Deal {number}"
+    return "A random deal" if view.get("dealt_by") == "shuffle" else "A hand-made deal"
+
+
 def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
@@ -734,7 +743,7 @@ class StarView(GameTable):
         blit_text(surface, "The Star", 24, theme.GOLD, "topleft", (x, y))
         y += 30
         number = view.get("deal_number")
-        deal = f"Deal {number}" if number is not None else "A hand-made deal"
+        deal = deal_words(view)
         blit_text(surface, deal, 20, theme.TEXT, "topleft", (x, y), max_width=inner)
         y += 26
         phase = str(view.get("phase") or "")
@@ -888,7 +897,7 @@ class StarView(GameTable):
         y += 44
         number = view.get("deal_number")
         undos = int(view.get("undos") or 0)
-        facts = [f"Deal {number}" if number is not None else "A hand-made deal",
+        facts = [deal_words(view),
                  f"{view.get('cards_removed', 0)} of 32 cards removed",
                  plural(undos, "undo")]
         blit_text(surface, " · ".join(facts), 17, theme.TEXT, "midtop", (x, y),
