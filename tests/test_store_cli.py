@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from starhall.cli import main
 from starhall.server.embed import free_loopback_port
@@ -21,6 +22,7 @@ from starhall.shared.logfile import encode_record, read_records
 from starhall.shared.table import state_hash
 from tests.connection import Connection
 from tests.nats_helpers import NatsNode, jetstream_settings, wait_for_port
+from tests.test_damaged_logs import hostile_file
 
 GOLDEN = Path(__file__).resolve().parent.parent / "replays" / "golden"
 LOGS = ["hearts_4p_deck-classic", "hearts_3p_mode-exchange"]
@@ -180,3 +182,32 @@ def test_import_of_a_log_cut_then_written_on_says_what_it_left_out_as_verify_doe
     exported = tmp_path / "back.starhall"
     assert main(["replay", "export", f"{address}/{LOGS[0]}", str(exported), *stream]) == 0
     assert exported.read_bytes() == whole[:cut]
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=hostile_file())
+def test_import_answers_a_hostile_file_in_one_line_as_verify_does(
+        data: bytes, nats_node: NatsNode, tmp_path_factory: pytest.TempPathFactory,
+        request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """``store import`` over the damaged and hostile files every reader is fuzzed with
+    (tests/test_damaged_logs.py): the exit status ``replay verify`` gives, in one line, and
+    only what verify finds good arrives."""
+    stream = ["--stream", stream_of(nats_node, request)]
+    folder = tmp_path_factory.mktemp("in")
+    log = folder / f"{folder.name}.starhall"
+    log.write_bytes(data)
+    capsys.readouterr()
+    verified = main(["replay", "verify", str(log)])
+    capsys.readouterr()
+    address = f"nats://{nats_node.url}"
+    code = main(["store", "import", str(folder), address, *stream])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    assert code == verified, (code, verified, err)
+    assert err.count("\n") == (0 if code == 0 else 1), err
+    if code == 0:
+        exported = folder / "back.bin"
+        assert main(["replay", "export", f"{address}/{folder.name}", str(exported),
+                     *stream]) == 0
+        assert exported.read_bytes() == data[:read_records(data, log)[1]]
