@@ -184,12 +184,13 @@ def cut_short_at(data: bytes, start: int, path: str | os.PathLike[str]) -> bool:
     (``0x92`` and bytes that end before a msgpack value does), then nothing or only whole,
     sound records, the first of them where the first sound record after ``start`` begins (a
     file cut short while its writer went on appending). A record whose bytes make a whole
-    value but not a sound record (a flipped byte) is damage, not a torn tail."""
+    value but not a sound record, or are a whole record's but for one changed byte, is
+    damage, not a torn tail."""
     if start >= len(data) or data[start] != 0x92:
         return False
     after = _first_sound_record(data, start + 1, path)
     chunk = data[start:after]
-    if not _ends_early(chunk) or (after < len(data) and _one_byte_damaged(chunk)):
+    if not _ends_early(chunk) or _one_byte_damaged(chunk):
         return False
     rest = data[after:]
     try:
