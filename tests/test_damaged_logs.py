@@ -60,12 +60,16 @@ def cut_then_whole(data: bytes, index: int, cut: int, first: int, count: int) ->
 def assert_torn_at(damaged: bytes, index: int, offset: int, whole: int, path: Path) -> None:
     records, good = read_records(damaged, path)
     assert (len(records), good) == (index, offset)
-    assert len(torn_tail(damaged[good:], path).whole) == whole
+    tail = torn_tail(damaged[good:], path)
+    assert len(tail.whole) == whole
     path.write_bytes(damaged)
     found = scan(path)
     assert found.torn and found.good_length == offset
     result = verify(path)
     assert isinstance(result, Verified) and result.torn
+    kept = result.events  # events are numbered from 1: the last one's seq
+    assert result.left_out == (f"left out the last {len(damaged) - offset:,} bytes after event "
+                               f"{kept}: {tail.words(kept)}")  # the server's words
 
 
 @settings(max_examples=150, deadline=None)
