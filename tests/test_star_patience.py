@@ -130,6 +130,8 @@ def test_a_shuffled_deal_keeps_its_number_back_until_the_game_is_over() -> None:
         assert cut is not None
         assert (cut.data["deal_number"], cut.data["dealt_by"]) == (None, "shuffle")
         assert str(number) not in json.dumps([shown, cut.data]), viewer
+        assert GAME.describe_event(cut) == "a random deal"
+    assert GAME.describe_event(event) == f"deal number {number}"  # the log's, in a replay
     assert GAME.snapshot(shuffled.state)["deal_number"] == number  # the log's checkpoint
     shuffled.submit(Command("give_up", 0, {}))
     assert GAME.view(shuffled.state, None)["deal_number"] == number

@@ -558,7 +558,9 @@ class StarPatience(Game[StarState]):
         data = event.data
         if event.type == "deal":
             number = data.get("seed", data.get("deal_number"))
-            return f"deal number {number}" if number is not None else "deal"
+            if number is not None:
+                return f"deal number {number}"
+            return "a random deal" if data.get("dealt_by") == "shuffle" else "deal"
         if event.type == "paired":
             turned = f" {data['turned']}" if "turned" in data else ""
             return f"pair the turned card{turned} with {data['card']}"
