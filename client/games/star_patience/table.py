@@ -248,9 +248,8 @@ class StarView(GameTable):
         data = event.get("data") or {}
         turned = data.get("turned")
         if kind == "deal":
-            number = data.get("deal_number")
             first = f", the {card_name(data['next'])} turned" if data.get("next") else ""
-            return (f"Deal {number}" if number is not None else "Dealt") + first
+            return deal_words(data) + first
         if kind == "paired" and turned:
             moved = ", partner in" if data.get("moved_in") else ""
             return (f"{card_name(turned)} + {card_name(str(data.get('card')))} removed "
