@@ -85,10 +85,7 @@ def run_verify(paths: list[str], *, as_json: bool = False) -> int:
         if isinstance(result, Mismatch):
             print(result.report())
             continue
-        torn = " (a torn last record was dropped)" if result.torn else ""
-        state = "over" if result.over else "in progress"
-        print(f"ok {path}: {result.events} events, {result.checkpoints} checkpoints, "
-              f"game {state}{torn}")
+        print(result.line())
     failed = sum(result["ok"] is False for result in results)
     elsewhere = sum(result["ok"] is None for result in results)
     if as_json:

@@ -22,7 +22,7 @@ from starhall.server.jetstream import (
 )
 from starhall.server.seats import SEATING_SUFFIX, load_seating
 from starhall.shared.logfile import SUFFIX, read_records
-from starhall.shared.replay import Mismatch, verify
+from starhall.shared.replay import Mismatch, Verified, verify
 
 BATCH_RECORDS = 500
 """Records per atomic batch of an import (JetStream takes up to 1000)."""
@@ -60,16 +60,28 @@ def run_replay_export(args: argparse.Namespace) -> int:
 
 
 def run_store(args: argparse.Namespace) -> int:
-    if args.store_command == "import":
-        return run_import(Path(args.folder), args.address, args.stream)
-    return run_export(args.address, Path(args.folder), args.stream)
+    try:
+        if args.store_command == "import":
+            return run_import(Path(args.folder), args.address, args.stream)
+        return run_export(args.address, Path(args.folder), args.stream)
+    except NotVerified as failed:
+        print(f"starhall: {failed}", file=sys.stderr)
+        return 1
 
 
-def _checked(path: Path) -> None:
+def _checked(path: Path) -> Verified:
+    """``replay verify``'s answer for a log that passes it; ``LogError`` (damage, an illegal
+    event) or ``NotVerified`` (a checkpoint the rules disagree with) for one that does not."""
     result = verify(path)
     if isinstance(result, Mismatch):
-        raise ValueError(f"{path}: does not pass replay verify ({result.line()}); "
-                         "nothing of it was moved")
+        raise NotVerified(f"{result.line()}; nothing of {path} was moved")
+    return result
+
+
+class NotVerified(Exception):
+    """A log ``replay verify`` fails with a report (a checkpoint the rebuilt game disagrees
+    with) rather than at a record: said in the report's first line, with exit status 1, as
+    ``replay verify`` does."""
 
 
 def run_import(folder: Path, address: str, stream: str) -> int:
@@ -78,8 +90,7 @@ def run_import(folder: Path, address: str, stream: str) -> int:
     logs = sorted(folder.glob(f"*{SUFFIX}"))
     if not logs:
         raise ValueError(f"{folder}: no {SUFFIX} logs to import")
-    for path in logs:
-        _checked(path)
+    checked = {path: _checked(path) for path in logs}
     store, _ = open_store(address, stream)
     try:
         present = set(store.table_ids())
@@ -109,7 +120,9 @@ def run_import(folder: Path, address: str, stream: str) -> int:
                 store.release(table_id)
             if store.read(table_id) != data[:good]:
                 raise OSError(f"{address}/{table_id}: read back, it is not {path} byte for byte")
-            print(f"{path} -> {address}/{table_id}: {len(records)} records, checked")
+            left_out = checked[path].left_out
+            print(f"{path} -> {address}/{table_id}: {len(records)} records, checked"
+                  + (f"; {left_out}" if left_out else ""))
     finally:
         store.close()
     return 0
@@ -144,7 +157,3 @@ def replace_addresses(paths: list[str], stack: contextlib.ExitStack, stream: str
     """``paths`` with each ``nats://…/TABLE`` replaced by a file holding that table's log."""
     return [str(stack.enter_context(fetched(path, stream))) if is_address(path) else path
             for path in paths]
-
-
-def say_error(text: str) -> None:
-    print(f"starhall: {text}", file=sys.stderr)

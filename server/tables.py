@@ -778,41 +778,18 @@ def has_people(seats: list[SeatRecord]) -> bool:
 
 
 def _torn_tail_words(path: Path, good_length: int, kept: int, read_only: bool) -> str:
-    """What a log's torn tail held and why it is dropped, in one line: a crash while a batch
-    was written leaves a record cut short, of moves nobody was told of; whole records after
-    it mean the file was cut short (or damaged) underneath the server, which went on writing,
-    and acknowledged moves are lost with them."""
+    """What a log's torn tail held and why it is dropped, in one line."""
     handle = os.open(path, os.O_RDONLY | OPEN_FLAGS)
     try:
         data = os.pread(handle, os.fstat(handle).st_size - good_length, good_length)
     finally:
         os.close(handle)
     tail = torn_tail(data, path)
-    first = tail.first
-    kind = first.get("kind")
-    if kind == "event" and "seq" in first:
-        cut = f"event {first['seq']}, {first.get('type', '?')}"
-    elif kind in ("checkpoint", "seating"):
-        cut = f"the {kind} record after event {first.get('seq', kept)}"
-    else:
-        cut = "unreadable"
-    held = f"a record cut short ({cut})"
-    events = [body["seq"] for body in tail.whole
-              if body.get("kind") == "event" and type(body.get("seq")) is int]
-    if tail.whole:
-        held += f", then {len(tail.whole)} whole records"
-        if events:
-            held += (f" holding events {events[0]} to {events[-1]}" if len(events) > 1
-                     else f" holding event {events[0]}")
-        why = ("the file was cut short while the server wrote it, or damaged: the moves they "
-               "held are lost, acknowledged or not")
-    else:
-        why = "a write a crash cut short (never acknowledged), or the file was cut short"
     if read_only:
         return (f"leaves out the last {tail.length:,} bytes of its log after event {kept} "
-                f"(--read-only: the file is not cut back): {held}; {why}")
-    return (f"dropped the last {tail.length:,} bytes of its log after event {kept}: {held}; "
-            f"{why}; the table goes on from event {kept}")
+                f"(--read-only: the file is not cut back): {tail.words(kept)}")
+    return (f"dropped the last {tail.length:,} bytes of its log after event {kept}: "
+            f"{tail.words(kept)}; the table goes on from event {kept}")
 
 
 def _remove_if_never_created(path: Path, table_id: str, folder: Path) -> None:

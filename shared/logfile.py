@@ -5,15 +5,17 @@ is always written as a msgpack uint32 (``0xce`` and four bytes, big-endian) hold
 of the body's bytes exactly as they stand in the file. A record therefore starts with the
 byte ``0x92`` and ends with the five bytes of the CRC. ``docs/replay-format.md`` has the rest.
 
-A last record cut short (a crash in the middle of a write) is a torn tail: readers drop it and
-a writer reopening the file truncates it (``torn_tail`` says what it held, for a report). Any
-other damage raises ``LogError`` naming the file and the record, so a damaged file never turns
-silently into a different game.
+A last record cut short (a crash in the middle of a write), alone or followed by whole records
+(the file cut short while its writer went on appending), is a torn tail: readers drop it and a
+writer reopening the file truncates it (``torn_tail`` says what it held, for a report). Any
+other damage, a changed byte among it, raises ``LogError`` naming the file and the record, so a
+damaged file never turns silently into a different game.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import zlib
 from collections.abc import Callable, Mapping
@@ -78,9 +80,10 @@ class NoLogInside(LogError):
 
 def is_log_file(data: bytes) -> bool:
     """Whether ``data``, a file's bytes or the first of them, begins as a Starhall log or bug
-    report does: a first record whose body bears the magic of one (its checksum aside: a
-    damaged log is still a log), or a record cut short there or nothing at all (a log torn as
-    its header was written, or too little of the file given to tell)."""
+    report does: a first record whose body bears the magic of one, as far as it is read up to
+    its ``magic`` (what comes after it aside, and its checksum: a damaged log is still a log),
+    or a record cut short before its ``magic`` or nothing at all (a log torn as its header was
+    written, or too little of the file given to tell)."""
     if not data:
         return True
     if data[0] != 0x92:
@@ -89,13 +92,17 @@ def is_log_file(data: bytes) -> bool:
                                 max_buffer_size=len(data) + 1)
     unpacker.feed(data)
     try:
-        first = unpacker.unpack()
+        if unpacker.read_array_header() != 2:
+            return False
+        for _ in range(unpacker.read_map_header()):
+            if unpacker.unpack() == "magic":
+                return unpacker.unpack() in (MAGIC, BUG_MAGIC)
+            unpacker.skip()
     except msgpack.OutOfData:
         return True
-    except (ValueError, TypeError, msgpack.UnpackException):
-        return False
-    return (type(first) is list and len(first) == 2 and isinstance(first[0], dict)
-            and first[0].get("magic") in (MAGIC, BUG_MAGIC))
+    except (ValueError, TypeError, msgpack.UnpackException) as error:
+        return _longer_than_the_data(error)
+    return False
 
 
 def encode_record(body: Mapping[str, Any]) -> bytes:
@@ -118,14 +125,39 @@ class Scan:
 def read_records(data: bytes, path: str | os.PathLike[str], limit: int | None = None
                  ) -> tuple[list[tuple[int, dict[str, Any]]], int]:
     """Every whole record of ``data`` (the first ``limit`` of them) as ``(offset, body)``, and
-    the length of the good part read, which is shorter than ``data`` when the tail is torn."""
+    the length of the good part read, which is shorter than ``data`` when the tail is torn: a
+    record cut short, alone or followed by whole records (``cut_short_at``)."""
+    records: list[tuple[int, dict[str, Any]]] = []
+    try:
+        start = _read_whole(data, path, records, limit)
+    except LogError as error:
+        if limit is None and cut_short_at(data, error.offset, path):
+            return records, error.offset
+        # A record cut short before the last byte of its CRC, when that byte is 0x92, is read
+        # whole with the first byte of the record after it, which then looks damaged.
+        if limit is None and records and cut_short_at(data, records[-1][0], path):
+            return records[:-1], records[-1][0]
+        raise
+    if limit is None and start < len(data) and not cut_short_at(data, start, path):
+        # a value that runs on to the end of the file, over whole records: a changed byte
+        raise LogError(path, len(records), start,
+                       "checksum mismatch: the record is damaged" if data[start] == 0x92
+                       else "not a [body, crc] record")
+    return records, start
+
+
+def _read_whole(data: bytes, path: str | os.PathLike[str],
+                records: list[tuple[int, dict[str, Any]]], limit: int | None) -> int:
+    """Append each whole, sound record of ``data`` to ``records`` and return where the last
+    one ends; ``LogError`` at the first that is not whole and sound but for a record cut short
+    at the end."""
     unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=len(data) + 1)
     unpacker.feed(data)
     crc32 = zlib.crc32
-    records: list[tuple[int, dict[str, Any]]] = []
+    first = len(records)
     start = 0
     try:
-        for item in unpacker:  # stops quietly at a record cut short: the torn tail
+        for item in unpacker:  # stops quietly at a record cut short at the end
             end: int = unpacker.tell()
             if (
                 data[start] != 0x92
@@ -139,12 +171,109 @@ def read_records(data: bytes, path: str | os.PathLike[str], limit: int | None = 
                                "checksum mismatch: the record is damaged")
             records.append((start, item[0]))
             start = end
-            if limit is not None and len(records) >= limit:
+            if limit is not None and len(records) - first >= limit:
                 break
     # TypeError: damage can turn a map key into a list, which msgpack cannot hash.
     except (ValueError, TypeError, msgpack.UnpackException) as error:
+        if _longer_than_the_data(error):
+            return start  # as a record cut short at the end: the caller says which it is
         raise LogError(path, len(records), start, f"not a msgpack record ({error})") from None
-    return records, start
+    return start
+
+
+def _longer_than_the_data(error: Exception) -> bool:
+    """Whether msgpack refused a string, bytes, list or map for claiming more than all the
+    data it was given (its limits are the data's length): a value the data ends inside, as
+    if cut short, which it is when the value is a record's header or body."""
+    return type(error) is ValueError and "exceeds max_" in str(error)
+
+
+def cut_short_at(data: bytes, start: int, path: str | os.PathLike[str]) -> bool:
+    """Whether the bytes of ``data`` from ``start`` on are a torn tail: a record cut short
+    (``0x92`` and bytes that end before a msgpack value does), then nothing or only whole,
+    sound records, the first of them where the first sound record after ``start`` begins (a
+    file cut short while its writer went on appending). A record whose bytes make a whole
+    value but not a sound record, or are a whole record's but for one changed byte, is
+    damage, not a torn tail."""
+    if start >= len(data) or data[start] != 0x92:
+        return False
+    after = _first_sound_record(data, start + 1, path)
+    chunk = data[start:after]
+    if not _ends_early(chunk) or _one_byte_damaged(chunk):
+        return False
+    rest = data[after:]
+    try:
+        end = _read_whole(rest, path, [], None)
+    except LogError:
+        return False
+    return end == len(rest) or rest[end] == 0x92
+
+
+def _first_sound_record(data: bytes, start: int, path: str | os.PathLike[str]) -> int:
+    """Where the first whole, sound record at or after ``start`` begins (its CRC matching: at
+    any other place that is a one in four billion chance), or the end of ``data``."""
+    while True:
+        start = data.find(_ARRAY2, start)
+        if start < 0:
+            return len(data)
+        if record_at(data, start, path) is not None:
+            return start
+        start += 1
+
+
+def _one_byte_damaged(chunk: bytes) -> bool:
+    """Whether ``chunk`` is a whole record but for one damaged byte: the CRC of its body is
+    its last four bytes (the ``0xce`` before them damaged), or it ends as a record does
+    (``0xce`` and four bytes) and its CRC is what the CRC of its body would be with one byte
+    changed. A flipped byte that lengthens a string or map makes a record's bytes end before
+    its value does, as a record cut short does; but a record cut short ends so only where its
+    body held ``0xce`` (a deal number), and then its last four bytes are no such CRC."""
+    if len(chunk) < 7:
+        return False
+    syndrome = zlib.crc32(chunk[1:-5]) ^ int.from_bytes(chunk[-4:], "big")
+    if syndrome == 0:
+        return True  # the body and its CRC are sound: the damaged byte is the 0xce
+    if chunk[-5] != 0xCE:
+        return False
+    if any(syndrome == 0xFF << shift & syndrome for shift in (0, 8, 16, 24)):
+        return True  # the damaged byte is one of the CRC's
+    table, undo = _crc_tables()
+    for _ in range(len(chunk) - 6):  # a byte d bytes before the body's end: d steps of zeros
+        byte = undo[syndrome >> 24]
+        if table[byte] == syndrome:
+            return True
+        syndrome = (syndrome ^ table[byte]) << 8 | byte
+    return False
+
+
+@functools.cache
+def _crc_tables() -> tuple[list[int], list[int]]:
+    """CRC-32's byte table, and which entry has each top byte (each has its own), which
+    undoes one step of the CRC over a zero byte."""
+    table = []
+    for byte in range(256):
+        value = byte
+        for _ in range(8):
+            value = value >> 1 ^ (0xEDB88320 if value & 1 else 0)
+        table.append(value)
+    undo = [0] * 256
+    for byte, value in enumerate(table):
+        undo[value >> 24] = byte
+    return table, undo
+
+
+def _ends_early(chunk: bytes) -> bool:
+    """Whether ``chunk`` ends before the msgpack value it begins is whole."""
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False,
+                                max_buffer_size=len(chunk) + 1)
+    unpacker.feed(chunk)
+    try:
+        unpacker.skip()
+    except msgpack.OutOfData:
+        return True
+    except (ValueError, TypeError, msgpack.UnpackException) as error:
+        return _longer_than_the_data(error)
+    return False
 
 
 def is_bug_report(body: Mapping[str, Any]) -> bool:
@@ -179,6 +308,34 @@ class TornTail:
     whole: list[dict[str, Any]]
     """The bodies of the whole, sound records found after that one: a log cut short while
     its writer went on appending."""
+
+    def words(self, kept: int) -> str:
+        """What the tail held and what that means, in words every reader of logs uses
+        (``kept``: the last event before it): a crash while a batch was written leaves a
+        record cut short, of moves nobody was told of; whole records after it mean the file
+        was cut short (or damaged) underneath its writer, which went on writing, and moves
+        acknowledged then are lost with them."""
+        kind = self.first.get("kind")
+        if kind == "event" and "seq" in self.first:
+            cut = f"event {self.first['seq']}" + (
+                f", {self.first['type']}" if "type" in self.first else "")
+        elif kind in ("checkpoint", "seating"):
+            cut = f"the {kind} record after event {self.first.get('seq', kept)}"
+        else:
+            cut = "unreadable"
+        held = f"a record cut short ({cut})"
+        if not self.whole:
+            return (f"{held}; a write a crash cut short (never acknowledged), or the file was "
+                    "cut short")
+        events = [body["seq"] for body in self.whole
+                  if body.get("kind") == "event" and type(body.get("seq")) is int]
+        count = len(self.whole)
+        held += f", then {count} whole record{'s' if count > 1 else ''}"
+        if events:
+            held += (f" holding events {events[0]} to {events[-1]}" if len(events) > 1
+                     else f" holding event {events[0]}")
+        return (f"{held}; the file was cut short while the server wrote it, or damaged: the "
+                "moves they held are lost, acknowledged or not")
 
 
 def torn_tail(data: bytes, path: str | os.PathLike[str]) -> TornTail:
@@ -247,6 +404,8 @@ def _read_log(path: str | os.PathLike[str], data: bytes | None = None
         raise
     if records and records[0][1].get("magic") not in (MAGIC, BUG_MAGIC):
         raise NotALog(path)  # records, but neither a log's header nor a bug report first
+    if not records and not is_log_file(data):
+        raise NotALog(path)  # a first record cut short, but not one of a log's header
     if records and is_bug_report(records[0][1]):
         log = embedded_log(records[0][1])
         if log is None:

@@ -38,11 +38,6 @@ def observe(game: Game[Any], players: int, options: Options, seat: Seat,
                        tuple(game.legal_actions(state, seat)), seen)
 
 
-def seen_by(game: Game[Any], before: Any, event: Event, seat: Seat) -> Event | None:
-    """``event`` as ``seat`` was shown it, or ``None`` when it was not shown at all."""
-    return game.event_view(before, event, seat)
-
-
 class SeatMemory:
     """What each seat of one table was shown so far, kept as the events happen: a table hands
     every event to ``add`` with the state before it (``Table.submit`` does, when the table has

@@ -17,9 +17,11 @@ from starhall.shared.logfile import (
     LogError,
     check_header,
     encode_record,
+    log_bytes,
     read_records,
     record_at,
     scan,
+    torn_tail,
 )
 from starhall.shared.seating import SeatMap, older_seats, read_seat, read_seats
 from starhall.shared.table import CommandMemory, state_hash
@@ -534,9 +536,13 @@ class Mismatch:
     """The first event after ``agreed``, described: where to start looking."""
     differences: list[Difference]
 
+    def line(self) -> str:
+        """The report's first line, which says it all in short."""
+        return f"{self.path}: the rebuilt game differs from the checkpoint after event {self.seq}"
+
     def report(self) -> str:
         lines = [
-            f"{self.path}: the rebuilt game differs from the checkpoint after event {self.seq}",
+            self.line(),
             f"  the last checkpoint that agrees is after event {self.agreed}; the first event "
             f"after it is {self.agreed + 1}: {self.first_suspect}",
             f"  recorded hash {self.recorded_hash}, rebuilt hash {self.rebuilt_hash}",
@@ -563,11 +569,29 @@ class Verified:
     torn: bool
     seats: list[SeatMap | None] = field(default_factory=list)
     """Who sat where at the end (``None`` for a seat the log does not name)."""
+    left_out: str = ""
+    """For a torn tail: what it held, in the words the server says when it cuts it off."""
+
+    def line(self) -> str:
+        state = "over" if self.over else "in progress"
+        return (f"ok {self.path}: {self.events} events, {self.checkpoints} checkpoints, "
+                f"game {state}" + (f"; {self.left_out}" if self.left_out else ""))
 
     def as_data(self) -> dict[str, Any]:
         return {"path": self.path, "ok": True, "events": self.events,
                 "checkpoints": self.checkpoints, "over": self.over, "torn": self.torn,
-                "seats": self.seats}
+                "left_out": self.left_out or None, "seats": self.seats}
+
+
+def left_out(recording: Recording, data: bytes | None = None) -> str:
+    """What the torn tail of a recording's log held, in one line ("" when it has none)."""
+    if not recording.torn:
+        return ""
+    source, log = log_bytes(recording.path, data)
+    tail = torn_tail(log[recording.good_length:], source)
+    kept = recording.last_seq
+    return (f"left out the last {tail.length:,} bytes after event {kept}: "
+            f"{tail.words(kept)}")
 
 
 def verify(path: str | os.PathLike[str], data: bytes | None = None) -> Verified | Mismatch:
@@ -592,7 +616,8 @@ def verify(path: str | os.PathLike[str], data: bytes | None = None) -> Verified 
                             differences(checkpoint.state, snapshot))
         agreed = seq
     return Verified(recording.path, len(recording.events), len(checkpoints),
-                    game.outcome(state).over, recording.torn, recording.seats_at())
+                    game.outcome(state).over, recording.torn, recording.seats_at(),
+                    left_out(recording, data))
 
 
 def differences(recorded: Any, rebuilt: Any, where: str = "state") -> list[Difference]:

@@ -9,7 +9,7 @@ name in its place).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from random import Random
 
@@ -84,12 +84,6 @@ def not_following(deck: Deck, trick: Trick, hand: CardSet, card: int,
         f"{held.bit_count()} {name}"
     return (f"you must follow suit: {led} and you hold {holding}, so {the_card(deck, card)} "
             "may not be played")
-
-
-def seats_from(first: int, players: int) -> Iterator[int]:
-    """Every seat once, clockwise (to the left), starting at ``first``."""
-    for offset in range(players):
-        yield (first + offset) % players
 
 
 def trick_cards(trick: Trick) -> CardSet:

@@ -104,3 +104,69 @@ def test_section_3_names_each_games_shuffle_event() -> None:
         assert len(shuffle) == 1
         named = re.search(rf"`{shuffle[0]}` in ([^—]+?)(?:, `\w+` in|\s+—)", chance)
         assert named is not None and f"`{game_id}`" in named.group(1), game_id
+
+
+# --- what the doc says a reader does, against what the program does ---------------------------
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_section_1_says_how_a_file_that_is_no_log_and_an_empty_file_are_answered(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from starhall.cli import main
+
+    damage = words(section(1))
+    readme = tmp_path / "README.starhall"
+    readme.write_bytes(b"# Not a log\n")
+    empty = tmp_path / "empty.starhall"
+    empty.write_bytes(b"")
+    assert "`FILE is not a Starhall log (nor a bug report)` and exits 2" in damage
+    assert ("`record 0 (byte 0): no header: the file is empty or not a Starhall log`"
+            in damage)
+    for command in ("verify", "show"):
+        capsys.readouterr()
+        assert main(["replay", command, str(readme)]) == 2
+        assert capsys.readouterr().err == (
+            f"starhall: {readme} is not a Starhall log (nor a bug report)\n")
+        assert main(["replay", command, str(empty)]) == 1
+        said = capsys.readouterr()
+        assert (f"{empty}: record 0 (byte 0): no header: the file is empty or not a Starhall "
+                "log\n") in said.out + said.err
+
+
+def test_section_2_says_what_a_format_1_seat_named_seat_n_reads_as(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from starhall.cli import main
+    from starhall.shared.logfile import encode_record, read_records
+
+    source = GOLDEN / "hearts_4p_deck-classic.starhall"
+    records, _ = read_records(source.read_bytes(), source)
+    header = {**records[0][1], "seats": [{"name": f"Seat {n}"} for n in range(4)]}
+    assert header["format"] == 1
+    old = tmp_path / "old.starhall"
+    old.write_bytes(b"".join(encode_record(body)
+                             for body in [header, *(body for _, body in records[1:])]))
+    assert main(["replay", "show", str(old), "--at", "3"]) == 0
+    shown = capsys.readouterr().out
+    assert "seat 2: not recorded" in shown
+    assert "`seat N: not recorded`" in words(section(2))
+
+
+def test_section_1_says_a_log_may_end_mid_game_and_verify_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from starhall.cli import main
+    from starhall.shared.logfile import read_records
+
+    source = GOLDEN / "hearts_4p_deck-classic.starhall"
+    data = source.read_bytes()
+    records, _ = read_records(data, source)
+    mid = tmp_path / "mid.starhall"
+    mid.write_bytes(data[:records[40][0]])  # the header and 39 events, whole
+    assert main(["replay", "verify", str(mid)]) == 0
+    assert capsys.readouterr().out.startswith(
+        f"ok {mid}: 39 events, 0 checkpoints, game in progress\n")
+    order = words(section(1))
+    assert "may **end after any record**, the game over or not" in order
+    assert "`replay verify` says `game in progress`" in order

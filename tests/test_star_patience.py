@@ -111,7 +111,34 @@ def test_a_host_seed_outside_the_range_becomes_a_deal_number() -> None:
     (_, event), = table.shuffle(2**40 + 3)
     number = (2**40 + 3) % MAX_DEAL + 1
     assert event.data == {"order": deal_order(number), "seed": number}
-    assert view(table)["deal_number"] == number
+    table.submit(Command("give_up", 0, {}))
+    assert view(table)["deal_number"] == number  # shown once the game is over
+
+
+def test_a_shuffled_deal_keeps_its_number_back_until_the_game_is_over() -> None:
+    """The number gives the whole stock order (deal_order): a deal the host shuffled shows it
+    to nobody while it is played, in its view or its deal event; a numbered deal is an open
+    book from the start; the log keeps the number in both."""
+    shuffled = Table.new(GAME, 1, {})
+    before = shuffled.state
+    (_, event), = shuffled.shuffle(12345)
+    number = event.data["seed"]
+    for viewer in (0, None):
+        shown = GAME.view(shuffled.state, viewer)
+        assert (shown["deal_number"], shown["dealt_by"]) == (None, "shuffle")
+        cut = GAME.event_view(before, event, viewer)
+        assert cut is not None
+        assert (cut.data["deal_number"], cut.data["dealt_by"]) == (None, "shuffle")
+        assert str(number) not in json.dumps([shown, cut.data]), viewer
+        assert GAME.describe_event(cut) == "a random deal"
+    assert GAME.describe_event(event) == f"deal number {number}"  # the log's, in a replay
+    assert GAME.snapshot(shuffled.state)["deal_number"] == number  # the log's checkpoint
+    shuffled.submit(Command("give_up", 0, {}))
+    assert GAME.view(shuffled.state, None)["deal_number"] == number
+    numbered = dealt(7)
+    assert (view(numbered)["deal_number"], view(numbered)["dealt_by"]) == (7, "number")
+    assert view(table_for())["dealt_by"] == "hand"
+    assert GAME.view(Table.new(GAME, 1, {}).state, 0)["dealt_by"] is None
 
 
 def test_a_deal_number_must_come_with_its_own_order() -> None:

@@ -14,11 +14,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from starhall.cli import main
 from starhall.server.embed import free_loopback_port
+from starhall.shared.logfile import encode_record, read_records
+from starhall.shared.table import state_hash
 from tests.connection import Connection
 from tests.nats_helpers import NatsNode, jetstream_settings, wait_for_port
+from tests.test_damaged_logs import hostile_file
 
 GOLDEN = Path(__file__).resolve().parent.parent / "replays" / "golden"
 LOGS = ["hearts_4p_deck-classic", "hearts_3p_mode-exchange"]
@@ -127,3 +131,83 @@ def test_the_tools_and_a_serving_node_exit_with_nothing_pending(
     assert serve.returncode == 0
     restoring = re.compile(rf"starhall serve: restor(ing|ed) 1 tables? from {address}…?")
     assert all(restoring.fullmatch(line) for line in stderr.splitlines()), stderr
+
+
+def desynced_copy(source: Path, target: Path) -> None:
+    """A log whose last checkpoint holds a field the rebuilt game does not have (re-sealed:
+    its CRC and hash are sound), so that ``replay verify`` fails with a report."""
+    records, _ = read_records(source.read_bytes(), source)
+    last = max(i for i, (_, body) in enumerate(records) if body.get("kind") == "checkpoint")
+    bodies = [body for _, body in records]
+    state = {**bodies[last]["state"], "not_in_the_engine": 1}
+    bodies[last] = {**bodies[last], "state": state, "hash": state_hash(state)}
+    target.write_bytes(b"".join(encode_record(body) for body in bodies))
+
+
+def test_import_of_a_log_verify_fails_with_a_report_is_refused_in_its_first_line(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    stream = ["--stream", stream_of(nats_node, request)]
+    folder = tmp_path / "in"
+    folder.mkdir()
+    log = folder / f"{LOGS[0]}.starhall"
+    desynced_copy(GOLDEN / f"{LOGS[0]}.starhall", log)
+    assert main(["replay", "verify", str(log)]) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    assert main(["store", "import", str(folder), f"nats://{nats_node.url}", *stream]) == 1
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err == f"starhall: {first}; nothing of {log} was moved\n"
+
+
+def test_import_of_a_log_cut_then_written_on_says_what_it_left_out_as_verify_does(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    stream = ["--stream", stream_of(nats_node, request)]
+    folder = tmp_path / "in"
+    folder.mkdir()
+    whole = (GOLDEN / f"{LOGS[0]}.starhall").read_bytes()
+    records, _ = read_records(whole, "golden")
+    cut, after = records[20][0], records[23][0]
+    log = folder / f"{LOGS[0]}.starhall"
+    log.write_bytes(whole[:cut + 9] + whole[after:])  # a record cut short, then written on
+    assert main(["replay", "verify", str(log)]) == 0
+    verified = capsys.readouterr().out.splitlines()[0]
+    left_out = verified.partition("; ")[2]
+    assert left_out.startswith(f"left out the last {len(whole) - after + 9:,} bytes after event")
+    address = f"nats://{nats_node.url}"
+    assert main(["store", "import", str(folder), address, *stream]) == 0
+    assert capsys.readouterr().out == (
+        f"{log} -> {address}/{LOGS[0]}: 20 records, checked; {left_out}\n")
+    exported = tmp_path / "back.starhall"
+    assert main(["replay", "export", f"{address}/{LOGS[0]}", str(exported), *stream]) == 0
+    assert exported.read_bytes() == whole[:cut]
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=hostile_file())
+def test_import_answers_a_hostile_file_in_one_line_as_verify_does(
+        data: bytes, nats_node: NatsNode, tmp_path_factory: pytest.TempPathFactory,
+        request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """``store import`` over the damaged and hostile files every reader is fuzzed with
+    (tests/test_damaged_logs.py): the exit status ``replay verify`` gives, in one line, and
+    only what verify finds good arrives."""
+    stream = ["--stream", stream_of(nats_node, request)]
+    folder = tmp_path_factory.mktemp("in")
+    log = folder / f"{folder.name}.starhall"
+    log.write_bytes(data)
+    capsys.readouterr()
+    verified = main(["replay", "verify", str(log)])
+    capsys.readouterr()
+    address = f"nats://{nats_node.url}"
+    code = main(["store", "import", str(folder), address, *stream])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    assert code == verified, (code, verified, err)
+    assert err.count("\n") == (0 if code == 0 else 1), err
+    if code == 0:
+        exported = folder / "back.bin"
+        assert main(["replay", "export", f"{address}/{folder.name}", str(exported),
+                     *stream]) == 0
+        assert exported.read_bytes() == data[:read_records(data, log)[1]]

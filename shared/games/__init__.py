@@ -1,5 +1,6 @@
-"""The games Starhall offers, by id. A new game is one module here and one line below;
-nothing else (server, client, tools) needs to change."""
+"""The games Starhall offers, by id: each game's engine module, named in ``_MODULES``. A new
+game needs more than its engine (its bots, its table in the client, its rules page, goldens,
+tests): ``docs/architecture.md``, "A sixth game: the files it needs", lists them."""
 
 from __future__ import annotations
 

@@ -223,14 +223,6 @@ def _masks(rules: Rules) -> _Masks:
     return masks
 
 
-def _top(cards: CardSet, masks: _Masks) -> int:
-    """The highest-ranked card (of equal ranks, the last in the deck)."""
-    for rank in reversed(masks.by_rank):
-        if cards & rank:
-            return (cards & rank).bit_length() - 1
-    return cards.bit_length() - 1
-
-
 def _bottom(cards: CardSet, masks: _Masks) -> int:
     """The lowest-ranked card (of equal ranks, the first in the deck)."""
     for rank in masks.by_rank:

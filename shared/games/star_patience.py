@@ -417,14 +417,35 @@ class StarPatience(Game[StarState]):
             "give_up": True,
         }
 
-    def _public(self, state: StarState) -> dict[str, Any]:
+    @staticmethod
+    def _shown_number(state: StarState) -> int | None:
+        """The deal number as a view shows it: with the documented shuffle it gives the whole
+        stock order, so a deal the host shuffled keeps it secret until the game is over; a
+        deal chosen by number (the table's ``deal``) is an open book from the start."""
+        return state.deal_number if state.rules.deal or state.phase == "over" else None
+
+    @staticmethod
+    def _dealt_by(state: StarState) -> str | None:
+        """``"number"`` (the table's ``deal``), ``"shuffle"`` (the host's, its number kept
+        back until the end), ``"hand"`` (an order without a number), nil before the deal."""
+        if state.phase == "deal":
+            return None
+        if state.deal_number is None:
+            return "hand"
+        return "number" if state.rules.deal else "shuffle"
+
+    def _public(self, state: StarState, viewed: bool = False) -> dict[str, Any]:
+        """What view and snapshot share; ``viewed``: as a view shows it (the deal number cut
+        as ``_shown_number`` says, with ``dealt_by``), else whole, as a snapshot keeps it."""
         position = state.position
         code_of = DECK.code_of
+        dealt = ({"deal_number": self._shown_number(state), "dealt_by": self._dealt_by(state)}
+                 if viewed else {"deal_number": state.deal_number})
         return {
             "game": self.id,
             "players": PLAYERS,
             "phase": state.phase,
-            "deal_number": state.deal_number,
+            **dealt,
             "turn": SEAT if state.phase in ("play", "stuck") else None,
             "to_act": list(self.to_act(state)),
             "lines": list(LINES),
@@ -450,7 +471,7 @@ class StarPatience(Game[StarState]):
         return 2 * len(state.position.pairs) + len(state.cleared)
 
     def view(self, state: StarState, viewer: Viewer) -> dict[str, Any]:
-        view = self._public(state)
+        view = self._public(state, viewed=True)
         view["seat"] = viewer
         if viewer == SEAT:
             view["legal"] = self._legal_view(state)
@@ -493,7 +514,8 @@ class StarPatience(Game[StarState]):
         position = after.position
         data: dict[str, Any] = {}
         if kind == "deal":
-            data = {"deal_number": after.deal_number, "inner": self._places(position.inner),
+            data = {"deal_number": self._shown_number(after), "dealt_by": self._dealt_by(after),
+                    "inner": self._places(position.inner),
                     "outer": self._places(position.outer)}
         elif kind == "paired":
             card = DECK.index_of[event.data["card"]]
@@ -536,7 +558,9 @@ class StarPatience(Game[StarState]):
         data = event.data
         if event.type == "deal":
             number = data.get("seed", data.get("deal_number"))
-            return f"deal number {number}" if number is not None else "deal"
+            if number is not None:
+                return f"deal number {number}"
+            return "a random deal" if data.get("dealt_by") == "shuffle" else "deal"
         if event.type == "paired":
             turned = f" {data['turned']}" if "turned" in data else ""
             return f"pair the turned card{turned} with {data['card']}"

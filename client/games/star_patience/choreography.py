@@ -208,7 +208,7 @@ def between(before: View, event: Event) -> View:
         view["legal"] = {}
     if kind == "deal":
         view["inner"], view["outer"] = data.get("inner"), data.get("outer")
-        view["deal_number"] = data.get("deal_number")
+        view["deal_number"], view["dealt_by"] = data.get("deal_number"), data.get("dealt_by")
         view["pairs"], view["cleared"] = [], []
     for key, name in (("next", "turned"), ("stock_count", "stock_count"), ("phase", "phase"),
                       ("result", "result")):

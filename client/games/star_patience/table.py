@@ -70,9 +70,13 @@ def rank_word(code: str) -> str:
     return card_name(code).split(" of ")[0]
 
 
-def a_rank(code: str) -> str:
-    word = rank_word(code)
-    return ("an " if word[0] in "8A" else "a ") + word
+def deal_words(view: dict[str, Any]) -> str:
+    """``"Deal 42"``; a deal the host shuffled keeps its number back until the game is over
+    (it would give the stock's order away)."""
+    number = view.get("deal_number")
+    if number is not None:
+        return f"Deal {number}"
+    return "A random deal" if view.get("dealt_by") == "shuffle" else "A hand-made deal"
 
 
 def plural(count: int, word: str) -> str:
@@ -251,9 +255,8 @@ class StarView(GameTable):
         data = event.get("data") or {}
         turned = data.get("turned")
         if kind == "deal":
-            number = data.get("deal_number")
             first = f", the {card_name(data['next'])} turned" if data.get("next") else ""
-            return (f"Deal {number}" if number is not None else "Dealt") + first
+            return deal_words(data) + first
         if kind == "paired" and turned:
             moved = ", partner in" if data.get("moved_in") else ""
             return (f"{card_name(turned)} + {card_name(str(data.get('card')))} removed "
@@ -775,7 +778,7 @@ class StarView(GameTable):
         blit_text(surface, "The Star", 24, theme.GOLD, "topleft", (x, y))
         y += 30
         number = view.get("deal_number")
-        deal = f"Deal {number}" if number is not None else "A hand-made deal"
+        deal = deal_words(view)
         blit_text(surface, deal, 20, theme.TEXT, "topleft", (x, y), max_width=inner)
         y += 26
         phase = str(view.get("phase") or "")
@@ -929,7 +932,7 @@ class StarView(GameTable):
         y += 44
         number = view.get("deal_number")
         undos = int(view.get("undos") or 0)
-        facts = [f"Deal {number}" if number is not None else "A hand-made deal",
+        facts = [deal_words(view),
                  f"{view.get('cards_removed', 0)} of 32 cards removed",
                  plural(undos, "undo")]
         blit_text(surface, " · ".join(facts), 17, theme.TEXT, "midtop", (x, y),
