@@ -68,8 +68,9 @@ def run_store(args: argparse.Namespace) -> int:
 def _checked(path: Path) -> None:
     result = verify(path)
     if isinstance(result, Mismatch):
-        raise ValueError(f"{path}: does not pass replay verify ({result.line()}); "
-                         "nothing of it was moved")
+        raise ValueError(f"{path}: does not pass replay verify (the rebuilt game differs "
+                         f"from its checkpoint after event {result.seq}); nothing of it was "
+                         "moved")
 
 
 def run_import(folder: Path, address: str, stream: str) -> int:

@@ -17,6 +17,8 @@ import pytest
 
 from starhall.cli import main
 from starhall.server.embed import free_loopback_port
+from starhall.shared.logfile import encode_record, read_records
+from starhall.shared.table import state_hash
 from tests.connection import Connection
 from tests.nats_helpers import NatsNode, jetstream_settings, wait_for_port
 
@@ -83,6 +85,29 @@ def test_an_unreachable_nats_is_one_line(capsys: pytest.CaptureFixture[str],
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 3 and all(line.startswith("starhall: ") for line in err), err
     assert all("cannot use NATS JetStream" in line for line in err), err
+
+
+def test_a_log_that_fails_verify_is_not_imported_and_says_so_in_one_line(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A checkpoint the engine disagrees with (as after a rule change) stops the import before
+    any store is asked: the address here has nobody behind it."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    log = folder / f"{LOGS[0]}.starhall"
+    records, _ = read_records((GOLDEN / log.name).read_bytes(), log)
+    altered = [body["seq"] for _, body in records if body.get("kind") == "checkpoint"][1]
+    out = bytearray()
+    for _, body in records:
+        if body.get("kind") == "checkpoint" and body["seq"] == altered:
+            state = {**body["state"], "totals": [t + 1 for t in body["state"]["totals"]]}
+            body = {**body, "state": state, "hash": state_hash(state)}
+        out += encode_record(body)
+    log.write_bytes(bytes(out))
+    nobody = f"nats://127.0.0.1:{free_loopback_port()}"
+    assert main(["store", "import", str(folder), nobody]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"starhall: {log}: does not pass replay verify (the rebuilt game differs "
+                   f"from its checkpoint after event {altered}); nothing of it was moved\n")
 
 
 def test_store_without_an_action_prints_its_help(capsys: pytest.CaptureFixture[str]) -> None:

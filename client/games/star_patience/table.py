@@ -352,7 +352,7 @@ class StarView(GameTable):
             return True
         if kind != "star_button":
             return False
-        name = action[1]
+        name: str = action[1]
         model = screen.model
         legal = model.legal
         if name == "dismiss":
