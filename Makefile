@@ -6,6 +6,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # In build/, beside the package tree mypy reads: removing build/ makes both again.
 COMPILED := build/.compiled
+# The links laid out as the installed package, which mypy and lint-imports read (setup.py).
+TREE := build/package-tree/starhall
 # Every source of the folders setup.py compiles from (its COMPILED and NATIVE name which ones):
 # an edit of another module there rebuilds too, but no list is kept here to fall out of step.
 ENGINE_SOURCES := $(wildcard shared/*.py shared/games/*.py server/*.py server/*.c)
@@ -28,26 +30,52 @@ $(COMPILED): setup.py $(ENGINE_SOURCES) | $(STAMP)
 
 build: $(COMPILED)
 
-play: $(COMPILED)
+# Only the links, nothing compiled (STARHALL_PURE_PYTHON): what lint and typecheck need.
+$(TREE): setup.py | $(STAMP)
+	STARHALL_PURE_PYTHON=1 $(BIN)/python setup.py --quiet build_ext --inplace
+
+# The window opens at once: when the engines are not compiled (a fresh clone, an edited
+# engine) this game runs them as pure Python, identical and a little slower, while they compile
+# beside it (niced, one compile at a time, its output in build/compile.log); the next start
+# runs them compiled. Never while this game runs them compiled (a build only touched since, by
+# a checkout say): a library is not rewritten under a program that has it loaded.
+RUNS_COMPILED := 'import sys; from starhall import shared; sys.exit(shared.build() != "compiled")'
+play: $(STAMP)
+	@if ! $(MAKE) --no-print-directory --question $(COMPILED) 2>/dev/null \
+	    && ! $(BIN)/python -c $(RUNS_COMPILED) 2>/dev/null; then \
+	  mkdir -p build; \
+	  echo "starhall: compiling the engines in the background (log: build/compile.log); this game runs them as pure Python, the next one compiled"; \
+	  nohup nice flock --nonblock build/.compile.lock $(MAKE) --no-print-directory $(COMPILED) \
+	    >build/compile.log 2>&1 </dev/null & \
+	fi
 	$(BIN)/starhall play
 
 # The import contracts (pyproject.toml's [tool.importlinter]) read the installed package's
 # layout through the links setup.py lays out in build/package-tree, as mypy does.
-lint: $(COMPILED)
+lint: $(TREE)
 	$(BIN)/ruff check _starhall shared server client tests bench tools
 	PYTHONPATH=build/package-tree $(BIN)/lint-imports
 
-typecheck: $(COMPILED)
+typecheck: $(TREE)
 	$(BIN)/mypy
 
-# The tests on every core (pytest-xdist), each file on one worker (so a file's module fixtures,
-# such as the wheel tests/test_packaging.py builds, are made once), the wheel's file first.
-test: lint typecheck
-	$(BIN)/python -m pytest -n auto --dist loadfile
+# The tests on every core (pytest-xdist), each file on one worker (so a file's module fixtures
+# are made once). The wheel tests/test_packaging.py installs (the engines compiled again, from
+# a clean copy) is built from the start in the background (tests/wheel_build.py), beside the
+# engines' compile here, lint and the type checks; its tests come last and take it when done.
+test: $(STAMP)
+	@wheel=$$(mktemp -d "$${TMPDIR:-/tmp}/starhall-wheel.XXXXXX"); \
+	echo "starhall: building the wheel for tests/test_packaging.py in the background"; \
+	$(BIN)/python -m tests.wheel_build "$$wheel" >"$$wheel/log" 2>&1 & \
+	echo $$! >"$$wheel/pid"; \
+	$(MAKE) --no-print-directory build lint typecheck \
+	  && STARHALL_TEST_WHEEL_BUILD="$$wheel" $(BIN)/python -m pytest -n auto --dist loadfile; \
+	status=$$?; wait; rm -rf "$$wheel"; exit $$status
 
 # The quick round while working: lint, types and every test not marked slow (pyproject.toml's
-# markers; a file marks itself with `pytestmark = pytest.mark.slow`). `make test` stays the
-# whole run, as CI runs it.
+# markers; a file marks itself with `pytestmark = pytest.mark.slow`), on the engines as they
+# are: compiled when `make build` is up to date, else as pure Python (nothing compiled here).
+# `make test` stays the whole run, as CI runs it.
 check: lint typecheck
 	$(BIN)/python -m pytest -n auto --dist loadfile -m "not slow"
 
