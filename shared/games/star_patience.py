@@ -15,11 +15,11 @@ the star follow from those in ``evolve``. docs/games/star_patience.md documents 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from random import Random
-from typing import Any, Final
+from typing import Any, Final, NotRequired, TypedDict, cast
 
 from starhall.shared.cards import Deck
 from starhall.shared.commands import seat_of
@@ -142,6 +142,57 @@ class StarState:
     gave_up: bool
     cleared: tuple[int, ...]
     """The star cards removed in pairs when the stock was used up."""
+
+
+class StarLegal(TypedDict, total=False):
+    """What the player may do now: nothing while the game is not under way (``{}``)."""
+
+    pair: list[str]
+    """The cards the turned card pairs with."""
+    place: list[str]
+    """The lines (``LINES``) whose outer place may take the turned card."""
+    undo: bool
+    redo: bool
+    give_up: bool
+
+
+class StarView(TypedDict):
+    """``view``: what the player or a spectator sees of a game of The Star (the snapshot
+    shares all but ``seat`` and ``legal``). The engine builds it, and the bots and the client
+    read it through ``star_view``, so that a misspelt key is a type error."""
+
+    game: str
+    players: int
+    phase: str
+    deal_number: int | None
+    turn: int | None
+    to_act: list[int]
+    lines: list[str]
+    inner: list[str | None]
+    """The card in each line's inner place (``None``: empty), in the order of ``lines``."""
+    outer: list[str | None]
+    turned: str | None
+    stock_count: int
+    pairs: list[list[str]]
+    """Each pair made, [turned card, star card], in order."""
+    cleared: list[str]
+    moves: int
+    undos: int
+    redos: int
+    can_undo: bool
+    can_redo: bool
+    result: str | None
+    gave_up: bool
+    cards_removed: int
+    undo_allowed: bool
+    seat: int | None
+    legal: NotRequired[StarLegal]
+    """The player's only."""
+
+
+def star_view(view: Mapping[str, Any]) -> StarView:
+    """A view of The Star (the engine's, or one the server sent) read with its keys typed."""
+    return cast(StarView, view)
 
 
 def star_cards(position: Position) -> list[int]:
@@ -403,7 +454,7 @@ class StarPatience(Game[StarState]):
     def _places(cards: tuple[int, ...]) -> list[str | None]:
         return [None if card == NO_CARD else DECK.code_of[card] for card in cards]
 
-    def _legal_view(self, state: StarState) -> dict[str, Any]:
+    def _legal_view(self, state: StarState) -> StarLegal:
         if state.phase not in ("play", "stuck"):
             return {}
         position = state.position
@@ -417,7 +468,7 @@ class StarPatience(Game[StarState]):
             "give_up": True,
         }
 
-    def _public(self, state: StarState) -> dict[str, Any]:
+    def _public(self, state: StarState, viewer: Viewer) -> StarView:
         position = state.position
         code_of = DECK.code_of
         return {
@@ -443,6 +494,7 @@ class StarPatience(Game[StarState]):
             "gave_up": state.gave_up,
             "cards_removed": self._removed(state),
             "undo_allowed": state.rules.undo,
+            "seat": viewer,
         }
 
     @staticmethod
@@ -450,14 +502,17 @@ class StarPatience(Game[StarState]):
         return 2 * len(state.position.pairs) + len(state.cleared)
 
     def view(self, state: StarState, viewer: Viewer) -> dict[str, Any]:
-        view = self._public(state)
-        view["seat"] = viewer
+        return dict(self.star_view(state, viewer))
+
+    def star_view(self, state: StarState, viewer: Viewer) -> StarView:
+        view = self._public(state, viewer)
         if viewer == SEAT:
             view["legal"] = self._legal_view(state)
         return view
 
     def snapshot(self, state: StarState) -> dict[str, Any]:
-        full = self._public(state)
+        full: dict[str, Any] = dict(self._public(state, None))
+        del full["seat"]  # a view's, not the state's
         full["stock"] = [DECK.code_of[card] for card in state.position.stock]
         full["history"] = [[kind, value] for kind, value in state.decisions]
         full["redo"] = [[kind, value] for kind, value in state.redo]
