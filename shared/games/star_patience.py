@@ -144,7 +144,7 @@ class StarState:
     """The star cards removed in pairs when the stock was used up."""
 
 
-class StarLegal(TypedDict, total=False):
+class StarPatienceLegal(TypedDict, total=False):
     """What the player may do now: nothing while the game is not under way (``{}``)."""
 
     pair: list[str]
@@ -156,10 +156,10 @@ class StarLegal(TypedDict, total=False):
     give_up: bool
 
 
-class StarView(TypedDict):
+class StarPatienceView(TypedDict):
     """``view``: what the player or a spectator sees of a game of The Star (the snapshot
     shares all but ``seat`` and ``legal``). The engine builds it, and the bots and the client
-    read it through ``star_view``, so that a misspelt key is a type error."""
+    read it through ``star_patience_view``, so that a misspelt key is a type error."""
 
     game: str
     players: int
@@ -186,13 +186,13 @@ class StarView(TypedDict):
     cards_removed: int
     undo_allowed: bool
     seat: int | None
-    legal: NotRequired[StarLegal]
+    legal: NotRequired[StarPatienceLegal]
     """The player's only."""
 
 
-def star_view(view: Mapping[str, Any]) -> StarView:
+def star_patience_view(view: Mapping[str, Any]) -> StarPatienceView:
     """A view of The Star (the engine's, or one the server sent) read with its keys typed."""
-    return cast(StarView, view)
+    return cast(StarPatienceView, view)
 
 
 def star_cards(position: Position) -> list[int]:
@@ -454,7 +454,7 @@ class StarPatience(Game[StarState]):
     def _places(cards: tuple[int, ...]) -> list[str | None]:
         return [None if card == NO_CARD else DECK.code_of[card] for card in cards]
 
-    def _legal_view(self, state: StarState) -> StarLegal:
+    def _legal_view(self, state: StarState) -> StarPatienceLegal:
         if state.phase not in ("play", "stuck"):
             return {}
         position = state.position
@@ -468,7 +468,7 @@ class StarPatience(Game[StarState]):
             "give_up": True,
         }
 
-    def _public(self, state: StarState, viewer: Viewer) -> StarView:
+    def _public(self, state: StarState, viewer: Viewer) -> StarPatienceView:
         position = state.position
         code_of = DECK.code_of
         return {
@@ -502,9 +502,9 @@ class StarPatience(Game[StarState]):
         return 2 * len(state.position.pairs) + len(state.cleared)
 
     def view(self, state: StarState, viewer: Viewer) -> dict[str, Any]:
-        return dict(self.star_view(state, viewer))
+        return dict(self.typed_view(state, viewer))
 
-    def star_view(self, state: StarState, viewer: Viewer) -> StarView:
+    def typed_view(self, state: StarState, viewer: Viewer) -> StarPatienceView:
         view = self._public(state, viewer)
         if viewer == SEAT:
             view["legal"] = self._legal_view(state)
