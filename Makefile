@@ -12,7 +12,7 @@ TREE := build/package-tree/starhall
 # an edit of another module there rebuilds too, but no list is kept here to fall out of step.
 ENGINE_SOURCES := $(wildcard shared/*.py shared/games/*.py server/*.py server/*.c)
 
-.PHONY: play test check build lint typecheck bench clean
+.PHONY: play test check build lint typecheck bench clean wheel-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,18 +59,22 @@ lint: $(TREE)
 typecheck: $(TREE)
 	$(BIN)/mypy
 
+# The wheel tests/test_packaging.py installs (tests/wheel_build.py: the engines compiled again,
+# from a clean copy), its build started in the background in a folder of its own (an older
+# one's, maybe still running, is removed), named in WHEEL_BUILD.
+WHEEL_BUILD := build/test-wheel
+wheel-build: | $(STAMP)
+	@mkdir -p build && rm -rf build/test-wheel.* && \
+	folder=$$(mktemp -d "$(CURDIR)/build/test-wheel.XXXXXX") && echo "$$folder" >$(WHEEL_BUILD) && \
+	echo "starhall: building the wheel for tests/test_packaging.py in the background ($$folder/log)" && \
+	{ nohup $(BIN)/python -m tests.wheel_build "$$folder" >"$$folder/log" 2>&1 </dev/null & \
+	  echo $$! >"$$folder/pid"; }
+
 # The tests on every core (pytest-xdist), each file on one worker (so a file's module fixtures
-# are made once). The wheel tests/test_packaging.py installs (the engines compiled again, from
-# a clean copy) is built from the start in the background (tests/wheel_build.py), beside the
-# engines' compile here, lint and the type checks; its tests come last and take it when done.
-test: $(STAMP)
-	@wheel=$$(mktemp -d "$${TMPDIR:-/tmp}/starhall-wheel.XXXXXX"); \
-	echo "starhall: building the wheel for tests/test_packaging.py in the background"; \
-	$(BIN)/python -m tests.wheel_build "$$wheel" >"$$wheel/log" 2>&1 & \
-	echo $$! >"$$wheel/pid"; \
-	$(MAKE) --no-print-directory build lint typecheck \
-	  && STARHALL_TEST_WHEEL_BUILD="$$wheel" $(BIN)/python -m pytest -n auto --dist loadfile; \
-	status=$$?; wait; rm -rf "$$wheel"; exit $$status
+# are made once). The wheel's build starts first and runs beside the engines' compile, lint and
+# the type checks; test_packaging.py's tests come last and take the wheel when it is done.
+test: wheel-build build lint typecheck
+	STARHALL_TEST_WHEEL_BUILD=$$(cat $(WHEEL_BUILD)) $(BIN)/python -m pytest -n auto --dist loadfile
 
 # The quick round while working: lint, types and every test not marked slow (pyproject.toml's
 # markers; a file marks itself with `pytestmark = pytest.mark.slow`), on the engines as they
