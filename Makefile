@@ -24,9 +24,9 @@ $(STAMP): pyproject.toml setup.py | $(BIN)/python
 
 # Compile the engines with mypyc (setup.py), here only; pure Python if it cannot. After an
 # edit, shared/__init__.py runs the stale modules as pure Python until this runs again.
+COMPILE := $(BIN)/python setup.py --quiet build_ext --inplace && touch $(COMPILED)
 $(COMPILED): setup.py $(ENGINE_SOURCES) | $(STAMP)
-	$(BIN)/python setup.py --quiet build_ext --inplace
-	touch $(COMPILED)
+	$(COMPILE)
 
 build: $(COMPILED)
 
@@ -37,15 +37,16 @@ $(TREE): setup.py | $(STAMP)
 # The window opens at once: when the engines are not compiled (a fresh clone, an edited
 # engine) this game runs them as pure Python, identical and a little slower, while they compile
 # beside it (niced, one compile at a time, its output in build/compile.log); the next start
-# runs them compiled. Never while this game runs them compiled (a build only touched since, by
-# a checkout say): a library is not rewritten under a program that has it loaded.
+# runs them compiled. What runs is what shared/__init__.py finds (each source's content against
+# the build's record), not the files' times: a build that runs compiled is never rewritten
+# under the game that has it loaded.
 RUNS_COMPILED := 'import sys; from starhall import shared; sys.exit(shared.build() != "compiled")'
 play: $(STAMP)
-	@if ! $(MAKE) --no-print-directory --question $(COMPILED) 2>/dev/null \
-	    && ! $(BIN)/python -c $(RUNS_COMPILED) 2>/dev/null; then \
+	@if ! $(BIN)/python -c $(RUNS_COMPILED) 2>/dev/null; then \
 	  mkdir -p build; \
 	  echo "starhall: compiling the engines in the background (log: build/compile.log); this game runs them as pure Python, the next one compiled"; \
-	  nohup nice flock --nonblock build/.compile.lock $(MAKE) --no-print-directory $(COMPILED) \
+	  nohup nice flock --nonblock build/.compile.lock \
+	    sh -c '$(COMPILE)' \
 	    >build/compile.log 2>&1 </dev/null & \
 	fi
 	$(BIN)/starhall play
