@@ -79,10 +79,12 @@ test: wheel-build build lint typecheck
 
 # The quick round while working: lint, types and every test not marked slow (pyproject.toml's
 # markers; a file marks itself with `pytestmark = pytest.mark.slow`), on the engines as they
-# are: compiled when `make build` is up to date, else as pure Python (nothing compiled here).
-# `make test` stays the whole run, as CI runs it.
+# are: compiled when the build is up to date, else as pure Python, asked for, so that no
+# process notes a stale build on stderr (nothing is compiled here). `make test` stays the
+# whole run, as CI runs it.
 check: lint typecheck
-	$(BIN)/python -m pytest -n auto --dist loadfile -m "not slow"
+	STARHALL_PURE_PYTHON=$$($(BIN)/python -c $(RUNS_COMPILED) 2>/dev/null || echo 1) \
+	  $(BIN)/python -m pytest -n auto --dist loadfile -m "not slow"
 
 bench: $(COMPILED)
 	STARHALL_PURE_PYTHON=1 $(BIN)/python -m pip install --quiet -e '.[bench]'
