@@ -6,11 +6,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # In build/, beside the package tree mypy reads: removing build/ makes both again.
 COMPILED := build/.compiled
+# The links laid out as the installed package, which mypy and lint-imports read (setup.py).
+TREE := build/package-tree/starhall
 # Every source of the folders setup.py compiles from (its COMPILED and NATIVE name which ones):
 # an edit of another module there rebuilds too, but no list is kept here to fall out of step.
 ENGINE_SOURCES := $(wildcard shared/*.py shared/games/*.py server/*.py server/*.c)
 
-.PHONY: play test check build lint typecheck bench clean browser
+.PHONY: play test check build lint typecheck bench clean wheel-build browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,38 +24,71 @@ $(STAMP): pyproject.toml setup.py | $(BIN)/python
 
 # Compile the engines with mypyc (setup.py), here only; pure Python if it cannot. After an
 # edit, shared/__init__.py runs the stale modules as pure Python until this runs again.
+COMPILE := $(BIN)/python setup.py --quiet build_ext --inplace && touch $(COMPILED)
 $(COMPILED): setup.py $(ENGINE_SOURCES) | $(STAMP)
-	$(BIN)/python setup.py --quiet build_ext --inplace
-	touch $(COMPILED)
+	$(COMPILE)
 
 build: $(COMPILED)
 
-play: $(COMPILED)
+# Only the links, nothing compiled (STARHALL_PURE_PYTHON): what lint and typecheck need.
+$(TREE): setup.py | $(STAMP)
+	STARHALL_PURE_PYTHON=1 $(BIN)/python setup.py --quiet build_ext --inplace
+
+# The window opens at once: when the engines are not compiled (a fresh clone, an edited
+# engine) this game runs them as pure Python, identical and a little slower, while they compile
+# beside it (niced, one compile at a time, its output in build/compile.log); the next start
+# runs them compiled. What runs is what shared/__init__.py finds (each source's content against
+# the build's record), not the files' times: a build that runs compiled is never rewritten
+# under the game that has it loaded.
+RUNS_COMPILED := 'import sys; from starhall import shared; sys.exit(shared.build() != "compiled")'
+play: $(STAMP)
+	@if ! $(BIN)/python -c $(RUNS_COMPILED) 2>/dev/null; then \
+	  mkdir -p build; \
+	  echo "starhall: compiling the engines in the background (log: build/compile.log); this game runs them as pure Python, the next one compiled"; \
+	  nohup nice flock --nonblock build/.compile.lock \
+	    sh -c '$(COMPILE)' \
+	    >build/compile.log 2>&1 </dev/null & \
+	fi
 	$(BIN)/starhall play
 
 # The import contracts (pyproject.toml's [tool.importlinter]) read the installed package's
 # layout through the links setup.py lays out in build/package-tree, as mypy does.
-lint: $(COMPILED)
+lint: $(TREE)
 	$(BIN)/ruff check _starhall shared server client tests bench tools
 	PYTHONPATH=build/package-tree $(BIN)/lint-imports
 
-typecheck: $(COMPILED)
+typecheck: $(TREE)
 	$(BIN)/mypy
 
 # Debian's chromium for the browser tests (tests/test_web.py), installed where it is missing.
 browser:
 	.ci/chromium
 
-# The tests on every core (pytest-xdist), each file on one worker (so a file's module fixtures,
-# such as the wheel tests/test_packaging.py builds, are made once), the wheel's file first.
-test: lint typecheck browser
-	$(BIN)/python -m pytest -n auto --dist loadfile
+# The wheel tests/test_packaging.py installs (tests/wheel_build.py: the engines compiled again,
+# from a clean copy), its build started in the background in a folder of its own (an older
+# one's, maybe still running, is removed), named in WHEEL_BUILD.
+WHEEL_BUILD := build/test-wheel
+wheel-build: | $(STAMP)
+	@mkdir -p build && rm -rf build/test-wheel.* && \
+	folder=$$(mktemp -d "$(CURDIR)/build/test-wheel.XXXXXX") && echo "$$folder" >$(WHEEL_BUILD) && \
+	echo "starhall: building the wheel for tests/test_packaging.py in the background ($$folder/log)" && \
+	{ nohup $(BIN)/python -m tests.wheel_build "$$folder" >"$$folder/log" 2>&1 </dev/null & \
+	  echo $$! >"$$folder/pid"; }
+
+# The tests on every core (pytest-xdist), each file on one worker (so a file's module fixtures
+# are made once). The wheel's build starts first and runs beside the engines' compile, lint and
+# the type checks; test_packaging.py's tests come last and take the wheel when it is done.
+test: wheel-build build lint typecheck browser
+	STARHALL_TEST_WHEEL_BUILD=$$(cat $(WHEEL_BUILD)) $(BIN)/python -m pytest -n auto --dist loadfile
 
 # The quick round while working: lint, types and every test not marked slow (pyproject.toml's
-# markers; a file marks itself with `pytestmark = pytest.mark.slow`). `make test` stays the
+# markers; a file marks itself with `pytestmark = pytest.mark.slow`), on the engines as they
+# are: compiled when the build is up to date, else as pure Python, asked for, so that no
+# process notes a stale build on stderr (nothing is compiled here). `make test` stays the
 # whole run, as CI runs it.
 check: lint typecheck
-	$(BIN)/python -m pytest -n auto --dist loadfile -m "not slow"
+	STARHALL_PURE_PYTHON=$$($(BIN)/python -c $(RUNS_COMPILED) 2>/dev/null || echo 1) \
+	  $(BIN)/python -m pytest -n auto --dist loadfile -m "not slow"
 
 bench: $(COMPILED)
 	STARHALL_PURE_PYTHON=1 $(BIN)/python -m pip install --quiet -e '.[bench]'

@@ -20,7 +20,9 @@ import hashlib
 import json
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -84,7 +86,24 @@ BUILD_RECORD = "engines_build.json"  # shared.BUILD_RECORD: setup.py cannot impo
 
 
 class OptionalBuildExt(build_ext):
-    """A failed compile is a warning, not a failed install: the Python modules still work."""
+    """A failed compile is a warning, not a failed install: the Python modules still work.
+    The C files of one library are compiled side by side, one per core (setuptools compiles
+    an extension's sources one after the other)."""
+
+    def build_extension(self, ext: Any) -> None:
+        compile_each = self.compiler.compile
+
+        def compile_side_by_side(sources: list[str], *args: Any, **kwargs: Any) -> list[str]:
+            with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+                objects = pool.map(lambda source: compile_each([source], *args, **kwargs),
+                                   sources)
+                return [name for names in objects for name in names]
+
+        self.compiler.compile = compile_side_by_side
+        try:
+            super().build_extension(ext)
+        finally:
+            self.compiler.compile = compile_each
 
     def run(self) -> None:
         try:
@@ -134,7 +153,13 @@ def _extensions() -> list[object]:
         package = make_package_tree()
         sources = [str(package / source) for source in COMPILED]
         native = [Extension(name, [source]) for name, source in NATIVE.items()]
-        return [*mypycify(sources, opt_level="3", group_name=GROUP), *native]
+        # multi_file: a C file per module, not one whose single gcc runs for minutes.
+        extensions = mypycify(sources, opt_level="3", group_name=GROUP, multi_file=True)
+        for extension in extensions:
+            # mypyc writes each module's C file in build/ and the library's headers, which
+            # they include, in build/starhall/shared/: the compiler must look there too.
+            extension.include_dirs.append(str(Path("build", *GROUP.split(".")[:-1])))
+        return [*extensions, *native]
     except BaseException as error:  # noqa: BLE001 — mypyc exits on a type error
         _warn(f"mypyc could not translate the engines ({error!r}); using pure Python")
         return []

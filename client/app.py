@@ -40,7 +40,8 @@ class Screen(Protocol):
     frame is drawn), ``wait(timeout)`` (sleep until its server says something) and
     ``quit_requested() -> bool`` (the window is being closed: ``False`` when it asks first)."""
 
-    done: bool
+    @property
+    def done(self) -> bool: ...  # read only: a plain attribute or a property
 
     def frame(self, dt: float) -> None: ...
     def handle(self, event: pygame.event.Event) -> None: ...
@@ -146,7 +147,7 @@ def run(screen: Screen, frames: int | None = None) -> int:
     """The loop; ``frames`` stops it after that many turns (for tests and screenshots). A turn
     draws only when an input event came or the screen's ``redraw_after`` says so, at most
     ``FPS`` times a second; otherwise it sleeps up to ``IDLE_WAIT``."""
-    surface = pygame.display.get_surface()
+    surface = _window()
     clock = pygame.time.Clock()
     count = 0
     last = time.monotonic()
@@ -163,7 +164,7 @@ def run(screen: Screen, frames: int | None = None) -> int:
                         return 0
                     continue
                 if event.type == pygame.VIDEORESIZE:
-                    surface = pygame.display.get_surface()
+                    surface = _window()
                     screen.resize(surface.get_size())
                     continue
                 screen.handle(event)
@@ -189,9 +190,19 @@ def run(screen: Screen, frames: int | None = None) -> int:
         screen.close()
 
 
+def _window() -> pygame.Surface:
+    surface = pygame.display.get_surface()
+    if surface is None:  # the screen is drawn into the window open_window opened
+        raise NoDisplay("no window is open to draw in")
+    return surface
+
+
 def _redraw_after(screen: Screen) -> float | None:
     asked = getattr(screen, "redraw_after", None)
-    return 0.0 if asked is None else asked()  # type: ignore[no-any-return]
+    if asked is None:
+        return 0.0
+    after: float | None = asked()
+    return after
 
 
 def _sleep(screen: Screen, seconds: float) -> None:

@@ -14,7 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import zmq
+
 from starhall.server.service import ServerConfig, Service
+from starhall.shared import protocol
 
 
 def free_loopback_port() -> int:
@@ -63,8 +66,22 @@ class EmbeddedServer:
     def stop(self) -> None:
         self._stop.set()
         if self._thread is not None:
+            self._wake()
             self._thread.join(timeout=10)
             self._thread = None
+
+    def _wake(self) -> None:
+        """A ``ping``, so that the loop, which waits up to 0.1 s for a message before it looks
+        at the stop again, stops now. The socket's linger lets the ping leave after ``close``
+        (a server that cannot hear it still stops, only later)."""
+        service = self.service
+        if service is None or self.address is None:
+            return
+        wake = service.context.socket(zmq.DEALER)
+        wake.setsockopt(zmq.LINGER, 1000)
+        wake.connect(self.address)
+        wake.send(protocol.encode({"type": protocol.PING, "rid": 1}))
+        wake.close()
 
     def __enter__(self) -> EmbeddedServer:
         self.start()

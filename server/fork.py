@@ -26,8 +26,9 @@ from starhall.server.seats import SEATING_SUFFIX, known_seating
 from starhall.server.service import TABLES_FOLDER
 from starhall.server.tables import create_table
 from starhall.shared.logfile import BUG_SUFFIX, SUFFIX, log_bytes
+from starhall.shared.protocol import FREE
 from starhall.shared.replay import Recording, load
-from starhall.shared.seating import FREE, seat_entry
+from starhall.shared.seating import seat_entry
 
 
 class ForkError(ValueError):

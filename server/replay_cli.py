@@ -47,9 +47,9 @@ def run_verify(paths: list[str], *, as_json: bool = False) -> int:
     if missing:
         print(f"starhall: no such file or folder: {missing[0]}", file=sys.stderr)
         return 2
-    for path in paths:  # every file named is a log before any is verified
-        if not Path(path).is_dir() and not is_log_file(_head(path)):
-            print(f"starhall: {NotALog(path)}", file=sys.stderr)
+    for name in paths:  # every file named is a log before any is verified
+        if not Path(name).is_dir() and not is_log_file(_head(name)):
+            print(f"starhall: {NotALog(name)}", file=sys.stderr)
             return 2
     files = log_files(paths)
     if not files:

@@ -90,13 +90,13 @@ def run_one(number: int) -> int:
         print(f"lost at once: the first turned card, {DECK.code_of[state.position.turned]}, "
               "can neither pair nor be placed")
         return 0
-    line = solve(state)
-    if line is None:
+    winning = solve(state)
+    if winning is None:
         print("not winnable, even knowing the stock order")
     else:
         print(f"winnable by a player who knows the stock order; a winning line "
-              f"({len(line)} decisions):")
-        for step, command in enumerate(line, 1):
+              f"({len(winning)} decisions):")
+        for step, command in enumerate(winning, 1):
             turned = DECK.code_of[table.state.position.turned]
             print(f"  {step:>2}. turned {turned:>3}: {describe(command)}")
             table.submit(command)

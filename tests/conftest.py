@@ -4,6 +4,7 @@ sees, and no test writes into the developer's folders."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,20 +14,25 @@ import pytest
 from starhall.server.embed import EmbeddedServer
 from tests.nats_helpers import NatsNode
 from tests.server_helpers import FAST_SERVER
+from tests.wheel_build import STARTED
 
 if TYPE_CHECKING:
     import pygame
 
 WINDOW = (1280, 720)
 """The size of the window the client's tests draw in (``surface``)."""
-FIRST = ("test_packaging.py",)
-"""Files whose tests start the run: the wheel's build (the engines compiled again, a minute or
-more) is the longest step of the suite, so on several workers (``make test``: pytest-xdist,
-each file on one worker) it starts at once while the other workers share the rest."""
+WHEEL_FILES = ("test_packaging.py",)
+"""Files that need the wheel (tests/wheel_build.py: the engines compiled again). When they build
+it, it is the longest step of the suite, so they start the run: on several workers (pytest-xdist,
+each file on one worker) it starts at once while the other workers share the rest. When
+``make test`` started its build before the run, they end the run instead, by when it is done,
+so that no worker waits for it."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: item.path.name not in FIRST)  # stable: the rest keep their order
+    started = bool(os.environ.get(STARTED))
+    # sorted is stable: the rest keep their order
+    items.sort(key=lambda item: (item.path.name in WHEEL_FILES) == started)
 
 
 @pytest.fixture(autouse=True)

@@ -96,6 +96,13 @@ class Participant:
             got.append(message)
             timeout = 0.0
 
+    def heard(self) -> list[dict[str, Any]]:
+        """What the server has sent this participant until now, without waiting for a time:
+        the server sends on a connection in order, so once the ``pong`` to a ``ping`` sent now
+        has come, everything sent before it has come too."""
+        self.request({"type": protocol.PING})
+        return [m for m in self.drain() if m["type"] != protocol.PONG]
+
     def close(self) -> None:
         self.connection.close()
 

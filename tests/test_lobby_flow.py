@@ -387,13 +387,13 @@ def test_who_sits_where_arrives_before_the_events_it_names(server: EmbeddedServe
     lobby = Participant(address(server))
     table = create(lobby, mode="no_exchange")
     ada = Person(address(server), table, 0, "Ada")
-    ada.drain(0.05)
+    ada.heard()
     ada.received.clear()
     for seat in (1, 2, 3):  # one batch, as a "Start now" sends them
         lobby.connection.send({"type": "bot", "table": table, "seat": seat})
     wait_for(lambda: ada.drain(0.01) and any(m["type"] == protocol.UPDATE
                                              for m in ada.received))
-    ada.drain(0.1)
+    ada.heard()
     first_update = next(i for i, m in enumerate(ada.received) if m["type"] == protocol.UPDATE)
     rosters = [i for i, m in enumerate(ada.received) if m["type"] == protocol.TABLE
                and all(s["state"] != protocol.FREE for s in m["table"]["seats"])]

@@ -4,7 +4,6 @@ compiled engines run from a fresh environment with nothing said on standard erro
 from __future__ import annotations
 
 import os
-import shutil
 import site
 import subprocess
 import sys
@@ -17,14 +16,11 @@ from pathlib import Path
 import pytest
 
 from starhall.client.screens.rules_screen import PAGES_FOLDER, page_text
+from tests.wheel_build import STARTED, build_wheel, wait_for_wheel
 
 pytestmark = pytest.mark.slow  # `make check` leaves this file out; `make test` runs it
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("pyproject.toml", "setup.py", "README.md")
-FOLDERS = ("_starhall", "shared", "server", "client", "docs", "tools", "tests")
-"""What the wheel is built from: the package's folders, and the developer tools and tests it
-must leave out."""
 DEVELOPER_TOOLS = ("screenshots.py", "make_goldens.py", "connection.py")
 """tools/ and the tests' scripted client: for a checkout only, never installed."""
 
@@ -47,22 +43,13 @@ def test_pyproject_lists_every_package_and_ships_the_pages() -> None:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel ``pip wheel .`` builds from a clean copy of the sources, engines compiled
-    (about a minute: mypyc translates every engine module)."""
+    """The wheel ``pip wheel .`` builds from a clean copy of the sources, engines compiled from
+    scratch (tests/wheel_build.py): the one ``make test`` started first, or one built here."""
     pytest.importorskip("mypyc")
-    folder = tmp_path_factory.mktemp("wheel")
-    source = folder / "src"
-    source.mkdir()
-    for name in SOURCES:
-        shutil.copy(ROOT / name, source / name)
-    for name in FOLDERS:
-        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns(
-            "__pycache__", "*.so", "engines_build.json"))
-    env = {key: value for key, value in os.environ.items() if key != "STARHALL_PURE_PYTHON"}
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(folder / "dist"), str(source)], check=True, env=env,
-                   capture_output=True)
-    return next((folder / "dist").glob("starhall-*.whl"))
+    started = os.environ.get(STARTED)
+    if started:
+        return wait_for_wheel(Path(started))
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 def test_the_wheel_has_one_top_level_name_and_everything_in_it(wheel: Path) -> None:

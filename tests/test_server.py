@@ -103,7 +103,7 @@ def test_a_full_game_of_people_and_bots_hides_every_hidden_card(
     assert listed["spectators"] == 1
 
     play_until_over([ada, bob])
-    watcher.drain(0.2)
+    watcher.heard()
     ada.pump(0.05)
     bob.pump(0.05)
 
@@ -390,7 +390,7 @@ def test_the_mover_hears_of_its_move_first(server: EmbeddedServer) -> None:
             snapshot = lobby.request({"type": "sync", "table": table, "token": token})
             if seat in snapshot["view"]["to_act"]:
                 break
-        lobby.drain(0.02)
+        lobby.heard()
         lobby.received.clear()
         lobby.connection.send({"type": "act", "table": table, "token": token, "cid": move,
                                "seq": snapshot["seq"], "command": choose(snapshot["view"])})
@@ -442,12 +442,12 @@ def sync_fails_at_one_table(server: EmbeddedServer, monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(durability, "_datasync", failing_sync)
     request, _ = move(doomed)
-    lobby.drain(0.05)
+    lobby.heard()
     lobby.received.clear()
     reply = lobby.request(request)
     assert reply["type"] == protocol.ERROR and reply["code"] == protocol.BROKEN, reply
     assert reply["cid"] == request["cid"] and reply["table"] == doomed
-    lobby.drain(0.1)
+    lobby.heard()
     heard = [m for m in lobby.received if m.get("table") == doomed]
     assert all(m["type"] not in (protocol.UPDATE, protocol.ACK) for m in heard), heard
     statuses = {t["id"]: t for t in lobby.request({"type": "list"})["tables"]}

@@ -32,7 +32,7 @@ BOT_THINK = 0.6
 
 def _bot_kind(link: ServerLink, game: str) -> str:
     games = (link.welcome or {}).get("games") or []
-    info = next((g for g in games if g.get("id") == game), {})
+    info: dict[str, Any] = next((g for g in games if g.get("id") == game), {})
     if isinstance(info.get("default_bot"), str):
         return str(info["default_bot"])
     kinds = info.get("bots") or []

@@ -47,7 +47,7 @@ def in_lobby_order(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Tables with a free seat first, then games under way, then the rest; each group in the
     order the tables were made (ids of one length compare as text, a shorter id first)."""
     rank = {protocol.WAITING: 0, protocol.PLAYING: 1}
-    return sorted(tables, key=lambda t: (rank.get(t.get("status"), 2), len(str(t.get("id"))),
+    return sorted(tables, key=lambda t: (rank.get(str(t.get("status")), 2), len(str(t.get("id"))),
                                          str(t.get("id"))))
 
 

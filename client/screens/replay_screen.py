@@ -22,15 +22,17 @@ from starhall.client.games.tricks.table import TableView
 from starhall.client.net.embedded import known_seating
 from starhall.client.net.model import TableModel
 from starhall.client.net.session import Batch, seat_label
-from starhall.client.screens.bug_report import REPORTS_FOLDER, BugReportBox, save_replay_bug_report
+from starhall.client.screens.bug_report import BugReportBox, save_replay_bug_report
 from starhall.client.screens.settings_screen import KEY as SETTINGS_KEY
 from starhall.client.screens.table_screen import Question, TableScreen
 from starhall.client.ui import theme
 from starhall.client.ui.summary import DISMISS_KEYS, PASSED_KEYS
 from starhall.client.ui.widgets import Hotspots, blit_text, button
+from starhall.shared.bugreport import REPORTS_FOLDER
 from starhall.shared.logfile import LogError
+from starhall.shared.protocol import PLAYER
 from starhall.shared.replay import Recording
-from starhall.shared.seating import PLAYER, SeatMap, seat_entry
+from starhall.shared.seating import SeatMap, seat_entry
 
 DEFAULT_DATA = "replays"
 """The data folder of the embedded server (``client.net.embedded``)."""

@@ -15,11 +15,11 @@ the star follow from those in ``evolve``. docs/games/star_patience.md documents 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from random import Random
-from typing import Any, Final
+from typing import Any, Final, NotRequired, TypedDict, cast
 
 from starhall.shared.cards import Deck
 from starhall.shared.commands import seat_of
@@ -142,6 +142,60 @@ class StarState:
     gave_up: bool
     cleared: tuple[int, ...]
     """The star cards removed in pairs when the stock was used up."""
+
+
+class StarPatienceLegal(TypedDict, total=False):
+    """What the player may do now: nothing while the game is not under way (``{}``)."""
+
+    pair: list[str]
+    """The cards the turned card pairs with."""
+    place: list[str]
+    """The lines (``LINES``) whose outer place may take the turned card."""
+    undo: bool
+    redo: bool
+    give_up: bool
+
+
+class StarPatienceView(TypedDict):
+    """``view``: what the player or a spectator sees of a game of The Star (the snapshot
+    shares all but ``seat`` and ``legal``). The engine builds it, and the bots and the client
+    read it through ``star_patience_view``, so that a misspelt key is a type error."""
+
+    game: str
+    players: int
+    phase: str
+    deal_number: int | None
+    """Kept back (``None``) in a deal the host shuffled until the game is over."""
+    dealt_by: NotRequired[str | None]
+    """A view's: ``"number"``, ``"shuffle"`` or ``"hand"`` (``_dealt_by``)."""
+    turn: int | None
+    to_act: list[int]
+    lines: list[str]
+    inner: list[str | None]
+    """The card in each line's inner place (``None``: empty), in the order of ``lines``."""
+    outer: list[str | None]
+    turned: str | None
+    stock_count: int
+    pairs: list[list[str]]
+    """Each pair made, [turned card, star card], in order."""
+    cleared: list[str]
+    moves: int
+    undos: int
+    redos: int
+    can_undo: bool
+    can_redo: bool
+    result: str | None
+    gave_up: bool
+    cards_removed: int
+    undo_allowed: bool
+    seat: int | None
+    legal: NotRequired[StarPatienceLegal]
+    """The player's only."""
+
+
+def star_patience_view(view: Mapping[str, Any]) -> StarPatienceView:
+    """A view of The Star (the engine's, or one the server sent) read with its keys typed."""
+    return cast(StarPatienceView, view)
 
 
 def star_cards(position: Position) -> list[int]:
@@ -403,7 +457,7 @@ class StarPatience(Game[StarState]):
     def _places(cards: tuple[int, ...]) -> list[str | None]:
         return [None if card == NO_CARD else DECK.code_of[card] for card in cards]
 
-    def _legal_view(self, state: StarState) -> dict[str, Any]:
+    def _legal_view(self, state: StarState) -> StarPatienceLegal:
         if state.phase not in ("play", "stuck"):
             return {}
         position = state.position
@@ -434,18 +488,16 @@ class StarPatience(Game[StarState]):
             return "hand"
         return "number" if state.rules.deal else "shuffle"
 
-    def _public(self, state: StarState, viewed: bool = False) -> dict[str, Any]:
+    def _public(self, state: StarState, viewer: Viewer, viewed: bool) -> StarPatienceView:
         """What view and snapshot share; ``viewed``: as a view shows it (the deal number cut
         as ``_shown_number`` says, with ``dealt_by``), else whole, as a snapshot keeps it."""
         position = state.position
         code_of = DECK.code_of
-        dealt = ({"deal_number": self._shown_number(state), "dealt_by": self._dealt_by(state)}
-                 if viewed else {"deal_number": state.deal_number})
-        return {
+        public: StarPatienceView = {
             "game": self.id,
             "players": PLAYERS,
             "phase": state.phase,
-            **dealt,
+            "deal_number": self._shown_number(state) if viewed else state.deal_number,
             "turn": SEAT if state.phase in ("play", "stuck") else None,
             "to_act": list(self.to_act(state)),
             "lines": list(LINES),
@@ -464,21 +516,28 @@ class StarPatience(Game[StarState]):
             "gave_up": state.gave_up,
             "cards_removed": self._removed(state),
             "undo_allowed": state.rules.undo,
+            "seat": viewer,
         }
+        if viewed:
+            public["dealt_by"] = self._dealt_by(state)
+        return public
 
     @staticmethod
     def _removed(state: StarState) -> int:
         return 2 * len(state.position.pairs) + len(state.cleared)
 
     def view(self, state: StarState, viewer: Viewer) -> dict[str, Any]:
-        view = self._public(state, viewed=True)
-        view["seat"] = viewer
+        return dict(self.typed_view(state, viewer))
+
+    def typed_view(self, state: StarState, viewer: Viewer) -> StarPatienceView:
+        view = self._public(state, viewer, viewed=True)
         if viewer == SEAT:
             view["legal"] = self._legal_view(state)
         return view
 
     def snapshot(self, state: StarState) -> dict[str, Any]:
-        full = self._public(state)
+        full: dict[str, Any] = dict(self._public(state, None, viewed=False))
+        del full["seat"]  # a view's, not the state's
         full["stock"] = [DECK.code_of[card] for card in state.position.stock]
         full["history"] = [[kind, value] for kind, value in state.decisions]
         full["redo"] = [[kind, value] for kind, value in state.redo]

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from starhall.shared.engine import Command
 from starhall.shared.games.star_patience import (
@@ -31,8 +30,10 @@ from starhall.shared.games.star_patience import (
     NO_CARD,
     RANKS,
     SEAT,
+    StarPatienceView,
     StarState,
     rank_of,
+    star_patience_view,
 )
 from starhall.shared.observation import Observation
 
@@ -53,11 +54,11 @@ def _rank(code: str | None) -> int:
     return NONE if code is None else rank_of(DECK.index_of[code])
 
 
-def _lines_of_view(view: dict[str, Any]) -> Lines:
+def _lines_of_view(view: StarPatienceView) -> Lines:
     return tuple((_rank(a), _rank(b)) for a, b in zip(view["inner"], view["outer"], strict=True))
 
 
-def _unseen_counts(view: dict[str, Any]) -> tuple[int, ...]:
+def _unseen_counts(view: StarPatienceView) -> tuple[int, ...]:
     """How many cards of each rank the player has not seen: the stock, in some order."""
     seen = [code for code in (*view["inner"], *view["outer"], view["turned"]) if code]
     seen += [code for pair in view["pairs"] for code in pair]
@@ -164,13 +165,14 @@ def _best(lines: Lines, rank: int, rest: Sequence[int]) -> float:
     return best
 
 
-def _command(kind: str, line: int, view: dict[str, Any]) -> Command:
+def _command(kind: str, line: int, view: StarPatienceView) -> Command:
     if kind == "place":
         return Command("place", SEAT, {"line": LINES[line]})
-    return Command("pair", SEAT, {"card": view[kind][line]})
+    return Command("pair", SEAT, {"card": (view["inner"] if kind == "inner" else
+                                           view["outer"])[line]})
 
 
-def chances(view: dict[str, Any]) -> list[tuple[Command, float]]:
+def chances(view: StarPatienceView) -> list[tuple[Command, float]]:
     """Each decision open to the player and its exact chance of winning, from the player's
     view (the stock order unknown): outer pairings first, then inner ones, then placings."""
     if view["phase"] != "play" or view["turned"] is None:
@@ -181,7 +183,7 @@ def chances(view: dict[str, Any]) -> list[tuple[Command, float]]:
             for kind, line, after in _choices(lines, _rank(view["turned"]))]
 
 
-def hint_for_view(view: dict[str, Any]) -> Command | None:
+def hint_for_view(view: StarPatienceView) -> Command | None:
     """The decision with the best chance of winning (the first of equals), or ``None`` when
     there is no pairing or placing to decide (the game is over, or stuck)."""
     best: tuple[Command, float] | None = None
@@ -195,10 +197,10 @@ def hint(state: StarState) -> Command | None:
     """The hint for the player of a live game (from what the player sees only)."""
     from starhall.shared.games.star_patience import GAME
 
-    return hint_for_view(GAME.view(state, SEAT))
+    return hint_for_view(GAME.typed_view(state, SEAT))
 
 
-def win_chance(view: dict[str, Any]) -> float:
+def win_chance(view: StarPatienceView) -> float:
     """The player's chance of winning from here, playing by the hints (0 when stuck)."""
     if view["phase"] == "over":
         return 1.0 if view["result"] == "won" else 0.0
@@ -276,7 +278,7 @@ class HintBot:
         self.rng = rng
 
     def choose(self, seen: Observation, think: float) -> Command:
-        command = hint_for_view(seen.view)
+        command = hint_for_view(star_patience_view(seen.view))
         return command if command is not None else Command("give_up", seen.seat, {})
 
 
@@ -288,7 +290,7 @@ class HeuristicBot:
         self.rng = rng
 
     def choose(self, seen: Observation, think: float) -> Command:
-        view, seat = seen.view, seen.seat
+        view, seat = star_patience_view(seen.view), seen.seat
         if view["phase"] != "play":
             return Command("give_up", seat, {})
         legal = view["legal"]
@@ -311,7 +313,7 @@ class FickleBot:
         self.rng = rng
 
     def choose(self, seen: Observation, think: float) -> Command:
-        view, seat = seen.view, seen.seat
+        view, seat = star_patience_view(seen.view), seen.seat
         legal = view["legal"]
         roll = self.rng.random()
         if legal.get("redo") and roll < 0.5:

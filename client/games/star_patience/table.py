@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pygame
@@ -48,6 +49,11 @@ from starhall.client.ui.layout import GAME_OVER_PANEL_HEIGHT, Layout
 from starhall.client.ui.table_art import Felt, draw_flights
 from starhall.client.ui.table_ui import TableUi
 from starhall.client.ui.widgets import Hotspots, blit_text, button, draw_connection, panel
+from starhall.shared.games.star_patience import (
+    StarPatienceLegal,
+    StarPatienceView,
+    star_patience_view,
+)
 
 if TYPE_CHECKING:
     from starhall.client.net.session import Batch
@@ -70,7 +76,7 @@ def rank_word(code: str) -> str:
     return card_name(code).split(" of ")[0]
 
 
-def deal_words(view: dict[str, Any]) -> str:
+def deal_words(view: Mapping[str, object]) -> str:
     """``"Deal 42"``; a deal the host shuffled keeps its number back until the game is over
     (it would give the stock's order away)."""
     number = view.get("deal_number")
@@ -83,16 +89,15 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def where_is(view: dict[str, Any], code: str) -> str:
+def where_is(view: StarPatienceView, code: str) -> str:
     """``"the outer NE place"``."""
-    for ring in ("inner", "outer"):
-        places = view.get(ring) or []
+    for ring, places in (("inner", view.get("inner") or []), ("outer", view.get("outer") or [])):
         if code in places:
             return f"the {ring} {LINES[places.index(code)]} place"
     return "the star"
 
 
-def forced(legal: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+def forced(legal: StarPatienceLegal) -> tuple[str, dict[str, Any]] | None:
     """The one pairing or placing open, when there is only one (the view says so)."""
     pairs, places = legal.get("pair") or [], legal.get("place") or []
     if len(pairs) == 1 and not places:
@@ -284,7 +289,7 @@ class StarView(GameTable):
 
     def received(self, screen: TableHost, batch: Batch) -> None:
         model = screen.model
-        view = model.view
+        view = star_patience_view(model.view)
         table = model.table
         if table not in self.seen:
             self.seen.add(table)
@@ -318,8 +323,8 @@ class StarView(GameTable):
         """Whether the game counts in the statistics (see the module's docstring)."""
         if model.table in self.decided:
             return True
-        return model.table not in self.from_deal and bool(
-            model.view.get("moves") or model.view.get("undos"))
+        view = star_patience_view(model.view)
+        return model.table not in self.from_deal and bool(view.get("moves") or view.get("undos"))
 
     # --- hooks: from the user --------------------------------------------------------
 
@@ -373,7 +378,7 @@ class StarView(GameTable):
             return True
         if kind != "star_button":
             return False
-        name = action[1]
+        name: str = action[1]
         model = screen.model
         legal = model.legal
         if name == "dismiss":
@@ -388,8 +393,8 @@ class StarView(GameTable):
                 if name == "undo":
                     self._undo_own_move(model)
             else:
-                model.refuse(f"nothing to {name}" if model.view.get("undo_allowed", True)
-                             else "undo is off at this table")
+                undo_allowed = star_patience_view(model.view).get("undo_allowed", True)
+                model.refuse(f"nothing to {name}" if undo_allowed else "undo is off at this table")
         elif name == "give_up":
             if legal.get("give_up"):
                 screen.ask("Give up this game?", self._counted(model), "Give up", pygame.K_g,
@@ -402,7 +407,7 @@ class StarView(GameTable):
         elif name == "new":
             self._new_table(screen, random.randrange(1, NEW_DEALS))
         elif name == "restart":
-            number = model.view.get("deal_number")
+            number = star_patience_view(model.view).get("deal_number")
             if number is not None:
                 self._new_table(screen, int(number))
         elif name == "choose":
@@ -430,7 +435,7 @@ class StarView(GameTable):
     def _hint(self, model: TableModel) -> None:
         from starhall.shared.games.star_patience_bots import chances
 
-        view = model.view
+        view = star_patience_view(model.view)
         if view.get("phase") == "stuck":
             self.hint_note = "No move can save this card: Undo (Ctrl+Z) or Give up (G)."
             return
@@ -457,7 +462,7 @@ class StarView(GameTable):
 
     def _new_table(self, screen: TableHost, deal: int, asked: bool = False) -> None:
         model = screen.model
-        view = model.view
+        view = star_patience_view(model.view)
         under_way = view.get("phase") in ("play", "stuck")
         if under_way and self.has_decision(model) and not asked:
             self.entry = None
@@ -503,9 +508,10 @@ class StarView(GameTable):
                 screen.command("undo", {})
                 self._undoing = (model.table, model.seq, undoing[2] - 1)
             return
-        if not (self.autoplay and screen.interactive and model.view.get("phase") == "play"):
+        view = star_patience_view(model.view)
+        if not (self.autoplay and screen.interactive and view.get("phase") == "play"):
             return
-        legal = model.legal
+        legal = view.get("legal") or {}
         move = forced(legal)
         # Never after an undo (redo waits): the player went back to look at this position.
         if move is None or legal.get("redo") or self._still < AUTO_DELAY:
@@ -582,7 +588,7 @@ class StarView(GameTable):
         self._draw_flights(surface, geometry, animator)
         self._draw_panel(surface, layout, model, shown, ui, hotspots, playing)
         # Stuck: what to do is said as soon as the card is turned, under the banner.
-        stuck = model.view.get("phase") == "stuck" and not hidden[TURNED]
+        stuck = star_patience_view(model.view).get("phase") == "stuck" and not hidden[TURNED]
         self._draw_prompt(surface, geometry, model, hint, playing, settled or stuck)
         if self.entry is not None:
             self._draw_entry(surface, layout, hotspots, ui)
@@ -769,7 +775,7 @@ class StarView(GameTable):
                     shown: dict[str, Any], ui: TableUi, hotspots: Hotspots,
                     playing: bool) -> None:
         area = layout.panel
-        view = model.view
+        view = star_patience_view(model.view)
         pygame.draw.rect(surface, theme.PANEL, area)
         pygame.draw.line(surface, theme.PANEL_EDGE, area.topleft, area.bottomleft, 2)
         x, y = area.x + 16, area.y + 12
@@ -859,7 +865,7 @@ class StarView(GameTable):
 
     def prompt(self, model: TableModel, hint: tuple[str, dict[str, Any], float] | None,
                playing: bool) -> str:
-        view = model.view
+        view = star_patience_view(model.view)
         phase = view.get("phase")
         turned = view.get("turned")
         if not view:
@@ -919,7 +925,7 @@ class StarView(GameTable):
 
     def _draw_end(self, surface: pygame.Surface, geometry: StarGeometry, model: TableModel,
                   hotspots: Hotspots, ui: TableUi, playing: bool) -> None:
-        view = model.view
+        view = star_patience_view(model.view)
         won = view.get("result") == "won"
         area = self._end_box(geometry, playing)
         panel(surface, area, 255)  # opaque: the star must not show through its text

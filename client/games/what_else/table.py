@@ -19,7 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 import pygame
 
-from starhall.client.games.base import ColourGroup, GameTable, Swatch, TableHost, seat_group
+from starhall.client.games.base import (
+    ColourGroup,
+    GameTable,
+    Swatch,
+    TableHost,
+    back_key,
+    hand_key,
+    seat_group,
+)
 from starhall.client.games.table_parts import (
     SEAT_NOTE,
     draw_log,
@@ -49,9 +57,7 @@ from starhall.client.games.what_else.choreography import (
     Hidden,
     WhatElseChoreographer,
     WhatElseGeometry,
-    back_key,
     between,
-    hand_key,
     pile_key,
     round_ended,
     token_key,

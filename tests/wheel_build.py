@@ -1,0 +1,88 @@
+"""The wheel ``pip wheel .`` builds from a clean copy of the sources, the engines compiled from
+scratch: tests/test_packaging.py builds it, or waits for the one ``make test`` started in the
+background before anything else, so that this compile runs beside the engines' own, lint and
+the type checks instead of after them.
+
+    python -m tests.wheel_build FOLDER   # FOLDER/dist/starhall-*.whl; FOLDER/done says how it ended
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ("pyproject.toml", "setup.py", "README.md")
+FOLDERS = ("_starhall", "shared", "server", "client", "docs", "tools", "tests")
+"""What the wheel is built from: the package's folders, and the developer tools and tests it
+must leave out."""
+STARTED = "STARHALL_TEST_WHEEL_BUILD"
+"""The folder of the build ``make test`` started (its ``pid`` file written beside)."""
+DONE = "done"
+"""Written last, at once: ``{"wheel": path}`` or ``{"error": what went wrong}``."""
+
+
+def build_wheel(folder: Path) -> Path:
+    source = folder / "src"
+    source.mkdir()
+    for name in SOURCES:
+        shutil.copy(ROOT / name, source / name)
+    for name in FOLDERS:
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns(
+            "__pycache__", "*.so", "engines_build.json"))
+    env = {key: value for key, value in os.environ.items() if key != "STARHALL_PURE_PYTHON"}
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
+                            "--no-build-isolation", "-q", "-w", str(folder / "dist"),
+                            str(source)], env=env, capture_output=True, text=True, check=False)
+    if built.returncode != 0:
+        raise RuntimeError(f"pip wheel failed ({built.returncode}):\n{built.stdout}{built.stderr}")
+    return next((folder / "dist").glob("starhall-*.whl"))
+
+
+def wait_for_wheel(folder: Path) -> Path:
+    """The wheel of the build started in ``folder``, once it has ended: its ``done`` file is
+    its end, or its process gone without one (killed)."""
+    done = folder / DONE
+    pid = int((folder / "pid").read_text())
+    while not done.exists():
+        if not _running(pid) and not done.exists():
+            raise RuntimeError(f"the wheel's build in {folder} ended without a word; see "
+                               f"{folder / 'log'}")
+        time.sleep(0.2)  # polls for the end of a compile of a minute or more
+    outcome = json.loads(done.read_text())
+    if "error" in outcome:
+        raise RuntimeError(outcome["error"])
+    return Path(outcome["wheel"])
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    if Path(f"/proc/{pid}/stat").exists():  # a finished child not yet reaped is a zombie
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    return True
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(argv[0])
+    try:
+        outcome = {"wheel": str(build_wheel(folder))}
+    except Exception as error:  # noqa: BLE001 - whatever it is, the waiting test reports it
+        outcome = {"error": str(error)}
+    partial = folder / f"{DONE}.tmp"
+    partial.write_text(json.dumps(outcome))
+    partial.replace(folder / DONE)
+    return 0 if "wheel" in outcome else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
