@@ -44,6 +44,7 @@ import nats.js.errors
 from nats.js import api
 
 from starhall.server.seats import SeatRecord, seating_body, seats_from_body
+from starhall.server.stores import TableLost
 from starhall.shared.logfile import encode_record
 
 T = TypeVar("T")
@@ -67,14 +68,6 @@ TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 class AddressError(ValueError):
     """A ``nats://`` address that cannot be used, in words."""
-
-
-class TableLost(OSError):
-    """The table's subject holds records this node did not write: another node took the
-    table over (or this node's last commit landed after it was said to fail). It must be
-    given up, and read again from the stream by whoever holds it."""
-
-    table_lost = True
 
 
 def is_address(text: str) -> bool:
@@ -436,6 +429,8 @@ class JetStreamStore:
         if (last.headers or {}).get(MSG_ID) == ids[-1] and last.seq is not None:
             return last.seq
         if refusal.err_code == WRONG_LAST_SEQUENCE:
+            # Another node took the table over (or this node's last commit landed after it
+            # was said to fail): whoever holds it reads it again from the stream.
             raise TableLost(f"table {log.table_id} was written by another node: this one "
                             "has given it up")
         raise refusal
@@ -468,6 +463,9 @@ class JetStreamStore:
         return True
 
     # --- leases -------------------------------------------------------------------------
+
+    def advertise(self, address: str) -> None:
+        self.client_address = address
 
     def lease_value(self, table_id: str) -> bytes:
         """A lease says who holds the table, where its clients reach that node, and what the

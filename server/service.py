@@ -55,7 +55,7 @@ from starhall.server.reports import ReportStore, where
 from starhall.server.scheduling import hand_over_core
 from starhall.server.seats import distinct_name, keyed_token, new_key_salt, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
-from starhall.server.stores import FileStore, LogStore
+from starhall.server.stores import FileStore, LogStore, TableLost
 from starhall.server.tables import (
     LiveTable,
     create_table,
@@ -179,9 +179,8 @@ class Service:
                 self.folder_lock.release()
             raise
         self.address: str = self.socket.getsockopt(zmq.LAST_ENDPOINT).decode()
-        if hasattr(self.store, "client_address"):
-            self.store.client_address = config.advertise or self.address
-            self._describe()
+        self.store.advertise(config.advertise or self.address)
+        self._describe()
         self._versions: dict[str, Any] | None = None
         """What this server runs (``shared.bugreport.versions``), found for the first report."""
         self.stalled: dict[str, float] = {}
@@ -314,7 +313,7 @@ class Service:
                 first = frames.build(messages[0][1])
             for writer, error in self.store.commit(list(logs)):
                 table = logs[writer]
-                if getattr(error, "table_lost", False):  # another node holds it now
+                if isinstance(error, TableLost):  # another node holds it now
                     self.lost_tables.add(table.id)
                 if self._undo_batch(table, error):
                     undone[table.id] = table
@@ -428,16 +427,13 @@ class Service:
 
     def close(self) -> None:
         self.thinkers.close()
-        if isinstance(self.store, FileStore):
-            self.store.close()  # first: a sync under way in the background ends before its file
+        self.store.close()  # first: a sync under way in the background ends before its file
         for table in self.tables.values():
             if table.log is not None:
                 try:
                     table.log.close()
                 except OSError as error:
                     print(f"starhall serve: closing table {table.id}: {error}", file=sys.stderr)
-        if not isinstance(self.store, FileStore):
-            self.store.close()
         self.socket.close(0)
         if self.folder_lock is not None:
             self.folder_lock.release()
@@ -576,12 +572,10 @@ class Service:
         """The tables of the whole service: this node's, and (with JetStream) those other
         nodes hold, as their leases last described them."""
         every: dict[str, LiveTable | Listed] = dict(self.tables)
-        service_tables = getattr(self.store, "service_tables", None)
-        if service_tables is not None:
-            for table_id, lease in service_tables().items():
-                info = lease.get("info")
-                if table_id not in every and isinstance(info, dict):
-                    every[table_id] = Listed(table_id, str(info.get("status")), info)
+        for table_id, lease in self.store.service_tables().items():
+            info = lease.get("info")
+            if table_id not in every and isinstance(info, dict):
+                every[table_id] = Listed(table_id, str(info.get("status")), info)
         return every
 
     def _create(self, session: Session, message: dict[str, Any], rid: Any) -> None:
@@ -633,10 +627,9 @@ class Service:
 
     def _made_elsewhere(self, hashed_key: str | None) -> dict[str, Any] | None:
         """The ``TableInfo`` of the table another node made for a keyed ``create``."""
-        service_tables = getattr(self.store, "service_tables", None)
-        if hashed_key is None or service_tables is None:
+        if hashed_key is None:
             return None
-        for lease in service_tables().values():
+        for lease in self.store.service_tables().values():
             if lease.get("create_key") == hashed_key and isinstance(lease.get("info"), dict):
                 info: dict[str, Any] = lease["info"]
                 return info
@@ -657,17 +650,15 @@ class Service:
         """The error for a table this node does not serve: ``elsewhere`` with the address of
         the node that does, or with none while it is being taken over; else ``no_table``."""
         store = self.store
-        holder = getattr(store, "holder", None)
-        if holder is not None:
-            lease = holder(table_id)
-            if lease is not None and lease.get("node") != getattr(store, "node", None):
-                address = lease.get("address")
-                return RequestError(protocol.ELSEWHERE, f"table {table_id} is served by another "
-                                    f"node: ask {address}", table=table_id, address=address)
-            if lease is not None or table_id in store.service_tables():  # type: ignore[attr-defined]
-                return RequestError(protocol.ELSEWHERE, f"table {table_id} is being taken over "
-                                    "by a node: ask again in a moment", table=table_id,
-                                    address=None)
+        lease = store.holder(table_id)
+        if lease is not None and lease.get("node") != store.node:
+            address = lease.get("address")
+            return RequestError(protocol.ELSEWHERE, f"table {table_id} is served by another "
+                                f"node: ask {address}", table=table_id, address=address)
+        if lease is not None or table_id in store.service_tables():
+            return RequestError(protocol.ELSEWHERE, f"table {table_id} is being taken over "
+                                "by a node: ask again in a moment", table=table_id,
+                                address=None)
         return RequestError(protocol.NO_TABLE, f"no table {table_id!r}", table=table_id)
 
     def _playable(self, table: LiveTable) -> None:
@@ -1202,12 +1193,11 @@ class Service:
         """With JetStream: give up the tables whose lease this node lost (or whose stream
         another node wrote), and take over those whose lease nobody holds (a node died)."""
         store = self.store
-        take_lost = getattr(store, "take_lost", None)
-        if take_lost is None or self.config.read_only:
+        if self.config.read_only:
             return
-        for table_id in take_lost() | self.lost_tables:
+        for table_id in store.take_lost() | self.lost_tables:
             table = self.tables.pop(table_id, None)
-            store.release(table_id)  # type: ignore[attr-defined]
+            store.release(table_id)
             if table is not None:
                 self._given_up(table)
         self.lost_tables.clear()
@@ -1216,16 +1206,16 @@ class Service:
         self._next_scan = now + self.config.lease_seconds / 2
         self._describe()
         try:
-            unheld = store.unheld()  # type: ignore[attr-defined]
+            unheld = store.unheld()
         except Exception:  # noqa: BLE001 - NATS away: the next scan tries again
             return
         for table_id in unheld:
-            if table_id in self.tables or not store.claim(table_id):  # type: ignore[attr-defined]
+            if table_id in self.tables or not store.claim(table_id):
                 continue
             try:
                 live = restore_from_store(store, table_id)
             except Exception as error:  # noqa: BLE001 - one damaged table must not stop us
-                store.release(table_id)  # type: ignore[attr-defined]
+                store.release(table_id)
                 print(f"starhall serve: cannot take table {table_id} over: {error}",
                       file=sys.stderr)
                 continue
@@ -1255,13 +1245,11 @@ class Service:
     def _describe(self, tables: list[LiveTable] | None = None) -> None:
         """Have this node's leases tell the other nodes what their lobbies show of its tables
         (the whole service's lobby), at once for new ones."""
-        describe = getattr(self.store, "describe", None)
-        if describe is None:
-            return
+        describe = self.store.describe
         for table in self.tables.values() if tables is None else tables:
             describe(table.id, table.info(), table.create_key)
         if tables is not None:
-            self.store.announce()  # type: ignore[attr-defined]
+            self.store.announce()
 
     def _disconnect(self, session: Session) -> None:
         """Forget a session: the seats it held at tables that have not started become free;
