@@ -171,6 +171,52 @@ class StreamLog:
         self.abandon()  # what is pending was never acknowledged: nobody was told of it
 
 
+class StreamCommit:
+    """A commit under way in JetStream: a task on the bridge's loop for each log."""
+
+    def __init__(self, jobs: list[tuple[StreamLog, int, concurrent.futures.Future[int]]]
+                 ) -> None:
+        self._jobs = jobs
+        self._failures: list[tuple[Any, OSError]] | None = None
+
+    def done(self) -> bool:
+        return all(future.done() for _, _, future in self._jobs)
+
+    def wait(self, timeout: float | None) -> bool:
+        concurrent.futures.wait([future for _, _, future in self._jobs], timeout)
+        return self.done()
+
+    def failures(self) -> list[tuple[Any, OSError]]:
+        """Once done: each log is told what is stored now, and those that failed are said
+        (once: asked again, the same list)."""
+        if self._failures is None:
+            self._failures = []
+            for log, count, future in self._jobs:
+                error = _outcome(log, count, future)
+                if error is not None:
+                    self._failures.append((log, error))
+        return self._failures
+
+
+def _outcome(log: StreamLog, count: int, future: concurrent.futures.Future[int]
+             ) -> OSError | None:
+    """What a log's publish came to: ``None`` when stored (and ``log`` is told so)."""
+    if not future.done():
+        future.cancel()
+        return OSError(f"NATS JetStream did not acknowledge table {log.table_id}'s log")
+    try:
+        last_seq = future.result()
+    except TableLost as error:
+        return error
+    except (TimeoutError, concurrent.futures.CancelledError):
+        return OSError(f"NATS JetStream did not acknowledge table {log.table_id}'s log")
+    except Exception as error:  # noqa: BLE001 - every failure of NATS is a failed write
+        return OSError(f"NATS JetStream did not store table {log.table_id}'s log "
+                       f"({describe(error)})")
+    log.stored(count, last_seq)
+    return None
+
+
 def msg_id(table_id: str, offset: int, record: bytes) -> str:
     return f"{table_id}:{offset}:{zlib.crc32(record):08x}"
 
@@ -205,6 +251,8 @@ class JetStreamStore:
         and its value): who serves which table, where, and the table as its owner sees it."""
         self._lock = threading.Lock()
         self._ahead: tuple[StreamLog, int, concurrent.futures.Future[int]] | None = None
+        self._look: concurrent.futures.Future[list[str]] | None = None
+        """The look for unheld tables under way (``unheld``)."""
         self.bridge = Bridge()
         try:
             self.bridge.run(self._connect(servers, replicas), CONNECT_SECONDS + 5)
@@ -353,62 +401,63 @@ class JetStreamStore:
     def head_start(self, log: Any) -> None:
         if self._ahead is not None or not isinstance(log, StreamLog) or not log.pending:
             return
-        count = len(log.pending)
-        self._ahead = log, count, self.bridge.submit(self._publish(log, list(log.pending)))
+        records = list(log.pending)
+        self._ahead = log, len(records), self.bridge.submit(
+            self._publish(log, records, log.durable_length, log.last_seq))
 
     @property
     def head_started(self) -> bool:
         return self._ahead is not None
 
-    def commit(self, logs: list[Any]) -> list[tuple[Any, OSError]]:
+    def start_commit(self, logs: list[Any]) -> StreamCommit:
+        """Publish every log's pending records, each log's on its own task of the bridge's
+        loop (after the publish ``head_start`` began, for that log); the server polls the
+        ``StreamCommit`` and never waits for JetStream in its loop."""
         ahead, self._ahead = self._ahead, None
+        if ahead is not None and all(log is not ahead[0] for log in logs):
+            logs = [*logs, ahead[0]]
         jobs: list[tuple[StreamLog, int, concurrent.futures.Future[int]]] = []
         for log in logs:
-            if (isinstance(log, StreamLog) and log.pending
-                    and (ahead is None or log is not ahead[0])):
-                jobs.append((log, len(log.pending),
-                             self.bridge.submit(self._publish(log, list(log.pending)))))
-        failures: list[tuple[Any, OSError]] = []
-        if ahead is not None:
-            log, count, future = ahead
-            error = self._wait(log, count, future)
-            if error is not None:
-                failures.append((log, error))
-            elif log.pending:
-                jobs.append((log, len(log.pending),
-                             self.bridge.submit(self._publish(log, list(log.pending)))))
-        for log, count, future in jobs:
-            error = self._wait(log, count, future)
-            if error is not None:
-                failures.append((log, error))
-        return failures
+            if not isinstance(log, StreamLog) or not log.pending:
+                continue
+            records = list(log.pending)
+            early = ahead[1:] if ahead is not None and log is ahead[0] else None
+            jobs.append((log, len(records), self.bridge.submit(
+                self._store(log, records, log.durable_length, log.last_seq, early))))
+        return StreamCommit(jobs)
 
-    def _wait(self, log: StreamLog, count: int, future: concurrent.futures.Future[int]
-              ) -> OSError | None:
-        try:
-            last_seq = future.result(COMMIT_SECONDS + 1)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            return OSError(f"NATS JetStream did not acknowledge table {log.table_id}'s log")
-        except TableLost as error:
-            return error
-        except Exception as error:  # noqa: BLE001 - every failure of NATS is a failed write
-            return OSError(f"NATS JetStream did not store table {log.table_id}'s log "
-                           f"({describe(error)})")
-        log.stored(count, last_seq)
-        return None
+    def commit(self, logs: list[Any]) -> list[tuple[Any, OSError]]:
+        pending = self.start_commit(logs)
+        pending.wait(2 * COMMIT_SECONDS + 2)  # each log's task gives up after its own timeout
+        return pending.failures()
 
-    async def _publish(self, log: StreamLog, records: list[bytes]) -> int:
-        """Store ``records`` after the table's last known record, all or none; the stream
-        sequence of the last."""
+    async def _store(self, log: StreamLog, records: list[bytes], offset: int, expected: int,
+                     early: tuple[int, concurrent.futures.Future[int]] | None) -> int:
+        """Store ``records`` (the first ``early[0]`` of them published already, by
+        ``early[1]``) after the table's last known record; the stream sequence of the last."""
+        async def chain() -> int:
+            done, at, last_seq = 0, offset, expected
+            if early is not None:
+                done, future = early
+                last_seq = await asyncio.wrap_future(future)
+                at += sum(map(len, records[:done]))
+                if done == len(records):
+                    return last_seq
+            return await self._publish(log, records[done:], at, last_seq)
+
+        return await asyncio.wait_for(chain(), COMMIT_SECONDS + 1)
+
+    async def _publish(self, log: StreamLog, records: list[bytes], offset: int, expected_seq: int
+                       ) -> int:
+        """Store ``records`` at byte ``offset`` of the table's log, after its record at stream
+        sequence ``expected_seq``, all or none; the stream sequence of the last."""
         offsets = []
-        offset = log.durable_length
         for record in records:
             offsets.append(offset)
             offset += len(record)
         ids = [msg_id(log.table_id, at, record) for at, record in zip(offsets, records,
                                                                       strict=True)]
-        expected = str(log.last_seq)
+        expected = str(expected_seq)
         if self.lapsed(log.table_id):
             raise OSError(f"this node's lease of table {log.table_id} has lapsed")
         try:
@@ -434,7 +483,6 @@ class JetStreamStore:
             raise TableLost(f"table {log.table_id} was written by another node: this one "
                             "has given it up")
         raise refusal
-
 
     async def _publish_batch(self, subject: str, records: list[bytes], ids: list[str],
                              expected: str) -> int:
@@ -566,8 +614,17 @@ class JetStreamStore:
                 self.bridge.run(self.leases_kv.delete(table_id, last=revision))
 
     def unheld(self) -> list[str]:
-        """The tables of the stream whose lease nobody holds (their node died, or let go)."""
-        return self.bridge.run(self._unheld())
+        """The tables of the stream whose lease nobody held (their node died, or let go) at
+        the last look. Each call returns what the last look found (nothing while it still
+        runs) and starts the next, so the server never waits for NATS to ask."""
+        look, found = self._look, []
+        if look is not None:
+            if not look.done():
+                return []
+            with contextlib.suppress(Exception):  # NATS away: the next look tries again
+                found = look.result()
+        self._look = self.bridge.submit(self._unheld())
+        return found
 
     async def _unheld(self) -> list[str]:
         tables = await self._table_ids()

@@ -55,7 +55,7 @@ from starhall.server.reports import ReportStore, where
 from starhall.server.scheduling import hand_over_core
 from starhall.server.seats import distinct_name, keyed_token, new_key_salt, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
-from starhall.server.stores import FileStore, LogStore, TableLost
+from starhall.server.stores import Commit, FileStore, LogStore, TableLost
 from starhall.server.tables import (
     LiveTable,
     create_table,
@@ -69,7 +69,7 @@ from starhall.shared.bots import bot_kind
 from starhall.shared.bugreport import make_bug_report, versions
 from starhall.shared.engine import Command, Event, IllegalCommand, OptionError
 from starhall.shared.games import GAMES
-from starhall.shared.logfile import BUG_SUFFIX
+from starhall.shared.logfile import BUG_SUFFIX, TableLog
 from starhall.shared.seating import BOT
 from starhall.shared.shuffle import new_seed, shuffle_command
 from starhall.shared.table import Seating
@@ -86,9 +86,28 @@ those wake-ups slow the delivery of the first message (by about 50 us in the loo
 than the building of a few frames."""
 OPEN_STATUSES = (protocol.WAITING, protocol.PLAYING)
 THOUGHT_POLL = 0.01
+COMMIT_POLL = 0.002
+"""Seconds the loop waits for messages at most while a commit is under way: how soon after
+it ends its replies go out."""
 """Seconds the loop waits for messages at most while a bot thinks in a worker: how soon after
 it answers its move is played."""
 Handler = Callable[[Session, dict[str, Any], Any], None]
+Deferred = tuple[bytes, dict[str, Any], Any, Handler]
+"""A request that waits for its table's commit: who sent it, the request, its rid, its
+handler."""
+
+
+@dataclass(slots=True)
+class InFlight:
+    """A commit and what waits for it: the logs' tables, and the batch's messages about them
+    (the first frame perhaps built already, while the store worked)."""
+
+    commit: Commit
+    logs: dict[TableLog, LiveTable]
+    tables: list[LiveTable]
+    messages: list[Outgoing]
+    frames: Frames
+    first: bytes | Exception | None
 
 
 @dataclass(slots=True)
@@ -132,6 +151,9 @@ class ServerConfig:
     """Hears what the server does while it restores its tables (``serve`` prints it)."""
     stall_retry: float = 1.0
     """Seconds before a table whose log could not be written tries again."""
+    commit_patience: float = 0.05
+    """Seconds the loop waits for a commit before it goes on serving without it (a store
+    that waits for the network: JetStream); the tables of that commit wait for it alone."""
     max_reports: int = 500
     """Bug reports (``report``) the server keeps in its data folder at most."""
     reports_per_session: int = 5
@@ -189,6 +211,12 @@ class Service:
         self.outbox = Outbox()
         self.dirty: dict[str, LiveTable] = {}
         """Tables with events not yet fsynced."""
+        self.in_flight: list[InFlight] = []
+        """Commits the loop went on without, oldest first."""
+        self.frozen: dict[str, InFlight] = {}
+        """Tables whose commit is under way: nothing is done at them until it ends."""
+        self.deferred: dict[str, list[Deferred]] = {}
+        """Requests about a frozen table, handled in order once its commit has ended."""
         self.changed_rosters: dict[str, LiveTable] = {}
         """Tables whose participants should get a fresh ``table`` message."""
         self.bot_queue: list[tuple[float, int, str]] = []
@@ -269,6 +297,8 @@ class Service:
             wait = min(wait, self.bot_queue[0][0] - time.monotonic())
         if self.thinking:
             wait = min(wait, THOUGHT_POLL)
+        if self.in_flight:
+            wait = min(wait, COMMIT_POLL)
         return max(0, int(wait * 1000))
 
     def _receive_batch(self, wait_ms: int = 0) -> bool:
@@ -295,36 +325,78 @@ class Service:
         return handled
 
     def _commit_and_send(self) -> None:
-        for table in self.changed_rosters.values():
-            self._send_roster(table)
-        self.changed_rosters.clear()
-        withheld: dict[str, BaseException] = {}
-        undone: dict[str, LiveTable] = {}
+        if self.in_flight:
+            self._finish_commits()
+        rosters = self.changed_rosters
+        for table_id, table in list(rosters.items()):
+            if table_id not in self.frozen:  # a frozen table's roster goes after its commit
+                self._send_roster(table)
+                del rosters[table_id]
         committed = list(self.dirty.values())
         self.dirty.clear()
         messages = self.outbox.drain()
         frames = Frames()
-        first: bytes | Exception | None = None
-        if committed:
-            logs = {t.log: t for t in committed if t.log is not None}
-            if messages and self.store.head_started:
-                # The disk works on a person's move: its update is built meanwhile, so it
-                # leaves the moment the sync ends (the others are built after it is sent).
-                first = frames.build(messages[0][1])
-            for writer, error in self.store.commit(list(logs)):
-                table = logs[writer]
-                if isinstance(error, TableLost):  # another node holds it now
-                    self.lost_tables.add(table.id)
-                if self._undo_batch(table, error):
-                    undone[table.id] = table
-                else:  # not durable, and not cut back: nothing more may be built on it
-                    withheld[table.id] = error
-                    self._break(table, error)
-        try:
+        if not committed:
             if messages:
-                self._send(messages, withheld, undone, frames, first)
+                self._send(messages, {}, {}, frames, None)
+            return
+        logs = {t.log: t for t in committed if t.log is not None}
+        first: bytes | Exception | None = None
+        if messages and self.store.head_started:
+            # The disk works on a person's move: its update is built meanwhile, so it
+            # leaves the moment the sync ends (the others are built after it is sent).
+            first = frames.build(messages[0][1])
+        commit = self.store.start_commit(list(logs))
+        flight = InFlight(commit, logs, committed, messages, frames, first)
+        if commit.wait(self.config.commit_patience):
+            self._finish(flight)
+            return
+        # The store is slow (a NATS node died, say): its tables wait for it, and everything
+        # else goes out now; the loop goes on serving pings, the lobby and the other tables.
+        for table in committed:
+            self.frozen[table.id] = flight
+        held = [m for m in messages if table_of(m[1]) in self.frozen]
+        now = [m for m in messages if table_of(m[1]) not in self.frozen]
+        first_held = bool(held) and held[0] is messages[0]
+        flight.messages, flight.first = held, first if first_held else None
+        self.in_flight.append(flight)
+        if now:
+            self._send(now, {}, {}, frames, None if first_held else first)
+
+    def _finish_commits(self) -> None:
+        """Each commit under way that has ended: its replies and updates go out, as they
+        would have at once, and its tables take up the requests that waited for them."""
+        for flight in [f for f in self.in_flight if f.commit.done()]:
+            self.in_flight.remove(flight)
+            for table in flight.tables:
+                del self.frozen[table.id]
+            self._finish(flight)
+            for table in flight.tables:
+                for identity, message, rid, handler in self.deferred.pop(table.id, ()):
+                    self._dispatch(self._session(identity, time.monotonic()), message, rid,
+                                   handler)
+                if table.stalled is None:  # bots and deals skipped meanwhile go on
+                    self._advance(table)
+
+    def _finish(self, flight: InFlight) -> None:
+        """A commit has ended: undo the batch of each table whose log it could not write,
+        then send what the batch produced."""
+        withheld: dict[str, BaseException] = {}
+        undone: dict[str, LiveTable] = {}
+        for writer, error in flight.commit.failures():
+            table = flight.logs[writer]
+            if isinstance(error, TableLost):  # another node holds it now
+                self.lost_tables.add(table.id)
+            if self._undo_batch(table, error):
+                undone[table.id] = table
+            else:  # not durable, and not cut back: nothing more may be built on it
+                withheld[table.id] = error
+                self._break(table, error)
+        try:
+            if flight.messages:
+                self._send(flight.messages, withheld, undone, flight.frames, flight.first)
         finally:  # after the sends, so that none waits for it (a summary is a file written)
-            self._after_commit(committed, withheld, undone)
+            self._after_commit(flight.tables, withheld, undone)
 
     def _after_commit(self, committed: list[LiveTable], withheld: dict[str, BaseException],
                       undone: dict[str, LiveTable]) -> None:
@@ -467,6 +539,16 @@ class Service:
             self._error(identity, rid, protocol.UNKNOWN_TYPE,
                         f"no request {message['type'][:40]!r}")
             return
+        if self.frozen:
+            table_id = message.get("table")
+            if type(table_id) is str and table_id in self.frozen:  # it waits for its commit
+                self.deferred.setdefault(table_id, []).append((identity, message, rid, handler))
+                return
+        self._dispatch(session, message, rid, handler)
+
+    def _dispatch(self, session: Session, message: dict[str, Any], rid: Any,
+                  handler: Handler) -> None:
+        identity = session.identity
         try:
             handler(session, message, rid)
         except RequestError as error:
@@ -485,7 +567,8 @@ class Service:
         if session is None:
             if len(self.sessions) >= self.config.max_sessions:
                 oldest = min(self.sessions.values(), key=lambda s: s.last_heard)
-                self._disconnect(oldest)
+                if not self._waits_for_commit(oldest):
+                    self._disconnect(oldest)
             session = Session(identity, now, self.config.flood_burst, now)
             self.sessions[identity] = session
         session.last_heard = now
@@ -1068,6 +1151,8 @@ class Service:
             if table is None or table.bot_due != due:
                 continue  # rescheduled or gone
             table.bot_due = None
+            if table_id in self.frozen:
+                continue  # its commit is under way: scheduled again when it ends
             for _ in range(burst):
                 if not self._bot_moves(table):
                     break
@@ -1115,6 +1200,8 @@ class Service:
         still thinking past its budget and grace (said on stderr)."""
         now = time.monotonic()
         for table in list(self.thinking.values()):
+            if table.id in self.frozen:
+                continue  # its commit is under way: the move is played after it
             thought = table.thought
             if thought is None or table.broken:
                 del self.thinking[table.id]
@@ -1178,10 +1265,12 @@ class Service:
             return
         self._next_housekeeping = now + min(0.5, self.config.timeout / 4)
         limit = now - self.config.timeout
-        for session in [s for s in self.sessions.values() if s.last_heard < limit]:
+        for session in [s for s in self.sessions.values() if s.last_heard < limit
+                        and not self._waits_for_commit(s)]:
             self._disconnect(session)
         self._leases(now)
-        for table_id in [t for t, due in self.stalled.items() if due <= now]:
+        for table_id in [t for t, due in self.stalled.items()
+                         if due <= now and t not in self.frozen]:
             del self.stalled[table_id]
             table = self.tables.get(table_id)
             if table is not None and not table.broken:
@@ -1195,7 +1284,9 @@ class Service:
         store = self.store
         if self.config.read_only:
             return
-        for table_id in store.take_lost() | self.lost_tables:
+        lost = store.take_lost() | self.lost_tables
+        self.lost_tables = {t for t in lost if t in self.frozen}  # given up after its commit
+        for table_id in lost - self.lost_tables:
             table = self.tables.pop(table_id, None)
             store.release(table_id)
             if table is not None:
@@ -1250,6 +1341,13 @@ class Service:
             describe(table.id, table.info(), table.create_key)
         if tables is not None:
             self.store.announce()
+
+    def _waits_for_commit(self, session: Session) -> bool:
+        """Whether a table the session sits at or watches has a commit under way (it is
+        forgotten only after that)."""
+        frozen = self.frozen
+        return bool(frozen) and (any(t in frozen for t, _ in session.seats)
+                                 or any(t in frozen for t in session.watching))
 
     def _disconnect(self, session: Session) -> None:
         """Forget a session: the seats it held at tables that have not started become free;

@@ -74,8 +74,13 @@ class LogStore(Protocol):
     @property
     def head_started(self) -> bool: ...
 
+    def start_commit(self, logs: list[TableLog]) -> Commit:
+        """Start making every log durable; the server goes on meanwhile and asks the
+        ``Commit`` whether it is done. Until then nothing more is appended to these logs."""
+        ...
+
     def commit(self, logs: list[TableLog]) -> list[tuple[TableLog, OSError]]:
-        """Make every log durable; those that failed, with their error."""
+        """Make every log durable, waiting for it; those that failed, with their error."""
         ...
 
     def rollback(self, log: TableLog) -> bool:
@@ -106,7 +111,8 @@ class LogStore(Protocol):
         ...
 
     def unheld(self) -> list[str]:
-        """The tables whose lease nobody holds (their node died): this node may take them."""
+        """The tables whose lease nobody holds (their node died): this node may take them.
+        Never waits for the network: what the last look found, perhaps a moment old."""
         ...
 
     def take_lost(self) -> set[str]:
@@ -130,6 +136,37 @@ class LogStore(Protocol):
     def service_tables(self) -> dict[str, dict[str, Any]]:
         """Every table of the whole service some node has held, with its last lease."""
         ...
+
+
+class Commit(Protocol):
+    """A commit under way: the server polls it, and never waits for it in its loop."""
+
+    def done(self) -> bool: ...
+
+    def wait(self, timeout: float | None) -> bool:
+        """Wait for it at most ``timeout`` seconds (``None``: until it ends); whether done."""
+        ...
+
+    def failures(self) -> list[tuple[TableLog, OSError]]:
+        """Once done: the logs that failed, with their error (the others are durable)."""
+        ...
+
+
+class Done:
+    """A commit that ended before ``start_commit`` returned (a file store's group commit,
+    which waits only for the local disk)."""
+
+    def __init__(self, failures: list[tuple[TableLog, OSError]]) -> None:
+        self._failures = failures
+
+    def done(self) -> bool:
+        return True
+
+    def wait(self, timeout: float | None) -> bool:
+        return True
+
+    def failures(self) -> list[tuple[TableLog, OSError]]:
+        return self._failures
 
 
 class TableLost(OSError):
@@ -199,6 +236,10 @@ class FileStore:
     @property
     def head_started(self) -> bool:
         return self._committer is not None and self._committer.head_started
+
+    def start_commit(self, logs: list[TableLog]) -> Done:
+        # A local disk answers in milliseconds: the loop waits for it, as the fastest way.
+        return Done(self.commit(logs))
 
     def commit(self, logs: list[TableLog]) -> list[tuple[TableLog, OSError]]:
         writers = [log for log in logs if isinstance(log, LogWriter)]
