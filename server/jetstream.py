@@ -62,6 +62,10 @@ LEASE_MARGIN = 0.8
 writes the table: the rest covers the time the request took to reach NATS."""
 COMMIT_SECONDS = 5.0
 """How long a commit waits for JetStream's acknowledgement before it counts as failed."""
+ATTEMPT_SECONDS = 1.0
+"""How long one send of a commit waits for its acknowledgement before it is sent again (the
+stream may have lost its leader with a NATS node, and a send made meanwhile is never
+answered); the messages' ids keep a send that landed from being stored twice."""
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Table ids a subject and a key can hold (those a server makes are digits)."""
 
@@ -225,6 +229,8 @@ class JetStreamStore:
     """Tables kept in JetStream (``server/stores.py``'s ``LogStore``)."""
 
     summaries = False
+    _link: asyncio.Event
+    """Set when the connection in use now is lost (``_publish`` sends again then)."""
 
     def __init__(self, address: str, *, stream: str = DEFAULT_STREAM, replicas: int = 1,
                  lease_seconds: float = 10.0, node: str | None = None,
@@ -270,10 +276,16 @@ class JetStreamStore:
         async def quiet(_: Exception) -> None:  # nats-py would print every failed reconnect
             return None
 
+        async def lost() -> None:  # what was sent and not yet answered will never be
+            self._link.set()
+            self._link = asyncio.Event()
+
         await _some_server_answers(servers)  # else nats-py would try for ever
+        self._link = asyncio.Event()
         self.nc = await nats.connect(servers=servers, connect_timeout=CONNECT_SECONDS,
                                      max_reconnect_attempts=-1, reconnect_time_wait=0.2,
                                      allow_reconnect=True, error_cb=quiet,
+                                     disconnected_cb=lost,
                                      pending_size=0)  # nothing sent late, after a failure
         self.js = self.nc.jetstream(timeout=COMMIT_SECONDS)
         try:
@@ -458,14 +470,45 @@ class JetStreamStore:
         ids = [msg_id(log.table_id, at, record) for at, record in zip(offsets, records,
                                                                       strict=True)]
         expected = str(expected_seq)
-        if self.lapsed(log.table_id):
-            raise OSError(f"this node's lease of table {log.table_id} has lapsed")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + COMMIT_SECONDS
+        while True:
+            if self.lapsed(log.table_id):
+                raise OSError(f"this node's lease of table {log.table_id} has lapsed")
+            link = self._link
+            patience = max(0.05, min(ATTEMPT_SECONDS, deadline - loop.time()))
+            attempt = asyncio.ensure_future(self._send(log, records, ids, expected, patience))
+            broken = asyncio.ensure_future(link.wait())
+            try:
+                await asyncio.wait({attempt, broken}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                broken.cancel()
+            if not attempt.done():
+                # The NATS node it went to is gone (killed, say): its answer never comes.
+                # Sent again to the node the client reconnects to; the messages' ids keep
+                # a send that landed before from being stored twice.
+                attempt.cancel()
+                await asyncio.sleep(0.05)
+                continue
+            try:
+                return attempt.result()
+            except (nats.errors.NoRespondersError, nats.js.errors.NoStreamResponseError,
+                    nats.errors.OutboundBufferLimitError, nats.errors.TimeoutError,
+                    nats.errors.ConnectionReconnectingError):
+                # Reconnecting, or the stream electing a new leader: in a moment, again.
+                if loop.time() > deadline:
+                    raise
+                await asyncio.sleep(0.1)
+
+    async def _send(self, log: StreamLog, records: list[bytes], ids: list[str], expected: str,
+                    timeout: float) -> int:
+        """One try of ``_publish``, waiting ``timeout`` seconds for its acknowledgement."""
         try:
             if len(records) == 1:
-                ack = await self.js.publish(log.subject, records[0], timeout=COMMIT_SECONDS,
+                ack = await self.js.publish(log.subject, records[0], timeout=timeout,
                                             headers={EXPECTED: expected, MSG_ID: ids[0]})
                 return int(ack.seq)
-            return await self._publish_batch(log.subject, records, ids, expected)
+            return await self._publish_batch(log.subject, records, ids, expected, timeout)
         except nats.js.errors.APIError as error:
             refusal = error
         # Refused (the subject moved on, or the batch's ids are known already). If what moved
@@ -485,7 +528,7 @@ class JetStreamStore:
         raise refusal
 
     async def _publish_batch(self, subject: str, records: list[bytes], ids: list[str],
-                             expected: str) -> int:
+                             expected: str, timeout: float) -> int:
         batch = secrets.token_hex(8)
         last = len(records)
         for number, (record, ident) in enumerate(zip(records, ids, strict=True), 1):
@@ -497,8 +540,7 @@ class JetStreamStore:
                 await self.nc.publish(subject, record, headers=headers)
                 continue
             headers["Nats-Batch-Commit"] = "1"
-            reply = await self.nc.request(subject, record, headers=headers,
-                                          timeout=COMMIT_SECONDS)
+            reply = await self.nc.request(subject, record, headers=headers, timeout=timeout)
             answer = json.loads(reply.data)
             if "error" in answer:
                 raise nats.js.errors.APIError.from_error(answer["error"])
