@@ -237,7 +237,7 @@ class FileStore:
     def head_started(self) -> bool:
         return self._committer is not None and self._committer.head_started
 
-    def start_commit(self, logs: list[TableLog]) -> Done:
+    def start_commit(self, logs: list[TableLog]) -> Commit:
         # A local disk answers in milliseconds: the loop waits for it, as the fastest way.
         return Done(self.commit(logs))
 
