@@ -259,6 +259,7 @@ class JetStreamStore:
         self._ahead: tuple[StreamLog, int, concurrent.futures.Future[int]] | None = None
         self._look: concurrent.futures.Future[list[str]] | None = None
         """The look for unheld tables under way (``unheld``)."""
+        self._next_look = 0.0
         self.bridge = Bridge()
         try:
             self.bridge.run(self._connect(servers, replicas), CONNECT_SECONDS + 5)
@@ -656,16 +657,17 @@ class JetStreamStore:
                 self.bridge.run(self.leases_kv.delete(table_id, last=revision))
 
     def unheld(self) -> list[str]:
-        """The tables of the stream whose lease nobody held (their node died, or let go) at
-        the last look. Each call returns what the last look found (nothing while it still
-        runs) and starts the next, so the server never waits for NATS to ask."""
+        """The tables of the stream whose lease nobody held (their node died, or let go),
+        as a look in the background found them: once, when it has ended (nothing until
+        then). A look starts every half TTL, so the server never waits for NATS to ask."""
         look, found = self._look, []
-        if look is not None:
-            if not look.done():
-                return []
+        if look is not None and look.done():
+            self._look = None
             with contextlib.suppress(Exception):  # NATS away: the next look tries again
                 found = look.result()
-        self._look = self.bridge.submit(self._unheld())
+        elif look is None and monotonic() >= self._next_look:
+            self._next_look = monotonic() + self.lease_seconds / 2
+            self._look = self.bridge.submit(self._unheld())
         return found
 
     async def _unheld(self) -> list[str]:

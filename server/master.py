@@ -557,10 +557,16 @@ class TableMaster:
                     if table_id in self.tables
                     and self.tables[table_id].seats[number].session == session.identity}
         followed.update(table_id for table_id in session.watching if table_id in self.tables)
-        seqs = {table_id: self.tables[table_id].seq
+        seqs = {table_id: self._durable_seq(self.tables[table_id])
                 for table_id in sorted(followed, key=listing_order)[:protocol.MAX_PONG_TABLES]}
         self._reply(session, rid, {"type": protocol.PONG, "time": time.time(), "seqs": seqs,
                                    "instance": self.instance})
+
+    def _durable_seq(self, table: LiveTable) -> int:
+        """The table's ``seq`` as far as it is durable: while a batch's events wait for their
+        commit (perhaps held past this ``pong``), what the last commit left."""
+        before = table.before_batch
+        return table.seq if before is None else before[1]
 
     def _list(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         """A page of the tables in the order of their ids, which never changes (a new table
@@ -1240,13 +1246,11 @@ class TableMaster:
             store.release(table_id)
             if table is not None:
                 self._given_up(table)
-        self.lost_tables.clear()
-        if now < self._next_scan:
-            return
-        self._next_scan = now + self.config.lease_seconds / 2
-        self._describe()
+        if now >= self._next_scan:
+            self._next_scan = now + self.config.lease_seconds / 2
+            self._describe()
         try:
-            unheld = store.unheld()
+            unheld = store.unheld()  # what its last look found: it looks in the background
         except Exception:  # noqa: BLE001 - NATS away: the next scan tries again
             return
         for table_id in unheld:

@@ -151,7 +151,8 @@ def test_a_commit_under_way_holds_only_its_own_table(tmp_path: Path) -> None:
     driver.send(ADA, move)
     driver.send(ADA, {"type": "ping", "rid": "ping"})
     driver.turn()
-    assert driver.reply_to(ADA, "ping") is not None  # answered while the commit waits
+    pong = driver.reply_to(ADA, "ping")  # answered while the commit waits
+    assert pong is not None and pong["seqs"] == {table: snapshot["seq"]}  # nothing held
     assert driver.reply_to(ADA, "move") is None
     assert driver.master.frozen == {table: driver.master.in_flight[0]}
     driver.send(ADA, {**move, "rid": "again"})  # her resend waits for the commit, in order
