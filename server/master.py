@@ -30,9 +30,6 @@ the log gets the events → the state evolves → every participant gets the eve
 from __future__ import annotations
 
 import bisect
-import heapq
-import itertools
-import random
 import secrets
 import socket as sockets
 import sys
@@ -44,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from starhall.server import fields
+from starhall.server.bot_turns import BotTurns
 from starhall.server.durability import (
     READ_ONLY,
     STORAGE,
@@ -67,7 +65,6 @@ from starhall.server.tables import (
     restore_from_store,
     restore_tables,
 )
-from starhall.server.thinking import Thinkers, Thought, fallback_bot, searches
 from starhall.shared import protocol
 from starhall.shared.bots import bot_kind
 from starhall.shared.bugreport import make_bug_report, versions
@@ -206,16 +203,9 @@ class TableMaster:
         """Requests about a frozen table, handled in order once its commit has ended."""
         self.changed_rosters: dict[str, LiveTable] = {}
         """Tables whose participants should get a fresh ``table`` message."""
-        self.bot_queue: list[tuple[float, int, str]] = []
-        self._order = itertools.count()
         self.created_keys: dict[str, str] = {
             table.create_key: table.id for table in self.tables.values() if table.create_key}
         """Tables made by a keyed ``create``: the key's SHA-256 → the table's id."""
-        self.thinkers = Thinkers()
-        """The worker processes searching bots think in."""
-        self.thinking: dict[str, LiveTable] = {}
-        """Tables whose searching bot thinks in a worker (``LiveTable.thought``)."""
-        self._bot_rng = random.Random(secrets.randbits(64))
         self.games_info = [game_info(GAMES[game_id]) for game_id in sorted(GAMES)]
         self.moves = 0
         """Game events appended since start (the benchmark reads it)."""
@@ -226,6 +216,8 @@ class TableMaster:
         self._next_scan = 0.0
         self.lost_tables: set[str] = set()
         """Tables another node holds now (JetStream): given up at the next housekeeping."""
+        self.bot_turns = BotTurns(self)
+        """When each table's bots move, and the workers searching bots think in."""
         self._handlers: dict[str, Handler] = {
             protocol.HELLO: self._hello, protocol.PING: self._ping, protocol.LIST: self._list,
             protocol.CREATE: self._create, protocol.SIT: self._sit,
@@ -268,9 +260,9 @@ class TableMaster:
         # one who speaks while the bots play is answered in this turn's commit, not
         # after the rest of the bots' turn and its commit.
         budget = self.config.bot_budget
-        self._collect_thoughts()
-        return self._run_bots(min(budget, self.config.people_wait) if people_waiting
-                              else budget)
+        self.bot_turns.collect_thoughts()
+        return self.bot_turns.run(min(budget, self.config.people_wait) if people_waiting
+                                  else budget)
 
     def housekeeping(self) -> None:
         """The clock's part of a loop turn: sessions timed out, leases, stalled tables."""
@@ -279,9 +271,10 @@ class TableMaster:
     def wait_seconds(self) -> float:
         """How long the loop may wait for a message before the master has work of its own."""
         wait = 0.1  # also how soon a stop request is noticed
-        if self.bot_queue:
-            wait = min(wait, self.bot_queue[0][0] - time.monotonic())
-        if self.thinking:
+        bot_turns = self.bot_turns
+        if bot_turns.bot_queue:
+            wait = min(wait, bot_turns.bot_queue[0][0] - time.monotonic())
+        if bot_turns.thinking:
             wait = min(wait, THOUGHT_POLL)
         if self.in_flight:
             wait = min(wait, COMMIT_POLL)
@@ -448,7 +441,7 @@ class TableMaster:
             yield identity, frame
 
     def close(self) -> None:
-        self.thinkers.close()
+        self.bot_turns.thinkers.close()
         self.store.close()  # first: a sync under way in the background ends before its file
         for table in self.tables.values():
             if table.log is not None:
@@ -1057,7 +1050,7 @@ class TableMaster:
         if self.config.read_only:
             return
         self._deal(table)
-        self._schedule_bots(table)
+        self.bot_turns.schedule(table)
 
     def _deal(self, table: LiveTable) -> None:
         """Answer the game's chance requests (the deals) with fresh deal numbers."""
@@ -1071,138 +1064,6 @@ class TableMaster:
                 self._submit(table, shuffle_command(request, new_seed()))
             except (IllegalCommand, RequestError) as error:
                 self._break(table, error)
-
-    def _think(self, table: LiveTable) -> float:
-        """Seconds a bot takes for a move at ``table``."""
-        return self.config.think if table.think is None else table.think
-
-    def _schedule_bots(self, table: LiveTable) -> None:
-        if (table.bot_due is not None or table.thought is not None or table.broken
-                or table.status != protocol.PLAYING):
-            return
-        state = table.table.state
-        if table.game.chance(state) is not None:
-            return
-        bots = [table.bots.get(s) for s in table.game.to_act(state)
-                if table.seats[s].state == BOT]
-        if bots:
-            # A searching bot's thinking is its wait; a quick one waits so people can follow.
-            wait = 0.0 if any(bot is not None and searches(bot) for bot in bots) \
-                else self._think(table)
-            table.bot_due = time.monotonic() + wait
-            heapq.heappush(self.bot_queue, (table.bot_due, next(self._order), table.id))
-
-    def _run_bots(self, budget: float) -> bool:
-        """Let due bots move for about ``budget`` seconds; whether they stopped early, after
-        ``people_wait``, because a message is waiting."""
-        queue = self.bot_queue
-        now = time.monotonic()
-        deadline = now + budget
-        listen_from = now + self.config.people_wait
-        burst = self.config.bot_burst if self.config.think <= 0 else 1
-        while queue and queue[0][0] <= now:
-            due, _, table_id = heapq.heappop(queue)
-            table = self.tables.get(table_id)
-            if table is None or table.bot_due != due:
-                continue  # rescheduled or gone
-            table.bot_due = None
-            if table_id in self.frozen:
-                continue  # its commit is under way: scheduled again when it ends
-            for _ in range(burst):
-                if not self._bot_moves(table):
-                    break
-                self._deal(table)
-            self._schedule_bots(table)
-            clock = time.monotonic()
-            if clock > deadline:
-                return False
-            if clock > listen_from and self.message_waiting():
-                return True
-        return False
-
-    def _bot_moves(self, table: LiveTable) -> bool:
-        """Every bot whose turn it is makes one move; whether any did."""
-        if table.broken or table.status != protocol.PLAYING:
-            return False
-        game = table.game
-        moved = False
-        for number in game.to_act(table.table.state):
-            bot = table.bots.get(number)
-            if bot is None or table.seats[number].state != BOT:
-                continue
-            try:
-                if searches(bot):
-                    if table.thought is None:  # one thought at a time per table
-                        kind = table.seats[number].bot_kind or "random"
-                        table.thought = self.thinkers.ask(
-                            kind, table.observe(number), self._think(table), self._bot_rng,
-                            table.seq)
-                        self.thinking[table.id] = table
-                    continue
-                command = bot.choose(table.observe(number), self._think(table))
-                self._submit(table, command)
-            except (IllegalCommand, RequestError) as error:
-                self._break(table, error)
-                return False
-            except Exception as error:  # a bot's bug stops its table, not the server
-                self._break(table, error)
-                return False
-            moved = True
-        return moved
-
-    def _collect_thoughts(self) -> None:
-        """Play the moves the workers have thought of, and a fallback move for each one
-        still thinking past its budget and grace (said on stderr)."""
-        now = time.monotonic()
-        for table in list(self.thinking.values()):
-            if table.id in self.frozen:
-                continue  # its commit is under way: the move is played after it
-            thought = table.thought
-            if thought is None or table.broken:
-                del self.thinking[table.id]
-                table.thought = None
-                continue
-            if not thought.future.done() and now < thought.deadline:
-                continue
-            del self.thinking[table.id]
-            table.thought = None
-            seat = table.seats[thought.seat]
-            if table.status != protocol.PLAYING or seat.state != BOT \
-                    or thought.seat not in table.game.to_act(table.table.state):
-                self._schedule_bots(table)  # the seat's bot went, or its turn passed
-                continue
-            command = self._thought_move(table, thought)
-            try:
-                self._submit(table, command)
-            except (IllegalCommand, RequestError) as error:
-                if table.seq == thought.seq:
-                    self._break(table, error)
-                    continue
-                # The table moved on while the bot thought (another seat's pass, say).
-            except Exception as error:  # a bot's bug stops its table, not the server
-                self._break(table, error)
-                continue
-            self._deal(table)
-            self._schedule_bots(table)
-
-    def _thought_move(self, table: LiveTable, thought: Thought) -> Command:
-        """The worker's move, or the fallback bot's when it has none in time."""
-        future = thought.future
-        why = "did not answer in time"
-        if future.done():
-            try:
-                kind, seat, data = future.result()
-                return Command(kind, seat, data)
-            except Exception as error:
-                why = f"failed ({error!r})"
-            future.cancel()
-        else:
-            future.cancel()
-        bot = fallback_bot(table.game, self._bot_rng)
-        print(f"starhall serve: table {table.id}: the {table.seats[thought.seat].bot_kind} bot "
-              f"of seat {thought.seat} {why}; played a {type(bot).__name__} move instead",
-              file=sys.stderr)
-        return bot.choose(table.observe(thought.seat), 0.0)
 
     def _break(self, table: LiveTable, error: BaseException) -> None:
         print(f"starhall serve: table {table.id} stopped: {error!r}", file=sys.stderr)
