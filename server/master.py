@@ -53,6 +53,7 @@ from starhall.server.durability import (
 )
 from starhall.server.fields import RequestError
 from starhall.server.games_cli import game_info
+from starhall.server.leases import Leases
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
 from starhall.server.reports import ReportStore, where
 from starhall.server.seats import distinct_name, keyed_token, new_key_salt, token_hash
@@ -62,7 +63,6 @@ from starhall.server.tables import (
     LiveTable,
     create_table,
     next_table_id,
-    restore_from_store,
     restore_tables,
 )
 from starhall.shared import protocol
@@ -213,9 +213,8 @@ class TableMaster:
         """Names this run of the server in ``welcome`` and ``pong``: a client that sees it
         change knows the server restarted and forgot its session."""
         self._next_housekeeping = 0.0
-        self._next_scan = 0.0
-        self.lost_tables: set[str] = set()
-        """Tables another node holds now (JetStream): given up at the next housekeeping."""
+        self.leases = Leases(self)
+        """Which tables this node serves, of the whole service's."""
         self.bot_turns = BotTurns(self)
         """When each table's bots move, and the workers searching bots think in."""
         self._handlers: dict[str, Handler] = {
@@ -251,7 +250,7 @@ class TableMaster:
     def advertise(self, address: str) -> None:
         """Where this node's clients reach it (the transport's address), for the leases."""
         self.store.advertise(address)
-        self._describe()
+        self.leases.describe()
 
     def bots(self, people_waiting: bool) -> bool:
         """The bots' part of a loop turn: the moves the workers thought of, then the due bots'
@@ -346,7 +345,7 @@ class TableMaster:
         for writer, error in flight.commit.failures():
             table = flight.logs[writer]
             if isinstance(error, TableLost):  # another node holds it now
-                self.lost_tables.add(table.id)
+                self.leases.lost_tables.add(table.id)
             if self._undo_batch(table, error):
                 undone[table.id] = table
             else:  # not durable, and not cut back: nothing more may be built on it
@@ -572,7 +571,7 @@ class TableMaster:
         if cursor is not None and offset is not None:
             raise RequestError(protocol.BAD_FIELD, "give 'cursor' or 'offset', not both",
                                field="offset")
-        every = self._every_table()
+        every = self.leases.every_table()
         if cursor is not None and cursor not in every:
             raise RequestError(protocol.BAD_FIELD, "'cursor' must be one a 'tables' reply of "
                                "this server gave (ask without it for the first page)",
@@ -599,16 +598,6 @@ class TableMaster:
             "next": start + len(listed) if more else None,
         })
 
-    def _every_table(self) -> dict[str, LiveTable | Listed]:
-        """The tables of the whole service: this node's, and (with JetStream) those other
-        nodes hold, as their leases last described them."""
-        every: dict[str, LiveTable | Listed] = dict(self.tables)
-        for table_id, lease in self.store.service_tables().items():
-            info = lease.get("info")
-            if table_id not in every and isinstance(info, dict):
-                every[table_id] = Listed(table_id, str(info.get("status")), info)
-        return every
-
     def _create(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         game_id = fields.text(message, "game", max_chars=64)
         players = fields.whole(message, "players", maximum=1000)
@@ -625,7 +614,7 @@ class TableMaster:
         if made is not None:  # a resend: the table its first sending made
             self._reply(session, rid, {"type": protocol.CREATED, "table": made.info()})
             return
-        made_elsewhere = self._made_elsewhere(hashed_key)
+        made_elsewhere = self.leases.made_elsewhere(hashed_key)
         if made_elsewhere is not None:  # a resend to another node of the service
             self._reply(session, rid, {"type": protocol.CREATED, "table": made_elsewhere})
             return
@@ -642,7 +631,7 @@ class TableMaster:
             game.make_options(players, options)
         except OptionError as error:
             raise RequestError(protocol.BAD_OPTIONS, str(error)) from None
-        table_id = next_table_id(self._every_table())
+        table_id = next_table_id(self.leases.every_table())
         while self.store.exists(table_id):  # a log that failed to load, or another node's
             table_id = f"{int(table_id) + 1:04d}"
         keyed: dict[str, Any] = {} if hashed_key is None else {"create_key_sha256": hashed_key}
@@ -653,18 +642,8 @@ class TableMaster:
         self.tables[table_id] = table
         if hashed_key is not None:
             self.created_keys[hashed_key] = table_id
-        self._describe([table])
+        self.leases.describe([table])
         self._reply(session, rid, {"type": protocol.CREATED, "table": table.info()})
-
-    def _made_elsewhere(self, hashed_key: str | None) -> dict[str, Any] | None:
-        """The ``TableInfo`` of the table another node made for a keyed ``create``."""
-        if hashed_key is None:
-            return None
-        for lease in self.store.service_tables().values():
-            if lease.get("create_key") == hashed_key and isinstance(lease.get("info"), dict):
-                info: dict[str, Any] = lease["info"]
-                return info
-        return None
 
     # --- seats -------------------------------------------------------------------------------
 
@@ -672,25 +651,10 @@ class TableMaster:
         table_id = fields.text(message, "table", max_chars=64)
         table = self.tables.get(table_id)
         if table is None:
-            raise self._not_here(table_id)
+            raise self.leases.not_here(table_id)
         if playable:
             self._playable(table)
         return table
-
-    def _not_here(self, table_id: str) -> RequestError:
-        """The error for a table this node does not serve: ``elsewhere`` with the address of
-        the node that does, or with none while it is being taken over; else ``no_table``."""
-        store = self.store
-        lease = store.holder(table_id)
-        if lease is not None and lease.get("node") != store.node:
-            address = lease.get("address")
-            return RequestError(protocol.ELSEWHERE, f"table {table_id} is served by another "
-                                f"node: ask {address}", table=table_id, address=address)
-        if lease is not None or table_id in store.service_tables():
-            return RequestError(protocol.ELSEWHERE, f"table {table_id} is being taken over "
-                                "by a node: ask again in a moment", table=table_id,
-                                address=None)
-        return RequestError(protocol.NO_TABLE, f"no table {table_id!r}", table=table_id)
 
     def _playable(self, table: LiveTable) -> None:
         if table.broken:
@@ -1084,7 +1048,7 @@ class TableMaster:
         for session in [s for s in self.sessions.values() if s.last_heard < limit
                         and not self._waits_for_commit(s)]:
             self._disconnect(session)
-        self._leases(now)
+        self.leases.keep(now)
         for table_id in [t for t, due in self.stalled.items()
                          if due <= now and t not in self.frozen]:
             del self.stalled[table_id]
@@ -1093,68 +1057,6 @@ class TableMaster:
                 if table.seating_behind:
                     self._dirty(table)  # the seating its undone batch changed
                 self._advance(table)  # deal and let the bots move again: maybe it writes now
-
-    def _leases(self, now: float) -> None:
-        """With JetStream: give up the tables whose lease this node lost (or whose stream
-        another node wrote), and take over those whose lease nobody holds (a node died)."""
-        store = self.store
-        if self.config.read_only:
-            return
-        lost = store.take_lost() | self.lost_tables
-        self.lost_tables = {t for t in lost if t in self.frozen}  # given up after its commit
-        for table_id in lost - self.lost_tables:
-            table = self.tables.pop(table_id, None)
-            store.release(table_id)
-            if table is not None:
-                self._given_up(table)
-        if now >= self._next_scan:
-            self._next_scan = now + self.config.lease_seconds / 2
-            self._describe()
-        try:
-            unheld = store.unheld()  # what its last look found: it looks in the background
-        except Exception:  # noqa: BLE001 - NATS away: the next scan tries again
-            return
-        for table_id in unheld:
-            if table_id in self.tables or not store.claim(table_id):
-                continue
-            try:
-                live = restore_from_store(store, table_id)
-            except Exception as error:  # noqa: BLE001 - one damaged table must not stop us
-                store.release(table_id)
-                print(f"starhall serve: cannot take table {table_id} over: {error}",
-                      file=sys.stderr)
-                continue
-            self.tables[table_id] = live
-            if live.create_key:
-                self.created_keys[live.create_key] = table_id
-            self._describe([live])
-            print(f"starhall serve: took table {table_id} over at event {live.seq}",
-                  file=sys.stderr)
-            self._advance(live)
-
-    def _given_up(self, table: LiveTable) -> None:
-        """Forget a table another node holds now; whoever followed it here hears so, with an
-        unasked ``elsewhere`` error (ask again, any node will say where it went)."""
-        table.bot_due = None
-        for identity in {*table.watchers, *(seat.session for seat in table.seats
-                                             if seat.session is not None)}:
-            session = self.sessions.get(identity)
-            if session is not None:
-                session.watching.discard(table.id)
-                session.seats = {(t, n) for t, n in session.seats if t != table.id}
-            self._error(identity, None, protocol.ELSEWHERE, f"table {table.id} is served by "
-                        "another node now: ask again", table=table.id, address=None)
-        print(f"starhall serve: table {table.id}: another node holds it now; given up",
-              file=sys.stderr)
-
-    def _describe(self, tables: list[LiveTable] | None = None) -> None:
-        """Have this node's leases tell the other nodes what their lobbies show of its tables
-        (the whole service's lobby), at once for new ones."""
-        describe = self.store.describe
-        for table in self.tables.values() if tables is None else tables:
-            describe(table.id, table.info(), table.create_key)
-        if tables is not None:
-            self.store.announce()
 
     def _waits_for_commit(self, session: Session) -> bool:
         """Whether a table the session sits at or watches has a commit under way (it is
@@ -1186,18 +1088,6 @@ class TableMaster:
                 table.watchers.discard(session.identity)
                 self.changed_rosters[table.id] = table
         self.sessions.pop(session.identity, None)
-
-
-@dataclass(slots=True)
-class Listed:
-    """A table another node serves, as its lease describes it (for the lobby)."""
-
-    id: str
-    status: str
-    described: dict[str, Any]
-
-    def info(self) -> dict[str, Any]:
-        return self.described
 
 
 def listing_order(table_id: str) -> tuple[int, str]:
