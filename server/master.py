@@ -29,7 +29,6 @@ the log gets the events → the state evolves → every participant gets the eve
 
 from __future__ import annotations
 
-import bisect
 import secrets
 import socket as sockets
 import sys
@@ -54,37 +53,33 @@ from starhall.server.durability import (
 from starhall.server.fields import RequestError
 from starhall.server.games_cli import game_info
 from starhall.server.leases import Leases
+from starhall.server.lobby import Lobby
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
-from starhall.server.reports import ReportStore, where
-from starhall.server.seats import distinct_name, keyed_token, new_key_salt, token_hash
+from starhall.server.reports import ReportDesk, ReportStore
+from starhall.server.seating_desk import SeatingDesk
+from starhall.server.seats import token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.stores import Commit, FileStore, LogStore, TableLost
 from starhall.server.tables import (
     LiveTable,
-    create_table,
-    next_table_id,
     restore_tables,
 )
 from starhall.shared import protocol
-from starhall.shared.bots import bot_kind
-from starhall.shared.bugreport import make_bug_report, versions
-from starhall.shared.engine import Command, Event, IllegalCommand, OptionError
+from starhall.shared.engine import Command, Event, IllegalCommand
 from starhall.shared.games import GAMES
-from starhall.shared.logfile import BUG_SUFFIX, TableLog
-from starhall.shared.seating import BOT
+from starhall.shared.logfile import TableLog
 from starhall.shared.shuffle import new_seed, shuffle_command
 from starhall.shared.table import Seating
 
 TABLES_FOLDER = "tables"
 LOCK_FILE = ".serve.lock"
 """In the tables' folder (hidden: a restore passes it over), the file a running server locks."""
-OPEN_STATUSES = (protocol.WAITING, protocol.PLAYING)
 THOUGHT_POLL = 0.01
+"""Seconds the loop waits for messages at most while a bot thinks in a worker: how soon after
+it answers its move is played."""
 COMMIT_POLL = 0.002
 """Seconds the loop waits for messages at most while a commit is under way: how soon after
 it ends its replies go out."""
-"""Seconds the loop waits for messages at most while a bot thinks in a worker: how soon after
-it answers its move is played."""
 Handler = Callable[[Session, dict[str, Any], Any], None]
 Deferred = tuple[bytes, dict[str, Any], Any, Handler]
 """A request that waits for its table's commit: who sent it, the request, its rid, its
@@ -187,8 +182,6 @@ class TableMaster:
             if self.folder_lock is not None:
                 self.folder_lock.release()
             raise
-        self._versions: dict[str, Any] | None = None
-        """What this server runs (``shared.bugreport.versions``), found for the first report."""
         self.stalled: dict[str, float] = {}
         """Tables whose log could not be written, and when they next try."""
         self.sessions: dict[bytes, Session] = {}
@@ -217,13 +210,18 @@ class TableMaster:
         """Which tables this node serves, of the whole service's."""
         self.bot_turns = BotTurns(self)
         """When each table's bots move, and the workers searching bots think in."""
+        self.lobby = Lobby(self)
+        self.seating = SeatingDesk(self)
+        self.report_desk = ReportDesk(self)
         self._handlers: dict[str, Handler] = {
-            protocol.HELLO: self._hello, protocol.PING: self._ping, protocol.LIST: self._list,
-            protocol.CREATE: self._create, protocol.SIT: self._sit,
-            protocol.RESUME: self._resume, protocol.LEAVE: self._leave,
-            protocol.WATCH: self._watch, protocol.UNWATCH: self._unwatch,
-            protocol.BOT: self._bot, protocol.UNBOT: self._unbot, protocol.ACT: self._act,
-            protocol.SYNC: self._sync, protocol.REPORT: self._report,
+            protocol.HELLO: self.lobby.hello, protocol.PING: self.lobby.ping,
+            protocol.LIST: self.lobby.list_tables,
+            protocol.CREATE: self.lobby.create, protocol.SIT: self.seating.sit,
+            protocol.RESUME: self.seating.resume, protocol.LEAVE: self.seating.leave,
+            protocol.WATCH: self.seating.watch, protocol.UNWATCH: self.seating.unwatch,
+            protocol.BOT: self.seating.bot, protocol.UNBOT: self.seating.unbot,
+            protocol.ACT: self._act,
+            protocol.SYNC: self.seating.sync, protocol.REPORT: self.report_desk.report,
         }
         for table in self.tables.values():
             if table.seating_behind:  # restored, but its log could not be given its seats
@@ -529,122 +527,6 @@ class TableMaster:
 
     # --- lobby -----------------------------------------------------------------------------
 
-    def _hello(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        version = fields.optional_whole(message, "protocol", minimum=fields.SMALLEST_INT)
-        if version is not None and version != protocol.PROTOCOL_VERSION:
-            raise RequestError(protocol.BAD_PROTOCOL,
-                               f"this server speaks protocol {protocol.PROTOCOL_VERSION}")
-        session.name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
-        self._reply(session, rid, {
-            "type": protocol.WELCOME, "server": self.config.name,
-            "protocol": protocol.PROTOCOL_VERSION, "heartbeat": self.config.heartbeat,
-            "timeout": self.config.timeout, "max_message": protocol.MAX_MESSAGE_BYTES,
-            "games": self.games_info, "instance": self.instance,
-        })
-
-    def _ping(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        """A ``pong`` with the ``seq`` of every table the session follows: a client whose
-        last update was lost sees that it is behind."""
-        followed = {table_id for table_id, number in session.seats
-                    if table_id in self.tables
-                    and self.tables[table_id].seats[number].session == session.identity}
-        followed.update(table_id for table_id in session.watching if table_id in self.tables)
-        seqs = {table_id: self._durable_seq(self.tables[table_id])
-                for table_id in sorted(followed, key=listing_order)[:protocol.MAX_PONG_TABLES]}
-        self._reply(session, rid, {"type": protocol.PONG, "time": time.time(), "seqs": seqs,
-                                   "instance": self.instance})
-
-    def _durable_seq(self, table: LiveTable) -> int:
-        """The table's ``seq`` as far as it is durable: while a batch's events wait for their
-        commit (perhaps held past this ``pong``), what the last commit left."""
-        before = table.before_batch
-        return table.seq if before is None else before[1]
-
-    def _list(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        """A page of the tables in the order of their ids, which never changes (a new table
-        comes last), so paging by ``cursor`` lists each table once. The cursor is the id of
-        the last table a page held: tables are never removed, so one that names no table was
-        not given by this server."""
-        cursor = fields.optional_text(message, "cursor", max_chars=64)
-        offset = fields.optional_whole(message, "offset")
-        wanted = fields.optional_choices(message, "status", protocol.STATUSES)
-        if cursor is not None and offset is not None:
-            raise RequestError(protocol.BAD_FIELD, "give 'cursor' or 'offset', not both",
-                               field="offset")
-        every = self.leases.every_table()
-        if cursor is not None and cursor not in every:
-            raise RequestError(protocol.BAD_FIELD, "'cursor' must be one a 'tables' reply of "
-                               "this server gave (ask without it for the first page)",
-                               field="cursor")
-        ranked = sorted((t for t in every.values() if wanted is None or t.status in wanted),
-                        key=lambda t: listing_order(t.id))
-        start = offset or 0
-        if cursor is not None:
-            start = bisect.bisect_right(ranked, listing_order(cursor),
-                                        key=lambda t: listing_order(t.id))
-        listed: list[dict[str, Any]] = []
-        size = 0
-        budget = protocol.MAX_MESSAGE_BYTES - 4096
-        for table in ranked[start:start + protocol.MAX_LIST_TABLES]:
-            info = table.info()
-            size += len(protocol.encode(info))
-            if size > budget and listed:
-                break
-            listed.append(info)
-        more = start + len(listed) < len(ranked)
-        self._reply(session, rid, {
-            "type": protocol.TABLES, "tables": listed, "total": len(ranked),
-            "cursor": listed[-1]["id"] if more else None,
-            "next": start + len(listed) if more else None,
-        })
-
-    def _create(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        game_id = fields.text(message, "game", max_chars=64)
-        players = fields.whole(message, "players", maximum=1000)
-        options = fields.mapping(message, "options")
-        name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
-        key = fields.request_key(message)
-        think = message.get("think")
-        if think is not None and (isinstance(think, bool) or not isinstance(think, int | float)
-                                  or not 0 <= think <= protocol.MAX_THINK_SECONDS):
-            raise RequestError(protocol.BAD_FIELD, "'think' must be seconds, 0 to "
-                               f"{protocol.MAX_THINK_SECONDS:g}")
-        hashed_key = None if key is None else token_hash(key)
-        made = self.tables.get(self.created_keys.get(hashed_key or "", ""))
-        if made is not None:  # a resend: the table its first sending made
-            self._reply(session, rid, {"type": protocol.CREATED, "table": made.info()})
-            return
-        made_elsewhere = self.leases.made_elsewhere(hashed_key)
-        if made_elsewhere is not None:  # a resend to another node of the service
-            self._reply(session, rid, {"type": protocol.CREATED, "table": made_elsewhere})
-            return
-        if self.config.read_only:
-            raise ReadOnly()
-        game = GAMES.get(game_id)
-        if game is None:
-            raise RequestError(protocol.UNKNOWN_GAME,
-                               f"no game {game_id!r} (games: {', '.join(sorted(GAMES))})")
-        open_tables = sum(1 for t in self.tables.values() if t.status in OPEN_STATUSES)
-        if open_tables >= self.config.max_open_tables:
-            raise RequestError(protocol.SERVER_FULL, "too many open tables; try again later")
-        try:
-            game.make_options(players, options)
-        except OptionError as error:
-            raise RequestError(protocol.BAD_OPTIONS, str(error)) from None
-        table_id = next_table_id(self.leases.every_table())
-        while self.store.exists(table_id):  # a log that failed to load, or another node's
-            table_id = f"{int(table_id) + 1:04d}"
-        keyed: dict[str, Any] = {} if hashed_key is None else {"create_key_sha256": hashed_key}
-        if think is not None:
-            keyed["think"] = float(think)
-        table = create_table(self.store, table_id, name or f"{game.title} {table_id}", game,
-                             players, options, **keyed)
-        self.tables[table_id] = table
-        if hashed_key is not None:
-            self.created_keys[hashed_key] = table_id
-        self.leases.describe([table])
-        self._reply(session, rid, {"type": protocol.CREATED, "table": table.info()})
-
     # --- seats -------------------------------------------------------------------------------
 
     def _table(self, message: dict[str, Any], *, playable: bool = False) -> LiveTable:
@@ -664,50 +546,6 @@ class TableMaster:
             raise RequestError(protocol.TABLE_OVER, "the game at this table has ended",
                                table=table.id)
 
-    def _seat_number(self, table: LiveTable, message: dict[str, Any]) -> int:
-        seat = fields.whole(message, "seat", maximum=10_000)
-        if seat >= len(table.seats):
-            raise RequestError(protocol.BAD_SEAT,
-                               f"table {table.id} has seats 0 to {len(table.seats) - 1}")
-        return seat
-
-    def _sit(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        table = self._table(message)
-        name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
-        key = fields.request_key(message)
-        if key is not None:
-            for number, seat in enumerate(table.seats):
-                token = keyed_token(key, table.id, number, seat.key_salt)
-                if seat.holds(token_hash(token)):  # a resend: the seat its first sending took
-                    self._take_back(session, table, number)
-                    self._reply(session, rid, {"type": protocol.SEATED, "table": table.id,
-                                               "seat": number, "token": token})
-                    self._snapshot(session, rid, table, number)
-                    return
-        self._playable(table)
-        if message.get("seat") is None:
-            free = [i for i, seat in enumerate(table.seats) if seat.state == protocol.FREE]
-            if not free:
-                raise RequestError(protocol.TABLE_FULL, f"table {table.id} has no free seat")
-            number = free[0]
-        else:
-            number = self._seat_number(table, message)
-            if table.seats[number].state != protocol.FREE:
-                raise RequestError(protocol.SEAT_TAKEN, f"seat {number} is not free")
-        others = {seat.name for index, seat in enumerate(table.seats)
-                  if index != number and seat.name}
-        wanted = name or session.name or f"Player {number + 1}"
-        salt = None if key is None else new_key_salt()
-        token = table.seat_person(
-            number, distinct_name(wanted, others), since=table.seq, key_salt=salt,
-            token=None if key is None else keyed_token(key, table.id, number, salt))
-        self._bind(session, table, number)
-        self._reseated(table)
-        self._reply(session, rid, {"type": protocol.SEATED, "table": table.id, "seat": number,
-                                   "token": token})
-        self._snapshot(session, rid, table, number)
-        self._advance(table)
-
     def _owned_seat(self, table: LiveTable, message: dict[str, Any]) -> int:
         """The seat a token belongs to at this table (a person's, even with a stand-in)."""
         hashed = token_hash(fields.text(message, "token", max_chars=128))
@@ -715,165 +553,6 @@ class TableMaster:
             if seat.holds(hashed):
                 return number
         raise RequestError(protocol.BAD_TOKEN, f"that is no seat's token at table {table.id}")
-
-    def _resume(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        table = self._table(message)
-        number = self._seat_number(table, message)
-        if self._owned_seat(table, message) != number:
-            raise RequestError(protocol.BAD_TOKEN, f"that is not seat {number}'s token")
-        self._take_back(session, table, number)
-        self._reply(session, rid, {"type": protocol.SEATED, "table": table.id, "seat": number,
-                                   "token": message["token"]})
-        self._snapshot(session, rid, table, number)
-
-    def _take_back(self, session: Session, table: LiveTable, number: int) -> None:
-        """Bind an owned seat to this session, sending a stand-in bot away."""
-        seat = table.seats[number]
-        if seat.standin:
-            table.end_standin(number)
-        previous = seat.session
-        if previous is not None and previous != session.identity:
-            old = self.sessions.get(previous)
-            if old is not None:
-                old.seats.discard((table.id, number))
-        self._bind(session, table, number)
-        self._reseated(table)
-
-    def _bind(self, session: Session, table: LiveTable, number: int) -> None:
-        table.seats[number].session = session.identity
-        session.seats.add((table.id, number))
-
-    def _leave(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        """Before the game starts (or with ``give_up``) the seat becomes free and its token
-        void; once it has started the seat stays its person's, who comes back with ``resume``,
-        and the others see it empty-handed (``connected: false``) until then."""
-        table = self._table(message)
-        give_up = fields.flag(message, "give_up")
-        number = self._owned_seat(table, message)
-        seat = table.seats[number]
-        holder = seat.session
-        kept = not give_up and table.status != protocol.WAITING
-        if kept:
-            seat.session = None
-        else:
-            table.free_seat(number)  # written first: if that fails, nothing has changed
-        if holder is not None and holder in self.sessions:
-            self.sessions[holder].seats.discard((table.id, number))
-        self._reseated(table)
-        self._reply(session, rid, {"type": protocol.LEFT, "table": table.id, "seat": number,
-                                   "kept": kept})
-
-    def _watch(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        table = self._table(message)
-        self._add_watcher(session, table)
-        self._reply(session, rid, {"type": protocol.WATCHING, "table": table.id})
-        self._snapshot(session, rid, table, None)
-
-    def _add_watcher(self, session: Session, table: LiveTable) -> None:
-        if session.identity not in table.watchers:
-            table.watchers.add(session.identity)
-            session.watching.add(table.id)
-            self.changed_rosters[table.id] = table
-
-    def _unwatch(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        table = self._table(message)
-        if session.identity in table.watchers:
-            table.watchers.discard(session.identity)
-            session.watching.discard(table.id)
-            self.changed_rosters[table.id] = table
-        self._reply(session, rid, {"type": protocol.UNWATCHED, "table": table.id})
-
-    def _sync(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        table = self._table(message)
-        if message.get("token") is None:
-            self._add_watcher(session, table)
-            self._snapshot(session, rid, table, None)
-            return
-        number = self._owned_seat(table, message)
-        if table.seats[number].session != session.identity or table.seats[number].standin:
-            self._take_back(session, table, number)
-        self._snapshot(session, rid, table, number)
-
-    def _bot(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        table = self._table(message, playable=True)
-        number = self._seat_number(table, message)
-        named = fields.text(message, "kind", max_chars=64, default="random")
-        try:
-            kind = bot_kind(table.game, named)  # a level (easy, normal, strong) or a kind
-        except ValueError as error:
-            raise RequestError(protocol.UNKNOWN_BOT, str(error)) from None
-        seat = table.seats[number]
-        if seat.state == protocol.FREE:
-            standin = False
-        elif seat.state == protocol.PLAYER and seat.session is None:
-            if message.get("token") is None:
-                raise RequestError(protocol.NOT_SEATED, "only a player at this table can hand "
-                                   "a disconnected player's seat to a bot")
-            if self._owned_seat(table, message) == number:
-                raise RequestError(protocol.BAD_TOKEN, "use resume to come back to your seat")
-            standin = True
-        else:
-            raise RequestError(protocol.SEAT_TAKEN, f"seat {number} holds a connected player "
-                               "or a bot")
-        table.put_bot(number, kind, standin=standin)
-        self._reseated(table)
-        self._reply(session, rid, {"type": protocol.BOTTED, "table": table.id, "seat": number,
-                                   "kind": kind, "standin": standin})
-        self._advance(table)
-
-    def _unbot(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        table = self._table(message, playable=True)
-        number = self._seat_number(table, message)
-        seat = table.seats[number]
-        if seat.state != BOT:
-            raise RequestError(protocol.BAD_SEAT, f"no bot sits in seat {number}")
-        if seat.standin or table.status != protocol.WAITING:
-            if message.get("token") is None:
-                raise RequestError(protocol.NOT_SEATED,
-                                   "only a player at this table can take a bot out now")
-            self._owned_seat(table, message)
-        if seat.standin:
-            table.end_standin(number)
-        else:
-            table.free_seat(number)
-        self._reseated(table)
-        self._reply(session, rid, {"type": protocol.UNBOTTED, "table": table.id, "seat": number})
-
-    def _report(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        """Keep a player's bug report with the table's log, in the data folder; the reply
-        names it and gives nothing of the log (it holds cards the player may not see)."""
-        table = self._table(message)
-        note = fields.optional_text(message, "note", max_chars=protocol.MAX_NOTE_CHARS) or ""
-        seen = fields.optional_whole(message, "seq")
-        client_versions = fields.mapping(message, "versions")
-        seats = [number for table_id, number in session.seats if table_id == table.id
-                 and table.seats[number].session == session.identity]
-        if not seats and table.id not in session.watching:
-            raise RequestError(protocol.NOT_SEATED, "only someone at this table, seated or "
-                               "watching, can send a bug report of it", table=table.id)
-        if self.config.read_only:
-            raise ReadOnly()
-        self.reports.check(session.reports)
-        if self._versions is None:
-            self._versions = versions()
-        now = time.time()
-        seat = min(seats) if seats else None
-        name = table.seats[seat].name if seat is not None else session.name
-        about = {"id": table.id, "name": name, "game": table.game.id,
-                 "server": self.config.name, "seat": seat, "event_seq": seen,
-                 "view_seq": None, "info": table.info()}
-        try:
-            log = table.durable_log()
-        except OSError as error:
-            raise RequestError(STORAGE, f"the server could not read the table's log "
-                               f"({error.strerror or error})", table=table.id) from None
-        body = make_bug_report(note, about, log, "", [], now, self._versions,
-                               client_versions=client_versions)
-        path = self.reports.keep(table.id, body, now)
-        session.reports += 1
-        self._reply(session, rid, {"type": protocol.REPORTED, "table": table.id,
-                                   "report": path.name.removesuffix(BUG_SUFFIX),
-                                   "path": where(path), "server": self.config.name})
 
     def _snapshot(self, session: Session, rid: Any, table: LiveTable, viewer: Viewer) -> None:
         state = table.table.state
@@ -1088,11 +767,6 @@ class TableMaster:
                 table.watchers.discard(session.identity)
                 self.changed_rosters[table.id] = table
         self.sessions.pop(session.identity, None)
-
-
-def listing_order(table_id: str) -> tuple[int, str]:
-    """The order of tables in a ``list``: by id, numerically for the usual numbered ids."""
-    return len(table_id), table_id
 
 
 def _without_undone(message: dict[str, Any], table: LiveTable) -> dict[str, Any] | None:
