@@ -262,7 +262,7 @@ def test_a_nats_node_killed_under_a_live_table_never_silences_the_starhall_node(
         finally:
             pinger.close()
         assert pinger.missed == 0
-        assert ada.at == node.address
+        assert (ada.at, ada.turn) == (node.address, 1)  # she never took her node for dead
         service.store = "nats://" + ",".join(each.url for each in nats[1:])  # those alive
         probe = ["replay", "export", f"{service.store}/{table}", str(tmp_path / "probe"),
                  "--stream", service.stream]
