@@ -51,6 +51,8 @@ COMPILED = [
     "server/seats.py",
     "server/sessions.py",
     "server/tables.py",
+    "server/bot_turns.py",
+    "server/master.py",
     "server/service.py",
 ]
 

@@ -15,12 +15,17 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starhall.server import fields
+from starhall.server.durability import STORAGE
 from starhall.server.fields import RequestError
+from starhall.server.sessions import Session
 from starhall.shared import protocol
 from starhall.shared.replay import load
+
+if TYPE_CHECKING:
+    from starhall.server.master import TableMaster
 
 PAGE_BYTES = 48_000
 """A page's events and views stay below this, well inside ``MAX_MESSAGE_BYTES``."""
@@ -92,3 +97,20 @@ class Histories:
             shown.append(step)
         return {"type": protocol.HISTORY, "table": table_id, "from": start, "view": view,
                 "steps": shown, "last": last}
+
+
+class HistoryDesk:
+    """The ``history`` request, answered from the table's durable log (``Histories``)."""
+
+    def __init__(self, master: TableMaster) -> None:
+        self.master = master
+        self.histories = Histories()
+
+    def history(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        table = self.master._table(message)
+        try:
+            page = self.histories.page(table.id, table.seq, table.durable_log, message)
+        except OSError as error:
+            raise RequestError(STORAGE, f"the server could not read the table's log "
+                               f"({error.strerror or error})", table=table.id) from None
+        self.master._reply(session, rid, page)

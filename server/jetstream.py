@@ -44,6 +44,7 @@ import nats.js.errors
 from nats.js import api
 
 from starhall.server.seats import SeatRecord, seating_body, seats_from_body
+from starhall.server.stores import TableLost
 from starhall.shared.logfile import encode_record
 
 T = TypeVar("T")
@@ -61,20 +62,16 @@ LEASE_MARGIN = 0.8
 writes the table: the rest covers the time the request took to reach NATS."""
 COMMIT_SECONDS = 5.0
 """How long a commit waits for JetStream's acknowledgement before it counts as failed."""
+ATTEMPT_SECONDS = 1.0
+"""How long one send of a commit waits for its acknowledgement before it is sent again (the
+stream may have lost its leader with a NATS node, and a send made meanwhile is never
+answered); the messages' ids keep a send that landed from being stored twice."""
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Table ids a subject and a key can hold (those a server makes are digits)."""
 
 
 class AddressError(ValueError):
     """A ``nats://`` address that cannot be used, in words."""
-
-
-class TableLost(OSError):
-    """The table's subject holds records this node did not write: another node took the
-    table over (or this node's last commit landed after it was said to fail). It must be
-    given up, and read again from the stream by whoever holds it."""
-
-    table_lost = True
 
 
 def is_address(text: str) -> bool:
@@ -178,6 +175,52 @@ class StreamLog:
         self.abandon()  # what is pending was never acknowledged: nobody was told of it
 
 
+class StreamCommit:
+    """A commit under way in JetStream: a task on the bridge's loop for each log."""
+
+    def __init__(self, jobs: list[tuple[StreamLog, int, concurrent.futures.Future[int]]]
+                 ) -> None:
+        self._jobs = jobs
+        self._failures: list[tuple[Any, OSError]] | None = None
+
+    def done(self) -> bool:
+        return all(future.done() for _, _, future in self._jobs)
+
+    def wait(self, timeout: float | None) -> bool:
+        concurrent.futures.wait([future for _, _, future in self._jobs], timeout)
+        return self.done()
+
+    def failures(self) -> list[tuple[Any, OSError]]:
+        """Once done: each log is told what is stored now, and those that failed are said
+        (once: asked again, the same list)."""
+        if self._failures is None:
+            self._failures = []
+            for log, count, future in self._jobs:
+                error = _outcome(log, count, future)
+                if error is not None:
+                    self._failures.append((log, error))
+        return self._failures
+
+
+def _outcome(log: StreamLog, count: int, future: concurrent.futures.Future[int]
+             ) -> OSError | None:
+    """What a log's publish came to: ``None`` when stored (and ``log`` is told so)."""
+    if not future.done():
+        future.cancel()
+        return OSError(f"NATS JetStream did not acknowledge table {log.table_id}'s log")
+    try:
+        last_seq = future.result()
+    except TableLost as error:
+        return error
+    except (TimeoutError, concurrent.futures.CancelledError):
+        return OSError(f"NATS JetStream did not acknowledge table {log.table_id}'s log")
+    except Exception as error:  # noqa: BLE001 - every failure of NATS is a failed write
+        return OSError(f"NATS JetStream did not store table {log.table_id}'s log "
+                       f"({describe(error)})")
+    log.stored(count, last_seq)
+    return None
+
+
 def msg_id(table_id: str, offset: int, record: bytes) -> str:
     return f"{table_id}:{offset}:{zlib.crc32(record):08x}"
 
@@ -186,6 +229,8 @@ class JetStreamStore:
     """Tables kept in JetStream (``server/stores.py``'s ``LogStore``)."""
 
     summaries = False
+    _link: asyncio.Event
+    """Set when the connection in use now is lost (``_publish`` sends again then)."""
 
     def __init__(self, address: str, *, stream: str = DEFAULT_STREAM, replicas: int = 1,
                  lease_seconds: float = 10.0, node: str | None = None,
@@ -212,6 +257,9 @@ class JetStreamStore:
         and its value): who serves which table, where, and the table as its owner sees it."""
         self._lock = threading.Lock()
         self._ahead: tuple[StreamLog, int, concurrent.futures.Future[int]] | None = None
+        self._look: concurrent.futures.Future[list[str]] | None = None
+        """The look for unheld tables under way (``unheld``)."""
+        self._next_look = 0.0
         self.bridge = Bridge()
         try:
             self.bridge.run(self._connect(servers, replicas), CONNECT_SECONDS + 5)
@@ -229,10 +277,16 @@ class JetStreamStore:
         async def quiet(_: Exception) -> None:  # nats-py would print every failed reconnect
             return None
 
+        async def lost() -> None:  # what was sent and not yet answered will never be
+            self._link.set()
+            self._link = asyncio.Event()
+
         await _some_server_answers(servers)  # else nats-py would try for ever
+        self._link = asyncio.Event()
         self.nc = await nats.connect(servers=servers, connect_timeout=CONNECT_SECONDS,
                                      max_reconnect_attempts=-1, reconnect_time_wait=0.2,
                                      allow_reconnect=True, error_cb=quiet,
+                                     disconnected_cb=lost,
                                      pending_size=0)  # nothing sent late, after a failure
         self.js = self.nc.jetstream(timeout=COMMIT_SECONDS)
         try:
@@ -360,70 +414,102 @@ class JetStreamStore:
     def head_start(self, log: Any) -> None:
         if self._ahead is not None or not isinstance(log, StreamLog) or not log.pending:
             return
-        count = len(log.pending)
-        self._ahead = log, count, self.bridge.submit(self._publish(log, list(log.pending)))
+        records = list(log.pending)
+        self._ahead = log, len(records), self.bridge.submit(
+            self._publish(log, records, log.durable_length, log.last_seq))
 
     @property
     def head_started(self) -> bool:
         return self._ahead is not None
 
-    def commit(self, logs: list[Any]) -> list[tuple[Any, OSError]]:
+    def start_commit(self, logs: list[Any]) -> StreamCommit:
+        """Publish every log's pending records, each log's on its own task of the bridge's
+        loop (after the publish ``head_start`` began, for that log); the server polls the
+        ``StreamCommit`` and never waits for JetStream in its loop."""
         ahead, self._ahead = self._ahead, None
+        if ahead is not None and all(log is not ahead[0] for log in logs):
+            logs = [*logs, ahead[0]]
         jobs: list[tuple[StreamLog, int, concurrent.futures.Future[int]]] = []
         for log in logs:
-            if (isinstance(log, StreamLog) and log.pending
-                    and (ahead is None or log is not ahead[0])):
-                jobs.append((log, len(log.pending),
-                             self.bridge.submit(self._publish(log, list(log.pending)))))
-        failures: list[tuple[Any, OSError]] = []
-        if ahead is not None:
-            log, count, future = ahead
-            error = self._wait(log, count, future)
-            if error is not None:
-                failures.append((log, error))
-            elif log.pending:
-                jobs.append((log, len(log.pending),
-                             self.bridge.submit(self._publish(log, list(log.pending)))))
-        for log, count, future in jobs:
-            error = self._wait(log, count, future)
-            if error is not None:
-                failures.append((log, error))
-        return failures
+            if not isinstance(log, StreamLog) or not log.pending:
+                continue
+            records = list(log.pending)
+            early = ahead[1:] if ahead is not None and log is ahead[0] else None
+            jobs.append((log, len(records), self.bridge.submit(
+                self._store(log, records, log.durable_length, log.last_seq, early))))
+        return StreamCommit(jobs)
 
-    def _wait(self, log: StreamLog, count: int, future: concurrent.futures.Future[int]
-              ) -> OSError | None:
-        try:
-            last_seq = future.result(COMMIT_SECONDS + 1)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            return OSError(f"NATS JetStream did not acknowledge table {log.table_id}'s log")
-        except TableLost as error:
-            return error
-        except Exception as error:  # noqa: BLE001 - every failure of NATS is a failed write
-            return OSError(f"NATS JetStream did not store table {log.table_id}'s log "
-                           f"({describe(error)})")
-        log.stored(count, last_seq)
-        return None
+    def commit(self, logs: list[Any]) -> list[tuple[Any, OSError]]:
+        pending = self.start_commit(logs)
+        pending.wait(2 * COMMIT_SECONDS + 2)  # each log's task gives up after its own timeout
+        return pending.failures()
 
-    async def _publish(self, log: StreamLog, records: list[bytes]) -> int:
-        """Store ``records`` after the table's last known record, all or none; the stream
-        sequence of the last."""
+    async def _store(self, log: StreamLog, records: list[bytes], offset: int, expected: int,
+                     early: tuple[int, concurrent.futures.Future[int]] | None) -> int:
+        """Store ``records`` (the first ``early[0]`` of them published already, by
+        ``early[1]``) after the table's last known record; the stream sequence of the last."""
+        async def chain() -> int:
+            done, at, last_seq = 0, offset, expected
+            if early is not None:
+                done, future = early
+                last_seq = await asyncio.wrap_future(future)
+                at += sum(map(len, records[:done]))
+                if done == len(records):
+                    return last_seq
+            return await self._publish(log, records[done:], at, last_seq)
+
+        return await asyncio.wait_for(chain(), COMMIT_SECONDS + 1)
+
+    async def _publish(self, log: StreamLog, records: list[bytes], offset: int, expected_seq: int
+                       ) -> int:
+        """Store ``records`` at byte ``offset`` of the table's log, after its record at stream
+        sequence ``expected_seq``, all or none; the stream sequence of the last."""
         offsets = []
-        offset = log.durable_length
         for record in records:
             offsets.append(offset)
             offset += len(record)
         ids = [msg_id(log.table_id, at, record) for at, record in zip(offsets, records,
                                                                       strict=True)]
-        expected = str(log.last_seq)
-        if self.lapsed(log.table_id):
-            raise OSError(f"this node's lease of table {log.table_id} has lapsed")
+        expected = str(expected_seq)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + COMMIT_SECONDS
+        while True:
+            if self.lapsed(log.table_id):
+                raise OSError(f"this node's lease of table {log.table_id} has lapsed")
+            link = self._link
+            patience = max(0.05, min(ATTEMPT_SECONDS, deadline - loop.time()))
+            attempt = asyncio.ensure_future(self._send(log, records, ids, expected, patience))
+            broken = asyncio.ensure_future(link.wait())
+            try:
+                await asyncio.wait({attempt, broken}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                broken.cancel()
+            if not attempt.done():
+                # The NATS node it went to is gone (killed, say): its answer never comes.
+                # Sent again to the node the client reconnects to; the messages' ids keep
+                # a send that landed before from being stored twice.
+                attempt.cancel()
+                await asyncio.sleep(0.05)
+                continue
+            try:
+                return attempt.result()
+            except (nats.errors.NoRespondersError, nats.js.errors.NoStreamResponseError,
+                    nats.errors.OutboundBufferLimitError, nats.errors.TimeoutError,
+                    nats.errors.ConnectionReconnectingError):
+                # Reconnecting, or the stream electing a new leader: in a moment, again.
+                if loop.time() > deadline:
+                    raise
+                await asyncio.sleep(0.1)
+
+    async def _send(self, log: StreamLog, records: list[bytes], ids: list[str], expected: str,
+                    timeout: float) -> int:
+        """One try of ``_publish``, waiting ``timeout`` seconds for its acknowledgement."""
         try:
             if len(records) == 1:
-                ack = await self.js.publish(log.subject, records[0], timeout=COMMIT_SECONDS,
+                ack = await self.js.publish(log.subject, records[0], timeout=timeout,
                                             headers={EXPECTED: expected, MSG_ID: ids[0]})
                 return int(ack.seq)
-            return await self._publish_batch(log.subject, records, ids, expected)
+            return await self._publish_batch(log.subject, records, ids, expected, timeout)
         except nats.js.errors.APIError as error:
             refusal = error
         # Refused (the subject moved on, or the batch's ids are known already). If what moved
@@ -436,13 +522,14 @@ class JetStreamStore:
         if (last.headers or {}).get(MSG_ID) == ids[-1] and last.seq is not None:
             return last.seq
         if refusal.err_code == WRONG_LAST_SEQUENCE:
+            # Another node took the table over (or this node's last commit landed after it
+            # was said to fail): whoever holds it reads it again from the stream.
             raise TableLost(f"table {log.table_id} was written by another node: this one "
                             "has given it up")
         raise refusal
 
-
     async def _publish_batch(self, subject: str, records: list[bytes], ids: list[str],
-                             expected: str) -> int:
+                             expected: str, timeout: float) -> int:
         batch = secrets.token_hex(8)
         last = len(records)
         for number, (record, ident) in enumerate(zip(records, ids, strict=True), 1):
@@ -454,8 +541,7 @@ class JetStreamStore:
                 await self.nc.publish(subject, record, headers=headers)
                 continue
             headers["Nats-Batch-Commit"] = "1"
-            reply = await self.nc.request(subject, record, headers=headers,
-                                          timeout=COMMIT_SECONDS)
+            reply = await self.nc.request(subject, record, headers=headers, timeout=timeout)
             answer = json.loads(reply.data)
             if "error" in answer:
                 raise nats.js.errors.APIError.from_error(answer["error"])
@@ -468,6 +554,9 @@ class JetStreamStore:
         return True
 
     # --- leases -------------------------------------------------------------------------
+
+    def advertise(self, address: str) -> None:
+        self.client_address = address
 
     def lease_value(self, table_id: str) -> bytes:
         """A lease says who holds the table, where its clients reach that node, and what the
@@ -568,8 +657,18 @@ class JetStreamStore:
                 self.bridge.run(self.leases_kv.delete(table_id, last=revision))
 
     def unheld(self) -> list[str]:
-        """The tables of the stream whose lease nobody holds (their node died, or let go)."""
-        return self.bridge.run(self._unheld())
+        """The tables of the stream whose lease nobody held (their node died, or let go),
+        as a look in the background found them: once, when it has ended (nothing until
+        then). A look starts every half TTL, so the server never waits for NATS to ask."""
+        look, found = self._look, []
+        if look is not None and look.done():
+            self._look = None
+            with contextlib.suppress(Exception):  # NATS away: the next look tries again
+                found = look.result()
+        elif look is None and monotonic() >= self._next_look:
+            self._next_look = monotonic() + self.lease_seconds / 2
+            self._look = self.bridge.submit(self._unheld())
+        return found
 
     async def _unheld(self) -> list[str]:
         tables = await self._table_ids()

@@ -16,15 +16,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from starhall.server.durability import StorageError
+from starhall.server import fields
+from starhall.server.durability import STORAGE, ReadOnly, StorageError
 from starhall.server.fields import RequestError
+from starhall.server.sessions import Session
 from starhall.shared import protocol
 from starhall.shared.atomic_files import write_durably
-from starhall.shared.bugreport import REPORTS_FOLDER, report_path
+from starhall.shared.bugreport import REPORTS_FOLDER, make_bug_report, report_path, versions
 from starhall.shared.logfile import BUG_SUFFIX, encode_record
+
+if TYPE_CHECKING:
+    from starhall.server.master import TableMaster
 
 
 class ReportStore:
@@ -79,3 +85,49 @@ class ReportStore:
 def where(path: Path) -> str:
     """A kept report's place in the data folder, as the reply names it."""
     return f"{REPORTS_FOLDER}/{path.name}"
+
+
+class ReportDesk:
+    """The ``report`` request: who may send one, and the report kept (``ReportStore``)."""
+
+    def __init__(self, master: TableMaster) -> None:
+        self.master = master
+        self.config = master.config
+        self._versions: dict[str, Any] | None = None
+        """What this server runs (``shared.bugreport.versions``), found for the first report."""
+
+    def report(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        """Keep a player's bug report with the table's log, in the data folder; the reply
+        names it and gives nothing of the log (it holds cards the player may not see)."""
+        table = self.master._table(message)
+        note = fields.optional_text(message, "note", max_chars=protocol.MAX_NOTE_CHARS) or ""
+        seen = fields.optional_whole(message, "seq")
+        client_versions = fields.mapping(message, "versions")
+        seats = [number for table_id, number in session.seats if table_id == table.id
+                 and table.seats[number].session == session.identity]
+        if not seats and table.id not in session.watching:
+            raise RequestError(protocol.NOT_SEATED, "only someone at this table, seated or "
+                               "watching, can send a bug report of it", table=table.id)
+        if self.config.read_only:
+            raise ReadOnly()
+        self.master.reports.check(session.reports)
+        if self._versions is None:
+            self._versions = versions()
+        now = time.time()
+        seat = min(seats) if seats else None
+        name = table.seats[seat].name if seat is not None else session.name
+        about = {"id": table.id, "name": name, "game": table.game.id,
+                 "server": self.config.name, "seat": seat, "event_seq": seen,
+                 "view_seq": None, "info": table.info()}
+        try:
+            log = table.durable_log()
+        except OSError as error:
+            raise RequestError(STORAGE, f"the server could not read the table's log "
+                               f"({error.strerror or error})", table=table.id) from None
+        body = make_bug_report(note, about, log, "", [], now, self._versions,
+                               client_versions=client_versions)
+        path = self.master.reports.keep(table.id, body, now)
+        session.reports += 1
+        self.master._reply(session, rid, {"type": protocol.REPORTED, "table": table.id,
+                                          "report": path.name.removesuffix(BUG_SUFFIX),
+                                          "path": where(path), "server": self.config.name})

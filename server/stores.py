@@ -7,6 +7,10 @@ appends records in memory (``TableLog.append``), and before it answers anyone it
 store make every log written in the batch durable (``commit``: fdatasync here, JetStream's
 acknowledgement there). A log whose commit failed is rolled back (``rollback``) to what the
 last good commit left, so a refused write changes nothing.
+
+Both stores implement the whole interface, leases included, so the server never asks a store
+what it is: a folder is one server's alone (``FolderLock``), so a file store holds every table
+it has, never loses one and hears of no other node.
 """
 
 from __future__ import annotations
@@ -70,8 +74,13 @@ class LogStore(Protocol):
     @property
     def head_started(self) -> bool: ...
 
+    def start_commit(self, logs: list[TableLog]) -> Commit:
+        """Start making every log durable; the server goes on meanwhile and asks the
+        ``Commit`` whether it is done. Until then nothing more is appended to these logs."""
+        ...
+
     def commit(self, logs: list[TableLog]) -> list[tuple[TableLog, OSError]]:
-        """Make every log durable; those that failed, with their error."""
+        """Make every log durable, waiting for it; those that failed, with their error."""
         ...
 
     def rollback(self, log: TableLog) -> bool:
@@ -79,7 +88,90 @@ class LogStore(Protocol):
         what the last good commit left (if not, the table must stop)."""
         ...
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Stop its work (a sync under way ends first); the tables' logs are closed after."""
+        ...
+
+    # --- leases: which node serves which table ------------------------------------------
+
+    node: str
+    """This node's name in its leases."""
+
+    def advertise(self, address: str) -> None:
+        """Where this node's clients reach it, for the leases to tell the other nodes."""
+        ...
+
+    def claim(self, table_id: str, *, must: bool = False) -> bool:
+        """Take the lease of a table nobody holds; whether this node now holds it
+        (``OSError`` when ``must`` and it could not)."""
+        ...
+
+    def release(self, table_id: str) -> None:
+        """Let go of a table's lease (this node no longer serves it)."""
+        ...
+
+    def unheld(self) -> list[str]:
+        """The tables whose lease nobody holds (their node died): this node may take them.
+        Never waits for the network: what the last look found, perhaps a moment old."""
+        ...
+
+    def take_lost(self) -> set[str]:
+        """The tables whose lease this node lost since last asked, to be given up."""
+        ...
+
+    def describe(self, table_id: str, info: Mapping[str, Any], create_key: str | None
+                 ) -> None:
+        """What this node's lease of a table tells the other nodes (their lobbies)."""
+        ...
+
+    def announce(self) -> None:
+        """Tell the other nodes what ``describe`` said now, not at the next renewal."""
+        ...
+
+    def holder(self, table_id: str) -> dict[str, Any] | None:
+        """The live lease of a table (``node``, ``address``, ``info``, ``create_key``), or
+        ``None`` if nobody holds it now."""
+        ...
+
+    def service_tables(self) -> dict[str, dict[str, Any]]:
+        """Every table of the whole service some node has held, with its last lease."""
+        ...
+
+
+class Commit(Protocol):
+    """A commit under way: the server polls it, and never waits for it in its loop."""
+
+    def done(self) -> bool: ...
+
+    def wait(self, timeout: float | None) -> bool:
+        """Wait for it at most ``timeout`` seconds (``None``: until it ends); whether done."""
+        ...
+
+    def failures(self) -> list[tuple[TableLog, OSError]]:
+        """Once done: the logs that failed, with their error (the others are durable)."""
+        ...
+
+
+class Done:
+    """A commit that ended before ``start_commit`` returned (a file store's group commit,
+    which waits only for the local disk)."""
+
+    def __init__(self, failures: list[tuple[TableLog, OSError]]) -> None:
+        self._failures = failures
+
+    def done(self) -> bool:
+        return True
+
+    def wait(self, timeout: float | None) -> bool:
+        return True
+
+    def failures(self) -> list[tuple[TableLog, OSError]]:
+        return self._failures
+
+
+class TableLost(OSError):
+    """A commit found the table's log holds records this node did not write: another node
+    took the table over. The table must be given up."""
 
 
 class FileStore:
@@ -145,6 +237,10 @@ class FileStore:
     def head_started(self) -> bool:
         return self._committer is not None and self._committer.head_started
 
+    def start_commit(self, logs: list[TableLog]) -> Commit:
+        # A local disk answers in milliseconds: the loop waits for it, as the fastest way.
+        return Done(self.commit(logs))
+
     def commit(self, logs: list[TableLog]) -> list[tuple[TableLog, OSError]]:
         writers = [log for log in logs if isinstance(log, LogWriter)]
         return list(self.committer.commit(writers))
@@ -156,4 +252,36 @@ class FileStore:
     def close(self) -> None:
         if self._committer is not None:
             self._committer.close()
+
+    # A folder is one server's alone: every table in it is this node's, for good.
+
+    node = ""
+
+    def advertise(self, address: str) -> None:
+        pass
+
+    def claim(self, table_id: str, *, must: bool = False) -> bool:
+        return True
+
+    def release(self, table_id: str) -> None:
+        pass
+
+    def unheld(self) -> list[str]:
+        return []
+
+    def take_lost(self) -> set[str]:
+        return set()
+
+    def describe(self, table_id: str, info: Mapping[str, Any], create_key: str | None
+                 ) -> None:
+        pass
+
+    def announce(self) -> None:
+        pass
+
+    def holder(self, table_id: str) -> dict[str, Any] | None:
+        return None
+
+    def service_tables(self) -> dict[str, dict[str, Any]]:
+        return {}
 

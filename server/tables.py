@@ -706,9 +706,8 @@ def _restore_from_store(store: LogStore, read_only: bool, say: Say | None
     table_ids = store.table_ids()
     progress.line(f"restoring {len(table_ids)} tables from {store.where}…")
     tables: dict[str, LiveTable] = {}
-    claim = getattr(store, "claim", None)  # several nodes: only the tables this one holds
-    for table_id in table_ids:
-        if claim is not None and not read_only and not claim(table_id):
+    for table_id in table_ids:  # several nodes: only the tables this one holds
+        if not read_only and not store.claim(table_id):
             continue
         try:
             tables[table_id] = restore_from_store(store, table_id, read_only=read_only)

@@ -3,18 +3,22 @@ processes (a stream of three replicas), on loopback: a node killed with -9 mid-g
 tables taken over and its people play on elsewhere, no acknowledged move lost or doubled; the
 loss of one NATS node of three goes unnoticed, the loss of all three refuses moves
 (``storage``, nothing changed) until they are back; a paused owner cannot write a table
-another node took over; two nodes started at once never both serve a table. Leases are
-short (2 s) to keep the file quick; every wait is for a condition, with a deadline only
-against a hang."""
+another node took over; two nodes started at once never both serve a table; the NATS node
+a Starhall node is connected to, killed under a live table, never keeps it from answering
+pings. Leases are short (2 s) to keep the file quick; every wait is for a condition, with a
+deadline only against a hang."""
 
 from __future__ import annotations
 
 import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from starhall.cli import main
+from starhall.server.jetstream import JetStreamStore
 from starhall.shared import protocol
 from starhall.shared.replay import load
 from tests.connection import Connection, ConnectionTimeout
@@ -190,3 +194,83 @@ def test_two_nodes_started_at_once_never_both_serve_a_table(
         assert "given up" not in node.output and "another node" not in node.output
     for table in tables:
         service.export(table, tmp_path)
+
+
+class Pinger:
+    """Pings a node over and over from a thread of its own, each ping given the session
+    timeout the node announced: ``missed`` counts the pings it left unanswered that long."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.stop = threading.Event()
+        self.answered = 0
+        self.missed = 0
+        with Connection(address) as connection:
+            self.timeout = float(connection.request({"type": "hello"})["timeout"])
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        with Connection(self.address) as connection:
+            while not self.stop.is_set():
+                try:
+                    connection.request({"type": "ping"}, timeout=self.timeout)
+                    self.answered += 1
+                except ConnectionTimeout:
+                    self.missed += 1
+                self.stop.wait(0.05)  # a client pings now and then, not in a busy loop
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+
+
+def test_a_nats_node_killed_under_a_live_table_never_silences_the_starhall_node(
+        cluster: NatsCluster, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """The NATS node a Starhall node is connected to (the only one it is given; it learns
+    the others from it), and the leader of its tables' stream, is killed with -9 while a table
+    plays there: the Starhall node answers every ping within the session timeout it announces
+    throughout, its person plays on at it, and no acknowledged move is lost."""
+    stream = StarhallService(cluster.address, tmp_path, request.node.name, 0).stream
+
+    def opened() -> JetStreamStore | None:  # once the cluster has elected its leaders
+        try:
+            return JetStreamStore(cluster.address, stream=stream, replicas=3)
+        except OSError:
+            return None
+
+    store = wait_for(opened, timeout=60, step=0.5)  # made, it makes the stream
+    try:
+        leader = store.bridge.run(store.js.stream_info(stream)).cluster.leader
+    finally:
+        store.close()
+    nats = sorted(cluster.nodes, key=lambda each: each.name != leader)  # the leader first
+    service = StarhallService(f"nats://{nats[0].url}", tmp_path, request.node.name, 1,
+                              lease=LEASE)
+    try:
+        service.start()
+        (node,) = service.nodes
+        table, (token,) = new_table(node.address)
+        pinger = Pinger(node.address)
+        ada = Roamer([node.address], table, 0, token, timeout=pinger.timeout)
+        try:
+            ada.play(5)
+            answered = pinger.answered
+            nats[0].kill()
+            ada.play(10, timeout=120)
+            wait_for(lambda: pinger.answered > answered + 5, timeout=30)
+        finally:
+            pinger.close()
+        assert pinger.missed == 0
+        assert (ada.at, ada.turn) == (node.address, 1)  # she never took her node for dead
+        service.store = "nats://" + ",".join(each.url for each in nats[1:])  # those alive
+        probe = ["replay", "export", f"{service.store}/{table}", str(tmp_path / "probe"),
+                 "--stream", service.stream]
+        wait_for(lambda: main(probe) == 0, timeout=60, step=0.5)  # once its leaders are known
+        check_log(service, table, tmp_path, ada)
+        ada.close()
+    finally:
+        service.stop()
+        for each in nats:
+            if each.process is None:
+                each.start()

@@ -5,7 +5,10 @@ lost is known by its message id and not stored twice."""
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +24,7 @@ from tests.server_helpers import (
     FAST_SERVER,
     Participant,
     Person,
+    choose,
     fill_with_bots,
     log_of,
     play_until_over,
@@ -139,6 +143,44 @@ def test_moves_of_a_server_on_jetstream_are_answered_after_the_ack(
         for ack in ada.acks:
             assert ack["type"] == protocol.ACK
             assert ack["seq"] in dict(load(log_of(server, table)).events)
+        lobby.close()
+        ada.close()
+
+
+def test_a_commit_that_waits_for_jetstream_never_stops_the_server_answering(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """NATS paused (SIGSTOP) under a move: its commit waits, and meanwhile the server answers
+    the mover's ping sent after the move, and the lobby, within the session timeout it
+    announced; the move is acknowledged once NATS answers, and is in the stream then."""
+    with EmbeddedServer(tmp_path, **settings(nats_node, request)) as server:
+        assert server.address is not None and nats_node.process is not None
+        lobby, table, ada = ada_and_bots(server.address)
+        announced = lobby.request({"type": "hello"})["timeout"]
+        wait_for(lambda: ada.refresh(), timeout=30)  # her turn: the bots wait for her
+        command = choose(ada.feed.view)
+        assert command is not None
+        os.kill(nats_node.process.pid, signal.SIGSTOP)
+        try:
+            ada.connection.send({"type": "act", "table": table, "token": ada.token,
+                                 "seq": ada.feed.seq, "cid": "paused", "command": command,
+                                 "rid": "move"})
+            ada.connection.send({"type": "ping", "rid": "ping"})
+            heard: list[dict[str, Any]] = []
+            while not heard or heard[-1].get("rid") != "ping":
+                message = ada.connection.receive(timeout=announced)
+                assert message is not None, "no pong within the announced timeout"
+                heard.append(message)
+            assert all(message.get("rid") != "move" for message in heard)  # it waits
+            listed = lobby.connection.request({"type": "list"}, timeout=announced)
+            assert [t["id"] for t in listed["tables"]] == [table]
+        finally:
+            os.kill(nats_node.process.pid, signal.SIGCONT)
+        reply = None
+        while reply is None or reply.get("rid") != "move":
+            reply = ada.connection.receive(timeout=30)
+            assert reply is not None
+        assert reply["type"] == protocol.ACK, reply
+        assert dict(load(log_of(server, table)).cids)[reply["seq"]] == "paused"
         lobby.close()
         ada.close()
 

@@ -85,7 +85,7 @@ def test_a_deal_of_several_events_is_cut_from_the_state_before_each() -> None:
 
 
 def test_a_view_the_game_cannot_build_fails_the_encoding() -> None:
-    """``Service._send`` stops the table then, instead of sending a wrong message."""
+    """``TableMaster._frames`` stops the table then, instead of sending a wrong message."""
     not_a_state = object()  # what a game's bug might leave: Hearts cannot read it
     message = {"type": protocol.SNAPSHOT, "table": "0001", "seq": 0, "seat": 0,
                "view": LaterView(get_game("hearts"), not_a_state, 0)}

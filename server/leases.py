@@ -1,0 +1,138 @@
+"""Which tables this node serves, of the whole service's (JetStream's leases; a folder's
+tables are all its own, so with files this has nothing to do): tables whose lease this node
+lost are given up, tables nobody holds are taken over, this node's leases describe its tables
+to the other nodes' lobbies, and a request for a table served elsewhere is sent there
+(``elsewhere``).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from starhall.server.fields import RequestError
+from starhall.server.tables import LiveTable, restore_from_store
+from starhall.shared import protocol
+
+if TYPE_CHECKING:
+    from starhall.server.master import TableMaster
+
+
+class Leases:
+    def __init__(self, master: TableMaster) -> None:
+        self.master = master
+        self.config = master.config
+        self.store = master.store
+        self._next_scan = 0.0
+        self.lost_tables: set[str] = set()
+        """Tables another node holds now (JetStream): given up at the next housekeeping."""
+
+    def keep(self, now: float) -> None:
+        """With JetStream: give up the tables whose lease this node lost (or whose stream
+        another node wrote), and take over those whose lease nobody holds (a node died)."""
+        store = self.store
+        if self.config.read_only:
+            return
+        lost = store.take_lost() | self.lost_tables
+        self.lost_tables = {t for t in lost if t in self.master.frozen}  # given up after its commit
+        for table_id in lost - self.lost_tables:
+            table = self.master.tables.pop(table_id, None)
+            store.release(table_id)
+            if table is not None:
+                self._given_up(table)
+        if now >= self._next_scan:
+            self._next_scan = now + self.config.lease_seconds / 2
+            self.describe()
+        try:
+            unheld = store.unheld()  # what its last look found: it looks in the background
+        except Exception:  # noqa: BLE001 - NATS away: the next scan tries again
+            return
+        for table_id in unheld:
+            if table_id in self.master.tables or not store.claim(table_id):
+                continue
+            try:
+                live = restore_from_store(store, table_id)
+            except Exception as error:  # noqa: BLE001 - one damaged table must not stop us
+                store.release(table_id)
+                print(f"starhall serve: cannot take table {table_id} over: {error}",
+                      file=sys.stderr)
+                continue
+            self.master.tables[table_id] = live
+            if live.create_key:
+                self.master.created_keys[live.create_key] = table_id
+            self.describe([live])
+            print(f"starhall serve: took table {table_id} over at event {live.seq}",
+                  file=sys.stderr)
+            self.master._advance(live)
+
+    def _given_up(self, table: LiveTable) -> None:
+        """Forget a table another node holds now; whoever followed it here hears so, with an
+        unasked ``elsewhere`` error (ask again, any node will say where it went)."""
+        table.bot_due = None
+        for identity in {*table.watchers, *(seat.session for seat in table.seats
+                                             if seat.session is not None)}:
+            session = self.master.sessions.get(identity)
+            if session is not None:
+                session.watching.discard(table.id)
+                session.seats = {(t, n) for t, n in session.seats if t != table.id}
+            self.master._error(identity, None, protocol.ELSEWHERE, f"table {table.id} is served by "
+                        "another node now: ask again", table=table.id, address=None)
+        print(f"starhall serve: table {table.id}: another node holds it now; given up",
+              file=sys.stderr)
+
+    def describe(self, tables: list[LiveTable] | None = None) -> None:
+        """Have this node's leases tell the other nodes what their lobbies show of its tables
+        (the whole service's lobby), at once for new ones."""
+        describe = self.store.describe
+        for table in self.master.tables.values() if tables is None else tables:
+            describe(table.id, table.info(), table.create_key)
+        if tables is not None:
+            self.store.announce()
+
+    def every_table(self) -> dict[str, LiveTable | Listed]:
+        """The tables of the whole service: this node's, and (with JetStream) those other
+        nodes hold, as their leases last described them."""
+        every: dict[str, LiveTable | Listed] = dict(self.master.tables)
+        for table_id, lease in self.store.service_tables().items():
+            info = lease.get("info")
+            if table_id not in every and isinstance(info, dict):
+                every[table_id] = Listed(table_id, str(info.get("status")), info)
+        return every
+
+    def made_elsewhere(self, hashed_key: str | None) -> dict[str, Any] | None:
+        """The ``TableInfo`` of the table another node made for a keyed ``create``."""
+        if hashed_key is None:
+            return None
+        for lease in self.store.service_tables().values():
+            if lease.get("create_key") == hashed_key and isinstance(lease.get("info"), dict):
+                info: dict[str, Any] = lease["info"]
+                return info
+        return None
+
+    def not_here(self, table_id: str) -> RequestError:
+        """The error for a table this node does not serve: ``elsewhere`` with the address of
+        the node that does, or with none while it is being taken over; else ``no_table``."""
+        store = self.store
+        lease = store.holder(table_id)
+        if lease is not None and lease.get("node") != store.node:
+            address = lease.get("address")
+            return RequestError(protocol.ELSEWHERE, f"table {table_id} is served by another "
+                                f"node: ask {address}", table=table_id, address=address)
+        if lease is not None or table_id in store.service_tables():
+            return RequestError(protocol.ELSEWHERE, f"table {table_id} is being taken over "
+                                "by a node: ask again in a moment", table=table_id,
+                                address=None)
+        return RequestError(protocol.NO_TABLE, f"no table {table_id!r}", table=table_id)
+
+
+@dataclass(slots=True)
+class Listed:
+    """A table another node serves, as its lease describes it (for the lobby)."""
+
+    id: str
+    status: str
+    described: dict[str, Any]
+
+    def info(self) -> dict[str, Any]:
+        return self.described

@@ -1,0 +1,151 @@
+"""The lobby: a client's ``hello`` and ``ping``, the ``list`` of the whole service's tables
+(paged by id) and ``create`` (a keyed resend gets the table its first sending made, on any
+node)."""
+
+from __future__ import annotations
+
+import bisect
+import time
+from typing import TYPE_CHECKING, Any
+
+from starhall.server import fields
+from starhall.server.durability import ReadOnly
+from starhall.server.fields import RequestError
+from starhall.server.seats import token_hash
+from starhall.server.sessions import Session
+from starhall.server.tables import LiveTable, create_table, next_table_id
+from starhall.shared import protocol
+from starhall.shared.engine import OptionError
+from starhall.shared.games import GAMES
+
+if TYPE_CHECKING:
+    from starhall.server.master import TableMaster
+
+OPEN_STATUSES = (protocol.WAITING, protocol.PLAYING)
+
+
+def listing_order(table_id: str) -> tuple[int, str]:
+    """The order of tables in a ``list``: by id, numerically for the usual numbered ids."""
+    return len(table_id), table_id
+
+
+class Lobby:
+    def __init__(self, master: TableMaster) -> None:
+        self.master = master
+        self.config = master.config
+
+    def hello(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        version = fields.optional_whole(message, "protocol", minimum=fields.SMALLEST_INT)
+        if version is not None and version != protocol.PROTOCOL_VERSION:
+            raise RequestError(protocol.BAD_PROTOCOL,
+                               f"this server speaks protocol {protocol.PROTOCOL_VERSION}")
+        session.name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
+        self.master._reply(session, rid, {
+            "type": protocol.WELCOME, "server": self.config.name,
+            "protocol": protocol.PROTOCOL_VERSION, "heartbeat": self.config.heartbeat,
+            "timeout": self.config.timeout, "max_message": protocol.MAX_MESSAGE_BYTES,
+            "games": self.master.games_info, "instance": self.master.instance,
+        })
+
+    def ping(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        """A ``pong`` with the ``seq`` of every table the session follows: a client whose
+        last update was lost sees that it is behind."""
+        followed = {table_id for table_id, number in session.seats
+                    if table_id in self.master.tables
+                    and self.master.tables[table_id].seats[number].session == session.identity}
+        followed.update(table_id for table_id in session.watching if table_id in self.master.tables)
+        seqs = {table_id: self._durable_seq(self.master.tables[table_id])
+                for table_id in sorted(followed, key=listing_order)[:protocol.MAX_PONG_TABLES]}
+        self.master._reply(session, rid, {"type": protocol.PONG, "time": time.time(),
+                                          "seqs": seqs, "instance": self.master.instance})
+
+    def _durable_seq(self, table: LiveTable) -> int:
+        """The table's ``seq`` as far as it is durable: while a batch's events wait for their
+        commit (perhaps held past this ``pong``), what the last commit left."""
+        before = table.before_batch
+        return table.seq if before is None else before[1]
+
+    def list_tables(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        """A page of the tables in the order of their ids, which never changes (a new table
+        comes last), so paging by ``cursor`` lists each table once. The cursor is the id of
+        the last table a page held: tables are never removed, so one that names no table was
+        not given by this server."""
+        cursor = fields.optional_text(message, "cursor", max_chars=64)
+        offset = fields.optional_whole(message, "offset")
+        wanted = fields.optional_choices(message, "status", protocol.STATUSES)
+        if cursor is not None and offset is not None:
+            raise RequestError(protocol.BAD_FIELD, "give 'cursor' or 'offset', not both",
+                               field="offset")
+        every = self.master.leases.every_table()
+        if cursor is not None and cursor not in every:
+            raise RequestError(protocol.BAD_FIELD, "'cursor' must be one a 'tables' reply of "
+                               "this server gave (ask without it for the first page)",
+                               field="cursor")
+        ranked = sorted((t for t in every.values() if wanted is None or t.status in wanted),
+                        key=lambda t: listing_order(t.id))
+        start = offset or 0
+        if cursor is not None:
+            start = bisect.bisect_right(ranked, listing_order(cursor),
+                                        key=lambda t: listing_order(t.id))
+        listed: list[dict[str, Any]] = []
+        size = 0
+        budget = protocol.MAX_MESSAGE_BYTES - 4096
+        for table in ranked[start:start + protocol.MAX_LIST_TABLES]:
+            info = table.info()
+            size += len(protocol.encode(info))
+            if size > budget and listed:
+                break
+            listed.append(info)
+        more = start + len(listed) < len(ranked)
+        self.master._reply(session, rid, {
+            "type": protocol.TABLES, "tables": listed, "total": len(ranked),
+            "cursor": listed[-1]["id"] if more else None,
+            "next": start + len(listed) if more else None,
+        })
+
+    def create(self, session: Session, message: dict[str, Any], rid: Any) -> None:
+        game_id = fields.text(message, "game", max_chars=64)
+        players = fields.whole(message, "players", maximum=1000)
+        options = fields.mapping(message, "options")
+        name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
+        key = fields.request_key(message)
+        think = message.get("think")
+        if think is not None and (isinstance(think, bool) or not isinstance(think, int | float)
+                                  or not 0 <= think <= protocol.MAX_THINK_SECONDS):
+            raise RequestError(protocol.BAD_FIELD, "'think' must be seconds, 0 to "
+                               f"{protocol.MAX_THINK_SECONDS:g}")
+        hashed_key = None if key is None else token_hash(key)
+        made = self.master.tables.get(self.master.created_keys.get(hashed_key or "", ""))
+        if made is not None:  # a resend: the table its first sending made
+            self.master._reply(session, rid, {"type": protocol.CREATED, "table": made.info()})
+            return
+        made_elsewhere = self.master.leases.made_elsewhere(hashed_key)
+        if made_elsewhere is not None:  # a resend to another node of the service
+            self.master._reply(session, rid, {"type": protocol.CREATED, "table": made_elsewhere})
+            return
+        if self.config.read_only:
+            raise ReadOnly()
+        game = GAMES.get(game_id)
+        if game is None:
+            raise RequestError(protocol.UNKNOWN_GAME,
+                               f"no game {game_id!r} (games: {', '.join(sorted(GAMES))})")
+        open_tables = sum(1 for t in self.master.tables.values() if t.status in OPEN_STATUSES)
+        if open_tables >= self.config.max_open_tables:
+            raise RequestError(protocol.SERVER_FULL, "too many open tables; try again later")
+        try:
+            game.make_options(players, options)
+        except OptionError as error:
+            raise RequestError(protocol.BAD_OPTIONS, str(error)) from None
+        table_id = next_table_id(self.master.leases.every_table())
+        while self.master.store.exists(table_id):  # a log that failed to load, or another node's
+            table_id = f"{int(table_id) + 1:04d}"
+        keyed: dict[str, Any] = {} if hashed_key is None else {"create_key_sha256": hashed_key}
+        if think is not None:
+            keyed["think"] = float(think)
+        table = create_table(self.master.store, table_id, name or f"{game.title} {table_id}",
+                             game, players, options, **keyed)
+        self.master.tables[table_id] = table
+        if hashed_key is not None:
+            self.master.created_keys[hashed_key] = table_id
+        self.master.leases.describe([table])
+        self.master._reply(session, rid, {"type": protocol.CREATED, "table": table.info()})
