@@ -25,6 +25,7 @@ import zmq
 from starhall.server.beacon import BeaconSender, source_address
 from starhall.server.service import TABLES_FOLDER, ServerConfig, Service
 from starhall.shared import protocol
+from starhall.shared.curve import fingerprint, key_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,6 +63,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lease", type=float, default=10.0, metavar="SECONDS",
                         help="with --store: how long a server's hold on a table outlasts its "
                              "last renewal (a dead server's tables are taken over after it)")
+    parser.add_argument("--plain", action="store_true",
+                        help="speak plain, unencrypted ZeroMQ, for old clients only (default: "
+                             "CurveZMQ with the key pair in DIR/server.key_secret, made at the "
+                             "first start)")
     parser.add_argument("--beacon", nargs="?", default="", const="", metavar="ADDR:PORT|off",
                         help="where the LAN beacon goes: ADDR, ADDR:PORT or PORT (default: "
                              f"broadcast to UDP port {protocol.BEACON_PORT}, where clients "
@@ -128,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
                           flood_rate=args.flood_rate, flood_burst=2 * args.flood_rate,
                           read_only=args.read_only, say=say, store=args.store,
                           stream=args.stream, replicas=args.replicas, lease_seconds=args.lease,
-                          advertise=args.advertise)
+                          advertise=args.advertise, plain=args.plain)
     if args.store is not None:
         from starhall.server.jetstream import parse_address
 
@@ -147,9 +152,18 @@ def run(args: argparse.Namespace) -> int:
     beacon = None
     if target is not None:
         beacon = BeaconSender(service.port, config.name, target=target[0],
-                              target_port=target[1], source=source_address(service.address))
+                              target_port=target[1], source=source_address(service.address),
+                              key=None if service.keys is None else service.keys.public)
         beacon.start()
     mode = ", read-only: watching only" if args.read_only else ""
+    if service.keys is None:
+        say("--plain: clients talk to this server unencrypted; anyone on the network can "
+            "read their cards and seat tokens")
+    else:
+        say(f"key {key_text(service.keys.public)} (fingerprint "
+            f"{fingerprint(service.keys.public)})"
+            + ("" if service.keys.kept else ", for this run only: the data folder is "
+               "read-only"))
     print(f"starhall serve: listening on {service.address} "
           f"({len(service.tables)} tables from {service.store.where}{mode})", flush=True)
     try:

@@ -50,6 +50,7 @@ from starhall.server.durability import (
 )
 from starhall.server.fields import RequestError
 from starhall.server.games_cli import game_info
+from starhall.server.keys import KeyAnswer, ServerKeys, load_or_create
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
 from starhall.server.reports import ReportStore, where
 from starhall.server.scheduling import hand_over_core
@@ -136,6 +137,8 @@ class ServerConfig:
     """Bug reports (``report``) the server keeps in its data folder at most."""
     reports_per_session: int = 5
     """Bug reports the server keeps from one session at most."""
+    plain: bool = False
+    """Speak plain ZeroMQ, for old clients, rather than CurveZMQ (``server/keys.py``)."""
 
 
 class Service:
@@ -165,6 +168,10 @@ class Service:
         """The socket's RCVTIMEO in milliseconds (-1: none), which ``_receive_batch`` sets."""
         try:
             check_port(config.bind)  # a port in use stops the server now, not after restoring
+            self.keys: ServerKeys | None = None if config.plain else load_or_create(
+                Path(config.data))
+            if self.keys is not None:
+                self.keys.secure(self.socket)
             self.tables: dict[str, LiveTable] = restore_tables(
                 self.store, read_only=config.read_only, say=config.say)
             self.reports = ReportStore(Path(config.data), config.max_reports,
@@ -179,6 +186,7 @@ class Service:
                 self.folder_lock.release()
             raise
         self.address: str = self.socket.getsockopt(zmq.LAST_ENDPOINT).decode()
+        self.key_answer = KeyAnswer(self.address, config.name, self.keys)
         if hasattr(self.store, "client_address"):
             self.store.client_address = config.advertise or self.address
             self._describe()
@@ -439,6 +447,7 @@ class Service:
         if not isinstance(self.store, FileStore):
             self.store.close()
         self.socket.close(0)
+        self.key_answer.close()
         if self.folder_lock is not None:
             self.folder_lock.release()
 
