@@ -100,7 +100,8 @@ class KeyQuery:
             except OSError:  # nothing waiting, or the port refused (no server there yet)
                 return None
             beacon = protocol.decode_beacon(datagram)
-            if beacon is not None and beacon.port == self.port and sender[0] == self._target[0]:
+            # The port the beacon names is not checked: a port forwarded elsewhere differs.
+            if beacon is not None and sender[0] == self._target[0]:
                 return beacon
 
     def wait(self, timeout: float, every: float = 0.2) -> protocol.Beacon | None:
