@@ -85,6 +85,9 @@ class ServerLink:
         self._asked = -float("inf")
         self._plain = False
         """Whether the server said it speaks plain ZeroMQ."""
+        self._unsent: list[bytes] = []
+        """Frames sent while the key was being asked, for the socket once it connects (as a
+        socket keeps what is sent before it connects)."""
         if key is not None and known is not None:
             self._trust(key)
         self.name = name[: protocol.MAX_NAME_CHARS] or "Player"
@@ -131,8 +134,12 @@ class ServerLink:
         if self.server_key is not None:
             secure_client(self._socket, self.server_key)
         self._socket.connect(self.address)
+        unsent, self._unsent = self._unsent, []
         self.send({"type": protocol.HELLO, "name": self.name,
                    "protocol": protocol.PROTOCOL_VERSION})
+        for frame in unsent:
+            with contextlib.suppress(zmq.Again):
+                self._socket.send(frame, zmq.NOBLOCK)
 
     def _ask(self) -> None:
         assert self._query is not None
@@ -205,7 +212,9 @@ class ServerLink:
         frame = protocol.encode(message)
         self.record.append((time.time(), "sent", frame))
         # When the link is down the send fails; the heartbeat logic notices and starts over.
-        if self._socket is not None:  # none while the key is asked: sent again once connected
+        if self._socket is None:  # the key is being asked
+            self._unsent.append(frame)
+        else:
             with contextlib.suppress(zmq.Again):
                 self._socket.send(frame, zmq.NOBLOCK)
         self.last_sent = self.clock()
