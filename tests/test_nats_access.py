@@ -10,12 +10,14 @@ import asyncio
 import datetime
 import ipaddress
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import nats
+import nats.errors
 import nats.js.errors
 import pytest
 from cryptography import x509
@@ -26,32 +28,45 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from starhall.server.embed import EmbeddedServer, free_loopback_port
 from starhall.server.nats_access import AccessError, load_access
 from tests.connection import Connection
-from tests.nats_helpers import NatsNode
+from tests.nats_helpers import NatsNode, wait_for_port
 from tests.server_helpers import FAST_HEARTS, FAST_SERVER, Person, fill_with_bots, wait_for
 
-PASSWORD = "correct-horse-battery-staple"
-CONFIG = """
-listen: 127.0.0.1:{port}
-server_name: locked
-jetstream { store_dir: "{store}" }
-tls {
-  cert_file: "%(folder)s/server.pem"
-  key_file: "%(folder)s/server-key.pem"
-  ca_file: "%(folder)s/ca.pem"
-  verify: true
-  timeout: 2
-}
-accounts {
-  STARHALL {
-    jetstream: enabled
-    users: [ { user: starhall, password: "%(password)s" } ]
-  }
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "scaling.md"
+NODES = ("n1", "n2", "n3")
+OTHERS = """
   OTHERS {
     jetstream: enabled
     users: [ { user: other, password: "other-password" } ]
   }
-}
 """
+"""An account beside Starhall's, whose user must see none of it."""
+
+
+def docs_block(first_line: str) -> str:
+    """The indented block of docs/scaling.md that starts with ``first_line``, dedented."""
+    for paragraph in DOCS.read_text().split("\n\n"):
+        if paragraph.startswith(f"    {first_line}"):
+            return "\n".join(line[4:] for line in paragraph.splitlines())
+    raise AssertionError(f"docs/scaling.md has no block starting {first_line!r}")
+
+
+NATS_CONFIG = docs_block("# /etc/nats/nats.conf on n1")
+ACCESS = docs_block("# /etc/starhall/nats.toml")
+PASSWORD = re.search(r'password = "([^"]+)"', ACCESS).group(1)  # type: ignore[union-attr]
+
+
+def node_config(name: str, folder: Path, ports: dict[str, tuple[int, int]]) -> str:
+    """docs/scaling.md's configuration for the NATS server ``name`` of a cluster on this
+    machine: its certificates in ``folder``, ``ports`` each node's client and route ports."""
+    client_port, route_port = ports[name]
+    routes = ", ".join(f'"nats-route://127.0.0.1:{route}"' for _, route in ports.values())
+    config = (NATS_CONFIG.replace("n1", name).replace("/etc/nats/", f"{folder}/")
+              .replace("/var/lib/nats", "{store}")
+              .replace("listen: 0.0.0.0:4222", "listen: 127.0.0.1:{port}")
+              .replace("listen: 0.0.0.0:6222", f"listen: 127.0.0.1:{route_port}")
+              .replace("accounts {\n", "accounts {\n" + OTHERS))
+    assert ports[name][0] == client_port
+    return re.sub(r"routes: \[.*\]", f"routes: [ {routes} ]", config)
 
 
 def write_pem(path: Path, data: bytes) -> Path:
@@ -61,9 +76,10 @@ def write_pem(path: Path, data: bytes) -> Path:
 
 
 def make_certificates(folder: Path) -> None:
-    """A CA, a certificate for a NATS server on 127.0.0.1, and one for its clients, in
-    ``folder`` (``ca.pem``, ``server.pem``/``server-key.pem``, ``client.pem``/``client-key.pem``),
-    and a CA nobody trusts (``stranger-ca.pem``)."""
+    """A CA, a certificate for each NATS server on 127.0.0.1 (for its clients and its
+    routes), and one for a Starhall node, in ``folder`` as docs/scaling.md names them
+    (``ca.pem``, ``n1.pem``/``n1-key.pem`` …, ``node1.pem``/``node1-key.pem``), and a CA
+    nobody trusts (``stranger-ca.pem``)."""
     now = datetime.datetime.now(datetime.UTC)
 
     def name(text: str) -> x509.Name:
@@ -88,11 +104,12 @@ def make_certificates(folder: Path) -> None:
         return key, certificate
 
     ca_key, ca = authority("Starhall test CA")
+    server_and_client = [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]
     write_pem(folder / "ca.pem", ca.public_bytes(serialization.Encoding.PEM))
     _, stranger = authority("Somebody else's CA")
     write_pem(folder / "stranger-ca.pem", stranger.public_bytes(serialization.Encoding.PEM))
-    for who, usage in (("server", ExtendedKeyUsageOID.SERVER_AUTH),
-                       ("client", ExtendedKeyUsageOID.CLIENT_AUTH)):
+    for who, usage in [*((node, server_and_client) for node in NODES),
+                       ("node1", [ExtendedKeyUsageOID.CLIENT_AUTH])]:
         key = ec.generate_private_key(ec.SECP256R1())
         certificate = (
             x509.CertificateBuilder().subject_name(name(f"starhall {who}"))
@@ -103,7 +120,7 @@ def make_certificates(folder: Path) -> None:
             .add_extension(x509.SubjectAlternativeName([
                 x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
                 critical=False)
-            .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+            .add_extension(x509.ExtendedKeyUsage(usage), critical=False)
             .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(
                 ca_key.public_key()), critical=False)
             .sign(ca_key, hashes.SHA256()))
@@ -115,16 +132,41 @@ def make_certificates(folder: Path) -> None:
 
 @pytest.fixture(scope="module")
 def locked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[NatsNode, Path]]:
-    """A nats-server that wants TLS, a client certificate and a login; its certificates'
-    folder."""
+    """docs/scaling.md's cluster of three NATS servers that want TLS, a client certificate
+    and a login, with TLS between them; the first node, and the certificates' folder."""
     folder = tmp_path_factory.mktemp("locked")
     make_certificates(folder)
-    node = NatsNode(folder / "nats", config=CONFIG % {"folder": folder, "password": PASSWORD})
-    node.start()
+    ports = {name: (free_loopback_port(), free_loopback_port()) for name in NODES}
+    nodes = [NatsNode(folder / name, name, port=ports[name][0],
+                      config=node_config(name, folder, ports)) for name in NODES]
+    for node in nodes:
+        node.start(wait=False)
     try:
-        yield node, folder
+        for node in nodes:
+            wait_for_port(node.port)
+        access = access_file(folder, "ready.toml", FULL_ACCESS)
+        wait_for(lambda: asyncio.run(jetstream_ready(nodes[0], access)), timeout=60)
+        yield nodes[0], folder
     finally:
-        node.stop()
+        for node in nodes:
+            node.stop()
+
+
+async def jetstream_ready(node: NatsNode, access: Path) -> bool:
+    """Whether the cluster has elected its JetStream leader (a request before then is lost)."""
+    options = load_access(access, environment={}).connect_options()
+    try:
+        connection = await nats.connect(f"nats://{node.url}", allow_reconnect=False,
+                                        **options)
+    except (OSError, nats.errors.Error):
+        return False
+    try:
+        await connection.jetstream(timeout=1.0).account_info()
+        return True
+    except (TimeoutError, nats.errors.Error):
+        return False
+    finally:
+        await connection.close()
 
 
 def access_file(folder: Path, name: str, text: str) -> Path:
@@ -134,20 +176,15 @@ def access_file(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-FULL_ACCESS = f"""user = "starhall"
-password = "{PASSWORD}"
-[tls]
-ca = "ca.pem"
-cert = "client.pem"
-key = "client-key.pem"
-"""
+FULL_ACCESS = ACCESS.replace("/etc/nats/", "").replace("/etc/starhall/", "")
+"""docs/scaling.md's access file, its paths in the certificates' folder beside it."""
 
 
 def test_the_node_with_credentials_and_tls_plays_on(locked: tuple[NatsNode, Path],
                                                       tmp_path: Path) -> None:
     node, folder = locked
     access = access_file(folder, "full.toml", FULL_ACCESS)
-    with EmbeddedServer(tmp_path, store=f"nats://{node.url}", stream="PLAYS",
+    with EmbeddedServer(tmp_path, store=f"nats://{node.url}", stream="STARHALL",
                         store_access=str(access), **FAST_SERVER) as server:
         assert server.address is not None and server.service is not None
         with Connection(server.address) as host:
@@ -177,7 +214,7 @@ def test_a_node_without_them_is_refused(locked: tuple[NatsNode, Path], tmp_path:
     node, folder = locked
     text, reason = REFUSED[missing]
     access = None if text is None else str(access_file(folder, "partial.toml", text))
-    server = EmbeddedServer(tmp_path, store=f"nats://{node.url}", stream="REFUSED",
+    server = EmbeddedServer(tmp_path, store=f"nats://{node.url}", stream="STARHALL",
                             store_access=access)
     with pytest.raises(OSError, match=f"cannot use NATS JetStream at nats://{node.url}") as error:
         server.start()
@@ -189,7 +226,7 @@ def test_another_accounts_user_sees_none_of_the_stream(locked: tuple[NatsNode, P
                                                         tmp_path: Path) -> None:
     node, folder = locked
     access = access_file(folder, "full.toml", FULL_ACCESS)
-    with EmbeddedServer(tmp_path, store=f"nats://{node.url}", stream="HIDDEN",
+    with EmbeddedServer(tmp_path, store=f"nats://{node.url}", stream="STARHALL",
                         store_access=str(access)):
         pass  # the stream is made
 
@@ -197,12 +234,12 @@ def test_another_accounts_user_sees_none_of_the_stream(locked: tuple[NatsNode, P
         options = load_access(environment={
             "STARHALL_NATS_USER": user, "STARHALL_NATS_PASSWORD": password,
             "STARHALL_NATS_CA": str(folder / "ca.pem"),
-            "STARHALL_NATS_CERT": str(folder / "client.pem"),
-            "STARHALL_NATS_KEY": str(folder / "client-key.pem")}).connect_options()
+            "STARHALL_NATS_CERT": str(folder / "node1.pem"),
+            "STARHALL_NATS_KEY": str(folder / "node1-key.pem")}).connect_options()
         connection = await nats.connect(f"nats://{node.url}", allow_reconnect=False,
                                         **options)
         try:
-            await connection.jetstream().stream_info("HIDDEN")
+            await connection.jetstream().stream_info("STARHALL")
             return True
         except nats.js.errors.NotFoundError:
             return False
@@ -211,6 +248,32 @@ def test_another_accounts_user_sees_none_of_the_stream(locked: tuple[NatsNode, P
 
     assert asyncio.run(look("starhall", PASSWORD))
     assert not asyncio.run(look("other", "other-password"))
+
+
+def test_starhalls_user_may_publish_only_on_its_subjects(locked: tuple[NatsNode, Path]) -> None:
+    node, folder = locked
+    options = load_access(access_file(folder, "full.toml", FULL_ACCESS),
+                          environment={}).connect_options()
+
+    async def publish(subject: str) -> list[str]:
+        errors: list[str] = []
+
+        async def heard(error: Exception) -> None:
+            errors.append(str(error))
+
+        connection = await nats.connect(f"nats://{node.url}", allow_reconnect=False,
+                                        error_cb=heard, **options)
+        try:
+            await connection.publish(subject, b"x")
+            await connection.flush()
+            await connection.flush()  # the server's -ERR for the publish came before its PONG
+        finally:
+            await connection.close()
+        return errors
+
+    assert any("permissions violation" in error.lower()
+               for error in asyncio.run(publish("games.x")))
+    assert asyncio.run(publish("starhall.starhall.log.9999")) == []
 
 
 def test_nothing_secret_is_on_the_command_line(locked: tuple[NatsNode, Path],
@@ -222,7 +285,7 @@ def test_nothing_secret_is_on_the_command_line(locked: tuple[NatsNode, Path],
     with open(log, "wb") as output:
         process = subprocess.Popen(
             [str(Path(sys.executable).with_name("starhall")), "serve", "--store",
-             f"nats://{node.url}", "--stream", "PS", "--store-access", str(access), "--data",
+             f"nats://{node.url}", "--stream", "STARHALL", "--store-access", str(access), "--data",
              str(tmp_path / "data"), "--bind", f"127.0.0.1:{port}", "--beacon", "off"],
             stdout=output, stderr=output, env={**os.environ, "STARHALL_PURE_PYTHON": "1"})
     try:
