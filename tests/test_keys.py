@@ -137,3 +137,18 @@ def test_the_lobby_warns_of_a_changed_key_and_does_not_connect(tmp_path: Path) -
             assert not window.lobby.ever_connected
         finally:
             window.close()
+
+
+def test_starhall_plays_window_and_its_server_speak_only_curve() -> None:
+    from starhall.client.screens.hosted import HostedTable
+
+    hosted = HostedTable.new("hearts", 4, {"target": 1000}, (1280, 720))
+    try:
+        assert hosted.server.key is not None
+        assert hosted.live.link.server_key == hosted.server.key
+        wait_for(lambda: (hosted.frame(0.5), hosted.live.table is not None)[1])
+        with Connection(hosted.server.address, plain=True) as plain, \
+                pytest.raises(ConnectionTimeout):
+            plain.request({"type": "hello", "name": "Old"}, timeout=1.0)
+    finally:
+        hosted.close()
