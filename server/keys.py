@@ -63,13 +63,13 @@ def load_or_create(folder: Path) -> ServerKeys:
                               f"(mode {mode & 0o777:o}); make it private (chmod 600) or "
                               "delete it and both key files so a new pair is made")
     try:
-        public, secret = zmq.auth.load_certificate(secret_path)
+        public, maybe_secret = zmq.auth.load_certificate(secret_path)
     except (OSError, ValueError) as error:
         raise OSError(f"{secret_path}: not a key file ({error}); delete {PUBLIC_FILE} and "
                       f"{SECRET_FILE} so a new pair is made") from None
-    if secret is None:
+    if maybe_secret is None:
         raise OSError(f"{secret_path}: holds no secret key")
-    return ServerKeys(z85.decode(public), z85.decode(secret))
+    return ServerKeys(z85.decode(public), z85.decode(maybe_secret))
 
 
 def _create(folder: Path) -> None:
