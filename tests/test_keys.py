@@ -12,7 +12,7 @@ import zmq
 
 from starhall.client.net.link import KEY_REFUSED, ServerLink
 from starhall.client.user.known_servers import KeyChanged, KnownServers
-from starhall.server.embed import EmbeddedServer
+from starhall.server.embed import EmbeddedServer, free_loopback_port
 from starhall.server.keys import PUBLIC_FILE, SECRET_FILE, load_or_create
 from starhall.shared import protocol
 from starhall.shared.curve import fingerprint, key_from_text, key_text
@@ -152,3 +152,19 @@ def test_starhall_plays_window_and_its_server_speak_only_curve() -> None:
             plain.request({"type": "hello", "name": "Old"}, timeout=1.0)
     finally:
         hosted.close()
+
+
+def test_a_server_back_with_another_key_is_refused_after_the_link_is_lost(
+        tmp_path: Path) -> None:
+    known = KnownServers(tmp_path / "known.json")
+    port = free_loopback_port()
+    bind = f"tcp://127.0.0.1:{port}"
+    with EmbeddedServer(tmp_path / "first", bind=bind, heartbeat=0.2, timeout=1.0) as first:
+        link = ServerLink(first.address or "", "Ada", known=known)
+        wait_for(lambda: (link.poll(), link.state == "connected")[1])
+    with EmbeddedServer(tmp_path / "second", bind=bind):  # a new data folder: a new key
+        heard: list[dict[str, object]] = []
+        wait_for(lambda: heard.extend(link.poll()) or any(
+            message["type"] == KEY_REFUSED for message in heard))
+        assert link.state == "refused"
+        link.close()

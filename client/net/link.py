@@ -85,6 +85,9 @@ class ServerLink:
         self._asked = -float("inf")
         self._plain = False
         """Whether the server said it speaks plain ZeroMQ."""
+        self._learned = False
+        """Whether the key (or plain) was the server's answer, not given: asked again after a
+        lost link."""
         self._unsent: list[bytes] = []
         """Frames sent while the key was being asked, for the socket once it connects (as a
         socket keeps what is sent before it connects)."""
@@ -173,6 +176,7 @@ class ServerLink:
             return [{"type": KEY_REFUSED, "message": self.refusal}]
         self.server_key = heard.key
         self._plain = heard.key is None
+        self._learned = True
         self._connect()
         return []
 
@@ -269,6 +273,10 @@ class ServerLink:
             if self.state != "lost":
                 received.append({"type": LOST})
             self.state = "lost"
+            if self._learned:
+                # Asked again: a server that came back with another key is then refused with
+                # a warning, rather than failing its handshakes in silence.
+                self.server_key, self._plain, self._learned = None, False, False
             self._open()  # a new session; hello is sent again, and again until answered
         else:
             if self.state == "connected" and self._keyed:
