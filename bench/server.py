@@ -384,7 +384,11 @@ class Spectator(threading.Thread):
         socket = self.connection.socket
         while not self.stop.is_set():
             if socket.poll(100):
-                self.received += len(socket.recv())
+                while True:  # all that waits, so the server's queue for it never fills
+                    try:
+                        self.received += len(socket.recv(zmq.NOBLOCK))
+                    except zmq.Again:
+                        break
             self.connection.heartbeat()
 
 

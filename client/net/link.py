@@ -141,8 +141,7 @@ class ServerLink:
         self.send({"type": protocol.HELLO, "name": self.name,
                    "protocol": protocol.PROTOCOL_VERSION})
         for frame in unsent:
-            with contextlib.suppress(zmq.Again):
-                self._socket.send(frame, zmq.NOBLOCK)
+            self._put(frame)
 
     def _ask(self) -> None:
         assert self._query is not None
@@ -214,14 +213,18 @@ class ServerLink:
 
     def _send_frame(self, message: dict[str, Any]) -> None:
         frame = protocol.encode(message)
-        self.record.append((time.time(), "sent", frame))
-        # When the link is down the send fails; the heartbeat logic notices and starts over.
         if self._socket is None:  # the key is being asked
             self._unsent.append(frame)
         else:
-            with contextlib.suppress(zmq.Again):
-                self._socket.send(frame, zmq.NOBLOCK)
+            self._put(frame)
         self.last_sent = self.clock()
+
+    def _put(self, frame: bytes) -> None:
+        assert self._socket is not None
+        self.record.append((time.time(), "sent", frame))
+        # When the link is down the send fails; the heartbeat logic notices and starts over.
+        with contextlib.suppress(zmq.Again):
+            self._socket.send(frame, zmq.NOBLOCK)
 
     def poll(self) -> list[dict[str, Any]]:
         if self.refusal is not None:
