@@ -378,6 +378,7 @@ class Spectator(threading.Thread):
         for table in tables:
             self.connection.send({"type": "watch", "table": table})
         self.received = 0
+        self.frames = 0
         self.stop = threading.Event()
 
     def run(self) -> None:
@@ -387,6 +388,7 @@ class Spectator(threading.Thread):
                 while True:  # all that waits, so the server's queue for it never fills
                     try:
                         self.received += len(socket.recv(zmq.NOBLOCK))
+                        self.frames += 1
                     except zmq.Again:
                         break
             self.connection.heartbeat()
@@ -437,6 +439,8 @@ def curve_against_plain(args: argparse.Namespace) -> None:
             spectator.start()
             spectators.append(spectator)
         rates: dict[str, list[float]] = {kind: [] for kind in folders}
+        delivered: dict[str, list[float]] = {kind: [] for kind in folders}
+        watching = dict(zip(folders, spectators, strict=True))
         windows = max(1, round(args.seconds / args.window))
         os.kill(servers["curve"].pid, signal.SIGSTOP)
         paused = "curve"
@@ -449,9 +453,12 @@ def curve_against_plain(args: argparse.Namespace) -> None:
             paused = other
             time.sleep(0.3)  # the paused backlog first
             before, started = total_seq(lobbies[kind]), time.perf_counter()
+            frames = watching[kind].frames
             time.sleep(args.window)
             after = total_seq(lobbies[kind])
-            rates[kind].append((after - before) / (time.perf_counter() - started))
+            elapsed = time.perf_counter() - started
+            rates[kind].append((after - before) / elapsed)
+            delivered[kind].append((watching[kind].frames - frames) / elapsed)
         os.kill(servers[paused].pid, signal.SIGCONT)
         print(f"\n{args.tables} tables of 4 random bots on each server, each table watched, "
               f"{windows} windows of {args.window:g} s each, alternated:")
@@ -460,9 +467,9 @@ def curve_against_plain(args: argparse.Namespace) -> None:
                   f"{', '.join(f'{rate:,.0f}' for rate in samples)})")
         ratio = statistics.median(rates["curve"]) / statistics.median(rates["plain"])
         print(f"  curve / plain = {ratio:.2f} (target at least 0.9)")
-        received = {kind: spectator.received
-                    for kind, spectator in zip(folders, spectators, strict=True)}
-        print(f"  bytes the spectators received: {received}")
+        for kind, samples in delivered.items():
+            print(f"  {kind:5}  {statistics.median(samples):,.0f} messages/s to the spectator "
+                  f"(median; {watching[kind].received:,} bytes in all)")
         print(f"\nmachine: {os.cpu_count()} cores; starhall engines: {shared.build()}")
     finally:
         for spectator in spectators:
