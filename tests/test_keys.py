@@ -168,3 +168,26 @@ def test_a_server_back_with_another_key_is_refused_after_the_link_is_lost(
             message["type"] == KEY_REFUSED for message in heard))
         assert link.state == "refused"
         link.close()
+
+
+def test_server_key_is_pinned_over_an_old_pin_and_checked_in_one_line(tmp_path: Path) -> None:
+    import argparse
+
+    from starhall.client.app import given_key
+    from starhall.client.screens.lobby import Lobby
+
+    with pytest.raises(ValueError, match="needs the server's address"):
+        given_key(argparse.Namespace(server_key="x" * 40), None)
+    with pytest.raises(ValueError, match="is not a server key"):
+        given_key(argparse.Namespace(server_key="short"), "den")
+    with EmbeddedServer(tmp_path) as server:
+        assert server.address is not None and server.public_key is not None
+        KnownServers().pin(server.address, b"\x07" * 32)  # an old key, replaced by the owner
+        text = key_text(server.public_key)
+        key = given_key(argparse.Namespace(server_key=text), server.address)
+        lobby = Lobby((1280, 720), server.address, "Ada", server_key=key)
+        try:
+            wait_for(lambda: (lobby.frame(0.1), lobby.ever_connected)[1])
+            assert KnownServers().pinned(server.address) == server.public_key
+        finally:
+            lobby.close()
