@@ -191,3 +191,42 @@ def test_server_key_is_pinned_over_an_old_pin_and_checked_in_one_line(tmp_path: 
             assert KnownServers().pinned(server.address) == server.public_key
         finally:
             lobby.close()
+
+
+def test_the_lobby_hears_each_servers_key_in_its_beacon() -> None:
+    from starhall.client.screens.lobby import Discovery
+    from starhall.server.beacon import BeaconSender
+
+    port = free_loopback_port()  # a UDP port of its own, as the tests' listeners use
+    discovery = Discovery(port)
+    key = b"\x05" * 32
+    sender = BeaconSender(47474, "den", target="127.0.0.1", target_port=port, interval=0.05,
+                          key=key)
+    sender.start()
+    try:
+        wait_for(lambda: discovery.poll() or discovery.servers)
+        assert discovery.keys == {"tcp://127.0.0.1:47474": key}
+    finally:
+        sender.stop()
+        discovery.close()
+
+
+def test_serve_plain_warns_and_speaks_to_old_clients(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    port = free_loopback_port()
+    serve = subprocess.Popen(
+        [str(Path(sys.executable).with_name("starhall")), "serve", "--plain", "--bind",
+         f"127.0.0.1:{port}", "--data", str(tmp_path), "--beacon", "off"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "STARHALL_PURE_PYTHON": "1"})
+    try:
+        assert serve.stdout is not None and "listening on" in serve.stdout.readline()
+        with Connection(f"tcp://127.0.0.1:{port}", plain=True) as old:
+            assert old.request({"type": "hello", "name": "Old"})["type"] == protocol.WELCOME
+    finally:
+        serve.terminate()
+        _, errors = serve.communicate(timeout=30)
+    assert "--plain: clients talk to this server unencrypted" in errors
+    assert not (tmp_path / SECRET_FILE).exists()
