@@ -86,6 +86,10 @@ def _game_arguments(parser: argparse.ArgumentParser, default: str | None) -> Non
                              "(`starhall games` lists each game's options and defaults)")
 
 
+SERVER_KEY_HELP = ("the server's public key (40 characters, from its DATA/server.key), pinned "
+                   "for ADDR; without it the key is the one pinned, or the first one heard")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="starhall", description=__doc__, epilog=EXAMPLES,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -206,6 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("address", nargs="?", default=None, metavar="ADDR",
                       help="the server, HOST or HOST:PORT (default: pick one of the servers "
                            "heard on the LAN)")
+    join.add_argument("--server-key", default=None, metavar="KEY", help=SERVER_KEY_HELP)
     watch = commands.add_parser("watch", help="spectate a table live, in a window",
                                 description="Watch a table of a Starhall server as a "
                                             "spectator, live, in a window: you see what every "
@@ -213,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("address", metavar="ADDR", help="the server, HOST or HOST:PORT")
     watch.add_argument("table", nargs="?", default=None, metavar="TABLE",
                        help="the table's id (default: the first table playing)")
+    watch.add_argument("--server-key", default=None, metavar="KEY", help=SERVER_KEY_HELP)
     web = commands.add_parser("web", help="watch and replay the tables from any browser on the LAN",
                               description="A read-only web page of a Starhall server's tables: "
                                           "its lobby, each table live as a spectator sees it, "

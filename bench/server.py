@@ -1,6 +1,7 @@
 """Benchmark of the game server (a script, not a test).
 
     .venv/bin/python bench/server.py [--samples 2000] [--tables 200] [--seconds 10]
+    .venv/bin/python bench/server.py --part curve [--samples 2000] [--tables 200]
 
 Runs a real ``starhall serve`` process on loopback with its data in a temporary folder
 (durable: every acknowledged move is fsynced), a bare pyzmq ROUTER echo process, and a
@@ -36,6 +37,14 @@ folder and fdatasyncs it before answering (the least any durable server does). T
    from its log's last checkpoint); the ratios of the medians to the empty folder's (target
    at most 2). The history is generated once with bots (a minute or two) and kept in the
    temporary folder for later runs.
+4. CurveZMQ against plain (``--part curve`` alone): a ``--plain`` server and one speaking
+   CurveZMQ side by side, the idle move's round trip alternated sample by sample between
+   them (target: curve p50 at most 1.2 times plain's); then ``--tables`` bot tables on each,
+   every table watched by a spectator (so its updates cross the wire), events per second in
+   windows of ``--window`` seconds, each server in turn while the other is paused (SIGSTOP;
+   target: curve within 10% of plain).
+
+Parts 1 to 3 speak CurveZMQ, the echoes too (with the server's key pair), unless ``--plain``.
 """
 
 from __future__ import annotations
@@ -50,6 +59,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -61,10 +71,12 @@ import zmq  # noqa: E402
 
 from starhall import shared  # noqa: E402
 from starhall.server.embed import free_loopback_port  # noqa: E402
+from starhall.server.keys import load_or_create  # noqa: E402
 from starhall.server.seats import SeatRecord, new_token, save_seating  # noqa: E402
 from starhall.server.sim import play_out  # noqa: E402
 from starhall.shared import protocol  # noqa: E402
 from starhall.shared.bots import bot_seats, make_bot  # noqa: E402
+from starhall.shared.curve import secure_client  # noqa: E402
 from starhall.shared.games import get_game  # noqa: E402
 from starhall.shared.logfile import FORMAT_VERSION  # noqa: E402
 from starhall.shared.shuffle import MAX_SEED  # noqa: E402
@@ -74,11 +86,14 @@ from tests.connection import Connection  # noqa: E402
 ENDLESS = {"target": 1_000_000}
 
 
-def echo_server(port: int, durable_file: str | None = None) -> None:
+def echo_server(port: int, durable_file: str | None = None, keys: str | None = None) -> None:
     """A bare ROUTER that sends every message straight back (run in its own process); with a
-    ``durable_file``, only after appending the message to it and syncing it."""
+    ``durable_file``, only after appending the message to it and syncing it; with ``keys``
+    (a folder holding a server's key pair), over CurveZMQ as the server speaks."""
     context = zmq.Context()
     router = context.socket(zmq.ROUTER)
+    if keys is not None:
+        load_or_create(Path(keys)).secure(router)
     router.bind(f"tcp://127.0.0.1:{port}")
     if durable_file is None:
         while True:
@@ -94,6 +109,13 @@ def echo_server(port: int, durable_file: str | None = None) -> None:
 
 def start(command: list[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+
+
+def serve_command(port: int, data: str, plain: bool) -> list[str]:
+    return [sys.executable, "-m", "starhall", "serve", "--bind", f"127.0.0.1:{port}",
+            "--data", data, "--think", "0",
+            "--flood-rate", "100000",  # the timing client sends far more than people
+            "--beacon", "off", *(["--plain"] if plain else [])]
 
 
 class HotSeat:
@@ -235,22 +257,31 @@ def main() -> int:
                              "the layouts")
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--part", choices=("all", "moves", "restart"), default="all",
-                        help="moves: 1 and 2 only; restart: 3 only")
+    parser.add_argument("--part", choices=("all", "moves", "restart", "curve"), default="all",
+                        help="moves: 1 and 2 only; restart: 3 only; curve: 4 only")
+    parser.add_argument("--plain", action="store_true",
+                        help="1 to 3 with the server and the echoes on plain ZeroMQ rather "
+                             "than CurveZMQ")
+    parser.add_argument("--window", type=float, default=3.0,
+                        help="4: seconds each server runs in turn while the other is paused")
     parser.add_argument("--history-events", type=int, default=500_000)
     parser.add_argument("--live-events", type=int, default=LIVE_EVENTS,
                         help="events in each of the history's live tables")
     parser.add_argument("--restart-rounds", type=int, default=5)
     parser.add_argument("--echo-server", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--durable-file", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--echo-keys", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_server is not None:
-        echo_server(args.echo_server, args.durable_file)
+        echo_server(args.echo_server, args.durable_file, args.echo_keys)
+        return 0
+    if args.part == "curve":
+        curve_against_plain(args)
         return 0
     if args.part != "restart":
         moves_and_throughput(args)
     if args.part != "moves":
-        restart(args.history_events, args.live_events, args.restart_rounds)
+        restart(args.history_events, args.live_events, args.restart_rounds, args.plain)
     return 0
 
 
@@ -259,13 +290,12 @@ def moves_and_throughput(args: argparse.Namespace) -> None:
     data = tempfile.mkdtemp(prefix="starhall-bench-")
     server_port, echo_port, durable_port = (free_loopback_port(), free_loopback_port(),
                                             free_loopback_port())
-    server = start([sys.executable, "-m", "starhall", "serve", "--bind",
-                    f"127.0.0.1:{server_port}", "--data", data, "--think", "0",
-                    "--flood-rate", "100000",  # the timing client sends far more than people
-                    "--beacon", "off"])
-    echo = start([sys.executable, __file__, "--echo-server", str(echo_port)])
+    server = start(serve_command(server_port, data, args.plain))
+    keys = [] if args.plain else ["--echo-keys", data]
+    echo_key = None if args.plain else load_or_create(Path(data)).public
+    echo = start([sys.executable, __file__, "--echo-server", str(echo_port), *keys])
     durable_echo = start([sys.executable, __file__, "--echo-server", str(durable_port),
-                          "--durable-file", os.path.join(data, "durable-echo.log")])
+                          "--durable-file", os.path.join(data, "durable-echo.log"), *keys])
     try:
         assert server.stdout is not None
         print(server.stdout.readline().strip())
@@ -274,6 +304,8 @@ def moves_and_throughput(args: argparse.Namespace) -> None:
         dealer, durable = context.socket(zmq.DEALER), context.socket(zmq.DEALER)
         for socket, port in ((dealer, echo_port), (durable, durable_port)):
             socket.setsockopt(zmq.LINGER, 0)
+            if echo_key is not None:
+                secure_client(socket, echo_key)
             socket.connect(f"tcp://127.0.0.1:{port}")
         player = HotSeat(address)
         payload = protocol.encode({"type": "act", "table": player.table,
@@ -331,6 +363,127 @@ def moves_and_throughput(args: argparse.Namespace) -> None:
             except subprocess.TimeoutExpired:
                 process.kill()
         shutil.rmtree(data, ignore_errors=True)
+
+
+# --- 4. CurveZMQ against plain ZeroMQ ---------------------------------------------------------
+
+
+class Spectator(threading.Thread):
+    """One connection watching every table of a server, reading all it is sent (so each
+    table's updates cross the wire, encrypted or not, as a window watching it would see)."""
+
+    def __init__(self, address: str, tables: list[str]) -> None:
+        super().__init__(daemon=True)
+        self.connection = Connection(address, context=zmq.Context())
+        for table in tables:
+            self.connection.send({"type": "watch", "table": table})
+        self.received = 0
+        self.frames = 0
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        socket = self.connection.socket
+        while not self.stop.is_set():
+            if socket.poll(100):
+                while True:  # all that waits, so the server's queue for it never fills
+                    try:
+                        self.received += len(socket.recv(zmq.NOBLOCK))
+                        self.frames += 1
+                    except zmq.Again:
+                        break
+            self.connection.heartbeat()
+
+
+def curve_against_plain(args: argparse.Namespace) -> None:
+    """4. Two servers on the same machine, one ``--plain`` and one speaking CurveZMQ (the
+    default). The idle move's round trip, sample by sample on each in turn; then throughput
+    with ``--tables`` bot tables on each, every table watched (its updates cross the wire),
+    measured in windows of ``--window`` seconds in turn while the other server is paused."""
+    folders = {kind: tempfile.mkdtemp(prefix=f"starhall-bench-{kind}-")
+               for kind in ("plain", "curve")}
+    ports = {kind: free_loopback_port() for kind in folders}
+    servers = {kind: start(serve_command(ports[kind], folders[kind], kind == "plain"))
+               for kind in folders}
+    spectators: list[Spectator] = []
+    try:
+        for kind, server in servers.items():
+            assert server.stdout is not None
+            print(f"{kind}: {server.stdout.readline().strip()}")
+        addresses = {kind: f"tcp://127.0.0.1:{port}" for kind, port in ports.items()}
+        players = {kind: HotSeat(address) for kind, address in addresses.items()}
+        for _ in range(50):  # warm up both paths
+            for player in players.values():
+                player.timed_move()
+        moves: dict[str, list[float]] = {kind: [] for kind in folders}
+        for number in range(args.samples):
+            order = list(folders) if number % 2 == 0 else list(reversed(folders))
+            for kind in order:
+                moves[kind].append(players[kind].timed_move())
+        print(f"\nidle servers: {args.samples} moves on each, alternated")
+        for kind, samples in moves.items():
+            print(f"  {kind:5}  move -> own update  p50 {statistics.median(samples) * 1000:.3f} ms"
+                  f"  p99 {percentile(samples, 0.99) * 1000:.3f} ms")
+        ratio = statistics.median(moves["curve"]) / statistics.median(moves["plain"])
+        print(f"  curve p50 / plain p50 = {ratio:.2f} (target at most 1.2)")
+
+        lobbies = {kind: Connection(address) for kind, address in addresses.items()}
+        for kind, lobby in lobbies.items():
+            tables = []
+            for _ in range(args.tables):
+                table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                                       "options": ENDLESS})["table"]["id"]
+                for seat in range(4):
+                    lobby.request({"type": "bot", "table": table, "seat": seat})
+                tables.append(table)
+            spectator = Spectator(addresses[kind], tables)
+            spectator.start()
+            spectators.append(spectator)
+        rates: dict[str, list[float]] = {kind: [] for kind in folders}
+        delivered: dict[str, list[float]] = {kind: [] for kind in folders}
+        watching = dict(zip(folders, spectators, strict=True))
+        windows = max(1, round(args.seconds / args.window))
+        os.kill(servers["curve"].pid, signal.SIGSTOP)
+        paused = "curve"
+        for number in range(2 * windows):
+            kind = "plain" if number % 2 == 0 else "curve"
+            other = "curve" if kind == "plain" else "plain"
+            if paused != other:
+                os.kill(servers[other].pid, signal.SIGSTOP)
+            os.kill(servers[kind].pid, signal.SIGCONT)
+            paused = other
+            time.sleep(0.3)  # the paused backlog first
+            before, started = total_seq(lobbies[kind]), time.perf_counter()
+            frames = watching[kind].frames
+            time.sleep(args.window)
+            after = total_seq(lobbies[kind])
+            elapsed = time.perf_counter() - started
+            rates[kind].append((after - before) / elapsed)
+            delivered[kind].append((watching[kind].frames - frames) / elapsed)
+        os.kill(servers[paused].pid, signal.SIGCONT)
+        print(f"\n{args.tables} tables of 4 random bots on each server, each table watched, "
+              f"{windows} windows of {args.window:g} s each, alternated:")
+        for kind, samples in rates.items():
+            print(f"  {kind:5}  {statistics.median(samples):,.0f} events/s (median of windows; "
+                  f"{', '.join(f'{rate:,.0f}' for rate in samples)})")
+        ratio = statistics.median(rates["curve"]) / statistics.median(rates["plain"])
+        print(f"  curve / plain = {ratio:.2f} (target at least 0.9)")
+        for kind, samples in delivered.items():
+            print(f"  {kind:5}  {statistics.median(samples):,.0f} messages/s to the spectator "
+                  f"(median; {watching[kind].received:,} bytes in all)")
+        print(f"\nmachine: {os.cpu_count()} cores; starhall engines: {shared.build()}")
+    finally:
+        for spectator in spectators:
+            spectator.stop.set()
+        for server in servers.values():
+            os.kill(server.pid, signal.SIGCONT)
+            server.send_signal(signal.SIGTERM)
+        for server in servers.values():
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        for folder in folders.values():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 # --- 3. restart -------------------------------------------------------------------------------
@@ -409,17 +562,20 @@ def new_table(folder: Path, number: int, *, bots: bool,
     return table
 
 
-def time_to_first_reply(data: Path) -> float:
+def time_to_first_reply(data: Path, plain: bool = False) -> float:
     """Seconds from starting ``starhall serve`` on ``data`` to the reply to a ``list`` sent
-    at once (it waits in the client's socket until the server reads it)."""
+    at once (it waits in the client's socket until the server reads it). The server's key
+    pair is made beforehand, so the client knows the key before the server listens."""
     port = free_loopback_port()
     dealer = zmq.Context.instance().socket(zmq.DEALER)
     dealer.setsockopt(zmq.LINGER, 0)
     dealer.setsockopt(zmq.RECONNECT_IVL, 1)  # connect as soon as the server listens
+    if not plain:
+        secure_client(dealer, load_or_create(data).public)
     started = time.perf_counter()
     server = subprocess.Popen(
         [sys.executable, "-m", "starhall", "serve", "--bind", f"127.0.0.1:{port}",
-         "--data", str(data), "--beacon", "off"],
+         "--data", str(data), "--beacon", "off", *(["--plain"] if plain else [])],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         dealer.connect(f"tcp://127.0.0.1:{port}")
@@ -440,23 +596,23 @@ def time_to_first_reply(data: Path) -> float:
     return elapsed
 
 
-def restart(events: int, live_events: int, rounds: int) -> None:
+def restart(events: int, live_events: int, rounds: int, plain: bool = False) -> None:
     history = history_folder(events, live_events)
     facts = json.loads((history / "complete").read_text())
     empty = Path(tempfile.mkdtemp(prefix="starhall-bench-empty-"))
     copies = Path(tempfile.mkdtemp(prefix="starhall-bench-nosummary-"))
     try:
-        time_to_first_reply(history)  # warm the page cache; writes any missing summary
-        time_to_first_reply(empty)
+        time_to_first_reply(history, plain)  # warm the page cache; writes any missing summary
+        time_to_first_reply(empty, plain)
         emptied, full, unsummarised = [], [], []
         for round_number in range(rounds):
-            emptied.append(time_to_first_reply(empty))
-            full.append(time_to_first_reply(history))
+            emptied.append(time_to_first_reply(empty, plain))
+            full.append(time_to_first_reply(history, plain))
             copy = copies / str(round_number)  # a fresh copy each time: a start writes summaries
             shutil.copytree(history / "tables", copy / "tables",
                             ignore=shutil.ignore_patterns("*.summary.json"))
             settle_disk()
-            unsummarised.append(time_to_first_reply(copy))
+            unsummarised.append(time_to_first_reply(copy, plain))
             shutil.rmtree(copy, ignore_errors=True)
             settle_disk()
     finally:

@@ -25,6 +25,7 @@ import pygame
 from starhall.client.net.link import checked_address
 from starhall.client.ui.quiet import c_stderr_silenced
 from starhall.client.user.settings import player_name
+from starhall.shared.curve import key_from_text
 
 DEFAULT_SIZE = (1280, 720)
 FPS = 60
@@ -307,9 +308,21 @@ def join(args: argparse.Namespace) -> int:
     address = getattr(args, "address", None)
     if address:
         checked_address(address)
+    key = given_key(args, address)
     require_display("the lobby is a window (for a game in the terminal, try "
                     "`starhall play GAME --terminal`)")
-    return run_in_window("Starhall — lobby", lambda size: Lobby(size, address, player_name()))
+    return run_in_window("Starhall — lobby", lambda size: Lobby(size, address, player_name(),
+                                                                server_key=key))
+
+
+def given_key(args: argparse.Namespace, address: str | None) -> bytes | None:
+    """``--server-key``, read; a ``ValueError`` for a bad one or one without an address."""
+    text = getattr(args, "server_key", None)
+    if text is None:
+        return None
+    if not address:
+        raise ValueError("--server-key needs the server's address too (ADDR)")
+    return key_from_text(text)
 
 
 def watch(args: argparse.Namespace) -> int:
@@ -317,11 +330,12 @@ def watch(args: argparse.Namespace) -> int:
     from starhall.client.screens.lobby import Lobby
 
     checked_address(args.address)
+    key = given_key(args, args.address)
     require_display("watching is done in a window (for a game in the terminal, try "
                     "`starhall play GAME --terminal`)")
     table = getattr(args, "table", None) or ""
     return run_in_window("Starhall — watching", lambda size: Lobby(
-        size, args.address, player_name(), watch_table=table))
+        size, args.address, player_name(), watch_table=table, server_key=key))
 
 
 def view(args: argparse.Namespace) -> int:

@@ -1,8 +1,8 @@
 """The LAN beacon: in the manner of ZeroMQ's zbeacon, a UDP datagram once a second saying
 "a Starhall server listens on TCP port P". Clients (the lobby's discovery, the tests'
 ``ServerListener``) hear it and connect to the address it came from, so a server bound to one
-interface sends it from that interface's address. It carries no table or player
-data."""
+interface sends it from that interface's address. It carries the server's public key (which
+clients pin), and no table or player data."""
 
 from __future__ import annotations
 
@@ -28,10 +28,11 @@ class BeaconSender:
     def __init__(self, port: int, name: str, target: str = "255.255.255.255",
                  target_port: int = protocol.BEACON_PORT,
                  interval: float = protocol.BEACON_INTERVAL_SECONDS,
-                 source: str | None = None) -> None:
+                 source: str | None = None, key: bytes | None = None) -> None:
         """``source``: the address to send from (the server's bound address), since clients
-        connect to the address a beacon came from."""
-        self._datagram = protocol.encode_beacon(protocol.Beacon(port, name))
+        connect to the address a beacon came from. ``key``: the server's public key
+        (``None``: a plain server)."""
+        self._datagram = protocol.encode_beacon(protocol.Beacon(port, name, key))
         self._target = (target, target_port)
         self._source = source
         self._interval = interval

@@ -63,6 +63,12 @@ class EmbeddedServer:
         self._ready.set()
         self.service.run(self._stop)
 
+    @property
+    def public_key(self) -> bytes | None:
+        """The server's CurveZMQ public key once it started (``None``: a plain server)."""
+        assert self.service is not None, "start the server first"
+        return None if self.service.keys is None else self.service.keys.public
+
     def stop(self) -> None:
         self._stop.set()
         if self._thread is not None:

@@ -29,9 +29,11 @@ import asyncio
 import concurrent.futures
 import contextlib
 import json
+import logging
 import re
 import secrets
 import socket
+import ssl
 import threading
 import time
 import zlib
@@ -43,6 +45,7 @@ import nats.errors
 import nats.js.errors
 from nats.js import api
 
+from starhall.server.nats_access import load_access
 from starhall.server.seats import SeatRecord, seating_body, seats_from_body
 from starhall.server.stores import TableLost
 from starhall.shared.logfile import encode_record
@@ -234,8 +237,11 @@ class JetStreamStore:
 
     def __init__(self, address: str, *, stream: str = DEFAULT_STREAM, replicas: int = 1,
                  lease_seconds: float = 10.0, node: str | None = None,
-                 client_address: str = "") -> None:
+                 client_address: str = "", access_file: str | None = None) -> None:
+        """``access_file``: how to log in to NATS and check it (``server/nats_access.py``);
+        without it, what ``$STARHALL_NATS_ACCESS`` and the environment say."""
         servers, _ = parse_address(address)
+        self.access = load_access(access_file)
         self.where = address
         self.stream = stream
         self.prefix = f"starhall.{stream.lower()}.log"
@@ -274,8 +280,13 @@ class JetStreamStore:
         self._mirrorer = self.bridge.submit(self._mirror_forever())
 
     async def _connect(self, servers: list[str], replicas: int) -> None:
-        async def quiet(_: Exception) -> None:  # nats-py would print every failed reconnect
-            return None
+        connected = False
+
+        async def quiet(error: Exception) -> None:  # nats-py would print every failed reconnect
+            # A refused login or certificate will be refused again: said now, not tried for
+            # ever (raised here, it ends nats.connect).
+            if not connected and _refused(error):
+                raise OSError(describe(error))
 
         async def lost() -> None:  # what was sent and not yet answered will never be
             self._link.set()
@@ -283,11 +294,15 @@ class JetStreamStore:
 
         await _some_server_answers(servers)  # else nats-py would try for ever
         self._link = asyncio.Event()
+        # asyncio warns of every TLS connection NATS closes, which tells nobody anything.
+        logging.getLogger("asyncio").setLevel(logging.ERROR)
         self.nc = await nats.connect(servers=servers, connect_timeout=CONNECT_SECONDS,
                                      max_reconnect_attempts=-1, reconnect_time_wait=0.2,
                                      allow_reconnect=True, error_cb=quiet,
                                      disconnected_cb=lost,
-                                     pending_size=0)  # nothing sent late, after a failure
+                                     pending_size=0,  # nothing sent late, after a failure
+                                     **self.access.connect_options())
+        connected = True
         self.js = self.nc.jetstream(timeout=COMMIT_SECONDS)
         try:
             await self.js.stream_info(self.stream)
@@ -763,11 +778,26 @@ async def _some_server_answers(servers: list[str]) -> None:
     raise OSError("no NATS server answers there")
 
 
+def _refused(error: BaseException) -> bool:
+    """Whether NATS refused this node's login or TLS (not a server down or busy)."""
+    return isinstance(error, ssl.SSLError | nats.errors.AuthorizationError) or (
+        "Authorization Violation" in str(error))
+
+
 def describe(error: BaseException) -> str:
     if isinstance(error, nats.js.errors.APIError) and error.description:
         return str(error.description)
     if isinstance(error, nats.errors.NoServersError):
         return "no NATS server answers there"
+    if "Authorization Violation" in str(error) or isinstance(
+            error, nats.errors.AuthorizationError):
+        return ("NATS refused the login: give the user and password, token, NKey or .creds "
+                "of Starhall's account with --store-access FILE (docs/scaling.md)")
+    if isinstance(error, ssl.SSLError):
+        reason = getattr(error, "reason", None) or str(error)
+        return (f"TLS with NATS failed: {reason}; give the CA that signed the NATS servers' "
+                "certificates, and a client certificate if they ask for one, with "
+                "--store-access FILE (docs/scaling.md)")
     return str(error) or type(error).__name__
 
 

@@ -148,6 +148,10 @@ class ServerConfig:
     """Bug reports (``report``) the server keeps in its data folder at most."""
     reports_per_session: int = 5
     """Bug reports the server keeps from one session at most."""
+    store_access: str | None = None
+    """With JetStream: the file saying how to log in to NATS (``server/nats_access.py``)."""
+    plain: bool = False
+    """Speak plain ZeroMQ, for old clients, rather than CurveZMQ (``server/keys.py``)."""
 
 
 class TableMaster:
@@ -171,7 +175,8 @@ class TableMaster:
             from starhall.server.jetstream import JetStreamStore  # only a cluster needs NATS
 
             self.store = JetStreamStore(config.store, lease_seconds=config.lease_seconds,
-                                        stream=config.stream, replicas=config.replicas)
+                                        stream=config.stream, replicas=config.replicas,
+                                        access_file=config.store_access)
         self.message_waiting = message_waiting
         try:
             self.tables: dict[str, LiveTable] = restore_tables(

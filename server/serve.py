@@ -25,6 +25,7 @@ import zmq
 from starhall.server.beacon import BeaconSender, source_address
 from starhall.server.service import TABLES_FOLDER, ServerConfig, Service
 from starhall.shared import protocol
+from starhall.shared.curve import fingerprint, key_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +52,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep the tables in NATS JetStream rather than in DIR's files, "
                              "shared with every server given the same address "
                              "(docs/scaling.md); DIR then holds bug reports only")
+    parser.add_argument("--store-access", default=None, metavar="FILE",
+                        help="with --store: a TOML file (chmod 600) of how to log in to NATS "
+                             "and check it: user and password, token, nkey_seed or creds, and "
+                             "[tls] ca, cert, key (docs/scaling.md); default "
+                             "$STARHALL_NATS_ACCESS, and STARHALL_NATS_* variables over it")
     parser.add_argument("--stream", default="STARHALL",
                         help="with --store: the JetStream stream of the tables")
     parser.add_argument("--replicas", type=int, default=1, choices=(1, 3, 5),
@@ -62,6 +68,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lease", type=float, default=10.0, metavar="SECONDS",
                         help="with --store: how long a server's hold on a table outlasts its "
                              "last renewal (a dead server's tables are taken over after it)")
+    parser.add_argument("--plain", action="store_true",
+                        help="speak plain, unencrypted ZeroMQ, for old clients only (default: "
+                             "CurveZMQ with the key pair in DIR/server.key_secret, made at the "
+                             "first start)")
     parser.add_argument("--beacon", nargs="?", default="", const="", metavar="ADDR:PORT|off",
                         help="where the LAN beacon goes: ADDR, ADDR:PORT or PORT (default: "
                              f"broadcast to UDP port {protocol.BEACON_PORT}, where clients "
@@ -128,11 +138,14 @@ def run(args: argparse.Namespace) -> int:
                           flood_rate=args.flood_rate, flood_burst=2 * args.flood_rate,
                           read_only=args.read_only, say=say, store=args.store,
                           stream=args.stream, replicas=args.replicas, lease_seconds=args.lease,
-                          advertise=args.advertise)
+                          advertise=args.advertise, plain=args.plain,
+                          store_access=args.store_access)
     if args.store is not None:
         from starhall.server.jetstream import parse_address
+        from starhall.server.nats_access import load_access
 
         parse_address(args.store)  # a bad address: one line, before anything starts
+        load_access(args.store_access)  # and a bad access file
     try:
         service = Service(config)
     except zmq.ZMQError as error:
@@ -147,11 +160,22 @@ def run(args: argparse.Namespace) -> int:
     beacon = None
     if target is not None:
         beacon = BeaconSender(service.port, config.name, target=target[0],
-                              target_port=target[1], source=source_address(service.address))
+                              target_port=target[1], source=source_address(service.address),
+                              key=None if service.keys is None else service.keys.public)
         beacon.start()
     mode = ", read-only: watching only" if args.read_only else ""
     print(f"starhall serve: listening on {service.address} "
           f"({len(service.tables)} tables from {service.store.where}{mode})", flush=True)
+    if service.keys is None:
+        say("--plain: clients talk to this server unencrypted; anyone on the network can "
+            "read their cards and seat tokens")
+    else:
+        kept = "" if service.keys.kept else ", for this run only: the data folder is read-only"
+        print(f"starhall serve: key {key_text(service.keys.public)} (fingerprint "
+              f"{fingerprint(service.keys.public)}{kept})", flush=True)
+    access = getattr(service.store, "access", None)
+    if access is not None:
+        print(f"starhall serve: {args.store}: {access.describe()}", flush=True)
     try:
         service.run(stop)
     finally:

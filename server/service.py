@@ -17,6 +17,7 @@ from typing import Any
 
 import zmq
 
+from starhall.server.keys import KeyAnswer, ServerKeys, load_or_create
 from starhall.server.master import (
     LOCK_FILE,
     TABLES_FOLDER,
@@ -51,6 +52,10 @@ class Service:
         """The socket's RCVTIMEO in milliseconds (-1: none), which ``_receive_batch`` sets."""
         try:
             check_port(config.bind)  # a port in use stops the server now, not after restoring
+            self.keys: ServerKeys | None = None if config.plain else load_or_create(
+                Path(config.data))
+            if self.keys is not None:
+                self.keys.secure(self.socket)
             self.master = TableMaster(config, message_waiting=self._message_waiting)
         except BaseException:
             self.socket.close(0)
@@ -64,6 +69,7 @@ class Service:
             self.master.close()
             raise
         self.address: str = self.socket.getsockopt(zmq.LAST_ENDPOINT).decode()
+        self.key_answer = KeyAnswer(self.address, config.name, self.keys)
         self.master.advertise(config.advertise or self.address)
 
     @property
@@ -149,6 +155,7 @@ class Service:
 
     def close(self) -> None:
         self.socket.close(0)  # first: the port is free once the folder lock is let go
+        self.key_answer.close()
         self.master.close()
 
 

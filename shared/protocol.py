@@ -127,19 +127,33 @@ BEACON_PREFIX = b"STARHALL"
 MAX_BEACON_NAME_BYTES = 64
 
 
+CURVE_KEY_BYTES = 32
+"""A CurveZMQ public key's length (docs/protocol.md §1: 40 characters in Z85)."""
+KEY_QUERY = BEACON_PREFIX + b"?"
+"""The UDP datagram a client sends to a server's TCP port number to hear its beacon (and so
+its public key) before it first connects."""
+
+
 @dataclass(frozen=True, slots=True)
 class Beacon:
-    """One server's announcement: where its TCP socket listens and what it is called."""
+    """One server's announcement: where its TCP socket listens, what it is called and, when
+    it speaks CurveZMQ, its long-term public key (``None``: a plain server)."""
 
     port: int
     name: str
+    key: bytes | None = None
 
 
 def encode_beacon(beacon: Beacon) -> bytes:
     if not 0 < beacon.port < 65536:
         raise ValueError(f"{beacon.port} is not a TCP port")
-    name = beacon.name.encode("utf-8")[:MAX_BEACON_NAME_BYTES]
-    return BEACON_PREFIX + bytes([PROTOCOL_VERSION]) + beacon.port.to_bytes(2, "big") + name
+    if beacon.key is not None and len(beacon.key) != CURVE_KEY_BYTES:
+        raise ValueError(f"a public key has {CURVE_KEY_BYTES} bytes")
+    name = beacon.name.replace("\0", "").encode("utf-8")[:MAX_BEACON_NAME_BYTES]
+    # The key goes after the name and a NUL, so a plain server's beacon is what it always was.
+    key = b"" if beacon.key is None else b"\0" + beacon.key
+    return (BEACON_PREFIX + bytes([PROTOCOL_VERSION]) + beacon.port.to_bytes(2, "big") + name
+            + key)
 
 
 def decode_beacon(datagram: bytes) -> Beacon | None:
@@ -152,8 +166,11 @@ def decode_beacon(datagram: bytes) -> Beacon | None:
     port = int.from_bytes(datagram[head + 1 : head + 3], "big")
     if port == 0:
         return None
-    name = datagram[head + 3 : head + 3 + MAX_BEACON_NAME_BYTES].decode("utf-8", "replace")
-    return Beacon(port, name)
+    name_bytes, nul, key = datagram[head + 3 :].partition(b"\0")
+    if nul and len(key) != CURVE_KEY_BYTES:
+        return None
+    name = name_bytes[:MAX_BEACON_NAME_BYTES].decode("utf-8", "replace")
+    return Beacon(port, name, key if nul else None)
 
 MAX_THINK_SECONDS = 60.0
 """The longest a bot may be given for a move (``create``'s ``think``, ``--think``)."""

@@ -22,18 +22,43 @@ from typing import Any
 import zmq
 
 from starhall.shared import protocol
+from starhall.shared.curve import KeyQuery, host_and_port, secure_client
 
 
 class ConnectionTimeout(TimeoutError):
     """The server did not answer in time."""
 
 
+KEY_WAIT_SECONDS = 10.0
+"""How long a connection asks a server for its public key before it gives up."""
+
+
+def server_key(address: str, timeout: float = KEY_WAIT_SECONDS) -> bytes | None:
+    """The public key of the server at ``address``, asked over UDP (``shared/curve.py``);
+    ``None`` for a plain server. A ``ConnectionTimeout`` when nothing answers."""
+    query = KeyQuery(address)
+    try:
+        heard = query.wait(timeout)
+    finally:
+        query.close()
+    if heard is None:
+        raise ConnectionTimeout(f"{address} did not say its key in {timeout} s")
+    return heard.key
+
+
 class Connection:
-    def __init__(self, address: str, *, context: Any = None) -> None:
+    def __init__(self, address: str, *, context: Any = None, key: bytes | None = None,
+                 plain: bool = False) -> None:
+        """Speaks CurveZMQ to the server's ``key``, asked of the server when not given;
+        ``plain``: plain ZeroMQ, as an old client would."""
         self.address = address
         self._context = context or zmq.Context.instance()
         self._socket = self._context.socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 0)
+        if not plain and key is None and host_and_port(address) is not None:
+            key = server_key(address)
+        if key is not None:
+            secure_client(self._socket, key)
         self._socket.connect(address)
         self._rids = itertools.count(1)
         self._inbox: deque[dict[str, Any]] = deque()

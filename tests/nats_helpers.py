@@ -47,7 +47,11 @@ class NatsNode:
     node of a cluster."""
 
     def __init__(self, folder: Path, name: str = "n1", cluster_port: int | None = None,
-                 routes: list[int] | None = None, port: int | None = None) -> None:
+                 routes: list[int] | None = None, port: int | None = None,
+                 config: str | None = None) -> None:
+        """``config``: a nats-server configuration to run with (``{port}`` and ``{store}``
+        in it are filled in) rather than the command line's JetStream on loopback."""
+        self.config = config
         self.folder = folder
         self.name = name
         self.port = port or free_loopback_port()
@@ -63,6 +67,11 @@ class NatsNode:
         self.folder.mkdir(parents=True, exist_ok=True)
         command = [nats_server_binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port),
                    "-sd", str(self.folder / "js"), "-n", self.name]
+        if self.config is not None:
+            path = self.folder / "nats.conf"
+            path.write_text(self.config.replace("{port}", str(self.port)).replace(
+                "{store}", str(self.folder / "js")))
+            command = [nats_server_binary(), "-c", str(path)]
         if self.cluster_port is not None:
             command += ["--cluster_name", "starhall", "--cluster",
                         f"nats://127.0.0.1:{self.cluster_port}",

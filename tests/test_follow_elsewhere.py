@@ -12,6 +12,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pygame
@@ -21,7 +22,9 @@ from starhall.client.net.link import ServerLink
 from starhall.client.screens import live as live_module
 from starhall.client.screens.live import ELSEWHERE_TRIES, LiveTable
 from starhall.server.embed import free_loopback_port
+from starhall.server.keys import KeyAnswer, load_or_create
 from starhall.shared import protocol
+from tests.server_helpers import wait_for
 
 SIZE = (1280, 720)
 
@@ -33,6 +36,8 @@ class ScriptedLink:
     state = "connected"
     name = "Ada"
     clock = staticmethod(time.monotonic)
+    known = None
+    """The pinned keys a link checks (none here: nothing is connected)."""
 
     def __init__(self) -> None:
         self.sent: list[dict[str, Any]] = []
@@ -80,7 +85,7 @@ def seated_at(link: ScriptedLink) -> LiveTable:
 
 
 def test_a_table_named_elsewhere_moves_there_with_its_token_and_unacknowledged_moves(
-        ) -> None:
+        tmp_path: Path) -> None:
     pygame.display.init()
     link = ScriptedLink()
     table = seated_at(link)
@@ -89,9 +94,14 @@ def test_a_table_named_elsewhere_moves_there_with_its_token_and_unacknowledged_m
     act = link.sent[-1]
     table.request({"type": protocol.BOT, "table": "0001", "seat": 2})  # unanswered yet
     port = free_loopback_port()  # nothing listens there: only what is sent is looked at
+    # but a key, which the link asks for before it sends anything
+    answer = KeyAnswer(f"tcp://127.0.0.1:{port}", "node", load_or_create(tmp_path))
     link.said.append(elsewhere(f"tcp://127.0.0.1:{port}", rid=act["rid"]))
     table.frame(0.1)
     moved = table.link
+    assert isinstance(moved, ServerLink)
+    wait_for(lambda: (moved.poll(), moved.server_key is not None)[1])
+    answer.close()
     assert isinstance(moved, ServerLink) and moved.address == f"tcp://127.0.0.1:{port}"
     assert table.session.link is moved and table.home is link
     sent = [entry["message"] for entry in moved.messages() if entry["direction"] == "sent"]

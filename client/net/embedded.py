@@ -251,6 +251,8 @@ class EmbeddedServer:
         self.seats = SeatBook(self.data)
         """The user's seats at this server's tables, kept for a later process."""
         self.address = f"tcp://127.0.0.1:{self.service.port}"
+        self.key = None if self.service.keys is None else self.service.keys.public
+        """Its CurveZMQ public key, which this window's links are given (no asking)."""
         _RUNNING[self.address] = self
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self.service.run, args=(self._stop,),

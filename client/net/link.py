@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import select
 import socket
 import time
 from collections import deque
@@ -23,11 +24,18 @@ from typing import Any
 
 import zmq
 
+from starhall.client.user.known_servers import KeyChanged, KnownServers
 from starhall.shared import protocol
+from starhall.shared.curve import KeyQuery, host_and_port, secure_client
 
 Clock = Callable[[], float]
 LOST = "_lost"
 REJOINED = "_rejoined"
+KEY_REFUSED = "_key_refused"
+"""What ``poll`` hands back once when the server's key is not the one pinned for it (its
+``message`` says so); the link then stays silent."""
+KEY_ASK_SECONDS = 0.5
+"""How often a link that does not know the server's key asks for it again."""
 RECORD_MESSAGES = 5000
 """How many of the last messages, sent and received, a link keeps for a bug report."""
 
@@ -63,8 +71,28 @@ def checked_address(address: str) -> str:
 
 class ServerLink:
     def __init__(self, address: str, name: str = "Player", clock: Clock = time.monotonic,
-                 context: Any = None) -> None:
+                 context: Any = None, *, key: bytes | None = None,
+                 known: KnownServers | None = None) -> None:
+        """``key``: the server's public key, when known (``--server-key``, a beacon, the
+        server in this process); asked of the server otherwise (``shared/curve.py``).
+        ``known``: the pinned keys a key not given is checked against, and pinned in."""
         self.address = normalise_address(address)
+        self.server_key = key
+        self.known = known
+        self.refusal: str | None = None
+        """Why the link will not talk to this server (a changed key), once it is refused."""
+        self._query: KeyQuery | None = None
+        self._asked = -float("inf")
+        self._plain = False
+        """Whether the server said it speaks plain ZeroMQ."""
+        self._learned = False
+        """Whether the key (or plain) was the server's answer, not given: asked again after a
+        lost link."""
+        self._unsent: list[bytes] = []
+        """Frames sent while the key was being asked, for the socket once it connects (as a
+        socket keeps what is sent before it connects)."""
+        if key is not None and known is not None:
+            self._trust(key)
         self.name = name[: protocol.MAX_NAME_CHARS] or "Player"
         self.clock = clock
         self.context = context or zmq.Context.instance()
@@ -87,17 +115,69 @@ class ServerLink:
     def _open(self) -> None:
         if self._socket is not None:
             self._socket.close(linger=0)
+            self._socket = None
+        now = self.clock()
+        self.last_heard = now
+        self.last_sent = now
+        if self.refusal is not None:
+            return
+        if self.server_key is None and not self._plain and host_and_port(self.address):
+            if self._query is None:
+                self._query = KeyQuery(self.address)
+            self._ask()
+            return
+        self._connect()
+
+    def _connect(self) -> None:
         self._socket = self.context.socket(zmq.DEALER)
         self._sockets += 1
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.setsockopt(zmq.RECONNECT_IVL, 200)
         self._socket.setsockopt(zmq.MAXMSGSIZE, protocol.MAX_MESSAGE_BYTES)
+        if self.server_key is not None:
+            secure_client(self._socket, self.server_key)
         self._socket.connect(self.address)
-        now = self.clock()
-        self.last_heard = now
-        self.last_sent = now
+        unsent, self._unsent = self._unsent, []
         self.send({"type": protocol.HELLO, "name": self.name,
                    "protocol": protocol.PROTOCOL_VERSION})
+        for frame in unsent:
+            self._put(frame)
+
+    def _ask(self) -> None:
+        assert self._query is not None
+        self._query.ask()
+        self._asked = self.clock()
+
+    def _trust(self, key: bytes | None) -> bool:
+        """Check ``key`` (``None``: plain) against the pinned one; ``False`` and
+        ``refusal`` set when it differs."""
+        if self.known is None:
+            return True
+        try:
+            self.known.check(self.address, key)
+        except KeyChanged as changed:
+            self.refusal = str(changed)
+            self.state = "refused"
+            return False
+        return True
+
+    def _hear_key(self) -> list[dict[str, Any]]:
+        """While the key is not known: read the server's answer, or ask again."""
+        assert self._query is not None
+        heard = self._query.answer()
+        if heard is None:
+            if self.clock() - self._asked >= KEY_ASK_SECONDS:
+                self._ask()
+            return []
+        self._query.close()
+        self._query = None
+        if not self._trust(heard.key):
+            return [{"type": KEY_REFUSED, "message": self.refusal}]
+        self.server_key = heard.key
+        self._plain = heard.key is None
+        self._learned = True
+        self._connect()
+        return []
 
     def send(self, message: dict[str, Any]) -> int:
         """Send a request; returns the ``rid`` it carries. A ``sit`` or ``create`` gets a
@@ -133,14 +213,33 @@ class ServerLink:
 
     def _send_frame(self, message: dict[str, Any]) -> None:
         frame = protocol.encode(message)
+        if self._socket is None:  # the key is being asked
+            self._unsent.append(frame)
+        else:
+            self._put(frame)
+        self.last_sent = self.clock()
+
+    def _put(self, frame: bytes) -> None:
+        assert self._socket is not None
         self.record.append((time.time(), "sent", frame))
         # When the link is down the send fails; the heartbeat logic notices and starts over.
         with contextlib.suppress(zmq.Again):
             self._socket.send(frame, zmq.NOBLOCK)
-        self.last_sent = self.clock()
 
     def poll(self) -> list[dict[str, Any]]:
-        received: list[dict[str, Any]] = []
+        if self.refusal is not None:
+            return []
+        if self._socket is None:
+            received = self._hear_key()
+            if self._socket is None:
+                if self.refusal is None and self.clock() - self.last_heard > self.timeout:
+                    if self.state != "lost":
+                        received.append({"type": LOST})
+                    self.state = "lost"
+                    self.last_heard = self.clock()
+                return received
+        else:
+            received = []
         while True:
             try:
                 frame = self._socket.recv(zmq.NOBLOCK)
@@ -177,6 +276,10 @@ class ServerLink:
             if self.state != "lost":
                 received.append({"type": LOST})
             self.state = "lost"
+            if self._learned:
+                # Asked again: a server that came back with another key is then refused with
+                # a warning, rather than failing its handshakes in silence.
+                self.server_key, self._plain, self._learned = None, False, False
             self._open()  # a new session; hello is sent again, and again until answered
         else:
             if self.state == "connected" and self._keyed:
@@ -189,8 +292,10 @@ class ServerLink:
         """Sleep until a message is waiting or ``timeout`` seconds pass (an idle window waits
         here rather than spinning); ``True`` when one is waiting."""
         if self._socket is None:
-            time.sleep(timeout)
-            return False
+            if self._query is None:
+                time.sleep(timeout)
+                return False
+            return bool(select.select([self._query.fileno()], [], [], timeout)[0])
         try:
             return bool(self._socket.poll(max(0, int(timeout * 1000)), zmq.POLLIN))
         except zmq.ZMQError:
@@ -215,3 +320,6 @@ class ServerLink:
         if self._socket is not None:
             self._socket.close(linger=int(linger * 1000))
             self._socket = None
+        if self._query is not None:
+            self._query.close()
+            self._query = None

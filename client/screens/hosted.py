@@ -101,7 +101,7 @@ class HostedTable(_Leaving):
         self.server = EmbeddedServer(folder, think=BOT_THINK if think is None else think,
                                      lock=True)
         try:
-            link = ServerLink(self.server.address, name=player_name())
+            link = ServerLink(self.server.address, name=player_name(), key=self.server.key)
             self.live = LiveTable(link, size, kept=KEPT_FOR_RESUME, open_replay=open_replay)
             self.live.seat_book = self.server.seats
             wait_for_welcome(link)
@@ -150,7 +150,7 @@ class ForkedTable(_Leaving):
         self.forked = forked
         self.server = EmbeddedServer(data)
         try:
-            link = ServerLink(self.server.address, name=player_name())
+            link = ServerLink(self.server.address, name=player_name(), key=self.server.key)
             kept = f"Leaving ends this fork; its log stays in {forked.path}."
             self.live = LiveTable(link, size, banner=forked.name, kept=kept,
                                   open_replay=open_replay)

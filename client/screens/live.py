@@ -308,7 +308,8 @@ class LiveTable:
             return False
         if moving:
             assert isinstance(address, str)
-            link = ServerLink(address, name=self.link.name, clock=self.link.clock)
+            link = ServerLink(address, name=self.link.name, clock=self.link.clock,
+                              known=self.link.known)
             self._follow(link, f"table {session.table} moved to {host_port(address)}")
             self.moved_to = host_port(address)
             return True

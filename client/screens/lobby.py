@@ -24,7 +24,7 @@ import pygame
 
 from starhall.client.games.tricks.table import TITLES, TableView
 from starhall.client.net.embedded import Seat, SeatBook, user_data
-from starhall.client.net.link import LOST, REJOINED, ServerLink
+from starhall.client.net.link import KEY_REFUSED, LOST, REJOINED, ServerLink, normalise_address
 from starhall.client.screens.live import LiveTable
 from starhall.client.screens.new_table import NewTableForm
 from starhall.client.screens.settings_screen import SettingsOverlay
@@ -32,8 +32,10 @@ from starhall.client.screens.waiting_room import WaitingRoom, absent_people, dra
 from starhall.client.ui import fonts, theme
 from starhall.client.ui.fonts import wrap
 from starhall.client.ui.widgets import Hotspots, blit_text, button, fitted, panel, row_of_buttons
+from starhall.client.user.known_servers import KnownServers
 from starhall.client.user.settings import player_name
 from starhall.shared import protocol
+from starhall.shared.curve import fingerprint
 
 LIST_EVERY = 2.0
 LIST_GIVE_UP = 10.0
@@ -108,10 +110,12 @@ def seat_book(address: str) -> SeatBook:
 
 
 class Discovery:
-    """Servers heard by their beacons: ``{address: (name, last heard)}``."""
+    """Servers heard by their beacons: ``{address: (name, last heard)}``, and the public
+    key each beacon carried (``keys``; ``None``: a plain server)."""
 
     def __init__(self, port: int = protocol.BEACON_PORT) -> None:
         self.servers: dict[str, tuple[str, float]] = {}
+        self.keys: dict[str, bytes | None] = {}
         self._socket: socket.socket | None = None
         try:
             sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -136,9 +140,11 @@ class Discovery:
             beacon = protocol.decode_beacon(datagram)
             if beacon is not None:
                 self.servers[f"tcp://{host}:{beacon.port}"] = (beacon.name, now)
+                self.keys[f"tcp://{host}:{beacon.port}"] = beacon.key
         for address, (_, heard) in list(self.servers.items()):
             if now - heard > FORGET_AFTER:
                 del self.servers[address]
+                self.keys.pop(address, None)
         return set(self.servers) != before
 
     def close(self) -> None:
@@ -149,8 +155,15 @@ class Discovery:
 
 class Lobby:
     def __init__(self, size: tuple[int, int], address: str | None, name: str,
-                 watch_table: str | None = None) -> None:
+                 watch_table: str | None = None, server_key: bytes | None = None,
+                 known: KnownServers | None = None) -> None:
+        """``server_key``: the key ``address``'s server must have (``--server-key``), pinned
+        for it; otherwise a server's key is the one pinned, or the first one heard."""
         self.size = size
+        self.known = known or KnownServers()
+        """The servers' keys pinned (``client/user/known_servers.py``)."""
+        self.refused = False
+        """Whether the current server's key was refused (the message is a warning)."""
         self.name = name
         self.watch_table = watch_table
         """``starhall watch``: go straight to this table (``""``: the first one playing)."""
@@ -201,12 +214,17 @@ class Lobby:
         self._seen: tuple[Any, ...] = ()
         self._find_local_games()
         if address:
-            self.connect(address)
+            if server_key is not None:
+                self.known.pin(normalise_address(address), server_key)
+            self.connect(address, server_key)
 
-    def connect(self, address: str) -> None:
+    def connect(self, address: str, key: bytes | None = None) -> None:
+        """``key``: the server's public key as its beacon said (checked against the pinned
+        one); asked of the server when ``None``."""
         if self.link is not None:
             self.link.close()
-        self.link = ServerLink(address, name=self.name)
+        self.refused = False
+        self.link = ServerLink(address, name=self.name, key=key, known=self.known)
         self.tables, self.tables_complete = [], False
         self._listing, self._pages = None, []
         self.server_name = ""
@@ -215,6 +233,12 @@ class Lobby:
         self.held = self.book.seats()
         self.last_list = -LIST_EVERY
         self.message = f"Connecting to {host_port(self.link.address)}…"
+        if self.link.refusal is not None:
+            self._refuse(self.link.refusal)
+
+    def _refuse(self, why: str) -> None:
+        self.refused = True
+        self.message = why
 
     def disconnect(self) -> None:
         """Back to choosing a server."""
@@ -275,8 +299,13 @@ class Lobby:
                 self.form = NewTableForm(self.games, self.options)
             self.server_name = str(message.get("server") or "")
             self.ever_connected = True
+            key = self.link.server_key
+            secured = "unencrypted: the server runs --plain" if key is None else \
+                f"encrypted, key {fingerprint(key)}"
             self.message = f"Connected to {self.server_name or 'the server'} " \
-                           f"({host_port(self.link.address)})"
+                           f"({host_port(self.link.address)}), {secured}"
+        elif kind == KEY_REFUSED:
+            self._refuse(str(message.get("message")))
         elif kind == protocol.TABLES:
             if message.get("rid") != self._listing:
                 return  # an answer to a listing given up on
@@ -562,7 +591,7 @@ class Lobby:
         if self.form is not None:
             self.form.commit_typing()
         if kind == "server":
-            self.connect(action[1])
+            self.connect(action[1], self.discovery.keys.get(action[1]))
         elif kind in ("sit", "watch"):
             self.open_table(kind, action[1])
         elif kind == "resume":
@@ -646,8 +675,10 @@ class Lobby:
         width, height = surface.get_size()
         surface.fill(theme.FELT_DARK)
         blit_text(surface, "Starhall", 40, theme.GOLD, "topleft", (32, 22))
-        blit_text(surface, self.message or "Choose a server", 17, theme.TEXT_DIM, "topleft",
-                  (34, 74), max_width=width - 68)
+        blit_text(surface, "Key refused: not connected" if self.refused else
+                  self.message or "Choose a server", 17,
+                  theme.ALERT if self.refused else theme.TEXT_DIM, "topleft", (34, 74),
+                  max_width=width - 68)
         mine = self._my_games()
         servers, games, tables, form = lobby_places(width, height, self._servers_height(),
                                                     bool(mine))
@@ -668,6 +699,8 @@ class Lobby:
                       max_width=form.w - 32)
         if self.link is not None and self.link.state == "lost":
             self._lost_panel(surface, table=False)
+        if self.refused:
+            self._refused_panel(surface)
         corner = pygame.Rect(width - 174, 26, 150, 34)
         self.settings.draw(surface, surface.get_rect(), self.hotspots, corner)
 
@@ -692,7 +725,10 @@ class Lobby:
                 break
             rect = pygame.Rect(servers.x + 12, y, servers.w - 24, 40)
             current = self.link is not None and self.link.address == address
-            button(surface, self.hotspots, rect, f"{name}  ({host_port(address)})", "server",
+            key = self.discovery.keys.get(address)
+            label = f"{name}  ({host_port(address)})  " + (
+                "plain" if key is None else f"key {fingerprint(key)}")
+            button(surface, self.hotspots, rect, label, "server",
                    address, hovered=rect.collidepoint(self.mouse) or current, size=15)
             y += 48
         rect = pygame.Rect(servers.x + 12, min(y, servers.bottom - 52), servers.w - 24, 40)
@@ -886,6 +922,20 @@ class Lobby:
                    ("lost", "back"), True)]
         row_of_buttons(surface, self.hotspots, (area.centerx, area.bottom - 38), labels,
                        self.mouse, size=16)
+
+    def _refused_panel(self, surface: pygame.Surface) -> None:
+        """The server's key is not the one pinned: the warning, whole, and the way back."""
+        width, height = surface.get_size()
+        area = pygame.Rect(0, 0, min(680, width - 40), 230)
+        area.center = (width // 2, height // 2)
+        panel(surface, area, alpha=245)
+        blit_text(surface, "This server's key has changed", 22, theme.ALERT, "midtop",
+                  (area.centerx, area.y + 18), max_width=area.w - 32)
+        for index, line in enumerate(wrap(self.message, 15, area.w - 40)[:6]):
+            blit_text(surface, line, 15, theme.TEXT, "midtop",
+                      (area.centerx, area.y + 56 + index * 19))
+        row_of_buttons(surface, self.hotspots, (area.centerx, area.bottom - 36),
+                       [("Back", ("lost", "back"), True)], self.mouse, size=16)
 
     def close(self) -> None:
         if self.hosted is not None:
