@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
-from itertools import combinations
 from random import Random
 from typing import Any, Final
 
 from starhall.shared.cards import CardSet, Deck, bits, random_cards
+from starhall.shared.choices import Choices
 from starhall.shared.commands import held_card, held_cards, seat_of
 from starhall.shared.engine import (
     CARD_GAME_PHASES,
@@ -376,7 +376,7 @@ class Stars(Game[StarsState]):
             return (state.turn,)
         return ()
 
-    def legal_actions(self, state: StarsState, seat: Seat) -> list[Command]:
+    def legal_actions(self, state: StarsState, seat: Seat) -> Sequence[Command]:
         if seat != state.turn:
             return []
         if state.phase == "play":
@@ -387,8 +387,7 @@ class Stars(Game[StarsState]):
                         for amount in range(lowest_bid(state), MAX_BID + 1)]
             return actions
         if state.phase == "bury":
-            return [Command("bury", seat, {"cards": list(chosen)})
-                    for chosen in combinations(DECK.codes(state.hands[seat]), BURY_COUNT)]
+            return Choices("bury", seat, DECK.codes(state.hands[seat]), BURY_COUNT)
         return []
 
     def random_action(self, state: StarsState, seat: Seat, rng: Random) -> Command:
