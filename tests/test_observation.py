@@ -53,6 +53,7 @@ def test_a_bots_observation_reaches_no_other_seats_hand_and_no_state() -> None:
     deck = state.rules.deck
     for seat in range(4):
         seen = table.observe(seat)
+        assert seen.view and seen.legal is not None  # made on first reading; then no state
         objects = reachable(seen)
         strings = {obj for obj in objects if isinstance(obj, str)}
         assert set(deck.codes(state.hands[seat])) <= strings  # its own hand it sees
@@ -89,7 +90,10 @@ def test_a_restored_table_reads_what_its_seats_were_shown_from_its_log(tmp_path:
     """A server restores a table from its last checkpoint; its bots' observations are read
     from the whole log at its next move, and are those the table kept as it played."""
     live = create_table(tmp_path, "0001", "t", get_game("stars"), 4, {"target": 1000})
+    for seat in range(4):
+        live.put_bot(seat, "random", standin=False)
     table = live.table
+    assert table.memory is not None  # its bots sat down before its first event
     bots = [RandomBot(random.Random(seat)) for seat in range(4)]
     rng = random.Random(1)
     while table.seq < 150:
