@@ -354,6 +354,7 @@ class Service:
         live.state, live.seq, live.seats = before
         table.seating_behind = True  # the seats changed in this batch are not in the log now
         live.commands.forget_after(live.seq)
+        table.forget_memory()
         table.bot_due = None
         if table.stalled is None:
             print(f"starhall serve: table {table.id}: cannot write its log ({error}); its last "
@@ -938,8 +939,6 @@ class Service:
         keeps), and queue its events for the participants."""
         if table.commands_unread:  # the first move since a restart
             table.read_commands()
-        if table.memory_unread:  # before this move's events follow the log's
-            table.read_memory()
         if table.seating_behind:
             self._dirty(table)  # the seats go into the log before the events
         live = table.table
@@ -1092,6 +1091,11 @@ class Service:
     def _bot_moves(self, table: LiveTable) -> bool:
         """Every bot whose turn it is makes one move; whether any did."""
         if table.broken or table.status != protocol.PLAYING:
+            return False
+        try:
+            if table.memory_unread and not table.read_memory():
+                return False  # its bots' memory is read once this batch is in the log
+        except RequestError:  # the log cannot be read: the table stopped
             return False
         game = table.game
         moved = False

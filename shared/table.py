@@ -204,6 +204,9 @@ class Table(Generic[S]):
         """What ``seat``'s bot is given to choose its move now."""
         memory = self.memory
         if memory is None or seat not in memory.seats:
+            if self.seq:
+                raise ValueError(f"the table has not kept what its seats were shown (seat "
+                                 f"{seat})")
             memory = self.remember([seat])
         return memory.observe(self.state, seat)
 
