@@ -25,8 +25,10 @@ from starhall.shared.options import Options
 
 class Observation:
     """One seat's view, legal commands and the events it was shown (``seen``, oldest first,
-    events the seat was not shown at all left out). Read-only; ``view`` and ``legal`` are
-    worked out on first reading when the observation was made by ``observe``."""
+    events the seat was not shown at all left out), for a bot to read, never to change;
+    ``view`` and ``legal`` are worked out on first reading when the observation was made by
+    ``observe``. (Not a frozen dataclass: it is made at every bot move, and a frozen one's
+    construction costs several times a plain one's.)"""
 
     __slots__ = ("game", "players", "options", "seat", "seen", "_view", "_legal",
                  "_make_view", "_make_legal")
@@ -45,8 +47,15 @@ class Observation:
 
     def __init__(self, game: Game[Any], players: int, options: Options, seat: Seat,
                  view: dict[str, Any], legal: Sequence[Command], seen: Sequence[Event]) -> None:
-        self._set(game=game, players=players, options=options, seat=seat, seen=seen,
-                  _view=view, _legal=legal, _make_view=None, _make_legal=None)
+        self.game = game
+        self.players = players
+        self.options = options
+        self.seat = seat
+        self.seen = seen
+        self._view = view
+        self._legal = legal
+        self._make_view = None
+        self._make_legal = None
 
     @classmethod
     def on_demand(cls, game: Game[Any], players: int, options: Options, seat: Seat,
@@ -55,38 +64,38 @@ class Observation:
         """An observation whose view and legal commands are made by ``view()`` and
         ``legal()`` the first time they are read (each called once at most)."""
         made = cls.__new__(cls)
-        made._set(game=game, players=players, options=options, seat=seat, seen=seen,
-                  _view=None, _legal=None, _make_view=view, _make_legal=legal)
+        made.game = game
+        made.players = players
+        made.options = options
+        made.seat = seat
+        made.seen = seen
+        made._view = None
+        made._legal = None
+        made._make_view = view
+        made._make_legal = legal
         return made
-
-    def _set(self, **fields: Any) -> None:
-        for name, value in fields.items():
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"an observation does not change (not even its {name})")
 
     @property
     def view(self) -> dict[str, Any]:
         """``game.view(state, seat)`` at the state observed."""
-        view: dict[str, Any] | None = self._view
+        view = self._view
         if view is None:
             make = self._make_view
             assert make is not None
-            view = make()
-            self._set(_view=view, _make_view=None)  # the state it held is let go
+            view = self._view = make()
+            self._make_view = None  # the state it held is let go
         return view
 
     @property
     def legal(self) -> Sequence[Command]:
         """``game.legal_actions(state, seat)`` at the state observed: what the bot may choose
         from (a read-only sequence; a choose-k move's commands are made as they are read)."""
-        legal: Sequence[Command] | None = self._legal
+        legal = self._legal
         if legal is None:
             make = self._make_legal
             assert make is not None
-            legal = make()
-            self._set(_legal=legal, _make_legal=None)
+            legal = self._legal = make()
+            self._make_legal = None
         return legal
 
     def _fields(self) -> tuple[Any, ...]:
