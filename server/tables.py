@@ -46,7 +46,7 @@ from starhall.server.stores import FileStore, LogStore
 from starhall.server.thinking import Thought
 from starhall.shared import protocol
 from starhall.shared.atomic_files import RenamedError, write_durably
-from starhall.shared.bots import Bot, bot_kinds, level_of, make_bot
+from starhall.shared.bots import Bot, bot_kinds, level_of, make_bot, reads_history
 from starhall.shared.engine import Game, Outcome
 from starhall.shared.games import get_game
 from starhall.shared.logfile import (
@@ -195,7 +195,7 @@ class LiveTable:
             if recording.last_seq != live.seq:
                 raise ValueError(f"the log holds {recording.last_seq} events, the table "
                                f"{live.seq}")
-            memory = SeatMemory(live.game, live.players, live.options, self.bots)
+            memory = SeatMemory(live.game, live.players, live.options, self.remembering())
             states = recording.states(strict=False)
             _, before = next(states)
             for (_, event), (_, after) in zip(recording.events, states, strict=True):
@@ -213,26 +213,35 @@ class LiveTable:
     def observe(self, number: int) -> Observation:
         """What the bot of seat ``number`` is given to choose its move now (``ValueError`` if
         its memory cannot be read yet: ``read_memory`` says when it can)."""
+        bot = self.bots.get(number)
+        if bot is not None and not reads_history(bot):
+            return self.table.observe(number, history=False)
         if self.memory_unread and not self.read_memory():
             raise ValueError(f"what seat {number} was shown is not in the log yet")
         return self.table.observe(number)
 
+    def remembering(self) -> set[int]:
+        """The seats whose bots read what their seat was shown (``reads_history``)."""
+        return {number for number, bot in self.bots.items() if reads_history(bot)}
+
     def keep_memory(self) -> None:
-        """Keep what the seats of its bots are shown, and nothing where no bot sits: at a
+        """Keep what the seats of its bots are shown, and nothing where no bot sits (nor where
+        its bot never reads it: ``reads_history``): at a
         table without events yet from its first event on, else read from its log before its
         bots' next move (``read_memory``). After every change of its bots."""
         loaded = self.loaded
         if loaded is None:  # a finished game: nobody moves
             return
-        if not self.bots:
+        seats = self.remembering()
+        if not seats:
             loaded.memory = None
             self.memory_unread = False
             return
         memory = loaded.memory
-        if self.memory_unread or (memory is not None and memory.seats >= self.bots.keys()):
+        if self.memory_unread or (memory is not None and memory.seats >= seats):
             return
         if loaded.seq == 0:
-            loaded.remember(self.bots)
+            loaded.remember(seats)
         else:
             self.memory_unread = True
 

@@ -110,8 +110,7 @@ class Observation:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return (f"Observation({self.game.id}, seat {self.seat} of {self.players}, "
-                f"{len(self.seen)} events seen)")
+        return f"Observation({self.game.id}, seat {self.seat} of {self.players}, {self.seen!r})"
 
 
 def observe(game: Game[Any], players: int, options: Options, seat: Seat,
@@ -171,6 +170,38 @@ class Shown(Sequence[Event]):
 
     def __repr__(self) -> str:
         return f"Shown({self._length} events)"
+
+
+class NotKept(Sequence[Event]):
+    """``seen`` for a bot that said it never reads it (``shared.bots.reads_history``): its
+    table keeps no memory for its seat, and reading this says so."""
+
+    __slots__ = ("seat",)
+
+    def __init__(self, seat: Seat) -> None:
+        self.seat = seat
+
+    def _refuse(self) -> ValueError:
+        return ValueError(f"the table keeps no memory of what seat {self.seat} was shown: its "
+                          "bot says it never reads it (history = False)")
+
+    def __len__(self) -> int:
+        raise self._refuse()
+
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Event]: ...
+
+    def __getitem__(self, index: int | slice) -> Event | list[Event]:
+        raise self._refuse()
+
+    def __iter__(self) -> Iterator[Event]:
+        raise self._refuse()
+
+    def __repr__(self) -> str:
+        return f"NotKept(seat {self.seat})"
 
 
 class SeatMemory:

@@ -24,7 +24,7 @@ import msgpack
 
 from starhall.shared.engine import Command, Event, Game, Outcome
 from starhall.shared.logfile import LogWriter, TableLog, make_header
-from starhall.shared.observation import Observation, SeatMemory
+from starhall.shared.observation import NotKept, Observation, SeatMemory, observe
 from starhall.shared.options import Options
 from starhall.shared.seating import SeatMap
 from starhall.shared.shuffle import shuffle_command
@@ -200,8 +200,13 @@ class Table(Generic[S]):
         memory = self.memory = SeatMemory(self.game, self.players, self.options, wanted)
         return memory
 
-    def observe(self, seat: int) -> Observation:
-        """What ``seat``'s bot is given to choose its move now."""
+    def observe(self, seat: int, history: bool = True) -> Observation:
+        """What ``seat``'s bot is given to choose its move now; without ``history`` for a bot
+        that never reads what its seat was shown (``shared.bots.reads_history``): its
+        ``seen`` then refuses to be read."""
+        if not history:
+            return observe(self.game, self.players, self.options, seat, self.state,
+                           NotKept(seat))
         memory = self.memory
         if memory is None or seat not in memory.seats:
             if self.seq:

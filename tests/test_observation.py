@@ -13,7 +13,7 @@ import pytest
 
 from starhall.server.sim import default_players, play_out
 from starhall.server.tables import create_table, restore_table
-from starhall.shared.bots import RandomBot, bot_kinds, make_bot
+from starhall.shared.bots import RandomBot, bot_kinds, make_bot, reads_history
 from starhall.shared.engine import Game
 from starhall.shared.games import GAMES, get_game
 from starhall.shared.logfile import LogWriter
@@ -92,7 +92,7 @@ def test_a_restored_table_reads_what_its_seats_were_shown_from_its_log(tmp_path:
     from the whole log at its next move, and are those the table kept as it played."""
     live = create_table(tmp_path, "0001", "t", get_game("stars"), 4, {"target": 1000})
     for seat in range(4):
-        live.put_bot(seat, "random", standin=False)
+        live.put_bot(seat, READS_HISTORY, standin=False)
     table = live.table
     assert table.memory is not None  # its bots sat down before its first event
     bots = [RandomBot(random.Random(seat)) for seat in range(4)]
@@ -139,6 +139,9 @@ def test_every_bot_of_every_game_plays_a_game_from_observations(game_id: str) ->
 
 # --- memory only where a bot sits, read from the log where it was not kept ---------------------
 
+READS_HISTORY = "strong"
+"""A bot kind that reads what its seat was shown (``reads_history``; the random bot does not)."""
+
 def play_some(table: Table[Any], events: int, rng: random.Random) -> None:
     """Random moves (and deals) until the table has ``events`` more events."""
     game, target = table.game, table.seq + events
@@ -158,7 +161,7 @@ def test_a_table_without_bots_keeps_no_memory(tmp_path: Path) -> None:
 
 def test_a_bot_keeps_only_its_own_seats_memory(tmp_path: Path) -> None:
     live = create_table(tmp_path, "0001", "t", get_game("hearts"), 4, {})
-    live.put_bot(2, "random", standin=False)
+    live.put_bot(2, READS_HISTORY, standin=False)
     play_some(live.table, 40, random.Random(2))
     memory = live.table.memory
     assert memory is not None and memory.seats == {2}
@@ -174,7 +177,7 @@ def test_a_table_restored_at_event_0_keeps_its_bots_memory_from_the_first_event(
     move stopped it)."""
     live = create_table(tmp_path, "0001", "t", get_game("hearts"), 4, {})
     for seat in (1, 2, 3):
-        live.put_bot(seat, "random", standin=False)
+        live.put_bot(seat, READS_HISTORY, standin=False)
     assert live.table.log is not None
     live.table.log.close()
     restored = restore_table(tmp_path, "0001")
@@ -205,7 +208,7 @@ def test_a_bot_seated_after_the_first_event_reads_its_memory_from_the_log(
             kept.submit(command)
     log = live.table.log
     assert isinstance(log, LogWriter)
-    live.put_bot(3, "random", standin=False)
+    live.put_bot(3, READS_HISTORY, standin=False)
     assert live.memory_unread and live.table.memory is None
     assert not live.read_memory()  # the events are appended, not yet written
     log.sync()
@@ -237,3 +240,17 @@ def test_an_observation_keeps_the_events_seen_when_it_was_made() -> None:
     after = table.observe(1)
     assert len(before.seen) == count < len(after.seen)
     assert list(after.seen[:count]) == list(before.seen)
+
+
+def test_a_bot_that_never_reads_its_seats_history_costs_its_table_no_memory(
+        tmp_path: Path) -> None:
+    live = create_table(tmp_path, "0001", "t", get_game("hearts"), 4, {})
+    for seat in range(4):
+        live.put_bot(seat, "random", standin=False)
+    assert not reads_history(live.bots[0])
+    play_some(live.table, 40, random.Random(2))
+    assert live.table.memory is None and not live.memory_unread
+    seen = live.observe(1)
+    assert seen.view["phase"] and seen.legal is not None
+    with pytest.raises(ValueError, match="keeps no memory of what seat 1 was shown"):
+        len(seen.seen)
