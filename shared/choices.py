@@ -1,4 +1,4 @@
-"""A choose-k move's legal commands, made only as they are read.
+"""Legal commands as read-only sequences that cost what is read of them.
 
 Hearts' pass is 3 cards of 13 (286 commands), its exchange up to 4 of 13, The Star's burial 3
 of 13: listing every one up front, for a bot that picks one of them at random, costs far more
@@ -14,6 +14,7 @@ from itertools import combinations
 from math import comb
 from typing import Any, overload
 
+from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Seat
 
 
@@ -97,3 +98,53 @@ def _unrank(items: int, count: int, index: int) -> tuple[int, ...]:
             index -= starting_here
             candidate += 1
     return tuple(chosen)
+
+
+class CardCommands(Sequence[Command]):
+    """The commands of ``row`` (one per card of the deck, indexed by card: a game's
+    ``CardPlays.commands[seat]``) for the cards of ``cards``, lowest card first, as
+    ``CardPlays.legal`` lists them: a random pick among them costs what ``random_card``
+    does, not a list of every playable card."""
+
+    __slots__ = ("row", "cards")
+
+    def __init__(self, row: Sequence[Command], cards: CardSet) -> None:
+        self.row = row
+        self.cards = cards
+
+    def __len__(self) -> int:
+        return self.cards.bit_count()
+
+    @overload
+    def __getitem__(self, index: int) -> Command: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Command]: ...
+
+    def __getitem__(self, index: int | slice) -> Command | list[Command]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        length = self.cards.bit_count()
+        if index < 0:
+            index += length
+        if not 0 <= index < length:
+            raise IndexError("card index out of range")
+        cards = self.cards
+        for _ in range(index):
+            cards &= cards - 1  # drop the lowest card until the one asked for is the lowest
+        return self.row[(cards & -cards).bit_length() - 1]
+
+    def __iter__(self) -> Iterator[Command]:
+        row = self.row
+        for card in bits(self.cards):
+            yield row[card]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(other) == len(self) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"CardCommands({', '.join(str(command.data) for command in self)})"

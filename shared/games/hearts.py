@@ -17,7 +17,7 @@ from random import Random
 from typing import Any, Final, final
 
 from starhall.shared.cards import CardSet, Deck, bits, lowest, random_cards
-from starhall.shared.choices import Choices
+from starhall.shared.choices import CardCommands, Choices
 from starhall.shared.commands import held_card, held_cards, seat_of
 from starhall.shared.engine import (
     CARD_GAME_PHASES,
@@ -511,7 +511,7 @@ class Hearts(Game[HeartsState]):
     def legal_actions(self, state: HeartsState, seat: Seat) -> Sequence[Command]:
         phase = state.phase
         if phase == "play":
-            return state.rules.plays.legal(seat, legal_cards(state, seat))
+            return CardCommands(state.rules.plays.commands[seat], legal_cards(state, seat))
         rules = state.rules
         if phase == "pass" and state.passes[seat] is None:
             return Choices("pass", seat, rules.deck.codes(state.hands[seat]), rules.pass_cards)

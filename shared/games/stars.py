@@ -19,7 +19,7 @@ from random import Random
 from typing import Any, Final
 
 from starhall.shared.cards import CardSet, Deck, bits, random_cards
-from starhall.shared.choices import Choices
+from starhall.shared.choices import CardCommands, Choices
 from starhall.shared.commands import held_card, held_cards, seat_of
 from starhall.shared.engine import (
     CARD_GAME_PHASES,
@@ -380,7 +380,7 @@ class Stars(Game[StarsState]):
         if seat != state.turn:
             return []
         if state.phase == "play":
-            return state.rules.plays.legal(seat, legal_cards(state, seat))
+            return CardCommands(state.rules.plays.commands[seat], legal_cards(state, seat))
         if state.phase == "bidding":
             actions = [] if must_bid(state) else [state.rules.pass_commands[seat]]
             actions += [Command("bid", seat, {"amount": amount})
