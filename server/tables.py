@@ -216,8 +216,11 @@ class LiveTable:
         bot = self.bots.get(number)
         if bot is not None and not reads_history(bot):
             return self.table.observe(number, history=False)
-        if self.memory_unread and not self.read_memory():
-            raise ValueError(f"what seat {number} was shown is not in the log yet")
+        if self.memory_unread:
+            memory = self.table.memory
+            kept = memory is not None and number in memory.seats  # another seat's is unread
+            if not kept and not self.read_memory():
+                raise ValueError(f"what seat {number} was shown is not in the log yet")
         return self.table.observe(number)
 
     def remembering(self) -> set[int]:

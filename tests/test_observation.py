@@ -193,6 +193,7 @@ def test_a_bot_seated_after_the_first_event_reads_its_memory_from_the_log(
     """Once the table's records are all in the log: a record not written yet (as in the
     server's batch before its commit) makes it wait."""
     live = create_table(tmp_path, "0001", "t", get_game("hearts"), 4, {})
+    live.put_bot(0, READS_HISTORY, standin=False)  # kept from the first event
     kept = Table.new(get_game("hearts"), 4, {})
     kept.remember()
     rng = random.Random(5)
@@ -209,11 +210,16 @@ def test_a_bot_seated_after_the_first_event_reads_its_memory_from_the_log(
     log = live.table.log
     assert isinstance(log, LogWriter)
     live.put_bot(3, READS_HISTORY, standin=False)
-    assert live.memory_unread and live.table.memory is None
+    assert live.memory_unread
     assert not live.read_memory()  # the events are appended, not yet written
+    with pytest.raises(ValueError, match="what seat 3 was shown is not in the log yet"):
+        live.observe(3)
+    assert live.observe(0) == kept.observe(0)  # seat 0's is kept meanwhile
     log.sync()
     assert live.read_memory() and not live.memory_unread
-    assert live.observe(3) == kept.observe(3)
+    assert live.observe(3) == kept.observe(3) and live.observe(0) == kept.observe(0)
+    memory = live.table.memory
+    assert memory is not None and memory.seats == {0, 3}
 
 
 def test_a_random_bots_move_never_works_out_the_view_nor_lists_a_pass(
