@@ -17,6 +17,7 @@ game's bot moves do not each cost its whole history.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import cache
 from typing import Any, overload
 
 from starhall.shared.engine import Command, Event, Game, Seat
@@ -202,6 +203,12 @@ class NotKept(Sequence[Event]):
 
     def __repr__(self) -> str:
         return f"NotKept(seat {self.seat})"
+
+
+@cache
+def not_kept(seat: Seat) -> NotKept:
+    """The ``NotKept`` of ``seat`` (one for every table: it holds nothing else)."""
+    return NotKept(seat)
 
 
 class SeatMemory:

@@ -24,7 +24,7 @@ import msgpack
 
 from starhall.shared.engine import Command, Event, Game, Outcome
 from starhall.shared.logfile import LogWriter, TableLog, make_header
-from starhall.shared.observation import NotKept, Observation, SeatMemory, observe
+from starhall.shared.observation import Observation, SeatMemory, not_kept, observe
 from starhall.shared.options import Options
 from starhall.shared.seating import SeatMap
 from starhall.shared.shuffle import shuffle_command
@@ -206,7 +206,7 @@ class Table(Generic[S]):
         ``seen`` then refuses to be read."""
         if not history:
             return observe(self.game, self.players, self.options, seat, self.state,
-                           NotKept(seat))
+                           not_kept(seat))
         memory = self.memory
         if memory is None or seat not in memory.seats:
             if self.seq:
