@@ -26,7 +26,12 @@ folder and fdatasyncs it before answering (the least any durable server does). T
 2. Throughput: ``--tables`` tables of four random bots with no think delay, all playing at
    once; events appended per second over ``--seconds`` (from the tables' sequence numbers; a
    deal is one event in about 65), while the same player keeps timing its moves at a table of
-   its own: p50/p99 of a move's round trip under that load.
+   its own: p50/p99 of a move's round trip under that load. With ``--baseline DIR`` (another
+   checkout with its own ``.venv``, e.g. a ``git worktree`` of an older commit), the same
+   load runs on a server of that build too, both at once, each with its own tables and timed
+   player, and they take turns (``--rounds`` rounds, the order swapped each round): the
+   server whose turn it is not is paused (SIGSTOP), so each is measured alone, alternated;
+   both figures are printed and their ratios. ``--part load`` runs this part alone.
 3. Restart (``--part restart`` for this one alone): from starting a ``starhall serve`` process
    to the reply to a client's first ``list``, on a data folder holding a history of finished
    games of at least ``--history-events`` events plus a few live tables of many hands each
@@ -50,6 +55,7 @@ Parts 1 to 3 speak CurveZMQ, the echoes too (with the server's key pair), unless
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -61,6 +67,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -121,8 +128,8 @@ def serve_command(port: int, data: str, plain: bool) -> list[str]:
 class HotSeat:
     """One connection holding every seat of a table, timing each move to its own update."""
 
-    def __init__(self, address: str) -> None:
-        self.connection = Connection(address)
+    def __init__(self, address: str, plain: bool = False) -> None:
+        self.connection = Connection(address, plain=plain)
         reply = self.connection.request({"type": "create", "game": "hearts", "players": 4,
                                          "options": ENDLESS})
         self.table = reply["table"]["id"]
@@ -257,13 +264,20 @@ def main() -> int:
                              "the layouts")
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--part", choices=("all", "moves", "restart", "curve"), default="all",
-                        help="moves: 1 and 2 only; restart: 3 only; curve: 4 only")
+    parser.add_argument("--part", choices=("all", "moves", "load", "restart", "curve"),
+                        default="all", help="moves: 1 and 2 only; load: 2 only; restart: 3 only; "
+                                            "curve: 4 only")
     parser.add_argument("--plain", action="store_true",
                         help="1 to 3 with the server and the echoes on plain ZeroMQ rather "
                              "than CurveZMQ")
     parser.add_argument("--window", type=float, default=3.0,
                         help="4: seconds each server runs in turn while the other is paused")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="part 2 also on the build of this checkout (its own .venv), "
+                             "alternated with this one; a build from before CurveZMQ is spoken "
+                             "to in plain ZeroMQ (give --plain for like with like)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="with --baseline: turns of each build in part 2")
     parser.add_argument("--history-events", type=int, default=500_000)
     parser.add_argument("--live-events", type=int, default=LIVE_EVENTS,
                         help="events in each of the history's live tables")
@@ -278,15 +292,19 @@ def main() -> int:
     if args.part == "curve":
         curve_against_plain(args)
         return 0
-    if args.part != "restart":
+    if args.part == "load" or (args.part != "restart" and args.baseline is not None):
+        if args.part != "load":
+            moves_and_throughput(args, load=False)
+        load_against_baseline(args)
+    elif args.part != "restart":
         moves_and_throughput(args)
-    if args.part != "moves":
+    if args.part not in ("moves", "load"):
         restart(args.history_events, args.live_events, args.restart_rounds, args.plain)
     return 0
 
 
-def moves_and_throughput(args: argparse.Namespace) -> None:
-
+def moves_and_throughput(args: argparse.Namespace, load: bool = True) -> None:
+    """Parts 1 and 2 (part 1 alone without ``load``)."""
     data = tempfile.mkdtemp(prefix="starhall-bench-")
     server_port, echo_port, durable_port = (free_loopback_port(), free_loopback_port(),
                                             free_loopback_port())
@@ -331,12 +349,12 @@ def moves_and_throughput(args: argparse.Namespace) -> None:
             report(f"idle server, {layout}", echoes, moves, durable_echoes,
                    " (target at most 3)")
 
+        if not load:
+            dealer.close()
+            durable.close()
+            return
         lobby = Connection(address)
-        for _ in range(args.tables):
-            table = lobby.request({"type": "create", "game": "hearts", "players": 4,
-                                   "options": ENDLESS})["table"]["id"]
-            for seat in range(4):
-                lobby.request({"type": "bot", "table": table, "seat": seat})
+        bot_tables(lobby, args.tables)
         time.sleep(1.0)  # let every table get going
         before, started = total_seq(lobby), time.perf_counter()
         loaded_echoes, loaded = [], []
@@ -363,6 +381,127 @@ def moves_and_throughput(args: argparse.Namespace) -> None:
             except subprocess.TimeoutExpired:
                 process.kill()
         shutil.rmtree(data, ignore_errors=True)
+
+
+def bot_tables(lobby: Connection, tables: int) -> None:
+    """``tables`` endless Hearts tables of four random bots."""
+    for _ in range(tables):
+        table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                               "options": ENDLESS})["table"]["id"]
+        for seat in range(4):
+            lobby.request({"type": "bot", "table": table, "seat": seat})
+
+
+# --- 2, against a baseline build ----------------------------------------------------------------
+
+@dataclass
+class Loaded:
+    """One build's server under the load of part 2, and what was measured of it."""
+
+    name: str
+    root: Path
+    """The checkout the server runs from (its ``.venv``'s Python)."""
+    plain: bool = False
+    """Whether the clients speak plain ZeroMQ to it (a build from before CurveZMQ does)."""
+    plain_flag: bool = False
+    """Whether its server is started with ``--plain`` (a build that knows CurveZMQ)."""
+    data: str = ""
+    server: subprocess.Popen[str] | None = None
+    lobby: Connection | None = None
+    player: HotSeat | None = None
+    rates: list[float] = field(default_factory=list)
+    moves: list[float] = field(default_factory=list)
+
+    @property
+    def python(self) -> str:
+        return str(self.root / ".venv" / "bin" / "python")
+
+    def engines(self) -> str:
+        done = subprocess.run([self.python, "-c", "from starhall import shared; "
+                               "print(shared.build())"], cwd=self.root, capture_output=True,
+                              text=True, check=True)
+        return done.stdout.strip()
+
+    def start(self, tables: int) -> None:
+        self.data = tempfile.mkdtemp(prefix="starhall-bench-")
+        port = free_loopback_port()
+        # Its own session, so that pausing it pauses every process it started too.
+        self.server = subprocess.Popen(
+            [self.python, "-m", "starhall", "serve", "--bind", f"127.0.0.1:{port}", "--data",
+             self.data, "--think", "0", "--flood-rate", "100000", "--beacon", "off",
+             *(["--plain"] if self.plain_flag else [])],
+            cwd=self.root, stdout=subprocess.PIPE, text=True, start_new_session=True)
+        assert self.server.stdout is not None
+        print(f"{self.name}: {self.server.stdout.readline().strip()}")
+        address = f"tcp://127.0.0.1:{port}"
+        self.player = HotSeat(address, self.plain)
+        self.lobby = Connection(address, plain=self.plain)
+        bot_tables(self.lobby, tables)
+
+    def pause(self, paused: bool) -> None:
+        assert self.server is not None
+        os.killpg(self.server.pid, signal.SIGSTOP if paused else signal.SIGCONT)
+
+    def measure(self, seconds: float) -> None:
+        """Events per second across its tables, and a person's moves timed meanwhile."""
+        assert self.lobby is not None and self.player is not None
+        before, started = total_seq(self.lobby), time.perf_counter()
+        while time.perf_counter() - started < seconds:
+            self.moves.append(self.player.timed_move())
+        after, elapsed = total_seq(self.lobby), time.perf_counter() - started
+        self.rates.append((after - before) / elapsed)
+
+    def stop(self) -> None:
+        for connection in (self.lobby, self.player and self.player.connection):
+            if connection is not None:
+                connection.close()
+        if self.server is not None:
+            with contextlib.suppress(ProcessLookupError):
+                self.pause(False)
+                self.server.send_signal(signal.SIGTERM)
+            try:
+                self.server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.server.kill()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+def load_against_baseline(args: argparse.Namespace) -> None:
+    """Part 2 on this build and, with ``--baseline``, on that one, taking turns."""
+    builds = [Loaded("this build", ROOT, plain=args.plain, plain_flag=args.plain)]
+    if args.baseline is not None:  # a build from before CurveZMQ speaks plain ZeroMQ only
+        builds.append(Loaded("baseline", args.baseline.resolve(), plain=True))
+    try:
+        for build in builds:
+            build.start(args.tables)
+            build.pause(True)
+        for round_number in range(args.rounds):
+            order = builds if round_number % 2 == 0 else builds[::-1]
+            for build in order:
+                build.pause(False)
+                time.sleep(1.0)  # its tables get going again
+                build.measure(args.seconds)
+                build.pause(True)
+    finally:
+        for build in builds:
+            build.stop()
+    print(f"\n{args.tables} tables of 4 random bots, no think delay, fsync'd group commits; "
+          f"{args.rounds} turns of {args.seconds:g} s each, alternated (the other server "
+          "paused):")
+    for build in builds:
+        print(f"  {build.name:<10} ({build.root}, engines {build.engines()}): "
+              f"{statistics.median(build.rates):,.0f} events/s (turns: "
+              f"{', '.join(f'{rate:,.0f}' for rate in build.rates)}); a person's move "
+              f"p50 {statistics.median(build.moves) * 1000:.2f} ms, "
+              f"p99 {percentile(build.moves, 0.99) * 1000:.2f} ms ({len(build.moves)} moves)")
+    if len(builds) == 2:
+        this, baseline = builds
+        print(f"  this build / baseline: events/s "
+              f"{statistics.median(this.rates) / statistics.median(baseline.rates):.2f}, "
+              f"lowest turn {min(this.rates) / max(baseline.rates):.2f} of the baseline's "
+              f"highest; move p99 "
+              f"{percentile(this.moves, 0.99) / percentile(baseline.moves, 0.99):.2f}")
+    print(f"machine: {os.cpu_count()} cores")
 
 
 # --- 4. CurveZMQ against plain ZeroMQ ---------------------------------------------------------

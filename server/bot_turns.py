@@ -91,6 +91,11 @@ class BotTurns:
         """Every bot whose turn it is makes one move; whether any did."""
         if table.broken or table.status != protocol.PLAYING:
             return False
+        try:
+            if table.memory_unread and not table.read_memory():
+                return False  # its bots' memory is read once this batch is in the log
+        except RequestError:  # the log cannot be read: the table stopped
+            return False
         game = table.game
         moved = False
         for number in game.to_act(table.table.state):

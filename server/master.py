@@ -391,6 +391,7 @@ class TableMaster:
         live.state, live.seq, live.seats = before
         table.seating_behind = True  # the seats changed in this batch are not in the log now
         live.commands.forget_after(live.seq)
+        table.forget_memory()
         table.bot_due = None
         if table.stalled is None:
             print(f"starhall serve: table {table.id}: cannot write its log ({error}); its last "
@@ -611,8 +612,6 @@ class TableMaster:
         keeps), and queue its events for the participants."""
         if table.commands_unread:  # the first move since a restart
             table.read_commands()
-        if table.memory_unread:  # before this move's events follow the log's
-            table.read_memory()
         if table.seating_behind:
             self._dirty(table)  # the seats go into the log before the events
         live = table.table

@@ -12,7 +12,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from starhall.shared.bots import Bot, bot_kind, bot_seats, default_bot, make_bot
+from starhall.shared.bots import Bot, bot_kind, bot_seats, default_bot, make_bot, reads_history
 from starhall.shared.engine import Event, Game
 from starhall.shared.games import get_game
 from starhall.shared.logfile import SUFFIX
@@ -44,7 +44,9 @@ def play_out(table: Table[Any], bots: list[Bot], rng: random.Random,
     each given ``think`` seconds a move. Returns the number of checkpoints (one per finished
     hand)."""
     game = table.game
-    table.remember()
+    history = [reads_history(bot) for bot in bots]
+    if any(history):
+        table.remember(seat for seat, reads in enumerate(history) if reads)
     hands = 0
     while not game.outcome(table.state).over:
         if game.chance(table.state) is not None:
@@ -54,7 +56,7 @@ def play_out(table: Table[Any], bots: list[Bot], rng: random.Random,
             if not seats:
                 raise RuntimeError(f"{game.id}: nobody can act and the game is not over")
             seat = seats[0]
-            events = table.submit(bots[seat].choose(table.observe(seat), think))
+            events = table.submit(bots[seat].choose(table.observe(seat, history[seat]), think))
         for seq, event in events:
             if game.is_checkpoint(table.state):
                 hands += 1

@@ -46,7 +46,7 @@ from starhall.server.stores import FileStore, LogStore
 from starhall.server.thinking import Thought
 from starhall.shared import protocol
 from starhall.shared.atomic_files import RenamedError, write_durably
-from starhall.shared.bots import Bot, bot_kinds, level_of, make_bot
+from starhall.shared.bots import Bot, bot_kinds, level_of, make_bot, reads_history
 from starhall.shared.engine import Game, Outcome
 from starhall.shared.games import get_game
 from starhall.shared.logfile import (
@@ -131,9 +131,9 @@ class LiveTable:
     thought: Thought | None = None
     """The move a searching bot is thinking about in a worker, while it does."""
     memory_unread: bool = False
-    """Whether what each seat was shown (its bot's observations) is still to be read from its
-    log: a restored table's, read at its next move (``read_memory``), not while the server
-    starts."""
+    """Whether what the seats of its bots were shown (their observations) is still to be read
+    from its log: a restored table's, or one whose bot sat down after its first event, read
+    before its bots' next move (``read_memory``), not while the server starts."""
     _outcome: tuple[Any, Outcome] | None = field(default=None, repr=False)
     """The last state whose outcome was asked for, and that outcome."""
 
@@ -181,13 +181,21 @@ class LiveTable:
         self.table.commands = recording.command_memory()
         self.commands_unread = False
 
-    def read_memory(self) -> None:
-        """What each seat was shown since the first event, read from the log, which holds
-        every event so far (before the table's next move is appended: ``Service._submit``)."""
+    def read_memory(self) -> bool:
+        """What the seats of its bots were shown since the first event, read from the log,
+        which holds every event so far; whether it could be: not while records of this batch
+        wait to be written (a bot seated just after a move of this batch waits for the commit,
+        as its events are not in the log yet)."""
         live = self.table
+        log = live.log
+        if log is not None and log.appended_length != log.written_length:
+            return False
         try:
             recording = load(self.store.source(self.id), data=self.store.read(self.id))
-            memory = SeatMemory(live.game, live.players, live.options)
+            if recording.last_seq != live.seq:
+                raise ValueError(f"the log holds {recording.last_seq} events, the table "
+                               f"{live.seq}")
+            memory = SeatMemory(live.game, live.players, live.options, self.remembering())
             states = recording.states(strict=False)
             _, before = next(states)
             for (_, event), (_, after) in zip(recording.events, states, strict=True):
@@ -200,12 +208,54 @@ class LiveTable:
                                table=self.id) from None
         live.memory = memory
         self.memory_unread = False
+        return True
 
     def observe(self, number: int) -> Observation:
-        """What the bot of seat ``number`` is given to choose its move now."""
+        """What the bot of seat ``number`` is given to choose its move now (``ValueError`` if
+        its memory cannot be read yet: ``read_memory`` says when it can)."""
+        bot = self.bots.get(number)
+        if bot is not None and not reads_history(bot):
+            return self.table.observe(number, history=False)
         if self.memory_unread:
-            self.read_memory()
+            memory = self.table.memory
+            kept = memory is not None and number in memory.seats  # another seat's is unread
+            if not kept and not self.read_memory():
+                raise ValueError(f"what seat {number} was shown is not in the log yet")
         return self.table.observe(number)
+
+    def remembering(self) -> set[int]:
+        """The seats whose bots read what their seat was shown (``reads_history``)."""
+        return {number for number, bot in self.bots.items() if reads_history(bot)}
+
+    def keep_memory(self) -> None:
+        """Keep what the seats of its bots are shown, and nothing where no bot sits (nor where
+        its bot never reads it: ``reads_history``): at a
+        table without events yet from its first event on, else read from its log before its
+        bots' next move (``read_memory``). After every change of its bots."""
+        loaded = self.loaded
+        if loaded is None:  # a finished game: nobody moves
+            return
+        seats = self.remembering()
+        if not seats:
+            loaded.memory = None
+            self.memory_unread = False
+            return
+        memory = loaded.memory
+        if self.memory_unread or (memory is not None and memory.seats >= seats):
+            return
+        if loaded.seq == 0:
+            loaded.remember(seats)
+        else:
+            self.memory_unread = True
+
+    def forget_memory(self) -> None:
+        """The table went back to an earlier event (a batch undone): its bots' memory holds
+        events that are no more, so it is read from the log, cut back too, before their next
+        move."""
+        loaded = self.loaded
+        if loaded is not None and loaded.memory is not None:
+            loaded.memory = None
+            self.memory_unread = True
 
     def _summary(self) -> Finished:
         """What a table not read yet is known by: its summary (it has one, or it is read)."""
@@ -327,15 +377,18 @@ class LiveTable:
         level = level_of(self.game, kind)
         self.change_seat(number, lambda seat: seat.seat_bot(kind, standin=standin, level=level))
         self.bots[number] = bot
+        self.keep_memory()
 
     def end_standin(self, number: int) -> None:
         """The seat's person takes it back from their stand-in bot."""
         self.change_seat(number, SeatRecord.end_standin)
         self.bots.pop(number, None)
+        self.keep_memory()
 
     def free_seat(self, number: int) -> None:
         self.change_seat(number, SeatRecord.free)
         self.bots.pop(number, None)
+        self.keep_memory()
 
     def record_seating(self) -> bool:
         """Append a ``seating`` record for each seat the log does not show as it now is (after
@@ -506,7 +559,6 @@ def create_table(where: Path | LogStore, table_id: str, name: str, game: Game[An
         raise StorageError(error) from error
     if table.log is not None:
         table.log.spill_bytes = None  # the server's commits alone write
-    table.remember()
     return live
 
 
@@ -689,13 +741,14 @@ def _rebuilt(store: LogStore, table_id: str, recording: Recording, saved_name: s
     live = LiveTable(table_id, name, table, seats, store, read_only=read_only,
                      create_key=create_key if isinstance(create_key, str) else None,
                      commands_unread=has_people(seats) and not recording.holds_cids,
-                     memory_unread=table.seq > 0, think=_think_of(recording.header))
+                     think=_think_of(recording.header))
     for index, seat in enumerate(seats):
         if seat.state == BOT:
             kind = seat.bot_kind or "random"
             if kind not in bot_kinds(table.game):
                 kind = "random"
             live._start_bot(index, kind)
+    live.keep_memory()  # at any seq, 0 included: its bots' memory is read from its log
     return live, resumed.since
 
 

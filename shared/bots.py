@@ -29,6 +29,9 @@ class Bot(Protocol):
 class RandomBot:
     """Plays a uniformly random legal action."""
 
+    history = False
+    """It never reads ``Observation.seen`` (``reads_history``)."""
+
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
@@ -37,6 +40,14 @@ class RandomBot:
 
 
 BotFactory = Callable[[random.Random], Bot]
+
+
+def reads_history(bot: Bot) -> bool:
+    """Whether ``bot`` reads the events its seat was shown (``Observation.seen``), which a
+    table then keeps for its seat from the first event: unless its class says
+    ``history = False`` (as a bot that chooses from the view and legal commands alone may),
+    and then its seat costs the table nothing between its moves."""
+    return bool(getattr(bot, "history", True))
 
 BOT_NAMES = ("Ada", "Bruno", "Clara", "Dmitri", "Elif", "Farid")
 """Bots' names by seat: a replay that calls every seat "heuristic bot" cannot be followed."""

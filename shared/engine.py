@@ -180,8 +180,10 @@ class Game(ABC, Generic[S]):
         """The seats that may act now (several when moves are simultaneous, as in passing)."""
 
     @abstractmethod
-    def legal_actions(self, state: S, seat: Seat) -> list[Command]:
-        """Every command the seat may give now; empty when it is not the seat's turn."""
+    def legal_actions(self, state: S, seat: Seat) -> Sequence[Command]:
+        """Every command the seat may give now; empty when it is not the seat's turn. A
+        read-only sequence: a game with many choose-k commands lists them lazily
+        (``shared/choices.py``)."""
 
     @abstractmethod
     def decide(self, state: S, command: Command) -> list[Event]:

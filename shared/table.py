@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 import msgpack
 
 from starhall.shared.engine import Command, Event, Game, Outcome
 from starhall.shared.logfile import LogWriter, TableLog, make_header
-from starhall.shared.observation import Observation, SeatMemory
+from starhall.shared.observation import Observation, SeatMemory, not_kept, observe
 from starhall.shared.options import Options
 from starhall.shared.seating import SeatMap
 from starhall.shared.shuffle import shuffle_command
@@ -132,8 +132,9 @@ class Table(Generic[S]):
         self.commands = commands if commands is not None else CommandMemory(players)
         """The command ids of the last commands of each seat (from the log, after a restart)."""
         self.memory: SeatMemory | None = None
-        """What each seat was shown, for its bot's observations: kept when a host gives the
-        table one (every event from the first, or the seats' memory is wrong)."""
+        """What the seats its bots play were shown, for their observations: kept only when
+        a host gives the table one (``remember``; every event from the first, or the seats'
+        memory is wrong), so a table without bots cuts no event for them."""
 
     @classmethod
     def new(
@@ -183,20 +184,36 @@ class Table(Generic[S]):
                                                       self.commands.first_needed(self.seq)))
         return numbered
 
-    def remember(self) -> SeatMemory:
-        """Keep what each seat is shown, for its bot's observations (``observe``): from the
-        first event, so only a table without events yet may start (``ValueError``); a host
-        that restores a table gives it a ``memory`` built from its log."""
+    def remember(self, seats: Iterable[int] | None = None) -> SeatMemory:
+        """Keep what ``seats`` (every seat by default) are shown, for their bots' observations
+        (``observe``): from the first event, so once there are events only a memory that
+        keeps them already will do (``ValueError``); a host that seats a bot later, or
+        restores a table, gives it a ``memory`` built from its log."""
+        wanted = set(range(self.players) if seats is None else seats)
         memory = self.memory
-        if memory is None:
-            if self.seq:
-                raise ValueError("the table has not kept what its seats were shown")
-            memory = self.memory = SeatMemory(self.game, self.players, self.options)
+        if memory is not None and wanted <= memory.seats:
+            return memory
+        if self.seq:
+            raise ValueError("the table has not kept what its seats were shown")
+        if memory is not None:
+            wanted |= memory.seats
+        memory = self.memory = SeatMemory(self.game, self.players, self.options, wanted)
         return memory
 
-    def observe(self, seat: int) -> Observation:
-        """What ``seat``'s bot is given to choose its move now."""
-        return self.remember().observe(self.state, seat)
+    def observe(self, seat: int, history: bool = True) -> Observation:
+        """What ``seat``'s bot is given to choose its move now; without ``history`` for a bot
+        that never reads what its seat was shown (``shared.bots.reads_history``): its
+        ``seen`` then refuses to be read."""
+        if not history:
+            return observe(self.game, self.players, self.options, seat, self.state,
+                           not_kept(seat))
+        memory = self.memory
+        if memory is None or seat not in memory.seats:
+            if self.seq:
+                raise ValueError(f"the table has not kept what its seats were shown (seat "
+                                 f"{seat})")
+            memory = self.remember([seat])
+        return memory.observe(self.state, seat)
 
     def reseat(self, number: int, seat: SeatMap) -> None:
         """Seat ``number`` is now ``seat`` (a map of ``shared.seating``): logged after the last

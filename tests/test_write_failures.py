@@ -23,7 +23,8 @@ from starhall.cli import main as starhall
 from starhall.server import durability
 from starhall.server.embed import EmbeddedServer, free_loopback_port
 from starhall.shared import protocol
-from starhall.shared.replay import Verified, log_files, verify
+from starhall.shared.observation import SeatMemory
+from starhall.shared.replay import Verified, load, log_files, verify
 from tests.server_helpers import FAST_HEARTS, Participant, fill_with_bots, wait_for
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(),
@@ -391,6 +392,40 @@ def test_bots_on_a_full_disk_wait_and_play_on_once_it_has_room(
         wait_for(lambda: live.seq > seq + 10 and live.stalled is None)
         assert_logs_verify(tables_folder(server))
         lobby.close()
+
+
+def test_what_bots_were_shown_forgets_the_moves_a_full_disk_undid(
+        tmp_path: Path, disk: FailingDisk) -> None:
+    """Bots that read what their seats were shown (strong ones): the moves a failed commit
+    undid leave their memory too, which is read again from the log, cut back."""
+    with EmbeddedServer(tmp_path, think=0.0, stall_retry=0.1) as server:
+        assert server.service is not None and server.address is not None
+        lobby = Participant(server.address)
+        table = create(lobby, {"target": 1_000_000})
+        for seat in range(4):
+            botted = lobby.request({"type": "bot", "table": table, "seat": seat,
+                                    "kind": "strong"})
+            assert botted["type"] == protocol.BOTTED, botted
+        live = server.service.tables[table]
+        wait_for(lambda: live.seq > 30, timeout=60)
+        disk.fail("write")
+        wait_for(lambda: live.stalled is not None)
+        seq = live.seq
+        disk.recover()
+        wait_for(lambda: live.seq > seq + 10 and live.stalled is None, timeout=60)
+        lobby.close()
+    memory = live.table.memory
+    assert memory is not None and memory.seats == {0, 1, 2, 3}
+    log = tables_folder(server) / f"{table}.starhall"
+    recording = load(log)
+    assert recording.last_seq == live.seq
+    rebuilt = SeatMemory(live.game, 4, live.table.options)
+    states = recording.states(strict=False)
+    _, before = next(states)
+    for (_, event), (_, after) in zip(recording.events, states, strict=True):
+        rebuilt.add(before, event)
+        before = after
+    assert memory.shown == rebuilt.shown
 
 
 def test_a_silent_player_on_a_full_disk_keeps_the_seat(tmp_path: Path,

@@ -9,14 +9,15 @@ Events: ``deal`` (the shuffled order), ``exchange_taken``, ``exchange_declined``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
-from itertools import combinations
 from random import Random
 from typing import Any, Final, final
 
 from starhall.shared.cards import CardSet, Deck, bits, lowest, random_cards
+from starhall.shared.choices import CardCommands, Choices
 from starhall.shared.commands import held_card, held_cards, seat_of
 from starhall.shared.engine import (
     CARD_GAME_PHASES,
@@ -507,29 +508,21 @@ class Hearts(Game[HeartsState]):
             return tuple(s for s, chosen in enumerate(state.passes) if chosen is None)
         return ()
 
-    def legal_actions(self, state: HeartsState, seat: Seat) -> list[Command]:
+    def legal_actions(self, state: HeartsState, seat: Seat) -> Sequence[Command]:
         phase = state.phase
         if phase == "play":
-            return state.rules.plays.legal(seat, legal_cards(state, seat))
+            return CardCommands(state.rules.plays.commands[seat], legal_cards(state, seat))
+        rules = state.rules
         if phase == "pass" and state.passes[seat] is None:
-            return self._choices(state, "pass", state.hands[seat], state.rules.pass_cards, seat)
+            return Choices("pass", seat, rules.deck.codes(state.hands[seat]), rules.pass_cards)
         if phase == "exchange" and seat == state.turn:
-            rules = state.rules
             forced = state.exchange_declines >= rules.players
-            actions = [] if forced else [Command("decline_exchange", seat, {})]
-            if _can_take_exchange(rules, state.hands[seat]):
-                pool = _non_point(rules, state.hands[seat])
-                actions += self._choices(state, "take_exchange", pool, rules.undealt_count, seat)
-            return actions
+            decline = () if forced else (Command("decline_exchange", seat, {}),)
+            if not _can_take_exchange(rules, state.hands[seat]):
+                return list(decline)
+            pool = rules.deck.codes(_non_point(rules, state.hands[seat]))
+            return Choices("take_exchange", seat, pool, rules.undealt_count, decline)
         return []
-
-    @staticmethod
-    def _choices(state: HeartsState, kind: str, pool: CardSet, count: int,
-                 seat: Seat) -> list[Command]:
-        """Every way of choosing ``count`` cards from ``pool``, as commands."""
-        codes = state.rules.deck.codes(pool)
-        return [Command(kind, seat, {"cards": list(chosen)})
-                for chosen in combinations(codes, count)]
 
     def random_action(self, state: HeartsState, seat: Seat, rng: Random) -> Command:
         phase = state.phase

@@ -32,6 +32,9 @@ def _danger(card: Card, hand: set[str]) -> float:
 
 
 class HeuristicHeartsBot:
+    history = False
+    """It reads only the view (and the legal commands): ``shared.bots.reads_history``."""
+
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.deck: Deck = STARDECK

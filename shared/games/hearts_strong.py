@@ -16,6 +16,7 @@ heuristic bot's choices.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from random import Random
 
@@ -62,7 +63,7 @@ class HeartsKnowledge:
     """The seat whose pile holds the blind cards face down, and their place's index."""
 
 
-def hand_events(seen: tuple[Event, ...]) -> tuple[Event, ...]:
+def hand_events(seen: Sequence[Event]) -> Sequence[Event]:
     """The events of the hand in play: those after the last deal."""
     for index in range(len(seen) - 1, -1, -1):
         if seen[index].type == "deal":

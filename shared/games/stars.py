@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
-from itertools import combinations
 from random import Random
 from typing import Any, Final
 
 from starhall.shared.cards import CardSet, Deck, bits, random_cards
+from starhall.shared.choices import CardCommands, Choices
 from starhall.shared.commands import held_card, held_cards, seat_of
 from starhall.shared.engine import (
     CARD_GAME_PHASES,
@@ -376,19 +376,18 @@ class Stars(Game[StarsState]):
             return (state.turn,)
         return ()
 
-    def legal_actions(self, state: StarsState, seat: Seat) -> list[Command]:
+    def legal_actions(self, state: StarsState, seat: Seat) -> Sequence[Command]:
         if seat != state.turn:
             return []
         if state.phase == "play":
-            return state.rules.plays.legal(seat, legal_cards(state, seat))
+            return CardCommands(state.rules.plays.commands[seat], legal_cards(state, seat))
         if state.phase == "bidding":
             actions = [] if must_bid(state) else [state.rules.pass_commands[seat]]
             actions += [Command("bid", seat, {"amount": amount})
                         for amount in range(lowest_bid(state), MAX_BID + 1)]
             return actions
         if state.phase == "bury":
-            return [Command("bury", seat, {"cards": list(chosen)})
-                    for chosen in combinations(DECK.codes(state.hands[seat]), BURY_COUNT)]
+            return Choices("bury", seat, DECK.codes(state.hands[seat]), BURY_COUNT)
         return []
 
     def random_action(self, state: StarsState, seat: Seat, rng: Random) -> Command:
