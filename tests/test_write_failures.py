@@ -583,7 +583,7 @@ def test_read_only_shows_the_tables_and_refuses_every_change(
             assert "--read-only" in reply["reason"]
         # No bot will move: a read-only server wakes none (none is due at any table).
         service = server.service
-        assert not service.bot_queue
+        assert not service.master.bot_turns.bot_queue
         assert all(table.bot_due is None for table in service.tables.values())
         assert {t["id"]: t["seq"] for t in lobby_state(viewer)} == {
             t: shown[t]["seq"] for t in shown}
