@@ -116,8 +116,8 @@ class BotTurns:
             except (IllegalCommand, RequestError) as error:
                 self.master._break(table, error)
                 return False
-            except Exception as error:  # a bot's bug stops its table, not the server
-                self.master._break(table, error)
+            except Exception as crash:  # a bot's bug stops its table, not the server
+                self.master._break(table, crash)
                 return False
             moved = True
         return moved
@@ -151,8 +151,8 @@ class BotTurns:
                     self.master._break(table, error)
                     continue
                 # The table moved on while the bot thought (another seat's pass, say).
-            except Exception as error:  # a bot's bug stops its table, not the server
-                self.master._break(table, error)
+            except Exception as crash:  # a bot's bug stops its table, not the server
+                self.master._break(table, crash)
                 continue
             self.master._deal(table)
             self.schedule(table)

@@ -474,8 +474,8 @@ class TableMaster:
             return
         try:
             message = protocol.decode(frames[0])
-        except protocol.ProtocolError as error:
-            self._error(identity, None, protocol.BAD_MESSAGE, str(error))
+        except protocol.ProtocolError as bad:
+            self._error(identity, None, protocol.BAD_MESSAGE, str(bad))
             return
         try:
             rid = fields.request_id(message)
@@ -501,11 +501,12 @@ class TableMaster:
             handler(session, message, rid)
         except RequestError as error:
             self._error(identity, rid, error.code, error.reason, **error.extra)
-        except StorageError as error:  # nothing was changed
-            print(f"starhall serve: {message['type']}: {error.error}", file=sys.stderr)
-            self._error(identity, rid, STORAGE, str(error))
-        except ReadOnly as error:
-            self._error(identity, rid, READ_ONLY, str(error))
+        # Each clause its own name: compiled (mypyc), a name keeps the type of its first use.
+        except StorageError as failed:  # nothing was changed
+            print(f"starhall serve: {message['type']}: {failed.error}", file=sys.stderr)
+            self._error(identity, rid, STORAGE, str(failed))
+        except ReadOnly as refused:
+            self._error(identity, rid, READ_ONLY, str(refused))
         except Exception:  # a bug must cost one request, never the server
             traceback.print_exc(file=sys.stderr)
             self._error(identity, rid, protocol.INTERNAL, "the server failed on this request")

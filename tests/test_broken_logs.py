@@ -15,7 +15,7 @@ import pytest
 
 from starhall.cli import main
 from starhall.shared.games import GAMES
-from starhall.shared.logfile import LogError, NotALog
+from starhall.shared.logfile import LogError, NoLogInside, NotALog
 from starhall.shared.replay import IllegalEvent, Mismatch, load, verify
 from tests.broken_logs import ILLEGAL, LOG, MISMATCH, NOT_LOG, Case, write_corpus
 
@@ -77,7 +77,8 @@ def test_verify_refuses_each_case_where_it_breaks(case: Case) -> None:
     where = f"{case.path}: record {case.record} (byte {case.offset}): "
     assert str(error).startswith(where)
     if case.refusal == LOG:
-        assert type(error) is LogError  # the file, not a rule: no event is named
+        # the file, not a rule: no event is named (a report without its log says so)
+        assert type(error) is (NoLogInside if case.name == "bug-report-no-log" else LogError)
         assert case.reason in error.problem
         return
     assert isinstance(error, IllegalEvent)
@@ -128,6 +129,11 @@ def test_every_reader_refuses_in_one_line_without_a_traceback(
         if case.refusal == NOT_LOG:
             assert (code, out, err) == (2, "", f"starhall: {message}\n"), command
             continue
+        if command == "verify" and case.name == "bug-report-no-log":  # nothing wrong with it
+            assert (code, err) == (0, ""), out
+            assert out == (f"not checked here {case.file}: {refusal(case).problem}\n0 of 1 "
+                           "log(s) verified, 1 bug report(s) without their log\n"), out
+            continue
         assert code == 1, (command, out + err)
         if command == "verify":
             assert (out, err) == (f"{message}\n0 of 1 log(s) verified, 1 failed\n", ""), command
@@ -173,7 +179,8 @@ def test_verify_a_folder_lists_every_file_and_fails(capsys: pytest.CaptureFixtur
     assert "Traceback" not in out + err and err == ""
     for log in logs:
         assert f"{log}" in out, log
-    assert out.splitlines()[-1] == f"0 of {len(logs)} log(s) verified, {len(logs)} failed"
+    assert out.splitlines()[-1] == (f"0 of {len(logs)} log(s) verified, {len(logs) - 1} failed, "
+                                    "1 bug report(s) without their log")
 
 
 def test_the_script_writes_the_corpus(tmp_path: Path) -> None:
