@@ -322,7 +322,8 @@ class TableMaster:
             self.frozen[table.id] = flight
         held = [m for m in messages if table_of(m[1]) in self.frozen]
         now = [m for m in messages if table_of(m[1]) not in self.frozen]
-        first_held = bool(held) and held[0] is messages[0]
+        # (not ``held[0] is messages[0]``: compiled, a tuple taken from a list is a new object)
+        first_held = bool(messages) and table_of(messages[0][1]) in self.frozen
         flight.messages, flight.first = held, first if first_held else None
         self.in_flight.append(flight)
         if now:
