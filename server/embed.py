@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from dataclasses import replace
@@ -18,6 +19,7 @@ import zmq
 
 from starhall.server.service import ServerConfig, Service
 from starhall.shared import protocol
+from starhall.shared.curve import secure_client
 
 
 def free_loopback_port() -> int:
@@ -85,8 +87,11 @@ class EmbeddedServer:
             return
         wake = service.context.socket(zmq.DEALER)
         wake.setsockopt(zmq.LINGER, 1000)
+        if service.keys is not None:  # an encrypted server hears only an encrypted ping
+            secure_client(wake, service.keys.public)
         wake.connect(self.address)
-        wake.send(protocol.encode({"type": protocol.PING, "rid": 1}))
+        with contextlib.suppress(zmq.Again):  # never wait for it: the loop stops anyway
+            wake.send(protocol.encode({"type": protocol.PING, "rid": 1}), zmq.NOBLOCK)
         wake.close()
 
     def __enter__(self) -> EmbeddedServer:
