@@ -139,32 +139,61 @@ class LiveTable:
 
     @property
     def table(self) -> Table[Any]:
-        """The game; a finished table's log is read the first time it is asked for."""
+        """The game; a finished table's is read from its log each time it is asked for and
+        not kept (a watch, a sync, a resent command: rare next to the games it outlives)."""
         loaded = self.loaded
-        if loaded is None:
-            loaded = self.loaded = self._read_finished()
-        return loaded
+        return loaded if loaded is not None else self._read_finished()
 
-    def _read_finished(self) -> Table[Any]:
+    def _read_finished(self, *, cids: bool = False) -> Table[Any]:
+        """A finished table's game from its log's last checkpoint; with ``cids``, from as far
+        back as the command ids its people may send again were logged."""
         try:
-            recording = load_tail(self.store.source(self.id), data=self.store.read(self.id))
+            recording = load_tail(self.store.source(self.id), cids=cids,
+                                  data=self.store.read(self.id))
             state = recording.resume().state
         except Exception as error:  # damaged since its summary was written
             self.broken = True
             print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
             raise RequestError(protocol.BROKEN, f"the log of table {self.id} cannot be read",
                                table=self.id) from None
-        self.commands_unread = has_people(self.seats) and not recording.holds_cids
         return Table(recording.game, recording.players, recording.options, state,
                      recording.last_seq, None, commands=recording.command_memory())
 
     def command_done(self, number: int, cid: int | str) -> int | None:
         """The ``seq`` of seat ``number``'s command ``cid`` if its person made it already
-        (a table restored reads its log for this the first time), else ``None``."""
-        loaded = self.table  # a finished table's log is read here
-        if self.commands_unread:
+        (a table restored reads its log for this the first time, a finished one each time),
+        else ``None``."""
+        loaded = self.loaded
+        if loaded is None:
+            loaded = self._read_finished(cids=has_people(self.seats))
+        elif self.commands_unread:
             self.read_commands()
         return loaded.commands.done(number, cid, self.seats[number].since)
+
+    def rest(self) -> bool:
+        """A finished game whose log is all durable drops its state, its seats' memory, its
+        command ids, its bots and its log writer, and keeps what the lobby shows of it, as a
+        restart keeps it from its summary (``finished``): whatever needs the game later reads
+        it back from the log. So a server's memory follows the games being played, not how
+        many it has hosted. Whether it rested (not a game still on, nor a broken table, nor a
+        log with records not yet durable)."""
+        loaded = self.loaded
+        if loaded is None or self.broken or not self.over:
+            return False
+        log = loaded.log
+        if log is not None:
+            if log.appended_length != log.durable_length:
+                return False
+            log.abandon()  # a finished game is written no more
+        self.finished = Finished(loaded.game, loaded.players, loaded.options, loaded.seq,
+                                 self.outcome, tuple(loaded.game.to_act(loaded.state)),
+                                 self.name, self.create_key)
+        self.loaded = None
+        self._outcome = None
+        self.before_batch = None
+        self.bots.clear()
+        self.commands_unread = self.memory_unread = False
+        return True
 
     def read_commands(self) -> None:
         """Read the command ids its people made from its log, back to its last checkpoint's
@@ -734,6 +763,7 @@ def restore_from_store(store: LogStore, table_id: str, *, read_only: bool = Fals
     if read_only or live.over:
         writer.abandon()  # a finished game is written no more
         live.table.log = None
+        live.rest()  # a finished one keeps only what the lobby shows (no summary here)
         return live
     before = live.table.seats
     if live.record_seating():  # the seating a crash left out of the log: before new events
