@@ -26,6 +26,7 @@ first needed, when a person's command is checked or before the table's next move
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import os
@@ -185,9 +186,13 @@ class LiveTable:
             if log.appended_length != log.durable_length:
                 return False
             log.abandon()  # a finished game is written no more
-        self.finished = Finished(loaded.game, loaded.players, loaded.options, loaded.seq,
-                                 self.outcome, tuple(loaded.game.to_act(loaded.state)),
-                                 self.name, self.create_key)
+        self.finished = Finished(loaded.game, loaded.players, shared_options(loaded.options),
+                                 loaded.seq, self.outcome,
+                                 tuple(loaded.game.to_act(loaded.state)), self.name,
+                                 self.create_key)
+        for seat in self.seats:  # most are bots of a few kinds: one copy of each name
+            if seat.name is not None:
+                seat.name = sys.intern(seat.name)
         self.loaded = None
         self._outcome = None
         self.before_batch = None
@@ -434,6 +439,21 @@ class LiveTable:
             "scores": list(outcome.scores),
             "winners": None if outcome.winners is None else list(outcome.winners),
         }
+
+
+def shared_options(options: Options) -> Options:
+    """Equal options of finished games as one dict (only read once a game is over): most
+    tables of a server are played with a few sets of options, and a finished table's record
+    is what its memory grows by, game after game."""
+    try:
+        return _options_like(tuple(options.items()))
+    except TypeError:  # a value that cannot be hashed: kept as it is
+        return options
+
+
+@functools.lru_cache(maxsize=64)
+def _options_like(items: tuple[tuple[str, Any], ...]) -> Options:
+    return dict(items)
 
 
 def write_summary(live: LiveTable, length: int, last_record: int, crc: int) -> None:
