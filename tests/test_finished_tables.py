@@ -92,3 +92,14 @@ def test_a_finished_table_keeps_no_game_and_still_answers_from_its_log(
         assert holds_no_game(live)  # read back for each of these, and not kept
         for person in (lobby, ada, watcher):
             person.close()
+    if store == "jetstream":  # no summaries there: a restart reads it, then lets it rest
+        with EmbeddedServer(tmp_path / "again", **config) as server:
+            assert server.address is not None and server.service is not None
+            assert holds_no_game(server.service.tables[table])
+            watcher = Participant(server.address, "Cy")
+            watcher.request({"type": "watch", "table": table})
+            snapshot = watcher.connection.receive(5.0)
+            assert snapshot is not None and snapshot["type"] == protocol.SNAPSHOT, snapshot
+            assert snapshot["seq"] == recording.last_seq
+            assert snapshot["view"] == game.view(final, None)
+            watcher.close()
