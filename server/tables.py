@@ -11,11 +11,18 @@ A finished game never changes again, so a restart need not fold its log: when a 
 server writes ``<table>.summary.json`` beside the log (its length, where its last record starts
 and that record's CRC, the last event's number, the scores). A restart trusts a summary only
 if the log still has exactly that length and that last record, whole and with that CRC; the
-table is then listed from the summary and the log's header, and its log is folded only when
-someone watches it. A summary that is missing, torn or out of step with its log (a crash
-between the two writes, a log cut back, logs from before summaries) is ignored: the table is
-restored as a live one is (a finished game's log ends with a checkpoint, so nothing is
-folded), and the summary written again.
+table is then listed from the summary and the log's header, and its log is read only when
+someone watches it (and not kept). A summary that is missing, torn or out of step with its log
+(a crash between the two writes, a log cut back, logs from before summaries) is ignored: the
+table is restored as a live one is (a finished game's log ends with a checkpoint, so nothing
+is folded), and the summary written again.
+
+A running server keeps a finished table the same way: once its game has ended and its last
+events are durable and sent, the table rests (``LiveTable.rest``): it drops the game, what its
+seats were shown, its command ids, its bots and its log writer, and keeps only what the lobby
+shows of it. So the server's memory grows with the games being played, not with the games it
+has hosted; whatever needs a finished game (a watch, a sync, a resent command, a bug report)
+reads it from the log.
 
 The command ids a table's people may send again (``Table.commands``) can go back further than
 the last checkpoint (its ``cids_from`` says how far): they are read from the log only when
@@ -446,14 +453,16 @@ def shared_options(options: Options) -> Options:
     tables of a server are played with a few sets of options, and a finished table's record
     is what its memory grows by, game after game."""
     try:
-        return _options_like(tuple(options.items()))
+        # Each value's type in the key too: True == 1 == 1.0, but they are different options.
+        return _options_like(tuple((name, type(value), value)
+                                   for name, value in options.items()))
     except TypeError:  # a value that cannot be hashed: kept as it is
         return options
 
 
 @functools.lru_cache(maxsize=64)
-def _options_like(items: tuple[tuple[str, Any], ...]) -> Options:
-    return dict(items)
+def _options_like(items: tuple[tuple[str, type, Any], ...]) -> Options:
+    return {name: value for name, _, value in items}
 
 
 def write_summary(live: LiveTable, length: int, last_record: int, crc: int) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from starhall.server.embed import EmbeddedServer
-from starhall.server.tables import LiveTable
+from starhall.server.tables import LiveTable, shared_options
 from starhall.shared import protocol
 from starhall.shared.bugreport import read_bug_report
 from starhall.shared.replay import Verified, load, verify
@@ -103,3 +103,14 @@ def test_a_finished_table_keeps_no_game_and_still_answers_from_its_log(
             assert snapshot["seq"] == recording.last_seq
             assert snapshot["view"] == game.view(final, None)
             watcher.close()
+
+
+def test_finished_tables_share_equal_options_and_only_equal_ones() -> None:
+    assert shared_options({"target": 100, "pass": True}) is \
+        shared_options({"target": 100, "pass": True})
+    for one, other in (({"x": True}, {"x": 1}), ({"x": 1}, {"x": 1.0}), ({"x": 0}, {"x": False})):
+        kept = shared_options(one)
+        assert kept == one and all(type(kept[k]) is type(one[k]) for k in one)
+        assert shared_options(other) is not kept
+    unhashable: dict[str, Any] = {"x": [1, 2]}
+    assert shared_options(unhashable) is unhashable
