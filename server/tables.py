@@ -719,6 +719,7 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
         write_summary(live, recording.good_length, recording.last_record, crc)
         writer.abandon()  # a finished game is written no more
         table.log = None
+        live.rest()  # kept as the summary will list it next time
     return live, since
 
 
