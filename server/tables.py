@@ -112,7 +112,10 @@ class LiveTable:
     """What a finished table's summary says, until its log is read."""
     read_only: bool = False
     """Nothing may be written: the seating is not changed, the log is not open."""
-    watchers: set[bytes] = field(default_factory=set)
+    _watchers: set[bytes] | None = field(default=None, repr=False)
+    """The sessions watching (``watchers``); ``None`` until someone watches, and again when
+    a game rests with nobody watching: an empty set weighs as much as a seat's record, and
+    most finished tables are never watched."""
     bots: dict[int, Bot] = field(default_factory=dict)
     """The bot objects for the seats whose state is ``bot``."""
     broken: bool = False
@@ -144,6 +147,14 @@ class LiveTable:
     starts."""
     _outcome: tuple[Any, Outcome] | None = field(default=None, repr=False)
     """The last state whose outcome was asked for, and that outcome."""
+
+    @property
+    def watchers(self) -> set[bytes]:
+        """The sessions watching the table (made when first asked for)."""
+        watchers = self._watchers
+        if watchers is None:
+            watchers = self._watchers = set()
+        return watchers
 
     @property
     def table(self) -> Table[Any]:
@@ -204,6 +215,8 @@ class LiveTable:
         self._outcome = None
         self.before_batch = None
         self.bots.clear()
+        if not self._watchers:
+            self._watchers = None
         self.commands_unread = self.memory_unread = False
         return True
 
@@ -420,7 +433,7 @@ class LiveTable:
             if seat.session is not None and seat.session not in seen:
                 seen.add(seat.session)
                 yield seat.session
-        for watcher in self.watchers:
+        for watcher in self._watchers or ():
             if watcher not in seen:
                 seen.add(watcher)
                 yield watcher
@@ -441,7 +454,7 @@ class LiveTable:
             "id": self.id, "name": self.name, "game": game.id, "title": game.title,
             "players": players, "options": dict(options),
             "status": self.status, "seq": self.seq, "seats": seats,
-            "spectators": len(self.watchers),
+            "spectators": len(self._watchers or ()),
             "to_act": list(to_act) if not self.broken else [],
             "scores": list(outcome.scores),
             "winners": None if outcome.winners is None else list(outcome.winners),

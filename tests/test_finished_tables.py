@@ -54,6 +54,7 @@ def test_a_finished_table_keeps_no_game_and_still_answers_from_its_log(
         play_until_over([ada])
         live = server.service.tables[table]
         wait_for(lambda: holds_no_game(live))
+        assert live._watchers is None  # nobody watched: not even an empty set is kept
 
         recording = load(log_of(server, table))
         assert isinstance(verify(log_of(server, table)), Verified)  # the replay is whole
