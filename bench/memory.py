@@ -159,6 +159,9 @@ def main() -> int:
     args = parser.parse_args()
     if args.games < args.wave or args.wave < 1:
         parser.error("--games must be at least one --wave")
+    if args.baseline is not None and not (args.baseline / ".venv" / "bin" / "python").exists():
+        parser.error(f"--baseline {args.baseline}: no .venv there (run make .venv/.installed "
+                     "in it): its server would run this checkout's code")
     folder = Path(tempfile.mkdtemp(prefix="starhall-memory-"))
     servers: list[Server] = []
     try:
