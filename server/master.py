@@ -368,7 +368,7 @@ class TableMaster:
     def _after_commit(self, committed: list[LiveTable], withheld: dict[str, BaseException],
                       undone: dict[str, LiveTable]) -> None:
         """Each table whose batch is on disk: a stall is over, a finished game's summary
-        is written."""
+        is written and the game rests (``LiveTable.rest``: its last updates are sent)."""
         for table in committed:
             table.before_batch = None
             if table.id in undone or table.id in withheld:
@@ -379,6 +379,7 @@ class TableMaster:
                       file=sys.stderr)
             if table.over:
                 table.write_summary()
+                table.rest()  # its last updates are sent: it keeps what the lobby shows
 
     def _undo_batch(self, table: LiveTable, error: OSError) -> bool:
         """A commit failed (a full disk): cut the log back to the last commit and the table

@@ -11,11 +11,18 @@ A finished game never changes again, so a restart need not fold its log: when a 
 server writes ``<table>.summary.json`` beside the log (its length, where its last record starts
 and that record's CRC, the last event's number, the scores). A restart trusts a summary only
 if the log still has exactly that length and that last record, whole and with that CRC; the
-table is then listed from the summary and the log's header, and its log is folded only when
-someone watches it. A summary that is missing, torn or out of step with its log (a crash
-between the two writes, a log cut back, logs from before summaries) is ignored: the table is
-restored as a live one is (a finished game's log ends with a checkpoint, so nothing is
-folded), and the summary written again.
+table is then listed from the summary and the log's header, and its log is read only when
+someone watches it (and not kept). A summary that is missing, torn or out of step with its log
+(a crash between the two writes, a log cut back, logs from before summaries) is ignored: the
+table is restored as a live one is (a finished game's log ends with a checkpoint, so nothing
+is folded), and the summary written again.
+
+A running server keeps a finished table the same way: once its game has ended and its last
+events are durable and sent, the table rests (``LiveTable.rest``): it drops the game, what its
+seats were shown, its command ids, its bots and its log writer, and keeps only what the lobby
+shows of it. So the server's memory grows with the games being played, not with the games it
+has hosted; whatever needs a finished game (a watch, a sync, a resent command, a bug report)
+reads it from the log.
 
 The command ids a table's people may send again (``Table.commands``) can go back further than
 the last checkpoint (its ``cids_from`` says how far): they are read from the log only when
@@ -26,6 +33,7 @@ first needed, when a person's command is checked or before the table's next move
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import os
@@ -104,7 +112,10 @@ class LiveTable:
     """What a finished table's summary says, until its log is read."""
     read_only: bool = False
     """Nothing may be written: the seating is not changed, the log is not open."""
-    watchers: set[bytes] = field(default_factory=set)
+    _watchers: set[bytes] | None = field(default=None, repr=False)
+    """The sessions watching (``watchers``); ``None`` until someone watches, and again when
+    a game rests with nobody watching: an empty set weighs as much as a seat's record, and
+    most finished tables are never watched."""
     bots: dict[int, Bot] = field(default_factory=dict)
     """The bot objects for the seats whose state is ``bot``."""
     broken: bool = False
@@ -138,33 +149,76 @@ class LiveTable:
     """The last state whose outcome was asked for, and that outcome."""
 
     @property
-    def table(self) -> Table[Any]:
-        """The game; a finished table's log is read the first time it is asked for."""
-        loaded = self.loaded
-        if loaded is None:
-            loaded = self.loaded = self._read_finished()
-        return loaded
+    def watchers(self) -> set[bytes]:
+        """The sessions watching the table (made when first asked for)."""
+        watchers = self._watchers
+        if watchers is None:
+            watchers = self._watchers = set()
+        return watchers
 
-    def _read_finished(self) -> Table[Any]:
+    @property
+    def table(self) -> Table[Any]:
+        """The game; a finished table's is read from its log each time it is asked for and
+        not kept (a watch, a sync, a resent command: rare next to the games it outlives)."""
+        loaded = self.loaded
+        return loaded if loaded is not None else self._read_finished()
+
+    def _read_finished(self, *, cids: bool = False) -> Table[Any]:
+        """A finished table's game from its log's last checkpoint; with ``cids``, from as far
+        back as the command ids its people may send again were logged."""
         try:
-            recording = load_tail(self.store.source(self.id), data=self.store.read(self.id))
+            recording = load_tail(self.store.source(self.id), cids=cids,
+                                  data=self.store.read(self.id))
             state = recording.resume().state
         except Exception as error:  # damaged since its summary was written
             self.broken = True
             print(f"starhall serve: table {self.id}: {error}", file=sys.stderr)
             raise RequestError(protocol.BROKEN, f"the log of table {self.id} cannot be read",
                                table=self.id) from None
-        self.commands_unread = has_people(self.seats) and not recording.holds_cids
         return Table(recording.game, recording.players, recording.options, state,
                      recording.last_seq, None, commands=recording.command_memory())
 
     def command_done(self, number: int, cid: int | str) -> int | None:
         """The ``seq`` of seat ``number``'s command ``cid`` if its person made it already
-        (a table restored reads its log for this the first time), else ``None``."""
-        loaded = self.table  # a finished table's log is read here
-        if self.commands_unread:
+        (a table restored reads its log for this the first time, a finished one each time),
+        else ``None``."""
+        loaded = self.loaded
+        if loaded is None:
+            loaded = self._read_finished(cids=has_people(self.seats))
+        elif self.commands_unread:
             self.read_commands()
         return loaded.commands.done(number, cid, self.seats[number].since)
+
+    def rest(self) -> bool:
+        """A finished game whose log is all durable drops its state, its seats' memory, its
+        command ids, its bots and its log writer, and keeps what the lobby shows of it, as a
+        restart keeps it from its summary (``finished``): whatever needs the game later reads
+        it back from the log. So a server's memory follows the games being played, not how
+        many it has hosted. Whether it rested (not a game still on, nor a broken table, nor a
+        log with records not yet durable)."""
+        loaded = self.loaded
+        if loaded is None or self.broken or not self.over:
+            return False
+        log = loaded.log
+        if log is not None:
+            if log.appended_length != log.durable_length:
+                return False
+            log.abandon()  # a finished game is written no more
+        self.finished = Finished(loaded.game, loaded.players, shared_options(loaded.options),
+                                 loaded.seq, self.outcome,
+                                 tuple(loaded.game.to_act(loaded.state)), self.name,
+                                 self.create_key)
+        for seat in self.seats:  # most are bots of a few kinds: one copy of each name
+            if seat.name is not None:
+                seat.name = sys.intern(seat.name)
+        self.loaded = None
+        self._outcome = None
+        self.before_batch = None
+        self.bots.clear()
+        if not self._watchers:
+            self._watchers = None
+        self.commands_unread = self.memory_unread = False
+        return True
 
     def read_commands(self) -> None:
         """Read the command ids its people made from its log, back to its last checkpoint's
@@ -432,7 +486,7 @@ class LiveTable:
             if seat.session is not None and seat.session not in seen:
                 seen.add(seat.session)
                 yield seat.session
-        for watcher in self.watchers:
+        for watcher in self._watchers or ():
             if watcher not in seen:
                 seen.add(watcher)
                 yield watcher
@@ -453,11 +507,28 @@ class LiveTable:
             "id": self.id, "name": self.name, "game": game.id, "title": game.title,
             "players": players, "options": dict(options),
             "status": self.status, "seq": self.seq, "seats": seats,
-            "spectators": len(self.watchers),
+            "spectators": len(self._watchers or ()),
             "to_act": list(to_act) if not self.broken else [],
             "scores": list(outcome.scores),
             "winners": None if outcome.winners is None else list(outcome.winners),
         }
+
+
+def shared_options(options: Options) -> Options:
+    """Equal options of finished games as one dict (only read once a game is over): most
+    tables of a server are played with a few sets of options, and a finished table's record
+    is what its memory grows by, game after game."""
+    try:
+        # Each value's type in the key too: True == 1 == 1.0, but they are different options.
+        return _options_like(tuple((name, type(value), value)
+                                   for name, value in options.items()))
+    except TypeError:  # a value that cannot be hashed: kept as it is
+        return options
+
+
+@functools.lru_cache(maxsize=64)
+def _options_like(items: tuple[tuple[str, type, Any], ...]) -> Options:
+    return {name: value for name, _, value in items}
 
 
 def write_summary(live: LiveTable, length: int, last_record: int, crc: int) -> None:
@@ -713,6 +784,7 @@ def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTa
         write_summary(live, recording.good_length, recording.last_record, crc)
         writer.abandon()  # a finished game is written no more
         table.log = None
+        live.rest()  # kept as the summary will list it next time
     return live, since
 
 
@@ -786,6 +858,7 @@ def restore_from_store(store: LogStore, table_id: str, *, read_only: bool = Fals
     if read_only or live.over:
         writer.abandon()  # a finished game is written no more
         live.table.log = None
+        live.rest()  # a finished one keeps only what the lobby shows (no summary here)
         return live
     before = live.table.seats
     if live.record_seating():  # the seating a crash left out of the log: before new events
