@@ -271,7 +271,10 @@ class Roamer:
         address = self.prefer or self.nodes[self.turn % len(self.nodes)]
         self.turn += 1
         self.prefer = None
-        connection = Connection(address)
+        try:  # a dead node does not say its key either
+            connection = Connection(address)
+        except ConnectionTimeout:
+            return False
         try:
             reply = connection.request({"type": "resume", "table": self.table,
                                         "seat": self.seat, "token": self.token},
