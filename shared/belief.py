@@ -51,3 +51,15 @@ class KeptFold(Generic[F]):
         if seen:
             self.first, self.last = seen[0], seen[-1]
         return fold
+
+
+def fold_of(seat: Seat, seen: Sequence[Event], start: Callable[[], F],
+            kept: KeptFold[F] | None = None) -> F:
+    """The fold of every event in ``seen``: ``kept``'s, given only the events since its last
+    (``KeptFold.update``), or, without one, a fresh ``start()`` given them all."""
+    if kept is not None:
+        return kept.update(seat, seen, start)
+    fold = start()
+    for event in seen:
+        fold.follow(event)
+    return fold

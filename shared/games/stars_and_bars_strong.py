@@ -21,7 +21,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from starhall.shared.belief import KeptFold
+from starhall.shared.belief import KeptFold, fold_of
 from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Event, Seat
 from starhall.shared.games.stars_and_bars import (
@@ -78,13 +78,7 @@ class Shown:
 def unseen_cards(seen: Observation, kept: KeptFold[Shown] | None = None) -> CardSet:
     """The cards never shown to the seat: the deck, in an order it does not know. ``kept``:
     the cards shown at the seat's moves before, to look only at the events since."""
-    if kept is None:
-        shown = Shown()
-        for event in seen.seen:
-            shown.follow(event)
-    else:
-        shown = kept.update(seen.seat, seen.seen, Shown)
-    return DECK.full & ~shown.cards
+    return DECK.full & ~fold_of(seen.seat, seen.seen, Shown, kept).cards
 
 
 def sample_deck(seen: Observation, unseen: CardSet, rng: random.Random) -> list[int]:

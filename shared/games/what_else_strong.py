@@ -40,7 +40,7 @@ from functools import cache
 from math import comb
 from typing import Any
 
-from starhall.shared.belief import KeptFold
+from starhall.shared.belief import KeptFold, fold_of
 from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Event, Seat
 from starhall.shared.games.what_else import (
@@ -230,12 +230,7 @@ def knowledge(seen: Observation, kept: KeptFold[_Course] | None = None) -> Knowl
         return _Course(cards, players, seen.seat, bool(view["options"]["voluntary_pass"]),
                        [0] * players, [False] * players, tokens=[0] * players)
 
-    if kept is None:
-        course = start()
-        for event in seen.seen:
-            course.follow(event)
-    else:
-        course = kept.update(seen.seat, seen.seen, start)
+    course = fold_of(seen.seat, seen.seen, start, kept)
     code_of = cards.deck.code_of
     consistent = (course.counts == view["hand_counts"]
                   and course.draw_count == view["draw_count"]
