@@ -24,6 +24,7 @@ import pytest
 
 from starhall.server.embed import EmbeddedServer, free_loopback_port
 from starhall.shared import protocol
+from starhall.shared.curve import key_text
 from starhall.shared.replay import load
 from tests.connection import Connection
 from tests.server_helpers import FAST_SERVER, HiddenCards, log_of, strings, wait_for
@@ -149,12 +150,13 @@ def test_history_follows_a_table_that_plays_on(lobby: Connection) -> None:
 # --- the browser -----------------------------------------------------------------------------
 
 @contextlib.contextmanager
-def starhall_web(address: str) -> Iterator[str]:
-    """``starhall web`` watching the server at ``address``, as a user starts it; its pages'
-    address."""
+def starhall_web(address: str, key: bytes | None = None) -> Iterator[str]:
+    """``starhall web`` watching the server at ``address``, as a user starts it (given the
+    server's ``key``, or asking for it); its pages' address."""
+    given = [] if key is None else ["--server-key", key_text(key)]
     process = subprocess.Popen(
         [sys.executable, "-m", "starhall", "web", "--server", address,
-         "--bind", "127.0.0.1:0"], stdout=subprocess.PIPE, text=True,
+         "--bind", "127.0.0.1:0", *given], stdout=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         assert process.stdout is not None
@@ -169,7 +171,7 @@ def starhall_web(address: str) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def web(server: EmbeddedServer) -> Iterator[str]:
     assert server.address is not None
-    with starhall_web(server.address) as pages:
+    with starhall_web(server.address, server.public_key) as pages:  # as --server-key
         yield pages
 
 
@@ -326,7 +328,8 @@ def test_the_lobby_lists_every_table_by_game_as_it_changes(
 
 def test_web_says_in_one_line_what_it_cannot_do(server: EmbeddedServer) -> None:
     for arguments, words in ((["--bind", "nowhere"], "--bind 'nowhere'"),
-                             (["--server", "no such host:1"], "is not a server address")):
+                             (["--server", "no such host:1"], "is not a server address"),
+                             (["--server-key", "not-a-key"], "key")):
         result = subprocess.run([sys.executable, "-m", "starhall", "web", *arguments],
                                 capture_output=True, text=True, timeout=60)
         assert result.returncode == 2

@@ -24,6 +24,7 @@ from starhall.client.net.link import checked_address
 from starhall.client.web.faces import seat_colours
 from starhall.client.web.hub import HistoryError, Hub
 from starhall.client.web.options import DEFAULT_BIND
+from starhall.shared.curve import key_from_text
 
 STATIC = Path(str(resources.files("starhall.client.web") / "static"))
 HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)
@@ -181,7 +182,7 @@ def _shown_host(host: str) -> str:
 def run(args: argparse.Namespace) -> int:
     address = checked_address(args.server)
     host, port = bind_address(args.bind)
-    hub = Hub(address)
+    hub = Hub(address, key=None if args.server_key is None else key_from_text(args.server_key))
 
     async def main() -> None:
         stop = asyncio.Event()

@@ -86,9 +86,11 @@ class Watch:
 
 
 class Hub:
-    def __init__(self, address: str, name: str = "web") -> None:
+    def __init__(self, address: str, name: str = "web", key: bytes | None = None) -> None:
+        """``key``: the server's public key (``--server-key``), else asked of it."""
         self.address = address
         self.name = name
+        self.key = key
         self.links: dict[str, ServerLink] = {}
         self.primary = self._link(address)
         self.lobby: list[Message] | None = None
@@ -106,7 +108,8 @@ class Hub:
         endpoint = normalise_address(address)
         link = self.links.get(endpoint)
         if link is None:
-            link = self.links[endpoint] = ServerLink(endpoint, self.name)
+            key = self.key if endpoint == normalise_address(self.address) else None
+            link = self.links[endpoint] = ServerLink(endpoint, self.name, key=key)
         return link
 
     # --- the loop --------------------------------------------------------------------------
