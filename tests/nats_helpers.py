@@ -17,7 +17,7 @@ from typing import Any
 from starhall.server.embed import free_loopback_port
 from starhall.shared import protocol
 from tests.connection import Connection, ConnectionTimeout
-from tests.server_helpers import choose
+from tests.server_helpers import choose, wait_for
 
 
 def nats_server_binary() -> str:
@@ -233,7 +233,10 @@ class StarhallService:
 
         path = folder / f"{table}.starhall"
         address = f"{self.store}/{table}"
-        assert main(["replay", "export", address, str(path), "--stream", self.stream]) == 0
+        # A cluster just started again may not answer a new client at once (it elects its
+        # stream's leader): the tools then say so in one line, and are asked again.
+        wait_for(lambda: main(["replay", "export", address, str(path),
+                               "--stream", self.stream]) == 0, timeout=60, step=1.0)
         assert main(["replay", "verify", address, "--stream", self.stream]) == 0
         assert isinstance(verify(path), Verified)
         return path
