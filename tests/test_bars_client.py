@@ -555,25 +555,40 @@ def test_a_whole_game_against_the_default_bot(surface: pygame.Surface, tmp_path:
         live.close()
 
 
+def windows(server: EmbeddedServer, *names: str) -> list[LiveTable]:
+    """A live table window for each name, each connected to ``server``."""
+    lives = []
+    for name in names:
+        link = ServerLink(server.address, name=name)
+        lives.append(LiveTable(link, SIZE))
+        wait_for_welcome(link)
+    return lives
+
+
+def new_table(maker: LiveTable, surface: pygame.Surface) -> str:
+    """A table of Stars and Bars created through ``maker``'s window; its id."""
+    created: dict[str, Any] = {}
+    maker.request({"type": protocol.CREATE, "game": "stars_and_bars", "players": 2,
+                   "options": {}}, lambda reply: created.update(reply["table"]))
+    run_frames(maker, surface, lambda: bool(created))
+    return str(created["id"])
+
+
+def playing(lives: list[LiveTable]) -> bool:
+    return all(settled(live) and live.table is not None
+               and live.table.model.view.get("phase") == "play" for live in lives)
+
+
 def test_two_people_at_one_table_and_a_spectator(surface: pygame.Surface,
                                                  tmp_path: Path) -> None:
     with EmbeddedServer(str(tmp_path), think=0.0) as server:
-        lives = []
-        for name in ("Ann", "Ben", "Cy"):
-            link = ServerLink(server.address, name=name)
-            lives.append(LiveTable(link, SIZE))
-            wait_for_welcome(link)
+        lives = windows(server, "Ann", "Ben", "Cy")
         ann, ben, cy = lives
-        created: dict[str, Any] = {}
-        ann.request({"type": protocol.CREATE, "game": "stars_and_bars", "players": 2,
-                     "options": {}}, lambda reply: created.update(reply["table"]))
-        run_frames(ann, surface, lambda: bool(created))
-        ann.sit(created["id"], 0, "Ann")
-        ben.sit(created["id"], 1, "Ben")
-        cy.watch(created["id"])
-        run_frames(lives, surface, lambda: all(settled(live) and live.table is not None
-                                               and live.table.model.view.get("phase")
-                                               == "play" for live in lives))
+        table = new_table(ann, surface)
+        ann.sit(table, 0, "Ann")
+        ben.sit(table, 1, "Ben")
+        cy.watch(table)
+        run_frames(lives, surface, lambda: playing(lives))
         watcher = cy.table
         assert watcher is not None and not watcher.interactive
         done = play_out([ann, ben], surface, watching=(cy,), rounds=4)
@@ -695,26 +710,15 @@ def test_p_passes_as_its_button_says(surface: pygame.Surface) -> None:
 def test_a_spectator_who_comes_in_mid_game_is_told_so_in_the_side_log(
         surface: pygame.Surface, tmp_path: Path) -> None:
     with EmbeddedServer(str(tmp_path), think=0.0) as server:
-        lives = []
-        for name in ("Ann", "Ben"):
-            link = ServerLink(server.address, name=name)
-            lives.append(LiveTable(link, SIZE))
-            wait_for_welcome(link)
+        lives = windows(server, "Ann", "Ben")
         ann, ben = lives
-        created: dict[str, Any] = {}
-        ann.request({"type": protocol.CREATE, "game": "stars_and_bars", "players": 2,
-                     "options": {}}, lambda reply: created.update(reply["table"]))
-        run_frames(ann, surface, lambda: bool(created))
-        ann.sit(created["id"], 0, "Ann")
-        ben.sit(created["id"], 1, "Ben")
-        run_frames(lives, surface, lambda: all(settled(live) and live.table is not None
-                                               and live.table.model.view.get("phase")
-                                               == "play" for live in lives))
+        table = new_table(ann, surface)
+        ann.sit(table, 0, "Ann")
+        ben.sit(table, 1, "Ben")
+        run_frames(lives, surface, lambda: playing(lives))
         assert ann.table is not None and ann.table.ui.log  # "Shuffled and set up…"
-        link = ServerLink(server.address, name="Cy")
-        cy = LiveTable(link, SIZE)
-        wait_for_welcome(link)
-        cy.watch(created["id"])
+        (cy,) = windows(server, "Cy")
+        cy.watch(table)
         run_frames([cy], surface, lambda: cy.table is not None and settled(cy))
         assert cy.table is not None
         seq = cy.table.model.seq
