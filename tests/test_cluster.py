@@ -25,6 +25,8 @@ from tests.connection import Connection, ConnectionTimeout
 from tests.nats_helpers import NatsCluster, Roamer, StarhallNode, StarhallService
 from tests.server_helpers import choose, wait_for
 
+pytestmark = pytest.mark.slow  # real NATS clusters, nodes killed: `make check` leaves it out
+
 LEASE = 2.0
 
 

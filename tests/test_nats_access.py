@@ -31,6 +31,8 @@ from tests.connection import Connection
 from tests.nats_helpers import NatsNode, wait_for_port
 from tests.server_helpers import FAST_HEARTS, FAST_SERVER, Person, fill_with_bots, wait_for
 
+pytestmark = pytest.mark.slow  # real NATS clusters: `make check` leaves this file out
+
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "scaling.md"
 NODES = ("n1", "n2", "n3")
 OTHERS = """
