@@ -24,11 +24,11 @@ from starhall.shared.engine import Command, IllegalCommand
 from starhall.shared.seating import BOT
 
 if TYPE_CHECKING:
-    from starhall.server.master import TableMaster
+    from starhall.server.desk import Master
 
 
 class BotTurns:
-    def __init__(self, master: TableMaster) -> None:
+    def __init__(self, master: Master) -> None:
         self.master = master
         self.config = master.config
         self.bot_queue: list[tuple[float, int, str]] = []

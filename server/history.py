@@ -25,7 +25,7 @@ from starhall.shared import protocol
 from starhall.shared.replay import load
 
 if TYPE_CHECKING:
-    from starhall.server.master import TableMaster
+    from starhall.server.desk import Master
 
 PAGE_BYTES = 48_000
 """A page's events and views stay below this, well inside ``MAX_MESSAGE_BYTES``."""
@@ -102,7 +102,7 @@ class Histories:
 class HistoryDesk:
     """The ``history`` request, answered from the table's durable log (``Histories``)."""
 
-    def __init__(self, master: TableMaster) -> None:
+    def __init__(self, master: Master) -> None:
         self.master = master
         self.histories = Histories()
 

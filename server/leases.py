@@ -8,19 +8,18 @@ to the other nodes' lobbies, and a request for a table served elsewhere is sent 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from starhall.server.fields import RequestError
-from starhall.server.tables import LiveTable, restore_from_store
+from starhall.server.tables import Listed, LiveTable, restore_from_store
 from starhall.shared import protocol
 
 if TYPE_CHECKING:
-    from starhall.server.master import TableMaster
+    from starhall.server.desk import Master
 
 
 class Leases:
-    def __init__(self, master: TableMaster) -> None:
+    def __init__(self, master: Master) -> None:
         self.master = master
         self.config = master.config
         self.store = master.store
@@ -124,15 +123,3 @@ class Leases:
                                 "by a node: ask again in a moment", table=table_id,
                                 address=None)
         return RequestError(protocol.NO_TABLE, f"no table {table_id!r}", table=table_id)
-
-
-@dataclass(slots=True)
-class Listed:
-    """A table another node serves, as its lease describes it (for the lobby)."""
-
-    id: str
-    status: str
-    described: dict[str, Any]
-
-    def info(self) -> dict[str, Any]:
-        return self.described

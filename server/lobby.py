@@ -19,7 +19,7 @@ from starhall.shared.engine import OptionError
 from starhall.shared.games import GAMES
 
 if TYPE_CHECKING:
-    from starhall.server.master import TableMaster
+    from starhall.server.desk import Master
 
 OPEN_STATUSES = (protocol.WAITING, protocol.PLAYING)
 
@@ -30,7 +30,7 @@ def listing_order(table_id: str) -> tuple[int, str]:
 
 
 class Lobby:
-    def __init__(self, master: TableMaster) -> None:
+    def __init__(self, master: Master) -> None:
         self.master = master
         self.config = master.config
 

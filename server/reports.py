@@ -30,7 +30,7 @@ from starhall.shared.bugreport import REPORTS_FOLDER, make_bug_report, report_pa
 from starhall.shared.logfile import BUG_SUFFIX, encode_record
 
 if TYPE_CHECKING:
-    from starhall.server.master import TableMaster
+    from starhall.server.desk import Master
 
 
 class ReportStore:
@@ -90,7 +90,7 @@ def where(path: Path) -> str:
 class ReportDesk:
     """The ``report`` request: who may send one, and the report kept (``ReportStore``)."""
 
-    def __init__(self, master: TableMaster) -> None:
+    def __init__(self, master: Master) -> None:
         self.master = master
         self.config = master.config
         self._versions: dict[str, Any] | None = None

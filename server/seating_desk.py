@@ -18,11 +18,11 @@ from starhall.shared.bots import bot_kind
 from starhall.shared.seating import BOT
 
 if TYPE_CHECKING:
-    from starhall.server.master import TableMaster
+    from starhall.server.desk import Master
 
 
 class SeatingDesk:
-    def __init__(self, master: TableMaster) -> None:
+    def __init__(self, master: Master) -> None:
         self.master = master
         self.config = master.config
 

@@ -17,13 +17,9 @@ from typing import Any
 
 import zmq
 
+from starhall.server.config import ServerConfig
 from starhall.server.keys import KeyAnswer, ServerKeys, load_or_create
-from starhall.server.master import (
-    LOCK_FILE,
-    TABLES_FOLDER,
-    ServerConfig,
-    TableMaster,
-)
+from starhall.server.master import LOCK_FILE, TABLES_FOLDER, TableMaster
 from starhall.server.scheduling import hand_over_core
 from starhall.server.stores import LogStore
 from starhall.server.tables import LiveTable

@@ -942,3 +942,15 @@ def _remove_if_never_created(path: Path, table_id: str, folder: Path) -> None:
 def next_table_id(tables: Iterable[str]) -> str:
     numbers = [int(key) for key in tables if key.isdigit()]
     return f"{max(numbers, default=0) + 1:04d}"
+
+
+@dataclass(slots=True)
+class Listed:
+    """A table another node serves, as its lease describes it (for the lobby)."""
+
+    id: str
+    status: str
+    described: dict[str, Any]
+
+    def info(self) -> dict[str, Any]:
+        return self.described

@@ -11,7 +11,8 @@ import errno
 from pathlib import Path
 from typing import Any
 
-from starhall.server.master import TABLES_FOLDER, ServerConfig, TableMaster
+from starhall.server.config import ServerConfig
+from starhall.server.master import TABLES_FOLDER, TableMaster
 from starhall.server.stores import Commit, Done, FileStore
 from starhall.shared import protocol
 from starhall.shared.logfile import TableLog
