@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import combinations
 from math import comb
-from typing import Any, overload
+from typing import Any
 
 from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Seat
+from starhall.shared.sequences import ReadOnlySequence
 
 
-class Choices(Sequence[Command]):
+class Choices(ReadOnlySequence[Command]):
     """``first`` (commands listed before the choices, as Hearts' decline of the exchange),
     then ``Command(kind, seat, {"cards": [...]})`` for every way of choosing ``count`` of
     ``codes``, in ``itertools.combinations`` order."""
@@ -38,20 +39,7 @@ class Choices(Sequence[Command]):
     def __len__(self) -> int:
         return len(self.first) + self._choices
 
-    @overload
-    def __getitem__(self, index: int) -> Command: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Command]: ...
-
-    def __getitem__(self, index: int | slice) -> Command | list[Command]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        length = len(self)
-        if index < 0:
-            index += length
-        if not 0 <= index < length:
-            raise IndexError("choice index out of range")
+    def _at(self, index: int) -> Command:
         if index < len(self.first):
             return self.first[index]
         return self._command(_unrank(len(self.codes), self.size, index - len(self.first)))
@@ -66,11 +54,9 @@ class Choices(Sequence[Command]):
         if isinstance(other, Choices):
             return (self.kind, self.seat, self.codes, self.size, self.first) == (
                 other.kind, other.seat, other.codes, other.size, other.first)
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(other) == len(self) and list(self) == list(other)
-        return NotImplemented
+        return super().__eq__(other)
 
-    __hash__ = None  # type: ignore[assignment]  # equal to lists, which do not hash
+    __hash__ = None  # equal to lists, which do not hash (a class defining __eq__ says it again)
 
     def __repr__(self) -> str:
         return (f"Choices({self.kind!r}, seat {self.seat}, {self.size} of {len(self.codes)}"
@@ -100,7 +86,7 @@ def _unrank(items: int, count: int, index: int) -> tuple[int, ...]:
     return tuple(chosen)
 
 
-class CardCommands(Sequence[Command]):
+class CardCommands(ReadOnlySequence[Command]):
     """The commands of ``row`` (one per card of the deck, indexed by card: a game's
     ``CardPlays.commands[seat]``) for the cards of ``cards``, lowest card first, as
     ``CardPlays.legal`` lists them: a random pick among them costs what ``random_card``
@@ -115,20 +101,10 @@ class CardCommands(Sequence[Command]):
     def __len__(self) -> int:
         return self.cards.bit_count()
 
-    @overload
-    def __getitem__(self, index: int) -> Command: ...
+    def _slice(self, start: int, stop: int, step: int) -> list[Command]:
+        return list(self)[start:stop:step]
 
-    @overload
-    def __getitem__(self, index: slice) -> list[Command]: ...
-
-    def __getitem__(self, index: int | slice) -> Command | list[Command]:
-        if isinstance(index, slice):
-            return list(self)[index]
-        length = self.cards.bit_count()
-        if index < 0:
-            index += length
-        if not 0 <= index < length:
-            raise IndexError("card index out of range")
+    def _at(self, index: int) -> Command:
         cards = self.cards
         for _ in range(index):
             cards &= cards - 1  # drop the lowest card until the one asked for is the lowest
@@ -138,13 +114,6 @@ class CardCommands(Sequence[Command]):
         row = self.row
         for card in bits(self.cards):
             yield row[card]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(other) == len(self) and list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"CardCommands({', '.join(str(command.data) for command in self)})"

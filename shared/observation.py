@@ -22,6 +22,7 @@ from typing import Any, overload
 
 from starhall.shared.engine import Command, Event, Game, Seat
 from starhall.shared.options import Options
+from starhall.shared.sequences import ReadOnlySequence
 
 
 class Observation:
@@ -123,7 +124,7 @@ def observe(game: Game[Any], players: int, options: Options, seat: Seat,
                                  lambda: game.legal_actions(state, seat), seen)
 
 
-class Shown(Sequence[Event]):
+class Shown(ReadOnlySequence[Event]):
     """The first ``length`` events of a seat's memory, read-only: the memory only ever grows
     at its end, so this window stays what it was when the observation was made."""
 
@@ -136,33 +137,16 @@ class Shown(Sequence[Event]):
     def __len__(self) -> int:
         return self._length
 
-    @overload
-    def __getitem__(self, index: int) -> Event: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Event]: ...
-
-    def __getitem__(self, index: int | slice) -> Event | list[Event]:
-        if isinstance(index, slice):
-            start, stop, step = index.indices(self._length)
-            return self._events[start:stop:step]
-        if index < 0:
-            index += self._length
-        if not 0 <= index < self._length:
-            raise IndexError("event index out of range")
+    def _at(self, index: int) -> Event:
         return self._events[index]
+
+    def _slice(self, start: int, stop: int, step: int) -> list[Event]:
+        return self._events[start:stop:step]
 
     def __iter__(self) -> Iterator[Event]:
         events = self._events
         for index in range(self._length):
             yield events[index]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(other) == self._length and list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"Shown({self._length} events)"
