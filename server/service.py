@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import socket as sockets
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -152,7 +153,23 @@ class Service:
     def close(self) -> None:
         self.socket.close(0)  # first: the port is free once the folder lock is let go
         self.key_answer.close()
+        _until_free(self.address)
         self.master.close()
+
+
+def _until_free(endpoint: str, patience: float = 1.0) -> None:
+    """Wait (``patience`` seconds at most) until the port a closed socket listened on is free:
+    ZeroMQ's I/O thread closes a listener a moment after ``close``, and a server started again
+    at once must find the port free (``check_port``), not taken by the one that stopped."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            check_port(endpoint)
+            return
+        except zmq.ZMQError:
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(0.005)
 
 
 def check_port(endpoint: str) -> None:
