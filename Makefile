@@ -10,7 +10,7 @@ COMPILED := build/.compiled
 TREE := build/package-tree/starhall
 # Every source of the folders setup.py compiles from (its COMPILED and NATIVE name which ones):
 # an edit of another module there rebuilds too, but no list is kept here to fall out of step.
-ENGINE_SOURCES := $(wildcard shared/*.py shared/games/*.py server/*.py server/*.c)
+ENGINE_SOURCES := $(wildcard shared/*.py shared/games/*.py shared/games/*/*.py server/*.py server/*.c)
 
 .PHONY: play test check build lint typecheck bench clean wheel-build browser
 

@@ -33,8 +33,8 @@ from typing import Any
 from starhall.shared.bots import make_bot
 from starhall.shared.engine import Command, Game
 from starhall.shared.games import get_game
-from starhall.shared.games.stars_and_bars_strong import StrongBot as BarsStrong
-from starhall.shared.games.what_else_strong import StrongBot as WhatElseStrong
+from starhall.shared.games.stars_and_bars.strong import StrongBot as BarsStrong
+from starhall.shared.games.what_else.strong import StrongBot as WhatElseStrong
 from starhall.shared.observation import SeatMemory
 from starhall.shared.options import Options
 from starhall.shared.shuffle import shuffle_command

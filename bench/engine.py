@@ -153,7 +153,7 @@ def bench_star_patience(seconds: float) -> None:
     """The Star: random playouts per second (deal, decisions, end), and the solver's and the
     hint player's mean time per deal over deals 1, 2, 3 …"""
     from starhall.server.solve import dealt, hint_player_wins
-    from starhall.shared.games.star_patience_bots import solve
+    from starhall.shared.games.star_patience.bots import solve
 
     game = get_game("star_patience")
     rng = random.Random(3)

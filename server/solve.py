@@ -17,8 +17,8 @@ from tqdm import tqdm
 
 from starhall.shared.engine import Command
 from starhall.shared.games import get_game
-from starhall.shared.games.star_patience import DECK, LINES, MAX_DEAL, StarState
-from starhall.shared.games.star_patience_bots import HintBot, solve
+from starhall.shared.games.star_patience.bots import HintBot, solve
+from starhall.shared.games.star_patience.rules import DECK, LINES, MAX_DEAL, StarState
 from starhall.shared.table import Table
 
 GAMES = ("star_patience",)

@@ -31,8 +31,8 @@ from types import ModuleType
 _HERE = Path(__file__).resolve().parent
 _ROOT = _HERE.parent
 """The ``starhall`` package's folder: the compiled sources are named by their paths in it."""
-COMPILED_FOLDERS = ("shared", "shared/games", "server")
-"""Where compiled modules lie, in the ``starhall`` package."""
+COMPILED_FOLDERS = ("shared", "shared/games/*", "server")
+"""Where compiled modules lie, in the ``starhall`` package (glob patterns: each game's folder)."""
 COMPILED_PACKAGES = (__name__, __name__.rsplit(".", 1)[0] + ".server")
 
 
@@ -62,7 +62,7 @@ def stale_builds(root: Path = _ROOT) -> list[Path]:
     compiled = build_record(root)
     stale = []
     for folder in COMPILED_FOLDERS:
-        for built in sorted((root / folder).glob(f"*{suffix}")):
+        for built in sorted(root.glob(f"{folder}/*{suffix}")):
             stem = built.name.removesuffix(suffix)
             source = next((path for path in (built.with_name(stem + ".py"),
                                              built.with_name(stem + ".c")) if path.exists()),

@@ -3,18 +3,19 @@ choose is decided, validated and logged like any other command.
 
 A bot is given only what its seat may see, an ``Observation`` (``shared/observation.py``: the
 seat's view, its legal commands, every event as the seat was shown it), and ``think``, the
-seconds it may take; never the table's state. Each game module may offer more bots in its
-``BOTS`` mapping; ``random`` serves every game.
+seconds it may take; never the table's state. Each game's package registers more in its
+modules' ``BOTS`` mappings (``shared/games/<game>/__init__.py``, ``BOT_MODULES``); ``random``
+serves every game.
 """
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from starhall.shared.engine import Command, Game
+from starhall.shared.games import bot_modules
 from starhall.shared.observation import Observation
 from starhall.shared.seating import BOT, LEVELS, SeatMap, seat_entry
 
@@ -67,27 +68,20 @@ def bot_seats(game: Game[Any], kinds: list[str]) -> list[SeatMap]:
 
 
 def bot_kinds(game: Game[Any]) -> dict[str, BotFactory]:
-    """The bots a game offers: ``random`` always, and whatever its ``<game>_bots`` module adds
-    and then its ``<game>_strong`` module, a searching bot that builds on the others."""
+    """The bots a game offers: ``random`` always, and whatever its package's bot modules add, its
+    ``strong`` module's searching bot last."""
     kinds: dict[str, BotFactory] = {"random": RandomBot}
-    for module in (_bots_module(game), _bots_module(game, "strong")):
-        kinds.update(getattr(module, "BOTS", {}))
+    for module in bot_modules(game):
+        kinds.update(module.BOTS)
     return kinds
-
-
-def _bots_module(game: Game[Any], part: str = "bots") -> Any:
-    try:
-        return importlib.import_module(f"starhall.shared.games.{game.id}_{part}")
-    except ModuleNotFoundError:
-        return None
 
 
 def bot_levels(game: Game[Any]) -> dict[str, str]:
     """The levels a person picks a bot by, weakest first, and the bot kind each is: Easy and
     Normal as the game's bots module names them (``LEVELS``; else ``random`` and the default
     bot), and Strong the game's ``strong`` bot, offered only once its ``BOTS`` has one."""
-    module = _bots_module(game)
-    named = getattr(module, "LEVELS", None) or {"easy": "random", "normal": default_bot(game)}
+    named = (getattr(bot_modules(game)[0], "LEVELS", None)
+             or {"easy": "random", "normal": default_bot(game)})
     kinds = bot_kinds(game)
     levels = {level: named[level] for level in LEVELS[:2] if named.get(level) in kinds}
     if "strong" in kinds:
@@ -122,9 +116,7 @@ def bot_kind(game: Game[Any], name: str) -> str:
 def default_bot(game: Game[Any]) -> str:
     """The bot a table gets when nobody chooses: the game's ``DEFAULT_BOT`` if its bots module
     names one, else ``heuristic`` if it has one, else ``random``."""
-    module = _bots_module(game)
-    if module is None:
-        return "random"
+    module = bot_modules(game)[0]
     named = getattr(module, "DEFAULT_BOT", None)
     if isinstance(named, str):
         return named

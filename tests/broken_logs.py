@@ -325,7 +325,7 @@ def common_cases(corpus: Corpus, game_id: str) -> None:
 
 
 def stars_cases(corpus: Corpus) -> None:
-    from starhall.shared.games.stars import DECK, SUIT_NAMES, resolve_trick
+    from starhall.shared.games.stars.rules import DECK, SUIT_NAMES, resolve_trick
 
     src = source("stars", 4, (("target", 60),), 7)
     codes = DECK.codes
@@ -594,7 +594,7 @@ def seating_damage(corpus: Corpus, src: Source, records: list[bytes], index: int
 
 
 def hearts_cases(corpus: Corpus) -> None:
-    from starhall.shared.games.hearts import CLUBS, HEARTS, JOKER, STARDECK
+    from starhall.shared.games.hearts.rules import CLUBS, HEARTS, JOKER, STARDECK
 
     deck = STARDECK
     codes = deck.codes

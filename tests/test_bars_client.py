@@ -41,7 +41,7 @@ from starhall.client.ui.layout import rules_button_rect, settings_button_rect
 from starhall.shared import protocol
 from starhall.shared.engine import Command
 from starhall.shared.games import get_game
-from starhall.shared.games.stars_and_bars import (
+from starhall.shared.games.stars_and_bars.rules import (
     DECK,
     NEIGHBOUR_POINTS,
     differences,
@@ -693,7 +693,7 @@ def test_the_rules_page_is_for_players_first_then_for_developers() -> None:
                   "differences", "Backspace", "Enter", "**T**", "**1** to **4**", "(P)"):
         assert words in players, words
     for words in ("### Cards and codes", "### Commands", "### Events", "### View",
-                  "shared/games/stars_and_bars.py", "`SRLF`", "event_view"):
+                  "shared/games/stars_and_bars/rules.py", "`SRLF`", "event_view"):
         assert words in developers, words
 
 

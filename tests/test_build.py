@@ -30,13 +30,14 @@ def run(args: list[str], *, pure: bool) -> subprocess.CompletedProcess[str]:
 def test_pure_python_runs_on_request() -> None:
     # The server's compiled modules follow the engines' build, even imported first.
     # The module written in C is not run either: its Python stand-in is.
-    script = ("import starhall.server.service as s; import starhall.shared.games.hearts as h; "
-              "from starhall import shared; from starhall.server import durability as d; "
+    script = ("import starhall.server.service as s; "
+              "import starhall.shared.games.hearts.rules as h; from starhall import shared; "
+              "from starhall.server import durability as d; "
               "print(shared.build(), h.__file__, s.__file__, "
               "d.BackgroundSync.__name__, sep='|')")
     build, *paths, syncer = run(["-c", script], pure=True).stdout.strip().split("|")
     assert build == "pure Python"
-    assert [Path(path).name for path in paths] == ["hearts.py", "service.py"]
+    assert [Path(path).name for path in paths] == ["rules.py", "service.py"]
     assert syncer == "SyncWhenWaited"
     if shared.build() == "compiled":  # and the compiled build runs both compiled
         build, *paths, syncer = run(["-c", script], pure=False).stdout.strip().split("|")
@@ -73,11 +74,11 @@ def test_pure_python_verifies_the_golden_replays() -> None:
 
 def test_a_build_is_stale_when_a_source_differs_from_what_was_compiled(tmp_path: Path) -> None:
     suffix = EXTENSION_SUFFIXES[0]
-    for folder in ("shared/games", "server"):
+    for folder in ("shared/games/hearts", "server"):
         (tmp_path / folder).mkdir(parents=True)
     fresh_source, fresh_build = tmp_path / "shared/cards.py", tmp_path / f"shared/cards{suffix}"
-    edited_source = tmp_path / "shared/games/hearts.py"
-    old_build = tmp_path / "shared/games" / f"hearts{suffix}"
+    edited_source = tmp_path / "shared/games/hearts/rules.py"
+    old_build = tmp_path / "shared/games/hearts" / f"rules{suffix}"
     server_source = tmp_path / "server/service.py"
     server_build = tmp_path / f"server/service{suffix}"
     c_source = tmp_path / "server/background_sync.c"  # a module written in C
@@ -89,7 +90,7 @@ def test_a_build_is_stale_when_a_source_differs_from_what_was_compiled(tmp_path:
     assert shared.stale_builds(tmp_path) == [fresh_source, edited_source, c_source,
                                              server_source]
     record = {"shared/cards.py": shared.source_digest(fresh_source),
-              "shared/games/hearts.py": shared.source_digest(edited_source),
+              "shared/games/hearts/rules.py": shared.source_digest(edited_source),
               "server/service.py": shared.source_digest(server_source),
               "server/background_sync.c": shared.source_digest(c_source)}
     (tmp_path / "shared" / shared.BUILD_RECORD).write_text(json.dumps({"sources": record}))

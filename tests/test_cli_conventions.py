@@ -169,7 +169,7 @@ def test_games_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_levels_are_easy_and_normal_and_strong_where_a_game_has_a_strong_bot(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from starhall.shared.games import hearts_strong
+    from starhall.shared.games.hearts import strong as hearts_strong
 
     monkeypatch.chdir(tmp_path)  # the terminal game's log
 

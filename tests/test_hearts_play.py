@@ -11,7 +11,7 @@ from support import HEARTS, play_randomly
 
 from starhall.shared.cards import bits
 from starhall.shared.engine import Command, IllegalCommand
-from starhall.shared.games.hearts import STARDECK, HeartsState
+from starhall.shared.games.hearts.rules import STARDECK, HeartsState
 from starhall.shared.table import Table
 
 SETUPS = [(p, {"mode": m}) for p in (3, 4, 5, 6) for m in ("exchange", "no_exchange",

@@ -10,7 +10,7 @@ from support import HEARTS, dealt_table, fill_hands, play, play_randomly
 
 from starhall.shared.bots import RandomBot
 from starhall.shared.engine import Command, IllegalCommand, OptionError
-from starhall.shared.games.hearts import CLASSIC, STARDECK, legal_cards, pass_offsets
+from starhall.shared.games.hearts.rules import CLASSIC, STARDECK, legal_cards, pass_offsets
 from starhall.shared.table import Table
 from starhall.shared.tricks import trick_winner
 from tests.support import ask
@@ -350,7 +350,7 @@ def test_shooting_the_moon_scores_zero_and_26_to_everyone_else() -> None:
     # instead fold the hand end directly: seat 0 took every point card.
     won = list(state.won)
     won[0] = state.rules.point_cards
-    from starhall.shared.games.hearts import _finish_hand
+    from starhall.shared.games.hearts.rules import _finish_hand
 
     finished = _finish_hand(state.replace(won=tuple(won), hands=(0,) * 5))
     assert finished.score_sheet[-1] == (0, 26, 26, 26, 26)
@@ -391,7 +391,7 @@ def test_the_game_ends_when_a_total_reaches_the_target_and_lowest_wins() -> None
 
 def test_a_shared_lowest_total_plays_another_hand() -> None:
     state = HEARTS.new_state(4, HEARTS.make_options(4, {"target": 10}))
-    from starhall.shared.games.hearts import _finish_hand
+    from starhall.shared.games.hearts.rules import _finish_hand
 
     tied = _finish_hand(state.replace(totals=(0, 0, 20, 0), hand_number=1,
                                       won=(0, 0, 0, 0)))
@@ -482,7 +482,7 @@ def test_the_joker_is_led_only_from_a_hand_of_nothing_else() -> None:
 
 
 def test_a_led_joker_lets_the_next_card_set_the_suit() -> None:
-    from starhall.shared.games.hearts import Hearts
+    from starhall.shared.games.hearts.rules import Hearts
 
     state = joker_table(["JK", "3C"] + suit("*")[:13] + suit("H")[:7]).state
     joker, ace = STARDECK.index("JK"), STARDECK.index("A*")

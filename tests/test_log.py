@@ -197,7 +197,7 @@ def test_verify_refuses_an_illegal_event_where_it_stands(game_log: Path) -> None
     index, (seq, event) = next((i, (s, e)) for i, (s, e) in enumerate(recording.events)
                                if e.type == "played")
     hand = recording.state_at(seq - 1).hands[event.seat]
-    from starhall.shared.games.hearts import STARDECK
+    from starhall.shared.games.hearts.rules import STARDECK
 
     other = next(c for c in STARDECK.codes(hand) if c != event.data["card"])
     rewrite_event(game_log, seq, {"data": {"card": other}})

@@ -399,7 +399,7 @@ def test_a_forks_banner_has_a_strip_of_its_own_under_the_table(size: tuple[int, 
 def test_stars_and_bars_tags_stay_on_their_own_stack(size: tuple[int, int]) -> None:
     from starhall.client.games.stars_and_bars.choreography import BarsGeometry
     from starhall.client.games.stars_and_bars.table import offer_marks
-    from starhall.shared.games.stars_and_bars import SPACES
+    from starhall.shared.games.stars_and_bars.rules import SPACES
 
     geometry = BarsGeometry.of(Layout(size[0], size[1], 2, 0))
     stacks = [geometry.space_rect(space) for space in range(SPACES)]

@@ -61,7 +61,7 @@ def test_the_wheel_has_one_top_level_name_and_everything_in_it(wheel: Path) -> N
     for expected in ("starhall/__main__.py", "starhall/client/screens/rules_screen.py",
                      "starhall/client/ui/assets/freesansbold.ttf",
                      "starhall/shared/engines_build.json",
-                     f"starhall/shared/games/hearts{EXTENSION_SUFFIXES[0]}",
+                     f"starhall/shared/games/hearts/rules{EXTENSION_SUFFIXES[0]}",
                      f"starhall/server/service{EXTENSION_SUFFIXES[0]}",
                      f"starhall/server/background_sync{EXTENSION_SUFFIXES[0]}",
                      "starhall/server/background_sync.c", "starhall/client/web/static/index.html",

@@ -13,8 +13,8 @@ from support import HEARTS, dealt_table, fill_hands, play_randomly
 
 from starhall.shared.engine import Command
 from starhall.shared.games import get_game
-from starhall.shared.games.hearts import STARDECK
-from starhall.shared.games.stars import DECK as STARS_DECK
+from starhall.shared.games.hearts.rules import STARDECK
+from starhall.shared.games.stars.rules import DECK as STARS_DECK
 from starhall.shared.table import Table
 from tests.server_helpers import strings as every_string
 

@@ -17,10 +17,10 @@ from support import HEARTS, dealt_table, fill_hands
 from starhall.shared.cards import Deck
 from starhall.shared.engine import Command, IllegalCommand
 from starhall.shared.games import get_game
-from starhall.shared.games.hearts import STARDECK
-from starhall.shared.games.hearts import SUIT_NAMES as HEARTS_SUITS
-from starhall.shared.games.stars import DECK as STARS_DECK
-from starhall.shared.games.stars import SUIT_NAMES as STARS_SUITS
+from starhall.shared.games.hearts.rules import STARDECK
+from starhall.shared.games.hearts.rules import SUIT_NAMES as HEARTS_SUITS
+from starhall.shared.games.stars.rules import DECK as STARS_DECK
+from starhall.shared.games.stars.rules import SUIT_NAMES as STARS_SUITS
 from starhall.shared.table import Table
 from starhall.shared.tricks import not_following
 

@@ -35,7 +35,7 @@ from starhall.client.screens.replay_screen import ReplayScreen
 from starhall.client.screens.table_screen import TableScreen
 from starhall.client.ui.faces import card_name
 from starhall.shared.games import get_game
-from starhall.shared.games.star_patience_bots import hint_for_view
+from starhall.shared.games.star_patience.bots import hint_for_view
 from starhall.shared.replay import load
 from starhall.shared.table import Table
 from tests.support import step_until

@@ -17,7 +17,16 @@ from starhall.server.sim import simulate
 from starhall.server.solve import deal_range, dealt, hint_player_wins, summary
 from starhall.shared.engine import Command, Event, IllegalCommand
 from starhall.shared.games import get_game
-from starhall.shared.games.star_patience import (
+from starhall.shared.games.star_patience.bots import (
+    BOTS,
+    HintBot,
+    chances,
+    hint,
+    hint_for_view,
+    solve,
+    win_chance,
+)
+from starhall.shared.games.star_patience.rules import (
     DECK,
     LINES,
     MAX_DEAL,
@@ -26,15 +35,6 @@ from starhall.shared.games.star_patience import (
     apply_place,
     deal_order,
     rank_of,
-)
-from starhall.shared.games.star_patience_bots import (
-    BOTS,
-    HintBot,
-    chances,
-    hint,
-    hint_for_view,
-    solve,
-    win_chance,
 )
 from starhall.shared.replay import Mismatch, load, verify
 from starhall.shared.table import Table

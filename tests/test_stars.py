@@ -14,7 +14,7 @@ from starhall.shared.bots import make_bot
 from starhall.shared.cards import bits
 from starhall.shared.engine import Command, Event, IllegalCommand
 from starhall.shared.games import get_game
-from starhall.shared.games.stars import (
+from starhall.shared.games.stars.rules import (
     DECK,
     GAME,
     MAX_BID,

@@ -20,7 +20,8 @@ from starhall.server.sim import simulate
 from starhall.shared.bots import RandomBot, bot_kinds
 from starhall.shared.engine import Command, Event, IllegalCommand
 from starhall.shared.games import get_game
-from starhall.shared.games.stars_and_bars import (
+from starhall.shared.games.stars_and_bars.bots import BOTS, DEFAULT_BOT, GreedyBot, LookaheadBot
+from starhall.shared.games.stars_and_bars.rules import (
     CENTRE,
     DECK,
     EMPTY,
@@ -36,7 +37,6 @@ from starhall.shared.games.stars_and_bars import (
     space_name,
     tops_of,
 )
-from starhall.shared.games.stars_and_bars_bots import BOTS, DEFAULT_BOT, GreedyBot, LookaheadBot
 from starhall.shared.replay import Mismatch, load, verify
 from starhall.shared.table import Table
 from tests.support import ask

@@ -13,18 +13,18 @@ import pytest
 
 from starhall.shared.cards import CardSet
 from starhall.shared.games import get_game
-from starhall.shared.games.hearts import HeartsState, rules_for
-from starhall.shared.games.hearts_bots import HeuristicHeartsBot
-from starhall.shared.games.hearts_strong import (
+from starhall.shared.games.hearts.bots import HeuristicHeartsBot
+from starhall.shared.games.hearts.rules import HeartsState, rules_for
+from starhall.shared.games.hearts.strong import (
     HeartsKnowledge,
     StrongHeartsBot,
     determinized,
     distinct_cards,
     hearts_hidden,
 )
-from starhall.shared.games.stars_bots import SURE_ENOUGH, HeuristicStarsBot
-from starhall.shared.games.stars_strong import StrongStarsBot, stars_hidden
-from starhall.shared.games.stars_strong import determinized as stars_determinized
+from starhall.shared.games.stars.bots import SURE_ENOUGH, HeuristicStarsBot
+from starhall.shared.games.stars.strong import StrongStarsBot, stars_hidden
+from starhall.shared.games.stars.strong import determinized as stars_determinized
 from starhall.shared.search import Hidden, Place, flat_search
 from tests.bot_driver import ObservedTable, Player
 

@@ -15,13 +15,13 @@ from starhall.shared.bots import RandomBot, make_bot
 from starhall.shared.cards import bits
 from starhall.shared.engine import Command, Event, Game
 from starhall.shared.games import get_game
-from starhall.shared.games.stars_and_bars import DECK, owed_duties
-from starhall.shared.games.stars_and_bars_strong import Playout as BarsPlayout
-from starhall.shared.games.stars_and_bars_strong import StrongBot as BarsStrong
-from starhall.shared.games.stars_and_bars_strong import sample_deck, unseen_cards
-from starhall.shared.games.what_else import cards_for, legal_cards
-from starhall.shared.games.what_else_bots import HeuristicBot
-from starhall.shared.games.what_else_strong import (
+from starhall.shared.games.stars_and_bars.rules import DECK, owed_duties
+from starhall.shared.games.stars_and_bars.strong import Playout as BarsPlayout
+from starhall.shared.games.stars_and_bars.strong import StrongBot as BarsStrong
+from starhall.shared.games.stars_and_bars.strong import sample_deck, unseen_cards
+from starhall.shared.games.what_else.bots import HeuristicBot
+from starhall.shared.games.what_else.rules import cards_for, legal_cards
+from starhall.shared.games.what_else.strong import (
     Playout,
     knowledge,
     sample_hidden,
@@ -29,8 +29,8 @@ from starhall.shared.games.what_else_strong import (
     template_state,
     world_state,
 )
-from starhall.shared.games.what_else_strong import StrongBot as WhatElseStrong
-from starhall.shared.games.what_else_strong import (
+from starhall.shared.games.what_else.strong import StrongBot as WhatElseStrong
+from starhall.shared.games.what_else.strong import (
     unseen_cards as what_else_unseen,
 )
 from starhall.shared.observation import Observation, SeatMemory

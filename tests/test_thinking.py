@@ -21,7 +21,8 @@ from starhall.server.embed import EmbeddedServer, free_loopback_port
 from starhall.shared import protocol
 from starhall.shared.bots import make_bot
 from starhall.shared.engine import Command
-from starhall.shared.games import get_game, hearts_bots
+from starhall.shared.games import get_game
+from starhall.shared.games.hearts import bots as hearts_bots
 from starhall.shared.observation import Observation
 from starhall.shared.replay import load
 from starhall.shared.table import Table

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from starhall.shared.bots import make_bot
 from starhall.shared.engine import Command, Event, IllegalCommand
 from starhall.shared.games import get_game
-from starhall.shared.games.what_else import (
+from starhall.shared.games.what_else.bots import HeuristicBot, miss_chance
+from starhall.shared.games.what_else.rules import (
     COLOUR_NAMES,
     COLOURS,
     GAME,
@@ -31,7 +32,6 @@ from starhall.shared.games.what_else import (
     card_name,
     cards_for,
 )
-from starhall.shared.games.what_else_bots import HeuristicBot, miss_chance
 from starhall.shared.replay import Verified, load, verify
 from starhall.shared.table import Table
 from tests.server_helpers import strings

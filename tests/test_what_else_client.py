@@ -643,5 +643,5 @@ def test_the_rules_page_is_for_players_first_then_for_developers() -> None:
                   '"Discard 2, draw"', "**D**", "**P**", "**H**", "F1"):
         assert words in players, words
     for words in ("### Cards and codes", "### Commands", "### Events", "### Views and snapshot",
-                  "shared/games/what_else.py", "event_view", "`J1`"):
+                  "shared/games/what_else/rules.py", "event_view", "`J1`"):
         assert words in developers, words

@@ -380,7 +380,7 @@ def star_screens(shots: Shots) -> None:
     the replay viewer; deals 1 (won by the hints) and 638 (stuck after six decisions).
     Statistics go to the scratch data folder."""
     from starhall.client.screens.replay_screen import ReplayScreen
-    from starhall.shared.games.star_patience_bots import hint_for_view
+    from starhall.shared.games.star_patience.bots import hint_for_view
     from starhall.shared.replay import load
 
     game = get_game("star_patience")

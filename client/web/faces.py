@@ -14,10 +14,11 @@ from typing import Any
 from starhall.client.games.stars_and_bars import cards as bars_cards
 from starhall.client.games.what_else import cards as what_else_cards
 from starhall.client.ui import faces, theme
-from starhall.shared.games import stars_and_bars, what_else
-from starhall.shared.games.hearts import CLASSIC, STARDECK
-from starhall.shared.games.star_patience import DECK as PATIENCE_DECK
-from starhall.shared.games.stars import DECK as STARS_DECK
+from starhall.shared.games.hearts.rules import CLASSIC, STARDECK
+from starhall.shared.games.star_patience.rules import DECK as PATIENCE_DECK
+from starhall.shared.games.stars.rules import DECK as STARS_DECK
+from starhall.shared.games.stars_and_bars import rules as stars_and_bars
+from starhall.shared.games.what_else import rules as what_else
 
 Face = dict[str, Any]
 _DECKS = {"hearts": (STARDECK, CLASSIC), "stars": (STARS_DECK,),

@@ -1,28 +1,22 @@
-"""The games Starhall offers, by id: each game's engine module, named in ``_MODULES``. A new
-game needs more than its engine (its bots, its table in the client, its rules page, goldens,
-tests): ``docs/architecture.md``, "A sixth game: the files it needs", lists them."""
+"""The games Starhall offers, by id: one package per game (``rules``, the engine; ``bots``;
+and ``strong``, the bot that searches), each named here. A new game needs more than its package
+(its table in the client, its rules page, goldens, tests):
+``docs/architecture.md``, "A sixth game: the files it needs", lists them."""
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 from starhall.shared.engine import Game
+from starhall.shared.games import hearts, star_patience, stars, stars_and_bars, what_else
 
-_MODULES = ("hearts", "stars", "star_patience", "what_else", "stars_and_bars")
+PACKAGES: dict[str, ModuleType] = {
+    package.GAME.id: package
+    for package in (hearts, stars, star_patience, what_else, stars_and_bars)}
+"""Each game's package by its id."""
 
-
-def _load() -> dict[str, Game[Any]]:
-    import importlib
-
-    games: dict[str, Game[Any]] = {}
-    for name in _MODULES:
-        module = importlib.import_module(f"starhall.shared.games.{name}")
-        game: Game[Any] = module.GAME
-        games[game.id] = game
-    return games
-
-
-GAMES: dict[str, Game[Any]] = _load()
+GAMES: dict[str, Game[Any]] = {game_id: package.GAME for game_id, package in PACKAGES.items()}
 
 
 class UnknownGame(KeyError):
@@ -35,3 +29,9 @@ def get_game(game_id: str) -> Game[Any]:
         return GAMES[game_id]
     except KeyError:
         raise UnknownGame(game_id) from None
+
+
+def bot_modules(game: Game[Any]) -> tuple[ModuleType, ...]:
+    """The modules that register ``game``'s bots (its package's ``BOT_MODULES``)."""
+    modules: tuple[ModuleType, ...] = PACKAGES[game.id].BOT_MODULES
+    return modules

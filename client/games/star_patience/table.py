@@ -49,7 +49,7 @@ from starhall.client.ui.layout import GAME_OVER_PANEL_HEIGHT, Layout
 from starhall.client.ui.table_art import Felt, draw_flights
 from starhall.client.ui.table_ui import TableUi
 from starhall.client.ui.widgets import Hotspots, blit_text, button, draw_connection, panel
-from starhall.shared.games.star_patience import (
+from starhall.shared.games.star_patience.rules import (
     StarPatienceLegal,
     StarPatienceView,
     star_patience_view,
@@ -433,7 +433,7 @@ class StarView(GameTable):
             screen.command("give_up", {})
 
     def _hint(self, model: TableModel) -> None:
-        from starhall.shared.games.star_patience_bots import chances
+        from starhall.shared.games.star_patience.bots import chances
 
         view = star_patience_view(model.view)
         if view.get("phase") == "stuck":

@@ -20,7 +20,7 @@ import pygame
 
 from starhall.client.ui import fonts, symbols, theme
 from starhall.client.ui.cardart import SUPERSAMPLE, CardArt, _rounded_card, lattice_back
-from starhall.shared.games.stars_and_bars import ATTRIBUTE_VALUES, ATTRIBUTES, card_name
+from starhall.shared.games.stars_and_bars.rules import ATTRIBUTE_VALUES, ATTRIBUTES, card_name
 
 Point = tuple[float, float]
 

@@ -35,8 +35,15 @@ from starhall.client.ui.animation import (
 )
 from starhall.client.ui.layout import CORNER_RIGHT, Layout, rules_button_rect, settings_button_rect
 from starhall.client.ui.theme import CARD_RATIO
-from starhall.shared.games.stars_and_bars import CENTRE, CLAIM_POINTS, GAME, SIDE, SPACES, UNDER
-from starhall.shared.games.stars_and_bars import space_name as engine_space_name
+from starhall.shared.games.stars_and_bars.rules import (
+    CENTRE,
+    CLAIM_POINTS,
+    GAME,
+    SIDE,
+    SPACES,
+    UNDER,
+)
+from starhall.shared.games.stars_and_bars.rules import space_name as engine_space_name
 
 COLUMNS = "abcd"
 WAYS = {"left": "horizontal", "right": "horizontal", "up": "vertical", "down": "vertical",

@@ -67,7 +67,7 @@ from starhall.client.ui.summary import fit_size
 from starhall.client.ui.table_art import Felt, draw_flights
 from starhall.client.ui.table_ui import TableUi
 from starhall.client.ui.widgets import Hotspots, blit_text, button, draw_connection, fitted, panel
-from starhall.shared.games.stars_and_bars import (
+from starhall.shared.games.stars_and_bars.rules import (
     ATTRIBUTE_VALUES,
     CENTRE,
     NEIGHBOUR_POINTS,

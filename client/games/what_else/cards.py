@@ -18,7 +18,7 @@ import pygame
 
 from starhall.client.ui import fonts, symbols, theme
 from starhall.client.ui.cardart import SUPERSAMPLE, CardArt, _ready, _rounded_card
-from starhall.shared.games.what_else import card_face, card_name
+from starhall.shared.games.what_else.rules import card_face, card_name
 
 Point = tuple[float, float]
 TOKEN = "token"

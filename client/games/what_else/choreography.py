@@ -39,7 +39,7 @@ from starhall.client.ui.animation import (
 )
 from starhall.client.ui.layout import Layout
 from starhall.client.ui.theme import CARD_RATIO
-from starhall.shared.games.what_else import HAND_SIZE
+from starhall.shared.games.what_else.rules import HAND_SIZE
 
 Names = Callable[[int], str]
 

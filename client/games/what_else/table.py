@@ -71,7 +71,7 @@ from starhall.client.ui.summary import Summary
 from starhall.client.ui.table_art import Felt, draw_flights
 from starhall.client.ui.table_ui import TableUi
 from starhall.client.ui.widgets import Hotspots, blit_text, button, draw_connection, panel
-from starhall.shared.games.what_else import COLOUR_NAMES, MAX_PLAYERS
+from starhall.shared.games.what_else.rules import COLOUR_NAMES, MAX_PLAYERS
 
 if TYPE_CHECKING:
     from starhall.client.net.session import Batch

@@ -24,7 +24,7 @@ import random
 from collections.abc import Sequence
 
 from starhall.shared.engine import Command
-from starhall.shared.games.star_patience import (
+from starhall.shared.games.star_patience.rules import (
     DECK,
     LINES,
     NO_CARD,
@@ -195,7 +195,7 @@ def hint_for_view(view: StarPatienceView) -> Command | None:
 
 def hint(state: StarState) -> Command | None:
     """The hint for the player of a live game (from what the player sees only)."""
-    from starhall.shared.games.star_patience import GAME
+    from starhall.shared.games.star_patience.rules import GAME
 
     return hint_for_view(GAME.typed_view(state, SEAT))
 

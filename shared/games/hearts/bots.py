@@ -9,7 +9,7 @@ from typing import Any
 
 from starhall.shared.cards import Card, Deck
 from starhall.shared.engine import Command
-from starhall.shared.games.hearts import CLUBS, HEARTS, SPADES, STARDECK, STARS
+from starhall.shared.games.hearts.rules import CLUBS, HEARTS, SPADES, STARDECK, STARS
 from starhall.shared.observation import Observation
 from starhall.shared.tricks import trick_winner
 

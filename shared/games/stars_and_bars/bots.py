@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from starhall.shared.engine import Command, Seat
-from starhall.shared.games.stars_and_bars import (
+from starhall.shared.games.stars_and_bars.rules import (
     CENTRE,
     CENTRE_MASK,
     CLAIM_POINTS,

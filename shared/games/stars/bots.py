@@ -18,7 +18,7 @@ from typing import Any
 
 from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Seat
-from starhall.shared.games.stars import (
+from starhall.shared.games.stars.rules import (
     BURY_COUNT,
     DECK,
     DECK_POINTS,

@@ -22,14 +22,14 @@ from random import Random
 
 from starhall.shared.cards import CardSet, bits, lowest, random_card
 from starhall.shared.engine import Command, Event
-from starhall.shared.games.hearts import (
+from starhall.shared.games.hearts.bots import HeuristicHeartsBot
+from starhall.shared.games.hearts.rules import (
     GAME,
     HeartsState,
     Rules,
     legal_cards,
     rules_for,
 )
-from starhall.shared.games.hearts_bots import HeuristicHeartsBot
 from starhall.shared.observation import Observation
 from starhall.shared.search import (
     EXPLORATION,
@@ -364,7 +364,7 @@ HAND = HeartsHand()
 
 
 class StrongHeartsBot:
-    """Plays by information-set search (``hearts_strong``) with the engine: flat Monte Carlo
+    """Plays by information-set search (``hearts.strong``) with the engine: flat Monte Carlo
     over deals of the unseen cards, each card played out by the heuristic bot's rules on the
     same deal (``method = "uct"``: the ISMCTS tree instead, which the flat search beat); passes
     and takes the exchange as the heuristic bot does. Given the seat's ``Observation`` only, and
@@ -404,4 +404,5 @@ class StrongHeartsBot:
 
 
 BOTS = {"strong": StrongHeartsBot}
-"""Found by ``shared.bots.bot_kinds`` beside the game's bots module, which this one builds on."""
+"""Registered in the game's package (``BOT_MODULES``) after its bots module, which this one
+builds on."""

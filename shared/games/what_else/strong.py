@@ -43,7 +43,14 @@ from typing import Any
 from starhall.shared.belief import KeptFold, fold_of
 from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Event, Seat
-from starhall.shared.games.what_else import (
+from starhall.shared.games.what_else.bots import (
+    JOKER_LAST,
+    STARRED_LATER,
+    WIN_NOW,
+    HeuristicBot,
+    card_worth,
+)
+from starhall.shared.games.what_else.rules import (
     HAND_SIZE,
     NO_SEAT,
     TARGET,
@@ -52,13 +59,6 @@ from starhall.shared.games.what_else import (
     WhatElseState,
     cards_for,
     rules_for,
-)
-from starhall.shared.games.what_else_bots import (
-    JOKER_LAST,
-    STARRED_LATER,
-    WIN_NOW,
-    HeuristicBot,
-    card_worth,
 )
 from starhall.shared.observation import Observation
 from starhall.shared.search_flat import WorldsBot, paired_search
@@ -634,4 +634,5 @@ class StrongBot(WorldsBot):
 
 
 BOTS = {"strong": StrongBot}
-"""Found by ``shared.bots.bot_kinds`` beside the game's bots module, which this one builds on."""
+"""Registered in the game's package (``BOT_MODULES``) after its bots module, which this one
+builds on."""

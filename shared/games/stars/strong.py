@@ -21,7 +21,8 @@ from typing import Any
 
 from starhall.shared.cards import CardSet, bits, lowest, random_card
 from starhall.shared.engine import Command
-from starhall.shared.games.stars import (
+from starhall.shared.games.stars.bots import HeuristicStarsBot, choose_burial, win_chance
+from starhall.shared.games.stars.rules import (
     BURY_COUNT,
     DECK,
     GAME,
@@ -35,7 +36,6 @@ from starhall.shared.games.stars import (
     resolve_trick,
     rules_for,
 )
-from starhall.shared.games.stars_bots import HeuristicStarsBot, choose_burial, win_chance
 from starhall.shared.observation import Observation
 from starhall.shared.search import (
     Hidden,
@@ -241,7 +241,7 @@ bot's."""
 
 
 class StrongStarsBot:
-    """Plays by information-set search (``stars_strong``) with the engine (flat Monte Carlo:
+    """Plays by information-set search (``stars.strong``) with the engine (flat Monte Carlo:
     every card played out from the same deals of the unseen cards), and bids from hands played
     out as declarer over deals of the unseen cards; buries as the heuristic bot.
     Given the seat's ``Observation`` only, and ``think`` seconds; ``iterations`` caps the
@@ -311,4 +311,5 @@ class StrongStarsBot:
 
 
 BOTS = {"strong": StrongStarsBot}
-"""Found by ``shared.bots.bot_kinds`` beside the game's bots module, which this one builds on."""
+"""Registered in the game's package (``BOT_MODULES``) after its bots module, which this one
+builds on."""

@@ -28,7 +28,7 @@ from typing import Any
 
 from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Seat
-from starhall.shared.games.what_else import HAND_SIZE, Cards, cards_for
+from starhall.shared.games.what_else.rules import HAND_SIZE, Cards, cards_for
 from starhall.shared.observation import Observation
 
 WIN_NOW = 0.9

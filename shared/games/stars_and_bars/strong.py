@@ -24,7 +24,8 @@ from typing import Any
 from starhall.shared.belief import KeptFold, fold_of
 from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Event, Seat
-from starhall.shared.games.stars_and_bars import (
+from starhall.shared.games.stars_and_bars.bots import _admin, lookahead_scores
+from starhall.shared.games.stars_and_bars.rules import (
     CENTRE,
     CENTRE_MASK,
     DECK,
@@ -42,7 +43,6 @@ from starhall.shared.games.stars_and_bars import (
     round_result,
     tops_of,
 )
-from starhall.shared.games.stars_and_bars_bots import _admin, lookahead_scores
 from starhall.shared.observation import Observation
 from starhall.shared.search_flat import WorldsBot, paired_search
 
@@ -262,4 +262,5 @@ class StrongBot(WorldsBot):
 
 
 BOTS = {"strong": StrongBot}
-"""Found by ``shared.bots.bot_kinds`` beside the game's bots module, which this one builds on."""
+"""Registered in the game's package (``BOT_MODULES``) after its bots module, which this one
+builds on."""
