@@ -193,9 +193,11 @@ def build_parser() -> argparse.ArgumentParser:
                            "(default: replays)")
     diff = replay_commands.add_parser(
         "diff", help="the first event where two logs of the same table differ, and both states")
-    diff.add_argument("first", metavar="A", help="a log file or a bug report")
+    diff.add_argument("first", metavar="A", help="a log file, a bug report or nats://…/TABLE")
     diff.add_argument("second", metavar="B", help="another log of the same table")
     diff.add_argument("--json", action="store_true", help="machine-readable output")
+    diff.add_argument("--stream", default="STARHALL",
+                      help="the JetStream stream of a nats:// address (default STARHALL)")
 
     serve = commands.add_parser("serve", help="run the game server for your LAN",
                                 description="The game server: tables for everyone on the LAN "
@@ -339,17 +341,13 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "replay" and args.replay_command in ("verify", "show", "diff"):
         from starhall.server import replay_cli
 
-        named = [*getattr(args, "paths", []), getattr(args, "path", "")]
+        named = [*getattr(args, "paths", []), getattr(args, "path", ""),
+                 getattr(args, "first", ""), getattr(args, "second", "")]
         if not any(name.startswith("nats://") for name in named):
             return replay_cli.run(args)
         from starhall.server import store_cli
 
-        with contextlib.ExitStack() as stack:
-            if args.replay_command == "verify":
-                args.paths = store_cli.replace_addresses(args.paths, stack, args.stream)
-            else:
-                args.path = store_cli.replace_addresses([args.path], stack, args.stream)[0]
-            return replay_cli.run(args)
+        return replay_cli.run(args, store_cli.read_addresses(named, args.stream))
     if args.command == "web":
         from starhall.client.web.app import run as run_web
 

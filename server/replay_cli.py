@@ -23,12 +23,14 @@ from starhall.shared.replay import (
 from starhall.shared.seating import describe_seat
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, stored: dict[str, bytes] | None = None) -> int:
+    """``stored``: logs read from a store, by the address that names them (``nats://…/0001``),
+    read and reported under that address."""
     if args.replay_command == "verify":
-        return run_verify(args.paths, as_json=args.json)
+        return run_verify(args.paths, as_json=args.json, stored=stored)
     if args.replay_command == "diff":
-        return run_diff(args.first, args.second, as_json=args.json)
-    return run_show(args)
+        return run_diff(args.first, args.second, as_json=args.json, stored=stored)
+    return run_show(args, stored)
 
 
 def _print_json(data: Any) -> None:
@@ -41,24 +43,30 @@ def _head(path: str, size: int = 1 << 16) -> bytes:
         return file.read(size)
 
 
-def run_verify(paths: list[str], *, as_json: bool = False) -> int:
+def run_verify(paths: list[str], *, as_json: bool = False,
+               stored: dict[str, bytes] | None = None) -> int:
     """Every log named (folders searched); exit 1 when any log fails, after checking all."""
-    missing = [path for path in paths if not Path(path).exists()]
+    stored = stored or {}
+    on_disk = [path for path in paths if path not in stored]
+    missing = [path for path in on_disk if not Path(path).exists()]
     if missing:
         print(f"starhall: no such file or folder: {missing[0]}", file=sys.stderr)
         return 2
     for name in paths:  # every file named is a log before any is verified
-        if not Path(name).is_dir() and not is_log_file(_head(name)):
+        if name not in stored and Path(name).is_dir():
+            continue
+        if not is_log_file(stored[name] if name in stored else _head(name)):
             print(f"starhall: {NotALog(name)}", file=sys.stderr)
             return 2
-    files = log_files(paths)
+    files = [found for name in paths
+             for found in ([name] if name in stored else log_files([name]))]
     if not files:
         print("starhall: no log files found", file=sys.stderr)
         return 2
     results: list[dict[str, Any]] = []
     for path in files:
         try:
-            result = verify(path)
+            result = verify(path, stored.get(str(path)))
         except NoLogInside as error:  # nothing wrong: its log is checked where it is kept
             results.append({"path": str(path), "ok": None, "problem": "no_log",
                             "error": error.problem})
@@ -78,8 +86,8 @@ def run_verify(paths: list[str], *, as_json: bool = False) -> int:
                 print(results[-1]["error"])
             continue
         results.append(result.as_data())
-        if isinstance(result, Verified):  # an older log's seats from the file beside it
-            results[-1]["seats"] = known_seating(result.seats, path)
+        if isinstance(result, Verified) and str(path) not in stored:
+            results[-1]["seats"] = known_seating(result.seats, path)  # an older log's, beside it
         if as_json:
             continue
         if isinstance(result, Mismatch):
@@ -123,8 +131,8 @@ def _seen(recording: Recording, state: Any, viewer: int | str | None) -> dict[st
     return game.view(state, viewer if isinstance(viewer, int) else None)
 
 
-def run_show(args: argparse.Namespace) -> int:
-    recording = load(args.path)
+def run_show(args: argparse.Namespace, stored: dict[str, bytes] | None = None) -> int:
+    recording = load(args.path, (stored or {}).get(args.path))
     game = recording.game
     viewer = _viewer(args.seat, recording.players)
     last = recording.last_seq
@@ -166,11 +174,13 @@ def _table_of(recording: Recording) -> tuple[Any, ...]:
     return recording.game.id, recording.players, dict(recording.options)
 
 
-def run_diff(first: str, second: str, *, as_json: bool = False) -> int:
+def run_diff(first: str, second: str, *, as_json: bool = False,
+             stored: dict[str, bytes] | None = None) -> int:
     """The first event where two logs of the same table part ways, and both states there.
     Exit 0 when they record the same events, 1 when they differ. Both logs are rebuilt
     strictly first: an illegal event in either is refused (``IllegalEvent``, exit 1)."""
-    a, b = load(first), load(second)
+    stored = stored or {}
+    a, b = load(first, stored.get(first)), load(second, stored.get(second))
     if _table_of(a) != _table_of(b):
         raise LogError(second, 0, 0, f"not the same table as {first}: game, players or options "
                                      f"differ ({_table_of(a)} and {_table_of(b)})")

@@ -5,11 +5,8 @@ first, and what arrives is read back and compared byte for byte with what was se
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 from starhall.server.jetstream import (
@@ -35,27 +32,22 @@ def open_store(address: str, stream: str = DEFAULT_STREAM) -> tuple[JetStreamSto
     return JetStreamStore(hosts, stream=stream), table
 
 
-@contextlib.contextmanager
-def fetched(address: str, stream: str = DEFAULT_STREAM) -> Iterator[Path]:
-    """A table's log read from ``nats://…/TABLE`` into a temporary file named after it."""
+def read_address(address: str, stream: str = DEFAULT_STREAM) -> bytes:
+    """A table's log, read from ``nats://…/TABLE``."""
     if not parse_address(address)[1]:
         raise AddressError(f"{address}: name the table: nats://HOST:PORT/TABLE")
     store, table = open_store(address, stream)
     try:
-        data = store.read(table)
+        return store.read(table)
     finally:
         store.close()
-    with tempfile.TemporaryDirectory(prefix="starhall-") as folder:
-        path = Path(folder) / f"{table}{SUFFIX}"
-        path.write_bytes(data)
-        yield path
 
 
 def run_replay_export(args: argparse.Namespace) -> int:
-    with fetched(args.address, args.stream) as path:
-        data = path.read_bytes()
+    data = read_address(args.address, args.stream)
     Path(args.file).write_bytes(data)
-    print(f"{args.file}: table {Path(path).stem} from {args.address}, {len(data):,} bytes")
+    print(f"{args.file}: table {parse_address(args.address)[1]} from {args.address}, "
+          f"{len(data):,} bytes")
     return 0
 
 
@@ -153,7 +145,6 @@ def run_export(address: str, folder: Path, stream: str) -> int:
     return 0
 
 
-def replace_addresses(paths: list[str], stack: contextlib.ExitStack, stream: str) -> list[str]:
-    """``paths`` with each ``nats://…/TABLE`` replaced by a file holding that table's log."""
-    return [str(stack.enter_context(fetched(path, stream))) if is_address(path) else path
-            for path in paths]
+def read_addresses(names: list[str], stream: str) -> dict[str, bytes]:
+    """The logs of the ``nats://…/TABLE`` addresses among ``names``, by address."""
+    return {name: read_address(name, stream) for name in names if is_address(name)}

@@ -47,8 +47,13 @@ def test_import_then_export_is_lossless_and_the_readers_take_the_address(
     assert main(["store", "import", str(folder), address, *stream]) == 2  # there already
     assert "already holds" in capsys.readouterr().err
     table = f"{address}/{LOGS[0]}"
+    capsys.readouterr()
     assert main(["replay", "verify", table, *stream]) == 0
     assert main(["replay", "show", table, *stream]) == 0
+    said = capsys.readouterr().out  # named by its address, not by a file it was copied into
+    assert said.startswith(f"ok {table}: ") and f"\n{table}: " in said
+    assert "starhall-" not in said and "/tmp" not in said
+    assert main(["replay", "diff", table, str(folder / f"{LOGS[0]}.starhall"), *stream]) == 0
     exported = tmp_path / "one.starhall"
     assert main(["replay", "export", table, str(exported), *stream]) == 0
     assert exported.read_bytes() == (folder / f"{LOGS[0]}.starhall").read_bytes()
