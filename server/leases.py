@@ -24,6 +24,8 @@ class Leases:
         self.config = master.config
         self.store = master.store
         self._next_scan = 0.0
+        self.taken_over = 0
+        """Tables this node took over since it started (``/metrics``)."""
         self.lost_tables: set[str] = set()
         """Tables another node holds now (JetStream): given up at the next housekeeping."""
 
@@ -58,6 +60,7 @@ class Leases:
                       file=sys.stderr)
                 continue
             self.master.tables[table_id] = live
+            self.taken_over += 1
             if live.create_key:
                 self.master.created_keys[live.create_key] = table_id
             self.describe([live])

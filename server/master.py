@@ -98,6 +98,8 @@ class InFlight:
     messages: list[Outgoing]
     frames: Frames
     first: bytes | Exception | None
+    started: float
+    """When the commit was started (``time.monotonic``), for its latency."""
 
 
 class TableMaster:
@@ -153,7 +155,13 @@ class TableMaster:
         """Tables made by a keyed ``create``: the key's SHA-256 → the table's id."""
         self.games_info = [game_info(GAMES[game_id]) for game_id in sorted(GAMES)]
         self.moves = 0
-        """Game events appended since start (the benchmark reads it)."""
+        """Game events appended since start (the benchmark and ``/metrics`` read it)."""
+        self.commands = 0
+        """Commands the rules accepted since start, people's and bots' (``/metrics``)."""
+        self.refusals: dict[str, int] = {}
+        """Errors sent since start, by code (``/metrics``)."""
+        self.commit_timer: Callable[[float], None] | None = None
+        """Told each commit's latency, in seconds (``server/figures.py``), when it is watched."""
         self.instance = secrets.token_hex(8)
         """Names this run of the server in ``welcome`` and ``pong``: a client that sees it
         change knows the server restarted and forgot its session."""
@@ -257,8 +265,9 @@ class TableMaster:
             # The disk works on a person's move: its update is built meanwhile, so it
             # leaves the moment the sync ends (the others are built after it is sent).
             first = frames.build(messages[0][1])
+        started = time.monotonic()
         commit = self.store.start_commit(list(logs))
-        flight = InFlight(commit, logs, committed, messages, frames, first)
+        flight = InFlight(commit, logs, committed, messages, frames, first, started)
         if commit.wait(self.config.commit_patience):
             yield from self._finish(flight)
             return
@@ -293,6 +302,8 @@ class TableMaster:
     def _finish(self, flight: InFlight) -> Iterator[tuple[bytes, bytes]]:
         """A commit has ended: undo the batch of each table whose log it could not write,
         then send what the batch produced."""
+        if self.commit_timer is not None:
+            self.commit_timer(time.monotonic() - flight.started)
         withheld: dict[str, BaseException] = {}
         undone: dict[str, LiveTable] = {}
         for writer, error in flight.commit.failures():
@@ -477,6 +488,7 @@ class TableMaster:
         self.outbox.send(session.identity, message)
 
     def _error(self, identity: bytes, rid: Any, code: str, reason: str, **extra: Any) -> None:
+        self.refusals[code] = self.refusals.get(code, 0) + 1
         message: dict[str, Any] = {"type": protocol.ERROR, "code": code, "reason": reason}
         message.update(extra)
         if rid is not None:
@@ -579,6 +591,7 @@ class TableMaster:
                                table=table.id) from None
         if not numbered:
             return
+        self.commands += 1
         self.moves += len(numbered)
         if table.id not in self.dirty:
             self._dirty(table, (before_state, before_seq, live.seats))

@@ -23,6 +23,7 @@ from pathlib import Path
 import zmq
 
 from starhall.server.beacon import BeaconSender, source_address
+from starhall.server.figures import FiguresServer, NodeFigures, parse_figures_address
 from starhall.server.service import TABLES_FOLDER, ServerConfig, Service
 from starhall.shared import protocol
 from starhall.shared.curve import fingerprint, key_text
@@ -76,6 +77,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="where the LAN beacon goes: ADDR, ADDR:PORT or PORT (default: "
                              f"broadcast to UDP port {protocol.BEACON_PORT}, where clients "
                              "listen); off: no beacon")
+    parser.add_argument("--figures", default=None, metavar="HOST:PORT",
+                        help="serve the node's figures for Prometheus at "
+                             "http://HOST:PORT/metrics and a health check at /health "
+                             "(docs/scaling.md); PORT alone: on 127.0.0.1 (default: neither)")
 
 
 def endpoint(bind: str) -> str:
@@ -133,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--think takes 0 to {protocol.MAX_THINK_SECONDS:g} seconds, "
                          "--flood-rate must be positive")
     target = beacon_target(args.beacon)
+    watched = None if args.figures is None else parse_figures_address(args.figures)
     config = ServerConfig(data=Path(args.data), bind=endpoint(args.bind),
                           name=args.name or socket.gethostname(), think=args.think,
                           flood_rate=args.flood_rate, flood_burst=2 * args.flood_rate,
@@ -157,6 +163,13 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
+    figures = None
+    if watched is not None:
+        try:
+            figures = watch(service, *watched)
+        except OSError as error:
+            service.close()
+            raise OSError(f"--figures {args.figures}: {error.strerror or error}") from None
     beacon = None
     if target is not None:
         beacon = BeaconSender(service.port, config.name, target=target[0],
@@ -181,4 +194,17 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if beacon is not None:
             beacon.stop()
+        if figures is not None:
+            figures.close()
     return 0
+
+
+def watch(service: Service, host: str, port: int) -> FiguresServer:
+    """The node's figures and health check, served from now on (``server/figures.py``)."""
+    node = NodeFigures(service)
+    served = FiguresServer(node, host, port)
+    service.master.commit_timer = node.commit_seconds.observe
+    served.start()
+    print(f"starhall serve: figures at {served.address}/metrics, health at "
+          f"{served.address}/health", flush=True)
+    return served

@@ -47,6 +47,9 @@ class Service:
         self.socket.setsockopt(zmq.SNDHWM, 10_000)
         self.receive_timeout = -1
         """The socket's RCVTIMEO in milliseconds (-1: none), which ``_receive_batch`` sets."""
+        self.turned = time.monotonic()
+        """When the loop last turned (``/health``: a loop that stopped answers nobody)."""
+        self.closing = False
         try:
             check_port(config.bind)  # a port in use stops the server now, not after restoring
             self.keys: ServerKeys | None = None if config.plain else load_or_create(
@@ -92,6 +95,7 @@ class Service:
         try:
             self._send(master.commit())  # what restoring the tables produced (deals, bots)
             while not stop.is_set():
+                self.turned = time.monotonic()
                 people_waiting = self._receive_batch(int(master.wait_seconds() * 1000))
                 if master.bots(people_waiting):
                     self._receive_batch()
@@ -151,6 +155,7 @@ class Service:
                 pass  # the peer is gone or too slow: it will notice a gap and resync
 
     def close(self) -> None:
+        self.closing = True
         self.socket.close(0)  # first: the port is free once the folder lock is let go
         self.key_answer.close()
         _until_free(self.address)
