@@ -16,6 +16,7 @@ search's budget (``shared/analysis_cache.py`` keeps the results beside the log).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from random import Random
@@ -114,7 +115,7 @@ class Decision:
         if self.cost < SMALLEST:
             return f"{self.where}: {played.words} was as good as any"
         return (f"{self.where}: {played.words} cost about {self.cost:.1f} {self.unit} "
-                f"(± {self.cost_spread:.1f}); {self.best.words} would have kept them")
+                f"({plus_minus(self.cost_spread)}); {self.best.words} would have kept them")
 
     @property
     def cost_spread(self) -> float:
@@ -125,20 +126,28 @@ class Decision:
         return float((played.spread ** 2 + self.best.spread ** 2) ** 0.5)
 
     def as_data(self) -> dict[str, Any]:
+        """Plain data (JSON's: a spread not known yet, from a single deal, is ``None``)."""
         return {"seq": self.seq, "seat": self.seat, "where": self.where, "unit": self.unit,
-                "moves": [[m.words, m.value, m.spread, m.worlds, m.played] for m in self.moves]}
+                "moves": [[m.words, m.value, m.spread if math.isfinite(m.spread) else None,
+                           m.worlds, m.played] for m in self.moves]}
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Decision:
         """The inverse of ``as_data`` (``ValueError``, ``KeyError`` or ``TypeError`` for data
         that is not one)."""
-        moves = tuple(Weighed(str(words), float(value), float(spread), int(worlds),
+        moves = tuple(Weighed(str(words), float(value),
+                              math.inf if spread is None else float(spread), int(worlds),
                               bool(played))
                       for words, value, spread, worlds, played in data["moves"])
         if not moves:
             raise ValueError("a decision without moves")
         return cls(int(data["seq"]), int(data["seat"]), str(data["where"]), str(data["unit"]),
                    moves)
+
+
+def plus_minus(spread: float) -> str:
+    """"± 1.2", or "± ?" for a value from a single deal, whose spread is not known."""
+    return f"± {spread:.1f}" if math.isfinite(spread) else "± ?"
 
 
 class NoAnalysis(ValueError):
@@ -240,7 +249,7 @@ def decisions_to_weigh(recording: Recording, seats: Iterable[int] | None = None)
 
 
 def analyse_game(recording: Recording, settings: Settings, seats: Iterable[int] | None = None,
-                 progress: Callable[[], None] | None = None) -> list[Decision]:
+                 progress: Callable[[], object] | None = None) -> list[Decision]:
     """Every decision the seats made (all by default), in order: each event a seat caused,
     weighed from the state before it. ``progress()`` after each of those."""
     analyser(recording.game)
