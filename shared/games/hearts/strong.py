@@ -426,7 +426,7 @@ class StrongHeartsBot:
             moves.append(MoveValue(rules.plays.commands[seen.seat][card],
                                    result.values.get(same, 0.0), result.errors.get(same, 0.0),
                                    result.visits.get(same, 0)))
-        return Appraisal(tuple(moves), "points", 26.0)
+        return Appraisal(tuple(moves), "points this hand", 26.0)
 
 
 BOTS = {"strong": StrongHeartsBot}
