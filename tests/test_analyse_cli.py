@@ -30,7 +30,7 @@ def test_the_costliest_decisions_in_words_kept_beside_the_log(
     for seat in range(4):
         assert any(line.startswith(f"seat {seat}: ") for line in lines)
     costs = [line for line in lines if "cost about" in line]
-    assert costs and all(line.startswith("  hand ") and " points (± " in line
+    assert costs and all(line.startswith("  hand ") and " points this hand (± " in line
                          and "would have kept them" in line for line in costs)
     assert "analysing" in captured.err and "move" in captured.err  # tqdm's bar
     assert lines[-1] == f"kept in {cache_path(log)}"
