@@ -44,6 +44,9 @@ PAD = 14
 COSTLIEST_PER_SEAT = 3
 """At most, each seat's; fewer when the panel has no room for them all."""
 TOP_CLEAR = 48
+NAME_ROW = 22
+ENTRY = 40
+"""A costly decision's two lines."""
 
 
 class _Stopped(Exception):
@@ -266,7 +269,7 @@ def _move_height(analyst: Analyst, shown: Shown) -> int:
         shown.to_move else None
     if not isinstance(found, Decision):
         return 2 * PAD + 42 + 70
-    return 2 * PAD + 42 + 26 + 44 + 24 + len(found.moves) * ROW + 56
+    return 2 * PAD + 42 + 26 + 64 + 24 + len(found.moves) * ROW + 56
 
 
 def _lines(surface: pygame.Surface, text: str, x: int, y: int, width: int,
@@ -312,8 +315,10 @@ def _draw_move(surface: pygame.Surface, rect: pygame.Rect, analyst: Analyst, sho
     blit_text(surface, fitted(f"{found.where}: {shown.name} to move", 17, width), 17,
               theme.TEXT, "topleft", (x, y))
     y += 26
+    deals = max(move.worlds for move in found.moves)
     y = _lines(surface, f"As {shown.name} saw it: what the Strong bot expects each move to "
-                        f"be worth, in {found.unit} (higher is better), ± how sure.",
+                        f"be worth, in {found.unit} (higher is better), ± how sure, from "
+                        f"{deals} deals of the cards {shown.name} could not see.",
                x, y, width, theme.TEXT_DIM, 14)
     y += 4
     value_x, spread_x = x + width - 150, x + width - 70
@@ -370,22 +375,22 @@ def _draw_costliest(surface: pygame.Surface, hotspots: Hotspots, rect: pygame.Re
         return
     y = _lines(surface, "What each seat's dearest choices cost, against the Strong bot's "
                         "best move. Click one to see it.", x, y, width, theme.TEXT_DIM, 14)
-    room = (rect.bottom - PAD - y) // ROW - len(names)  # rows left beside the names
-    each = max(1, min(COSTLIEST_PER_SEAT, room // (2 * max(1, len(names)))))
+    room = rect.bottom - PAD - y - len(names) * NAME_ROW  # beside the names
+    each = max(1, min(COSTLIEST_PER_SEAT, room // (ENTRY * max(1, len(names)))))
     for seat, name in enumerate(names):
         if y > rect.bottom - PAD - 2 * ROW:
             break
         dear = costliest(game.get(seat, []), seat, each)
-        blit_text(surface, name, 16, theme.HIGHLIGHT, "topleft", (x, y + 4))
-        y += ROW + 2
+        blit_text(surface, name, 16, theme.HIGHLIGHT, "topleft", (x, y + 2))
+        y += NAME_ROW
         if not dear:
             blit_text(surface, "no choice cost anything", 14, theme.TEXT_DIM, "topleft",
                       (x + 12, y))
             y += ROW
         for decision in dear:
-            if y > rect.bottom - PAD - ROW:
+            if y > rect.bottom - PAD - ENTRY:
                 break
-            line = pygame.Rect(x, y - 2, width, ROW * 2 - 4)
+            line = pygame.Rect(x, y - 2, width, ENTRY - 2)
             hovered = line.collidepoint(mouse)
             if hovered:
                 pygame.draw.rect(surface, theme.FELT_DARK, line, border_radius=6)
@@ -397,9 +402,9 @@ def _draw_costliest(surface: pygame.Surface, hotspots: Hotspots, rect: pygame.Re
                                       f"({plus_minus(decision.cost_spread)}); better: "
                                       f"{decision.best.words}", 14, width - 16), 14,
                       theme.GOLD if hovered else theme.TEXT_DIM, "topleft",
-                      (x + 12, y + ROW - 4))
+                      (x + 12, y + ENTRY // 2 - 2))
             hotspots.add(line, "analysis", "jump", decision.seq, decision.seat)
-            y += ROW * 2
+            y += ENTRY
     if analyst.note:
         blit_text(surface, fitted(analyst.note, 13, width), 13, theme.TEXT_DIM, "bottomleft",
                   (x, rect.bottom - PAD))
