@@ -292,7 +292,7 @@ def move_words(recording: Recording, command: Command) -> str:
     b2", "discarding the 3 and the 14 red"."""
     game_id, data = recording.game.id, command.data
     if game_id in ("hearts", "stars") and command.type == "play":
-        deck = _trick_deck(recording)
+        deck = trick_deck(recording)
         return the_card(deck, deck.index(data["card"]))
     if game_id == "what_else":
         if command.type == "play":
@@ -310,7 +310,8 @@ def move_words(recording: Recording, command: Command) -> str:
     return f"{command.type} {details}".strip()
 
 
-def _trick_deck(recording: Recording) -> Deck:
+def trick_deck(recording: Recording) -> Deck:
+    """The deck of a trick game's recording (Hearts' depends on its options)."""
     if recording.game.id == "hearts":
         return hearts_rules(recording.players, recording.options).deck
     return STARS_DECK

@@ -16,65 +16,80 @@ from starhall.shared.analysis import (
     analyse_game,
     costliest,
     positions,
+    trick_deck,
 )
 from starhall.shared.engine import Event
-from starhall.shared.replay import Recording, load
+from starhall.shared.games.stars_and_bars.rules import DECK
+from starhall.shared.replay import IllegalEvent, Recording, load
 
 GOLDEN = Path(__file__).resolve().parent.parent / "replays" / "golden"
 EXACT = Settings(think=0.0, worlds=12, seed=7)
 """Exactly 12 deals a decision: the same values on any machine."""
 
 
-def hearts_decision(recording: Recording) -> tuple[int, int]:
-    """A decision in the first hand's play, after a few tricks, with cards to choose from:
-    ``(seq, seat)``."""
+def a_decision(recording: Recording) -> tuple[int, int]:
+    """A decision some way into the game, with several moves to choose from: ``(seq, seat)``."""
+    game = recording.game
     for seq, state, _ in positions(recording):
-        if state.phase == "play" and state.tricks_played >= 3 and len(state.trick) == 2:
-            seat = state.turn
-            if len(recording.game.legal_actions(state, seat)) > 2:
-                return seq, seat
+        if seq < 20 or seq >= recording.last_seq:
+            continue
+        event = recording.event(seq + 1)
+        if (event.seat is not None and event.type in ("played", "placed")
+                and len(game.legal_actions(state, event.seat)) > 2):
+            return seq, event.seat
     raise AssertionError("no decision found")
 
 
-def with_hidden_cards_swapped(recording: Recording, seq: int, seat: int) -> Recording:
-    """The same log up to the seat's move after ``seq``, two other seats holding each other's
-    card of one suit from the deal on (cards neither has played yet, never passed): nothing
-    the seat was shown changes, and the log is still one the rules give."""
-    deal_index = max(index for index, (at, event) in enumerate(recording.events)
-                     if event.type == "deal" and at <= seq)
-    dealt = recording.state_at(recording.events[deal_index][0]).hands
-    now = recording.state_at(seq).hands
-    deck = recording.state_at(seq).rules.deck
+def hidden_pairs(recording: Recording, seq: int, seat: int) -> list[tuple[str, str]]:
+    """Cards the seat has not seen after event ``seq`` that may trade places in the shuffle
+    with nothing else changing: in a trick game, two cards of one suit that two other seats
+    held from the deal on (neither played, passed nor buried yet: every move stays legal); in
+    Stars and Bars, two cards of the deck not drawn yet."""
+    state = recording.state_at(seq)
+    if recording.game.id == "stars_and_bars":
+        undrawn = [DECK.code_of[card] for card in state.deck]
+        return list(zip(undrawn[::2], undrawn[1::2], strict=False))
+    deck = trick_deck(recording)
+    deal_seq = max(at for at, event in recording.events if event.type == "deal" and at <= seq)
+    dealt, now = recording.state_at(deal_seq).hands, state.hands
     others = [other for other in range(recording.players) if other != seat]
-    for a in others:
-        for b in others:
-            if a >= b:
-                continue
-            for x in deck.codes(dealt[a] & now[a]):
-                for y in deck.codes(dealt[b] & now[b]):
-                    if deck.card(x).suit != deck.card(y).suit:
-                        continue
-                    event = recording.events[deal_index][1]
-                    order = [y if code == x else x if code == y else code
-                             for code in event.data["order"]]
-                    events = list(recording.events[:seq + 1])
-                    events[deal_index] = (events[deal_index][0],
-                                          Event("deal", None, {"order": order}))
-                    swapped = replace(recording, events=events, checkpoints={})
-                    list(swapped.states())  # strictly: every move still legal
-                    return swapped
+    return [(x, y) for a in others for b in others if a < b
+            for x in deck.codes(dealt[a] & now[a]) for y in deck.codes(dealt[b] & now[b])
+            if deck.card(x).suit == deck.card(y).suit]
+
+
+def with_hidden_cards_swapped(recording: Recording, seq: int, seat: int) -> Recording:
+    """The same log up to the seat's move after ``seq``, two cards the seat has not seen
+    swapped in the last shuffle before it: nothing the seat was shown changes, and the log
+    is still one the rules give (checked strictly)."""
+    shuffle = max(index for index, (at, event) in enumerate(recording.events)
+                  if event.type in ("deal", "shuffled") and at <= seq)
+    at, event = recording.events[shuffle]
+    for x, y in hidden_pairs(recording, seq, seat):
+        order = [y if code == x else x if code == y else code for code in event.data["order"]]
+        events = list(recording.events[:seq + 1])
+        events[shuffle] = (at, Event(event.type, None, {"order": order}))
+        swapped = replace(recording, events=events, checkpoints={})
+        try:
+            list(swapped.states())  # strictly: every move still legal
+        except IllegalEvent:
+            continue
+        return swapped
     raise AssertionError("no two hidden cards to swap")
 
 
-def test_a_decision_never_uses_a_card_its_seat_did_not_see() -> None:
-    recording = load(GOLDEN / "hearts_4p_mode-no_exchange.starhall")
-    seq, seat = hearts_decision(recording)
+@pytest.mark.parametrize("log", ["hearts_4p_mode-no_exchange", "hearts_5p_mode-blind_trick",
+                                 "stars_4p", "stars_and_bars_2p_claims"])
+def test_a_decision_never_uses_a_card_its_seat_did_not_see(log: str) -> None:
+    recording = load(GOLDEN / f"{log}.starhall")
+    seq, seat = a_decision(recording)
     swapped = with_hidden_cards_swapped(recording, seq, seat)
-    assert swapped.state_at(seq).hands != recording.state_at(seq).hands
+    game = recording.game
+    assert game.snapshot(swapped.state_at(seq)) != game.snapshot(recording.state_at(seq))
     decision = analyse_at(recording, seq, seat, EXACT)
     assert decision is not None and decision.played is not None
-    assert len(decision.moves) > 2 and not decision.all_alike
-    assert analyse_at(swapped, seq, seat, EXACT) == decision
+    assert len(decision.moves) > 1 and not decision.all_alike
+    assert analyse_at(swapped, seq, seat, EXACT) == decision  # the hidden cards differ, only
     # Not by chance: another seed gives other values.
     assert analyse_at(recording, seq, seat, replace(EXACT, seed=8)) != decision
 

@@ -136,3 +136,23 @@ def test_a_game_without_a_strong_bot_says_so(tmp_path: Path, surface: pygame.Sur
     assert screen.analyst.problem == "The Star has no strong bot to analyse its moves with"
     assert not screen.analyst.busy
     screen.close()
+
+
+def test_a_bot_that_fails_is_said_in_the_panel_not_in_a_traceback(
+        viewer: ReplayScreen, surface: pygame.Surface, monkeypatch: pytest.MonkeyPatch) -> None:
+    from starhall.client.screens import analysis_panel
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("the bot fell over")
+
+    monkeypatch.setattr(analysis_panel, "analyse_at", broken)
+    seq = a_decision_of(viewer, 1)
+    viewer.seek(seq)
+    viewer.viewer = 1
+    viewer.key(pygame.K_a)
+    viewer.draw(surface)
+    wait_for(viewer)
+    assert viewer.analyst.decision(seq, 1) == (
+        "the analysis failed here: RuntimeError('the bot fell over')")
+    viewer.draw(surface)  # drawn as words
+    assert viewer.analyst.problem is None  # the other decisions can still be weighed

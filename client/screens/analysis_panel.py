@@ -60,7 +60,8 @@ class Analyst:
         self.recording = recording
         self.settings = settings or Settings()
         self._lock = threading.Condition()
-        self._decisions: dict[tuple[int, int], Decision | None] = {}
+        self._decisions: dict[tuple[int, int], Decision | None | str] = {}
+        """Each decision asked for: weighed, nothing to weigh, or why it could not be."""
         self._wanted: tuple[int, int] | None = None
         self._single: threading.Thread | None = None
         self._whole: threading.Thread | None = None
@@ -86,7 +87,7 @@ class Analyst:
     def decision(self, seq: int, seat: int) -> Decision | None | str:
         """The decision of ``seat`` after event ``seq``: ``PENDING`` while it is weighed (it
         is then asked for, the latest asked for first), ``None`` when there is nothing to
-        weigh."""
+        weigh, else why it could not be weighed."""
         with self._lock:
             key = (seq, seat)
             if key in self._decisions:
@@ -158,13 +159,15 @@ class Analyst:
                 if key in self._decisions:
                     self._wanted = None
                     continue
+            problem = None
             try:
                 found = analyse_at(self.recording, key[0], key[1], self.settings)
             except (LogError, ValueError) as error:
-                found = None
-                self.problem = str(error)
+                found, problem = None, str(error)
+            except Exception as error:  # a bot's fault: said in the panel, never a traceback
+                found, problem = None, f"the analysis failed here: {error!r}"
             with self._lock:
-                self._decisions[key] = found
+                self._decisions[key] = found if problem is None else problem
                 if self._wanted == key:
                     self._wanted = None
                 self.version += 1
@@ -195,9 +198,11 @@ class Analyst:
             found = analyse_game(self.recording, self.settings, missing, progress=tick)
         except _Stopped:
             return
-        except (LogError, ValueError) as error:
+        except Exception as error:  # a broken log, or a bot's fault: said in the panel
+            words = str(error) if isinstance(error, LogError | ValueError) else \
+                f"the analysis failed: {error!r}"
             with self._lock:
-                self.problem, self.progress = str(error), None
+                self.problem, self.progress = words, None
                 self.version += 1
             return
         fresh = {seat: [d for d in found if d.seat == seat] for seat in missing}
@@ -306,6 +311,9 @@ def _draw_move(surface: pygame.Surface, rect: pygame.Rect, analyst: Analyst, sho
     if found == PENDING:
         _lines(surface, f"The Strong bot is weighing {shown.name}'s moves, from what "
                         f"{shown.name} could see…", x, y, width, theme.TEXT_DIM)
+        return
+    if isinstance(found, str):
+        _lines(surface, found, x, y, width, theme.ALERT)
         return
     if not isinstance(found, Decision):
         _lines(surface, f"Nothing to weigh for {shown.name} here: a single legal move, or a "
