@@ -20,6 +20,7 @@ from starhall.shared.analysis import (
 )
 from starhall.shared.engine import Event
 from starhall.shared.games.stars_and_bars.rules import DECK
+from starhall.shared.games.what_else.rules import cards_for
 from starhall.shared.replay import IllegalEvent, Recording, load
 
 GOLDEN = Path(__file__).resolve().parent.parent / "replays" / "golden"
@@ -44,11 +45,19 @@ def hidden_pairs(recording: Recording, seq: int, seat: int) -> list[tuple[str, s
     """Cards the seat has not seen after event ``seq`` that may trade places in the shuffle
     with nothing else changing: in a trick game, two cards of one suit that two other seats
     held from the deal on (neither played, passed nor buried yet: every move stays legal); in
-    Stars and Bars, two cards of the deck not drawn yet."""
+    Stars and Bars, two cards of the deck not drawn yet; in "what else?", a card another seat
+    held from the deal on and one still in the draw pile (a pass the swap makes illegal is
+    passed over)."""
     state = recording.state_at(seq)
     if recording.game.id == "stars_and_bars":
         undrawn = [DECK.code_of[card] for card in state.deck]
         return list(zip(undrawn[::2], undrawn[1::2], strict=False))
+    if recording.game.id == "what_else":  # a held card and one still to be drawn
+        deck = cards_for(recording.options["star_table"]).deck
+        dealt, now = recording.state_at(1).hands, state.hands
+        undrawn = [deck.code_of[card] for card in state.draw]
+        return [(x, y) for other in range(recording.players) if other != seat
+                for x in deck.codes(dealt[other] & now[other]) for y in undrawn]
     deck = trick_deck(recording)
     deal_seq = max(at for at, event in recording.events if event.type == "deal" and at <= seq)
     dealt, now = recording.state_at(deal_seq).hands, state.hands
@@ -63,7 +72,8 @@ def with_hidden_cards_swapped(recording: Recording, seq: int, seat: int) -> Reco
     swapped in the last shuffle before it: nothing the seat was shown changes, and the log
     is still one the rules give (checked strictly)."""
     shuffle = max(index for index, (at, event) in enumerate(recording.events)
-                  if event.type in ("deal", "shuffled") and at <= seq)
+                  if event.type in ("deal", "shuffled") and at <= seq
+                  and (recording.game.id != "what_else" or at == 1))  # its deal, not a reshuffle
     at, event = recording.events[shuffle]
     for x, y in hidden_pairs(recording, seq, seat):
         order = [y if code == x else x if code == y else code for code in event.data["order"]]
@@ -79,7 +89,7 @@ def with_hidden_cards_swapped(recording: Recording, seq: int, seat: int) -> Reco
 
 
 @pytest.mark.parametrize("log", ["hearts_4p_mode-no_exchange", "hearts_5p_mode-blind_trick",
-                                 "stars_4p", "stars_and_bars_2p_claims"])
+                                 "stars_4p", "stars_and_bars_2p_claims", "what_else_4p"])
 def test_a_decision_never_uses_a_card_its_seat_did_not_see(log: str) -> None:
     recording = load(GOLDEN / f"{log}.starhall")
     seq, seat = a_decision(recording)
