@@ -26,6 +26,7 @@ from starhall.shared.bots import bot_kinds
 from starhall.shared.cards import Deck
 from starhall.shared.engine import Command, Event, Game, IllegalCommand
 from starhall.shared.games.hearts.rules import rules_for as hearts_rules
+from starhall.shared.games.star_patience.rules import DECK as PATIENCE_DECK
 from starhall.shared.games.stars.rules import DECK as STARS_DECK
 from starhall.shared.games.stars_and_bars.rules import card_name as bars_card
 from starhall.shared.games.stars_and_bars.rules import space_name
@@ -85,6 +86,8 @@ class Decision:
     unit: str
     moves: tuple[Weighed, ...]
     """Best first."""
+    exact: bool = False
+    """The values are exact (every order of the unseen cards weighed), not sampled."""
 
     @property
     def played(self) -> Weighed | None:
@@ -112,10 +115,13 @@ class Decision:
         played = self.played
         if played is None:
             return f"{self.where}: the move played was not weighed"
+        if played is self.best:
+            return f"{self.where}: {played.words} was the best move"
         if self.cost < SMALLEST:
-            return f"{self.where}: {played.words} was as good as any"
-        return (f"{self.where}: {played.words} cost about {self.cost:.1f} {self.unit} "
-                f"({plus_minus(self.cost_spread)}); {self.best.words} would have kept them")
+            return f"{self.where}: {played.words} was as good as the best"
+        sure = "" if self.exact else f" ({plus_minus(self.cost_spread)})"
+        return (f"{self.where}: {played.words} cost about {self.cost:.1f} {self.unit}{sure}; "
+                f"{self.best.words} would have kept them")
 
     @property
     def cost_spread(self) -> float:
@@ -129,7 +135,7 @@ class Decision:
         """Plain data (JSON's: a spread not known yet, from a single deal, is ``None``)."""
         return {"seq": self.seq, "seat": self.seat, "where": self.where, "unit": self.unit,
                 "moves": [[m.words, m.value, m.spread if math.isfinite(m.spread) else None,
-                           m.worlds, m.played] for m in self.moves]}
+                           m.worlds, m.played] for m in self.moves], "exact": self.exact}
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Decision:
@@ -142,7 +148,7 @@ class Decision:
         if not moves:
             raise ValueError("a decision without moves")
         return cls(int(data["seq"]), int(data["seat"]), str(data["where"]), str(data["unit"]),
-                   moves)
+                   moves, bool(data.get("exact", False)))
 
 
 def plus_minus(spread: float) -> str:
@@ -194,7 +200,8 @@ def decision_at(recording: Recording, seq: int, state: Any, seen: Observation,
                      played is not None and _same_move(game, state, move.command, played))
              for move in appraisal.moves]
     moves.sort(key=lambda move: (-move.value, not move.played))
-    return Decision(seq, seen.seat, where_words(seen.view, seq), appraisal.unit, tuple(moves))
+    return Decision(seq, seen.seat, where_words(seen.view, seq), appraisal.unit, tuple(moves),
+                    appraisal.exact)
 
 
 def played_command(recording: Recording, seq: int, seat: int) -> Command | None:
@@ -284,6 +291,9 @@ def where_words(view: dict[str, Any], seq: int) -> str:
         return f"hand {view['hand_number']}, trick {view['tricks_played'] + 1}"
     if "round" in view:
         return f"round {view['round']}, event {seq + 1}"
+    if view.get("game") == "star_patience" and view.get("turned"):
+        turned = the_card(PATIENCE_DECK, PATIENCE_DECK.index(view["turned"]))
+        return f"move {view['moves'] + 1}, {turned} turned"
     return f"event {seq + 1}"
 
 
@@ -304,6 +314,10 @@ def move_words(recording: Recording, command: Command) -> str:
                                      if len(discard) > 1 else discard[0]))
         if command.type == "pass":
             return "passing"
+    if game_id == "star_patience" and command.type in ("pair", "place"):
+        if command.type == "place":
+            return f"place on the {data['line']} line"
+        return f"pair with {the_card(PATIENCE_DECK, PATIENCE_DECK.index(data['card']))}"
     if game_id == "stars_and_bars" and command.type == "place":
         return f"a {bars_card(data['card'])} on {space_name(data['space'])}"
     details = " ".join(f"{value}" for value in data.values())

@@ -141,6 +141,9 @@ class Appraisal:
     """What a value times ``scale`` counts, in words: "points", "% win chance"."""
     scale: float
     """A reward times this is in ``unit``."""
+    exact: bool = False
+    """The values are worked out exactly (over every way the unseen cards may lie), not
+    sampled: their errors are 0."""
 
 
 class WorldsBot:

@@ -126,10 +126,23 @@ def test_each_decision_marks_the_move_played_and_the_costliest_are_listed(log: s
         assert decision.played is not None and decision.played.words in line
 
 
-def test_a_patience_has_no_strong_bot_to_analyse_with() -> None:
-    recording = load(GOLDEN / "star_patience_1p_deal-1.starhall")
-    with pytest.raises(NoAnalysis, match="no strong bot"):
-        analyse_game(recording, EXACT)
+def test_the_stars_hints_give_exact_win_chances() -> None:
+    recording = load(GOLDEN / "star_patience_1p_deal-113.starhall")
+    decisions = analyse_game(recording, EXACT)
+    assert decisions and all(decision.exact and decision.unit == "% win chance"
+                             for decision in decisions)
+    for decision in decisions:
+        assert all(move.spread == 0 and 0 <= move.value <= 100 for move in decision.moves)
+        assert decision.played is not None and decision.where.startswith("move ")
+
+
+def test_a_game_without_a_strong_bot_is_refused_in_words(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from starhall.shared import analysis
+
+    monkeypatch.setattr(analysis, "bot_kinds", lambda game: {})
+    with pytest.raises(NoAnalysis, match=r"\(White Star\) has no strong bot to analyse"):
+        analyse_game(load(GOLDEN / "stars_4p.starhall"), EXACT)
 
 
 def test_a_decision_out_of_the_log_is_refused_in_words() -> None:

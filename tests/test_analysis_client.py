@@ -129,12 +129,21 @@ def test_costliest_decisions_jump_to_their_event_and_share_the_commands_cache(
     viewer.close()
 
 
-def test_a_game_without_a_strong_bot_says_so(tmp_path: Path, surface: pygame.Surface) -> None:
-    screen = ReplayScreen(load(str(GOLDEN / "star_patience_1p_deal-1.starhall")), SIZE)
+def test_the_star_shows_its_exact_win_chances(tmp_path: Path, surface: pygame.Surface) -> None:
+    log = tmp_path / "star.starhall"
+    log.write_bytes((GOLDEN / "star_patience_1p_deal-113.starhall").read_bytes())
+    screen = ReplayScreen(load(str(log)), SIZE)
+    recording = screen.recording
+    seq = next(seq for seq, state in screen.states[:-1]
+               if len(recording.game.legal_actions(state, 0)) > 2
+               and recording.event(seq + 1).type in ("paired", "placed"))
+    screen.seek(seq)
     screen.key(pygame.K_a)
     screen.draw(surface)
-    assert screen.analyst.problem == "The Star has no strong bot to analyse its moves with"
-    assert not screen.analyst.busy
+    wait_for(screen)
+    found = screen.analyst.decision(seq, 0)
+    assert isinstance(found, Decision) and found.exact and found.played is not None
+    screen.draw(surface)
     screen.close()
 
 

@@ -316,20 +316,24 @@ def _draw_move(surface: pygame.Surface, rect: pygame.Rect, analyst: Analyst, sho
         _lines(surface, found, x, y, width, theme.ALERT)
         return
     if not isinstance(found, Decision):
-        _lines(surface, f"Nothing to weigh for {shown.name} here: a single legal move, or a "
-                        "choice the Strong bot does not search (a pass, a bid).",
+        _lines(surface, f"Nothing to weigh for {shown.name} here: a single choice, or one "
+                        "the Strong bot does not search (a pass, a bid, a burial).",
                x, y, width, theme.TEXT_DIM)
         return
     blit_text(surface, fitted(f"{found.where}: {shown.name} to move", 17, width), 17,
               theme.TEXT, "topleft", (x, y))
     y += 26
     deals = max(move.worlds for move in found.moves)
-    y = _lines(surface, f"As {shown.name} saw it: what the Strong bot expects each move to "
-                        f"be worth, in {found.unit} (higher is better), ± how sure, from "
-                        f"{deals} deals of the cards {shown.name} could not see.",
-               x, y, width, theme.TEXT_DIM, 14)
+    legend = (f"As {shown.name} saw it: each move's exact {found.unit}, over every order of "
+              f"the cards {shown.name} could not see (higher is better)." if found.exact else
+              f"As {shown.name} saw it: what the Strong bot expects each move to be worth, in "
+              f"{found.unit} (higher is better), ± how sure, from {deals} deals of the cards "
+              f"{shown.name} could not see.")
+    y = _lines(surface, legend, x, y, width, theme.TEXT_DIM, 14)
     y += 4
-    value_x, spread_x = x + width - 150, x + width - 70
+    spread_x = x + width - (8 if found.exact else 70)  # exact values have no spread
+    value_x = spread_x - 80
+    signed = "+.1f" if any(move.value < 0 for move in found.moves) else ".1f"
     blit_text(surface, "move", 13, theme.TEXT_DIM, "topleft", (x + 62, y))
     blit_text(surface, found.unit, 13, theme.TEXT_DIM, "topright", (spread_x - 8, y))
     y += 20
@@ -347,11 +351,11 @@ def _draw_move(surface: pygame.Surface, rect: pygame.Rect, analyst: Analyst, sho
         tag = "played" if move.played else "best" if index == 0 else ""
         blit_text(surface, tag, 13, theme.GOLD if move.played else theme.HIGHLIGHT, "topleft",
                   (x, y + 2))
-        blit_text(surface, fitted(move.words, 16, value_x - x - 70), 16, colour, "topleft",
+        blit_text(surface, fitted(move.words, 16, value_x - x - 62), 16, colour, "topleft",
                   (x + 62, y))
-        value = "all alike" if found.all_alike else f"{move.value:+.1f}"
+        value = "all alike" if found.all_alike else format(move.value, signed)
         blit_text(surface, value, 16, colour, "topright", (spread_x - 8, y))
-        if not found.all_alike:
+        if not found.all_alike and not found.exact:
             blit_text(surface, plus_minus(move.spread), 14, theme.TEXT_DIM, "topleft",
                       (spread_x, y + 1))
         y += ROW
@@ -361,7 +365,8 @@ def _draw_move(surface: pygame.Surface, rect: pygame.Rect, analyst: Analyst, sho
         words = (f"Played: {played.words}, the best move." if played is found.best else
                  f"Played: {played.words}, as good as the best." if found.cost < SMALLEST else
                  f"Played: {played.words}, about {found.cost:.1f} {found.unit} below "
-                 f"{found.best.words} ({plus_minus(found.cost_spread)}).")
+                 f"{found.best.words}"
+                 + ("." if found.exact else f" ({plus_minus(found.cost_spread)})."))
         _lines(surface, words, x, y, width, theme.GOLD, 15)
 
 
@@ -406,9 +411,9 @@ def _draw_costliest(surface: pygame.Surface, hotspots: Hotspots, rect: pygame.Re
             words = played.words if played is not None else "?"
             blit_text(surface, fitted(f"{decision.where}: {words}", 15, width - 16), 15,
                       theme.TEXT, "topleft", (x + 12, y))
-            blit_text(surface, fitted(f"cost about {decision.cost:.1f} {decision.unit} "
-                                      f"({plus_minus(decision.cost_spread)}); better: "
-                                      f"{decision.best.words}", 14, width - 16), 14,
+            sure = "" if decision.exact else f" ({plus_minus(decision.cost_spread)})"
+            blit_text(surface, fitted(f"cost about {decision.cost:.1f} {decision.unit}{sure}; "
+                                      f"better: {decision.best.words}", 14, width - 16), 14,
                       theme.GOLD if hovered else theme.TEXT_DIM, "topleft",
                       (x + 12, y + ENTRY // 2 - 2))
             hotspots.add(line, "analysis", "jump", decision.seq, decision.seat)
