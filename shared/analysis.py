@@ -36,6 +36,8 @@ from starhall.shared.replay import Recording
 from starhall.shared.search_flat import Appraisal
 from starhall.shared.tricks import the_card
 
+VERSION = 1
+"""Raised when what a decision holds or says changes (its moves' words, a bot's unit)."""
 DEFAULT_THINK = 0.25
 """Seconds the search takes at each decision unless told."""
 COSTLIEST = 5
@@ -56,8 +58,9 @@ class Settings:
 
     @property
     def key(self) -> str:
-        """The settings in a word, for the cache."""
-        return f"think={self.think:g},worlds={self.worlds},seed={self.seed}"
+        """The settings in a word, for the cache (with the analysis's version: a cache of an
+        older analysis, whose values or words differ, is not read)."""
+        return f"v{VERSION},think={self.think:g},worlds={self.worlds},seed={self.seed}"
 
 
 @dataclass(frozen=True, slots=True)
