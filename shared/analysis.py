@@ -24,7 +24,7 @@ from typing import Any
 
 from starhall.shared.bots import bot_kinds
 from starhall.shared.cards import Deck
-from starhall.shared.engine import Command, Event, Game, IllegalCommand
+from starhall.shared.engine import Command, Game, IllegalCommand
 from starhall.shared.games.hearts.rules import rules_for as hearts_rules
 from starhall.shared.games.star_patience.rules import DECK as PATIENCE_DECK
 from starhall.shared.games.stars.rules import DECK as STARS_DECK
@@ -230,11 +230,7 @@ def _same_move(game: Game[Any], state: Any, command: Command, played: Command) -
         mine, theirs = game.decide(state, command), game.decide(state, played)
     except IllegalCommand:
         return False
-    return bool(mine) and bool(theirs) and _first(mine) == _first(theirs)
-
-
-def _first(events: list[Event]) -> Event:
-    return events[0]
+    return bool(mine) and bool(theirs) and mine[0] == theirs[0]
 
 
 def analyse_at(recording: Recording, seq: int, seat: int, settings: Settings

@@ -473,8 +473,8 @@ class ReplayScreen:
 
     def controls(self) -> list[tuple[str, str, int]]:
         """The footer's buttons (label, action, font size), as wide as ``WIDTHS`` says: the
-        transport first, then the speed, whose eyes the table is seen through, and Play from
-        here."""
+        transport first, then the speed, whose eyes the table is seen through, the analysis
+        panel and Play from here."""
         small, big = self.jump_words
         transport = [(f"|< {big}", "previous_hand"), (f"< {small}", "previous_trick"),
                      ("< step", "back"), ("Pause" if self.playing else "Play", "play"),
