@@ -229,6 +229,8 @@ class Shown:
     name: str
     to_move: bool
     over: bool = False
+    choices: int = 0
+    """The seat's legal moves there."""
 
 
 def draw_panel(surface: pygame.Surface, hotspots: Hotspots, area: pygame.Rect,
@@ -316,9 +318,10 @@ def _draw_move(surface: pygame.Surface, rect: pygame.Rect, analyst: Analyst, sho
         _lines(surface, found, x, y, width, theme.ALERT)
         return
     if not isinstance(found, Decision):
-        _lines(surface, f"Nothing to weigh for {shown.name} here: a single choice, or one "
-                        "the Strong bot does not search (a pass, a bid, a burial).",
-               x, y, width, theme.TEXT_DIM)
+        _lines(surface, f"{shown.name} has a single legal move here: nothing to weigh."
+               if shown.choices == 1 else
+               f"Nothing to weigh for {shown.name} here: the Strong bot does not search this "
+               "kind of choice (a pass, a bid, a burial).", x, y, width, theme.TEXT_DIM)
         return
     blit_text(surface, fitted(f"{found.where}: {shown.name} to move", 17, width), 17,
               theme.TEXT, "topleft", (x, y))
@@ -386,8 +389,9 @@ def _draw_costliest(surface: pygame.Surface, hotspots: Hotspots, rect: pygame.Re
         pygame.draw.rect(surface, theme.FELT_LIGHT, filled, border_radius=9)
         blit_text(surface, f"{done} / {total} moves", 14, theme.TEXT, "center", bar.center)
         return
-    y = _lines(surface, "What each seat's dearest choices cost, against the Strong bot's "
-                        "best move. Click one to see it.", x, y, width, theme.TEXT_DIM, 14)
+    y = _lines(surface, "Each seat's dearest choices: the move played, not the Strong bot's "
+                        "best, and what it cost. Click one to see it.", x, y, width,
+               theme.TEXT_DIM, 14)
     room = rect.bottom - PAD - y - len(names) * NAME_ROW  # beside the names
     each = max(1, min(COSTLIEST_PER_SEAT, room // (ENTRY * max(1, len(names)))))
     for seat, name in enumerate(names):
@@ -409,11 +413,11 @@ def _draw_costliest(surface: pygame.Surface, hotspots: Hotspots, rect: pygame.Re
                 pygame.draw.rect(surface, theme.FELT_DARK, line, border_radius=6)
             played = decision.played
             words = played.words if played is not None else "?"
-            blit_text(surface, fitted(f"{decision.where}: {words}", 15, width - 16), 15,
-                      theme.TEXT, "topleft", (x + 12, y))
+            blit_text(surface, fitted(f"{decision.where}: {words}, not {decision.best.words}",
+                                      15, width - 16), 15, theme.TEXT, "topleft", (x + 12, y))
             sure = "" if decision.exact else f" ({plus_minus(decision.cost_spread)})"
-            blit_text(surface, fitted(f"cost about {decision.cost:.1f} {decision.unit}{sure}; "
-                                      f"better: {decision.best.words}", 14, width - 16), 14,
+            blit_text(surface, fitted(f"cost about {decision.cost:.1f} {decision.unit}{sure}",
+                                      14, width - 16), 14,
                       theme.GOLD if hovered else theme.TEXT_DIM, "topleft",
                       (x + 12, y + ENTRY // 2 - 2))
             hotspots.add(line, "analysis", "jump", decision.seq, decision.seat)
@@ -432,5 +436,6 @@ def shown_at(recording: Recording, game: Any, state: Any, seq: int, viewer: int 
         seat = recording.event(seq + 1).seat
     if seat is None:
         return Shown(seq, None, "", False, seq >= recording.last_seq)
-    to_move = bool(game.legal_actions(state, seat))
-    return Shown(seq, seat, names[seat] if seat < len(names) else f"Seat {seat}", to_move)
+    choices = len(game.legal_actions(state, seat))
+    return Shown(seq, seat, names[seat] if seat < len(names) else f"Seat {seat}", choices > 0,
+                 choices=choices)
