@@ -153,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "take no time")
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    replay = commands.add_parser("replay", help="check, show, view, fork or compare recorded games",
+    replay = commands.add_parser("replay", help="check, show, view, fork, analyse or compare "
+                                                "recorded games",
                                  description="Read the logs games write (and bug reports): "
                                              "every reader re-checks each move against the "
                                              "rules.")
@@ -191,6 +192,16 @@ def build_parser() -> argparse.ArgumentParser:
     fork.add_argument("--data", default=None, metavar="DIR",
                       help="the embedded server's data folder; the new log goes in DIR/tables "
                            "(default: replays)")
+    analyse = replay_commands.add_parser(
+        "analyse", help="each seat's costliest decisions, as the Strong bot weighs them",
+        description="Weigh every decision of a recorded game with the Strong bot, from the "
+                    "seat's eyes (only what it was shown), and list each seat's costliest. "
+                    "The analysis is kept beside the log (PATH.analysis) for the next time "
+                    "and the replay viewer. Exit 0: printed; 1: the log cannot be read or "
+                    "breaks the rules; 2: a mistake in what was asked.")
+    from starhall.server.analyse_cli import add_arguments as add_analyse_arguments
+
+    add_analyse_arguments(analyse)
     diff = replay_commands.add_parser(
         "diff", help="the first event where two logs of the same table differ, and both states")
     diff.add_argument("first", metavar="A", help="a log file, a bug report or nats://…/TABLE")
@@ -338,6 +349,10 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return (store_cli.run_store(args) if args.command == "store"
                 else store_cli.run_replay_export(args))
+    if args.command == "replay" and args.replay_command == "analyse":
+        from starhall.server.analyse_cli import run_analyse
+
+        return run_analyse(args)
     if args.command == "replay" and args.replay_command in ("verify", "show", "diff"):
         from starhall.server import replay_cli
 

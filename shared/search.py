@@ -164,6 +164,8 @@ class Searched(Generic[M]):
     iterations: int
     visits: dict[M, int]
     values: dict[M, float]
+    errors: dict[M, float] = field(default_factory=dict)
+    """The standard error of each value (``flat_search``'s; the tree leaves it empty)."""
 
 
 def search(game: Searchable[S, M], determinize: Callable[[Random], S], rng: Random,
@@ -256,7 +258,8 @@ def flat_search(game: Searchable[S, M], determinize: Callable[[Random], S], rng:
     played = [i for i in range(len(moves)) if found.counts[i]]
     return Searched(moves[found.chosen], found.worlds,
                     {moves[i]: found.counts[i] for i in played},
-                    {moves[i]: found.means[i] for i in played})
+                    {moves[i]: found.means[i] for i in played},
+                    {moves[i]: found.errors[i] for i in played})
 
 
 def voids_from_plays(plays: Sequence[tuple[int, int]], suit_of: Sequence[str], players: int,

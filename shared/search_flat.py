@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from math import sqrt
 from typing import TypeVar
 
+from starhall.shared.engine import Command
+
 World = TypeVar("World")
 
 
@@ -30,6 +32,8 @@ class SearchResult:
     means: list[float]
     counts: list[int]
     """Worlds each candidate was played out in (fewer for one dropped as clearly beaten)."""
+    errors: list[float]
+    """The standard error of each candidate's mean over its worlds."""
 
 
 PRUNE_AFTER = 4
@@ -75,6 +79,7 @@ def paired_search(count: int, sample: Callable[[], World],
                     active = _still_in_doubt(active, results)
     counts = [len(values) for values in results]
     means = [sum(values) / len(values) if values else 0.0 for values in results]
+    errors = [_error(values) if values else 0.0 for values in results]
     chosen = default
     if worlds:
         def doubted(i: int) -> float:
@@ -84,7 +89,7 @@ def paired_search(count: int, sample: Callable[[], World],
                 results[i], results[default], strict=False)])
 
         chosen = max(active, key=lambda i: (doubted(i), i == default, counts[i]))
-    return SearchResult(chosen, sum(counts), worlds, means, counts)
+    return SearchResult(chosen, sum(counts), worlds, means, counts, errors)
 
 
 def _error(differences: list[float]) -> float:
@@ -111,6 +116,34 @@ def _still_in_doubt(active: list[int], results: list[list[float]]) -> list[int]:
         if i == best or mean <= 0 or mean <= PRUNE_Z * spread / sqrt(n) and spread:
             kept.append(i)
     return kept
+
+
+@dataclass(frozen=True, slots=True)
+class MoveValue:
+    """One legal move as a strong bot's search valued it (``Appraisal``)."""
+
+    command: Command
+    value: float
+    """Its mean over the worlds it was played out in, in the bot's own reward."""
+    error: float
+    """The standard error of that mean: how sure the value is."""
+    worlds: int
+    """The worlds it was played out in (0: every move comes to the same, none was played)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Appraisal:
+    """What a strong bot's search makes of each legal move at one decision (its
+    ``appraise``): for the replay viewer's analysis, never for play."""
+
+    moves: tuple[MoveValue, ...]
+    unit: str
+    """What a value times ``scale`` counts, in words: "points", "% win chance"."""
+    scale: float
+    """A reward times this is in ``unit``."""
+    exact: bool = False
+    """The values are worked out exactly (over every way the unseen cards may lie), not
+    sampled: their errors are 0."""
 
 
 class WorldsBot:

@@ -224,7 +224,7 @@ def test_the_replay_controls_fit_the_window(size: tuple[int, int],
     assert viewer.hotspots is not None
     buttons = [s.rect for s in viewer.hotspots.spots
                if s.action[0] == "replay" and s.action[1] != "slider"]
-    assert len(buttons) == 10
+    assert len(buttons) == 11  # the transport, speed, eyes, analysis, Play from here
     window = target.get_rect()
     assert all(window.contains(rect) for rect in buttons), "every control is whole"
     for a, b in itertools.combinations(buttons, 2):

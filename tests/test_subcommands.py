@@ -88,3 +88,18 @@ def test_play_in_the_terminal_runs_every_game(
     assert "game over" in out
     (log,) = (tmp_path / "replays" / "terminal").glob("*.starhall")
     assert main(["replay", "verify", str(log)]) == 0
+
+
+ANALYSED = {load(path).game.id: path for path in GOLDENS}
+"""A golden of each game (the last found)."""
+
+
+@pytest.mark.parametrize("game", sorted(ANALYSED))
+def test_replay_analyse_runs_on_a_golden_of_every_game(
+        game: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / ANALYSED[game].name
+    log.write_bytes(ANALYSED[game].read_bytes())
+    assert main(["replay", "analyse", str(log), "--think", "0.01", "--seat", "0"]) == 0
+    captured = capsys.readouterr()
+    assert "seat 0" in captured.out and "kept in" in captured.out
+    assert "Traceback" not in captured.out + captured.err

@@ -731,6 +731,7 @@ def replay_screens(shots: Shots) -> None:
     viewer.control("viewer")
     viewer.control("viewer")
     shots.take(viewer, "stars", "replay_as_seat_0")
+    analysis_panel(shots, viewer)
     viewer.table.key(pygame.K_ESCAPE)
     shots.take(viewer, "stars", "replay_close_question")
     # Watch the replay from the game-over panel: the table's names, Esc goes back.
@@ -740,6 +741,34 @@ def replay_screens(shots: Shots) -> None:
     for _ in range(30):
         watched.frame(0.1)
     shots.take(watched, "stars", "replay_from_game_over")
+
+
+def analysis_panel(shots: Shots, viewer: Any) -> None:
+    """The replay viewer's analysis, seat 0's decision at its next card and the game's
+    costliest decisions (two deals a decision: quick, and the same every time)."""
+    from starhall.client.screens.analysis_panel import Analyst
+    from starhall.shared.analysis import Settings
+
+    recording = viewer.recording
+    viewer.analyst = Analyst(recording, Settings(think=0.0, worlds=2))
+    seq = next(seq for seq in range(viewer.position, recording.last_seq)
+               if recording.event(seq + 1).seat == 0 and recording.event(seq + 1).type == "played")
+    viewer.seek(seq)
+    viewer.control("analysis")
+
+    def settled() -> None:
+        viewer.draw(pygame.Surface(SIZE))  # asks for what it shows
+        while viewer.analyst.busy:
+            time.sleep(0.02)
+        viewer.frame(0.0)
+
+    settled()
+    shots.take(viewer, "stars", "replay_analysis")
+    viewer.analysis_action("costliest")
+    settled()
+    shots.take(viewer, "stars", "replay_costliest")
+    viewer.control("analysis")  # closed again
+    viewer.analyst.close()
 
 
 def lobby_screens(shots: Shots) -> None:

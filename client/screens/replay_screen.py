@@ -22,6 +22,7 @@ from starhall.client.games.tricks.table import TableView
 from starhall.client.net.embedded import known_seating
 from starhall.client.net.model import TableModel
 from starhall.client.net.session import Batch, seat_label
+from starhall.client.screens.analysis_panel import Analyst, draw_panel, shown_at
 from starhall.client.screens.bug_report import BugReportBox, save_replay_bug_report
 from starhall.client.screens.settings_screen import KEY as SETTINGS_KEY
 from starhall.client.screens.table_screen import Question, TableScreen
@@ -101,6 +102,12 @@ class ReplayScreen:
         self.dragging = False
         self.bug_report = BugReportBox(self.save_bug_report)
         """F9 or its button: a report of the event shown, for a developer."""
+        self.analyst = Analyst(recording)
+        """The Strong bot's analysis, worked out off the window's loop."""
+        self.analysis: str | None = None
+        """The analysis panel's page ("move" or "costliest"), ``None`` while it is closed
+        (A or its button opens it)."""
+        self._analysis_seen = -1
         self._marks()
         self._rebuild()
 
@@ -228,6 +235,9 @@ class ReplayScreen:
         self._rebuild()
 
     def frame(self, dt: float) -> None:
+        if self.analysis is not None and self.analyst.version != self._analysis_seen:
+            self._analysis_seen = self.analyst.version
+            self._changed = True  # a result came back from the analysis
         if self.forked is not None:
             self.forked.frame(dt)
             if self.forked.done:
@@ -263,6 +273,8 @@ class ReplayScreen:
             return 0.0
         if self.bug_report.open:
             return 0.25  # its blinking caret
+        if self.analysis is not None and self.analyst.busy:
+            return 0.1  # its progress
         return self.table.redraw_after()
 
     def wait(self, timeout: float) -> None:
@@ -314,6 +326,9 @@ class ReplayScreen:
             if spot is not None and spot.action[0] == "replay":
                 self.control(spot.action[1], event.pos)
                 return
+            if spot is not None and spot.action[0] == "analysis":
+                self.analysis_action(*spot.action[1:])
+                return
         if event.type == pygame.MOUSEBUTTONUP:
             self.dragging = False
         if event.type == pygame.MOUSEMOTION and self.dragging:
@@ -331,7 +346,7 @@ class ReplayScreen:
             pygame.K_RIGHTBRACKET: "next_trick", pygame.K_LEFTBRACKET: "previous_trick",
             pygame.K_PAGEDOWN: "next_hand", pygame.K_PAGEUP: "previous_hand",
             pygame.K_HOME: "start", pygame.K_END: "end", pygame.K_v: "viewer",
-            pygame.K_f: "fork",
+            pygame.K_f: "fork", pygame.K_a: "analysis",
             pygame.K_PLUS: "faster", pygame.K_EQUALS: "faster", pygame.K_KP_PLUS: "faster",
             pygame.K_MINUS: "slower", pygame.K_KP_MINUS: "slower",
         }
@@ -372,11 +387,27 @@ class ReplayScreen:
             self.speed_index = max(0, self.speed_index - 1)
         elif name == "viewer":
             self.next_viewer()
+        elif name == "analysis":
+            self.analysis = None if self.analysis is not None else "move"
         elif name == "fork" and self.can_fork:
             self.play_from_here()
         elif name == "slider" and pos is not None:
             self.dragging = True
             self._slide(pos)
+
+    def analysis_action(self, name: str, *where: int) -> None:
+        """A click in the analysis panel: a page, closing it, or a costly decision to jump
+        to (seen through the eyes of the seat that made it)."""
+        if name in ("move", "costliest"):
+            self.analysis = name
+        elif name == "close":
+            self.analysis = None
+        elif name == "jump":
+            seq, seat = where
+            self.playing = False
+            self.viewer = seat
+            self.analysis = "move"
+            self.seek(next(i for i, (at, _) in enumerate(self.states) if at == seq))
 
     def _slider_rect(self, surface_size: tuple[int, int]) -> pygame.Rect:
         width, height = surface_size
@@ -428,6 +459,12 @@ class ReplayScreen:
             blit_text(surface, self.notice, 15, theme.ALERT, "midbottom",
                       (self.table.layout.table.centerx, footer.y - 8),
                       max_width=self.table.layout.table.w - 32)
+        if self.analysis is not None and not self.table.sheet_open:
+            seq, state = self.states[self.position]
+            names = self.names_at(seq)
+            draw_panel(surface, hotspots, self.table.layout.table, self.analyst, self.analysis,
+                       shown_at(self.recording, self.game, state, seq, self.seat, names),
+                       names, mouse)
         # As at a live table: no button over an open sheet (F9 still works).
         spots = hotspots if self.bug_report.open or not self.table.sheet_open else None
         self.bug_report.draw(surface, self.table.layout.table, spots, mouse)
@@ -436,8 +473,8 @@ class ReplayScreen:
 
     def controls(self) -> list[tuple[str, str, int]]:
         """The footer's buttons (label, action, font size), as wide as ``WIDTHS`` says: the
-        transport first, then the speed, whose eyes the table is seen through, and Play from
-        here."""
+        transport first, then the speed, whose eyes the table is seen through, the analysis
+        panel and Play from here."""
         small, big = self.jump_words
         transport = [(f"|< {big}", "previous_hand"), (f"< {small}", "previous_trick"),
                      ("< step", "back"), ("Pause" if self.playing else "Play", "play"),
@@ -448,17 +485,20 @@ class ReplayScreen:
         return [*((label, action, 15) for label, action in transport),
                 (f"speed ×{SPEEDS[self.speed_index]:g}", "faster", 15),
                 (f"seeing: {seen}  [V]", "viewer", 14),
+                ("Analysis  [A]", "analysis", 15),
                 ("Play from here  [F]", "fork", 15)]
 
     def close(self) -> None:
+        self.analyst.close()
         if self.forked is not None:
             forked, self.forked = self.forked, None
             forked.close()
 
 
 TRANSPORT = 7
-"""How many of the controls move through the game (the rest: speed, eyes, Play from here)."""
-WIDTHS = (96,) * TRANSPORT + (110, 190, 170)
+"""How many of the controls move through the game (the rest: speed, eyes, analysis, Play from
+here)."""
+WIDTHS = (86,) * TRANSPORT + (100, 170, 110, 160)
 """The controls' widths, in order."""
 
 

@@ -15,6 +15,7 @@ heuristic bot's choices.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from starhall.shared.search import (
     search,
     voids_from_plays,
 )
+from starhall.shared.search_flat import Appraisal, MoveValue
 from starhall.shared.tricks import led_suit, trick_cards
 
 RANDOM_ROLLOUT = 0.1
@@ -401,6 +403,30 @@ class StrongHeartsBot:
                             exploration=self.exploration)
         self.last_iterations = result.iterations
         return rules.plays.commands[seen.seat][result.move]
+
+    def appraise(self, seen: Observation, think: float, worlds: int | None = None,
+                 include: Command | None = None) -> Appraisal | None:
+        """Each legal card's value by the flat search ``choose`` plays by, every card played out in
+        every deal (none dropped, so each value rests on as many): the hand's expected points, taken
+        ones negative (a card that comes to the same as a lower one, its value). ``worlds``: exactly
+        that many deals, whatever the clock (``include``: every legal card is valued anyway).
+        ``None`` where the bot does not search (passing, the exchange, a single legal move)."""
+        if len(seen.legal) < 2 or "play" not in seen.view["legal"]:
+            return None
+        knowledge = hearts_hidden(seen)
+        rules = knowledge.rules
+        legal = rules.deck.mask(seen.view["legal"]["play"])
+        cards = distinct_cards(knowledge, legal)
+        deal = lambda rng: determinized(seen, knowledge, rng)  # noqa: E731
+        result = flat_search(HAND, deal, self.rng, think if worlds is None else math.inf,
+                             worlds, cards, prune=False)
+        moves, same = [], cards[0]
+        for card in bits(legal):
+            same = card if card in cards else same
+            moves.append(MoveValue(rules.plays.commands[seen.seat][card],
+                                   result.values.get(same, 0.0), result.errors.get(same, 0.0),
+                                   result.visits.get(same, 0)))
+        return Appraisal(tuple(moves), "points this hand", 26.0)
 
 
 BOTS = {"strong": StrongHeartsBot}

@@ -36,6 +36,7 @@ from starhall.shared.games.star_patience.rules import (
     star_patience_view,
 )
 from starhall.shared.observation import Observation
+from starhall.shared.search_flat import Appraisal, MoveValue
 
 NONE = 9
 """An empty place (a rank label is 0 … 7, and 8 is the inert label)."""
@@ -280,6 +281,16 @@ class HintBot:
     def choose(self, seen: Observation, think: float) -> Command:
         command = hint_for_view(star_patience_view(seen.view))
         return command if command is not None else Command("give_up", seen.seat, {})
+
+    def appraise(self, seen: Observation, think: float, worlds: int | None = None,
+                 include: Command | None = None) -> Appraisal | None:
+        """Each pairing and placing open and its exact chance of winning (``chances``), for
+        the replay viewer's analysis; ``None`` with fewer than two to choose from."""
+        found = chances(star_patience_view(seen.view))
+        if len(found) < 2:
+            return None
+        return Appraisal(tuple(MoveValue(command, chance, 0.0, 1) for command, chance in found),
+                         "% win chance", 100.0, exact=True)
 
 
 class HeuristicBot:

@@ -45,6 +45,7 @@ from starhall.shared.search import (
     search,
     voids_from_plays,
 )
+from starhall.shared.search_flat import Appraisal, MoveValue
 from starhall.shared.tricks import led_suit, trick_winner
 
 RANDOM_ROLLOUT = 0.1
@@ -278,6 +279,26 @@ class StrongStarsBot:
         if "bury" in offer:
             return Command("bury", seat, {"cards": choose_burial(DECK.mask(offer["bury"]["from"]))})
         return self._bid(seen, think)
+
+    def appraise(self, seen: Observation, think: float, worlds: int | None = None,
+                 include: Command | None = None) -> Appraisal | None:
+        """Each legal card's value by the flat search ``choose`` plays by, every card played out in
+        every deal (none dropped): the hand's expected points against the others' mean. ``worlds``:
+        exactly that many deals, whatever the clock (``include``: every legal card is valued
+        anyway). ``None`` where the bot does not search so (the bidding, the burial, a single legal
+        move)."""
+        view, seat = seen.view, seen.seat
+        if len(seen.legal) < 2 or "play" not in view["legal"]:
+            return None
+        hidden = stars_hidden(view, seat)
+        deal = lambda rng: determinized(seen, hidden, rng)  # noqa: E731
+        cards = list(bits(DECK.mask(view["legal"]["play"])))
+        result = flat_search(HAND, deal, self.rng, think if worlds is None else math.inf,
+                             worlds, cards, prune=False)
+        return Appraisal(tuple(
+            MoveValue(Command("play", seat, {"card": DECK.code_of[card]}),
+                      result.values.get(card, 0.0), result.errors.get(card, 0.0),
+                      result.visits.get(card, 0)) for card in cards), "points", 100.0)
 
     def _bid(self, seen: Observation, think: float) -> Command:
         view, seat = seen.view, seen.seat

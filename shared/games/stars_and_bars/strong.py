@@ -44,7 +44,13 @@ from starhall.shared.games.stars_and_bars.rules import (
     tops_of,
 )
 from starhall.shared.observation import Observation
-from starhall.shared.search_flat import WorldsBot, paired_search
+from starhall.shared.search_flat import (
+    Appraisal,
+    MoveValue,
+    SearchResult,
+    WorldsBot,
+    paired_search,
+)
 
 CANDIDATES = 6
 """How many of the lookahead's best placements the search plays out."""
@@ -230,15 +236,49 @@ class StrongBot(WorldsBot):
     def choose(self, seen: Observation, think: float) -> Command:
         start = time.perf_counter()  # the budget counts what is worked out before the search
         self.searched = False
-        view, seat = seen.view, seen.seat
-        command = _admin(view, seat)
+        command = _admin(seen.view, seen.seat)
         if command is not None:
             return command
+        candidates, result = self._search(seen, start, think, self.worlds)
+        self.last_playouts = result.playouts
+        self.searched = True
+        card, space = candidates[result.chosen]
+        return Command("place", seen.seat, {"card": DECK.code_of[card], "space": space})
+
+    def appraise(self, seen: Observation, think: float, worlds: int | None = None,
+                 include: Command | None = None) -> Appraisal | None:
+        """The value of each placement the search ``choose`` plays by weighs (the lookahead's
+        best few, and ``include`` too: a move to value whatever the lookahead thinks of it),
+        the chance to win in percent (a playout's score lead counts toward it).
+        ``worlds``: exactly that many, whatever the clock. ``None`` where the bot does not
+        search (a claim or a duty comes first)."""
+        seat = seen.seat
+        if _admin(seen.view, seat) is not None:
+            return None
+        extra = None
+        if include is not None and include.type == "place":
+            extra = (DECK.index(include.data["card"]), include.data["space"])
+        candidates, result = self._search(seen, time.perf_counter(),
+                                          think if worlds is None else 0.0, worlds or 0, extra)
+        return Appraisal(tuple(
+            MoveValue(Command("place", seat, {"card": DECK.code_of[card], "space": space}),
+                      mean, error, count)
+            for (card, space), mean, error, count in zip(
+                candidates, result.means, result.errors, result.counts, strict=True)),
+            "% win chance", 100.0)
+
+    def _search(self, seen: Observation, start: float, think: float, least: int,
+                extra: tuple[int, int] | None = None
+                ) -> tuple[list[tuple[int, int]], SearchResult]:
+        """The candidate placements (and ``extra``) and their playouts, from ``start`` on."""
+        view, seat = seen.view, seen.seat
         rng = self.rng
         scored = lookahead_scores(view, seat)
         rng.shuffle(scored)  # ties between equal scores at random, as the lookahead breaks them
         scored.sort(key=lambda entry: -entry[0])
         candidates = [(card, space) for _, card, space in scored[:CANDIDATES]]
+        if extra is not None and extra not in candidates:
+            candidates.append(extra)
         unseen = unseen_cards(seen, self.shown)
         template = template_state(seen)
 
@@ -254,11 +294,8 @@ class StrongBot(WorldsBot):
             return played.value(seat)
 
         result = paired_search(len(candidates), sample, playout,
-                               think - (time.perf_counter() - start), 0, self.worlds)
-        self.last_playouts = result.playouts
-        self.searched = True
-        card, space = candidates[result.chosen]
-        return Command("place", seat, {"card": DECK.code_of[card], "space": space})
+                               think - (time.perf_counter() - start), 0, least)
+        return candidates, result
 
 
 BOTS = {"strong": StrongBot}

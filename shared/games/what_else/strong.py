@@ -61,7 +61,13 @@ from starhall.shared.games.what_else.rules import (
     rules_for,
 )
 from starhall.shared.observation import Observation
-from starhall.shared.search_flat import WorldsBot, paired_search
+from starhall.shared.search_flat import (
+    Appraisal,
+    MoveValue,
+    SearchResult,
+    WorldsBot,
+    paired_search,
+)
 
 KEEP_WEIGHT = 1.5
 """A playout cut short also counts the cards the seat kept to the round's end, each by its
@@ -583,10 +589,36 @@ class StrongBot(WorldsBot):
     def choose(self, seen: Observation, think: float) -> Command:
         start = time.perf_counter()  # the budget counts what is worked out before the search
         self.searched = False
-        view, seat = seen.view, seen.seat
         legal = seen.legal
         if len(legal) == 1:
             return legal[0]
+        commands, result = self._search(seen, start, think, self.worlds, DOUBT)
+        self.last_playouts = result.playouts
+        self.searched = True
+        return commands[result.chosen]
+
+    def appraise(self, seen: Observation, think: float, worlds: int | None = None,
+                 include: Command | None = None) -> Appraisal | None:
+        """Each candidate's value by the search ``choose`` plays by (every legal card, or the
+        discards worth trying, and ``include`` too): a round won counts 1, a game won is 1
+        and lost 0, and the cards kept count too (``play_out``). ``worlds``: exactly that
+        many, whatever the clock. ``None`` for a single legal move."""
+        if len(seen.legal) < 2:
+            return None
+        commands, result = self._search(seen, time.perf_counter(),
+                                        think if worlds is None else 0.0, worlds or 0, 0.0,
+                                        include)
+        return Appraisal(tuple(MoveValue(command, mean, error, count) for command, mean, error,
+                               count in zip(commands, result.means, result.errors,
+                                            result.counts, strict=True)), "rounds won", 1.0)
+
+    def _search(self, seen: Observation, start: float, think: float, least: int,
+                doubt: float, include: Command | None = None
+                ) -> tuple[list[Command], SearchResult]:
+        """The candidates (and ``include``) and their playouts (``paired_search``), from
+        ``start`` on."""
+        view, seat = seen.view, seen.seat
+        legal = seen.legal
         cards = cards_for(view["options"]["star_table"])
         deck = cards.deck
         hand = deck.mask(view["hand"])
@@ -601,6 +633,8 @@ class StrongBot(WorldsBot):
         else:
             commands = list(legal)
             default = self._default_play(seen, cards, hand, unseen, commands)
+        if include is not None and include not in commands:
+            commands.append(include)
         known = knowledge(seen, self.course)
         template = template_state(seen)
         rng = self.rng
@@ -614,11 +648,8 @@ class StrongBot(WorldsBot):
             return play_out(state, commands[index], seat, random.Random(seed))
 
         result = paired_search(len(commands), sample, playout,
-                               think - (time.perf_counter() - start), default, self.worlds,
-                               DOUBT)
-        self.last_playouts = result.playouts
-        self.searched = True
-        return commands[result.chosen]
+                               think - (time.perf_counter() - start), default, least, doubt)
+        return commands, result
 
     @staticmethod
     def _default_play(seen: Observation, cards: Cards, hand: CardSet, unseen: CardSet,
