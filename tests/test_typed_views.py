@@ -11,6 +11,7 @@ import random
 import subprocess
 import sys
 import types
+from functools import cache
 from pathlib import Path
 from typing import (
     Any,
@@ -31,11 +32,13 @@ from starhall.shared.games import get_game
 from starhall.shared.games.hearts.rules import HeartsView
 from starhall.shared.games.star_patience.rules import StarPatienceView
 from starhall.shared.games.stars.rules import StarsView
+from starhall.shared.games.what_else.rules import WhatElseView
 from starhall.shared.table import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@cache
 def _fields(typed: Any) -> dict[str, tuple[Any, bool]]:
     """Each key of a TypedDict: its type and whether it is required. (Worked out from the
     hints: with postponed annotations, Python 3.11's ``__required_keys__`` takes every
@@ -126,15 +129,15 @@ def play_viewing(game: Game[Any], players: int, options: dict[str, Any], seed: i
 
 PLAYTHROUGHS: dict[str, tuple[Any, list[tuple[int, dict[str, Any]]]]] = {
     "hearts": (HeartsView, [
-        *((players, {"mode": mode, "target": 40})
-          for mode in ("exchange", "no_exchange", "blind_trick") for players in (3, 4, 5, 6)),
-        (3, {"mode": "anti_trump", "target": 40}),
-        (6, {"mode": "anti_trump", "target": 40}),
-        (4, {"deck": "classic", "target": 40}),
+        (4, {"mode": "exchange", "target": 30}), (5, {"mode": "no_exchange", "target": 30}),
+        (3, {"mode": "blind_trick", "target": 30}), (6, {"mode": "blind_trick", "target": 30}),
+        (3, {"mode": "anti_trump", "target": 30}), (4, {"deck": "classic", "target": 30}),
         (4, {"pass_cards": 0, "target": 30}),
     ]),
     "stars": (StarsView, [(4, {"target": 60}), (4, {"target": 60, "colored_star": True})]),
     "star_patience": (StarPatienceView, [(1, {}), (1, {"undo": False}), (1, {"deal": 7})]),
+    "what_else": (WhatElseView, [(3, {}), (4, {"voluntary_pass": True}),
+                                 (6, {"star_table": "spread", "opener": 2})]),
 }
 
 
@@ -165,6 +168,7 @@ READERS = {
     "stars": ("starhall.shared.games.stars.rules", "stars_view", "widow_count"),
     "star_patience": ("starhall.shared.games.star_patience.rules", "star_patience_view",
                       "stock_count"),
+    "what_else": ("starhall.shared.games.what_else.rules", "what_else_view", "draw_count"),
 }
 
 
