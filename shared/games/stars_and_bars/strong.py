@@ -19,7 +19,6 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import replace
-from typing import Any
 
 from starhall.shared.belief import KeptFold, fold_of
 from starhall.shared.cards import CardSet, bits
@@ -35,12 +34,14 @@ from starhall.shared.games.stars_and_bars.rules import (
     SPACES,
     STACK_FULL,
     BarsState,
+    BarsTurn,
     Result,
     Tally,
     Turn,
     end_result,
     placement_points,
     round_result,
+    stars_and_bars_view,
     tops_of,
 )
 from starhall.shared.observation import Observation
@@ -86,10 +87,10 @@ def sample_deck(seen: Observation, unseen: CardSet, rng: random.Random) -> list[
     deck holds exactly them; should the count disagree, as many of them as it holds)."""
     order = list(bits(unseen))
     rng.shuffle(order)
-    return order[:seen.view["deck"]]
+    return order[:stars_and_bars_view(seen.view)["deck"]]
 
 
-def _turn_of(shown: dict[str, Any] | None) -> Turn | None:
+def _turn_of(shown: BarsTurn | None) -> Turn | None:
     if shown is None:
         return None
     return Turn(seat=shown["seat"], claims=tuple(
@@ -100,7 +101,7 @@ def _turn_of(shown: dict[str, Any] | None) -> Turn | None:
 
 def template_state(seen: Observation) -> BarsState:
     """The state as the view shows it, before the bot places; the deck is filled in per world."""
-    view = seen.view
+    view = stars_and_bars_view(seen.view)
     index_of = DECK.index_of
     stacks = []
     face_down = 0
@@ -230,7 +231,7 @@ class StrongBot(WorldsBot):
     def choose(self, seen: Observation, think: float) -> Command:
         start = time.perf_counter()  # the budget counts what is worked out before the search
         self.searched = False
-        view, seat = seen.view, seen.seat
+        view, seat = stars_and_bars_view(seen.view), seen.seat
         command = _admin(view, seat)
         if command is not None:
             return command
