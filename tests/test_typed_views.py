@@ -32,6 +32,7 @@ from starhall.shared.games import get_game
 from starhall.shared.games.hearts.rules import HeartsView
 from starhall.shared.games.star_patience.rules import StarPatienceView
 from starhall.shared.games.stars.rules import StarsView
+from starhall.shared.games.stars_and_bars.rules import StarsAndBarsView
 from starhall.shared.games.what_else.rules import WhatElseView
 from starhall.shared.table import Table
 
@@ -65,6 +66,8 @@ def declared(hint: Any, path: str = "") -> set[str]:
         return set().union(*(declared(arm, path) for arm in get_args(hint)))
     if get_origin(hint) is list:
         return declared(get_args(hint)[0], f"{path}[]")
+    if get_origin(hint) is dict:
+        return declared(get_args(hint)[1], f"{path}{{}}")
     return set()
 
 
@@ -82,6 +85,8 @@ def _fits(value: Any, hint: Any) -> bool:
         return value in get_args(hint)
     if origin is list:
         return isinstance(value, list)
+    if origin is dict:
+        return isinstance(value, dict)
     if hint is float:
         return type(value) in (int, float)
     return type(value) is hint  # so a bool is no int
@@ -108,6 +113,11 @@ def check(value: Any, hint: Any, path: str, seen: set[str]) -> None:
     elif get_origin(hint) is list:
         for item in value:
             check(item, get_args(hint)[0], f"{path}[]", seen)
+    elif get_origin(hint) is dict:
+        key_type, value_type = get_args(hint)
+        for key, item in value.items():
+            check(key, key_type, f"{path}{{}}", seen)
+            check(item, value_type, f"{path}{{}}", seen)
 
 
 def play_viewing(game: Game[Any], players: int, options: dict[str, Any], seed: int,
@@ -138,6 +148,7 @@ PLAYTHROUGHS: dict[str, tuple[Any, list[tuple[int, dict[str, Any]]]]] = {
     "star_patience": (StarPatienceView, [(1, {}), (1, {"undo": False}), (1, {"deal": 7})]),
     "what_else": (WhatElseView, [(3, {}), (4, {"voluntary_pass": True}),
                                  (6, {"star_table": "spread", "opener": 2})]),
+    "stars_and_bars": (StarsAndBarsView, [(2, {}), (2, {})]),
 }
 
 
@@ -169,6 +180,8 @@ READERS = {
     "star_patience": ("starhall.shared.games.star_patience.rules", "star_patience_view",
                       "stock_count"),
     "what_else": ("starhall.shared.games.what_else.rules", "what_else_view", "draw_count"),
+    "stars_and_bars": ("starhall.shared.games.stars_and_bars.rules", "stars_and_bars_view",
+                       "discards"),
 }
 
 
