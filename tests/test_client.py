@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -12,19 +13,24 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 
 from starhall.client.net.embedded import EmbeddedServer
+from starhall.client.net.link import ServerLink
 from starhall.client.net.model import TableModel
 from starhall.client.net.session import Batch
+from starhall.client.screens.hosted import wait_for_welcome
+from starhall.client.screens.live import LiveTable
 from starhall.client.screens.lobby import Lobby
 from starhall.client.screens.replay_screen import ReplayScreen
 from starhall.client.screens.table_screen import TableScreen
 from starhall.client.ui.animation import MAX_BACKLOG, Animator, Flight, Pose, Step, ease_out_cubic
 from starhall.client.ui.cardart import CardArt
 from starhall.client.ui.symbols import SHAPES, draw_symbol
+from starhall.server.embed import free_loopback_port
 from starhall.shared.bots import make_bot
 from starhall.shared.games import get_game
 from starhall.shared.replay import load
 from starhall.shared.table import Table
-from tests.support import ask
+from tests.support import ask, run_frames
+from tests.test_server_crash import start_server, stop
 
 SIZE = (1280, 720)
 
@@ -105,6 +111,39 @@ def test_lobby_to_table_to_game_over(surface: pygame.Surface, tmp_path: object) 
         assert len(model.view["score_sheet"]) >= 1
         assert refused_seen
         lobby.close()
+
+
+def test_a_finished_lan_game_says_which_server_keeps_its_log(surface: pygame.Surface,
+                                                             tmp_path: Path) -> None:
+    """At a server of another process (a LAN's), the game-over panel's line under its buttons
+    says where the log is, the table first, then the server; the log is not here to replay."""
+    port = free_loopback_port()
+    server = start_server(tmp_path / "server", port)
+    live: LiveTable | None = None
+    try:
+        link = ServerLink(f"tcp://127.0.0.1:{port}", name="Tester")
+        live = LiveTable(link, SIZE)
+        wait_for_welcome(link)
+        live.start_game("star_patience", 1, {"deal": 5}, "random", "Tester")
+        run_frames(live, surface, lambda: live is not None and live.table is not None
+                   and bool(live.table.model.legal) and not live.table.animator.busy)
+        table = live.table
+        assert table is not None and live.session is not None
+        table.command("give_up", {})
+        run_frames(live, surface, lambda: table.model.over and table._game_over_shown)
+        panel = table.game_over
+        assert panel is not None and panel.log is None
+        assert panel.where == (f"Log kept by the server: table {live.session.table} "
+                               f"at 127.0.0.1:{port}")
+        live.draw(surface)
+        assert live.hotspots is not None
+        replay = [spot for spot in live.hotspots.spots
+                  if spot.action == ("game_over", "watch_replay")]
+        assert len(replay) == 1 and not replay[0].enabled
+    finally:
+        if live is not None:
+            live.close()
+        stop(server)
 
 
 def _recorded_game(path: str, game_id: str = "stars", seed: int = 5) -> str:

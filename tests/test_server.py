@@ -47,6 +47,16 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EmbeddedS
         yield embedded
 
 
+def catch_up(person: Person) -> int:
+    """Everything the server has sent ``person`` until now, read and applied to its feed (the
+    ``pong`` to a ping sent now comes after it: ``heard``), in place of a wait for a time;
+    returns the feed's seq."""
+    for message in person.heard():
+        if person.feed.apply(message) == "gap":
+            person.sync()
+    return person.feed.seq
+
+
 def create(lobby: Participant | Connection, players: int = 4, **options: Any) -> str:
     message = {"type": "create", "game": "hearts", "players": players,
                "options": {**FAST_HEARTS, **options}}
@@ -104,8 +114,8 @@ def test_a_full_game_of_people_and_bots_hides_every_hidden_card(
 
     play_until_over([ada, bob])
     watcher.heard()
-    ada.pump(0.05)
-    bob.pump(0.05)
+    catch_up(ada)
+    catch_up(bob)
 
     assert isinstance(verify(log_of(server, table)), Verified)
     recording = load(log_of(server, table))
@@ -177,7 +187,7 @@ def test_only_the_token_acts_for_its_seat(server: EmbeddedServer) -> None:
     assert not_yet["code"] == protocol.NOT_STARTED
     for seat in (2, 3):
         lobby.request({"type": "bot", "table": table, "seat": seat})
-    ada.pump(0.1)
+    wait_for(lambda: catch_up(ada) > 0)  # the table is full: the deal
     sneaky = lobby.request({"type": "act", "table": table, "token": "guess", "seq": 1,
                             "cid": 1, "command": {"type": "decline_exchange"}})
     assert sneaky["code"] == protocol.BAD_TOKEN
@@ -279,7 +289,7 @@ def test_unbot_and_leave(server: EmbeddedServer) -> None:
 
 def test_a_gap_is_noticed_and_a_sync_recovers(server: EmbeddedServer) -> None:
     _, table, ada = ada_has_moved_among_bots(server)
-    ada.pump(0.05)
+    catch_up(ada)
     fake = {"type": "update", "table": table, "seat": 0, "from": ada.feed.seq + 5,
             "seq": ada.feed.seq + 6, "events": []}
     assert ada.feed.apply(fake) == "gap"

@@ -16,6 +16,7 @@ one the server's own view.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -79,7 +80,7 @@ def touch(kind: str) -> str:
     return WAYS.get(kind, kind)
 
 
-def breakdown(scoring: list[dict[str, Any]]) -> str:
+def breakdown(scoring: Sequence[Mapping[str, Any]]) -> str:
     """``"2 horizontal + 3 diagonal"``: a placing's points by the way its cards touch, from the
     engine's ``scoring`` list."""
     sums: dict[str, int] = {}
@@ -93,7 +94,7 @@ def breakdown(scoring: list[dict[str, Any]]) -> str:
     return " + ".join(f"{sums[way]} {words.get(way, way)}" for way in order if way in sums)
 
 
-def points_label(placed: dict[str, Any]) -> str:
+def points_label(placed: Mapping[str, Any]) -> str:
     points = int(placed.get("points") or 0)
     detail = breakdown(list(placed.get("scoring") or [])) or "no points this time"
     return f"{LABEL}+{points}|{detail}"
@@ -544,7 +545,7 @@ class BarsChoreographer:
 
 # --- words -----------------------------------------------------------------------------
 
-def points_of_claim(view: View, data: dict[str, Any]) -> int:
+def points_of_claim(view: View, data: Mapping[str, Any]) -> int:
     """A claim's points: the event's or the view's (the turn's claims), else the rules'."""
     if data.get("points") is not None:
         return int(data["points"])
@@ -555,7 +556,7 @@ def points_of_claim(view: View, data: dict[str, Any]) -> int:
     return CLAIM_POINTS.get(str(data.get("kind")), 0)
 
 
-def claim_words(data: dict[str, Any], points: int | None = None) -> str:
+def claim_words(data: Mapping[str, Any], points: int | None = None) -> str:
     """``"turned over a forgotten full stack on b2, +2"``."""
     kind = str(data.get("kind"))
     space = data.get("space")
@@ -568,7 +569,7 @@ def claim_words(data: dict[str, Any], points: int | None = None) -> str:
     return text if points is None else f"{text}, +{points}"
 
 
-def duty_words(duty: dict[str, Any], third_person: bool = False) -> str:
+def duty_words(duty: Mapping[str, Any], third_person: bool = False) -> str:
     """``"turn over the full stack on b2"`` (``"turns over …"``): a duty as a verb phrase."""
     kind = str(duty.get("kind"))
     space = duty.get("space")

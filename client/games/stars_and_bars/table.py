@@ -74,13 +74,22 @@ from starhall.shared.games.stars_and_bars.rules import (
     NEIGHBOURS,
     SPACES,
     UNDER,
+    BarsClaim,
+    BarsDuty,
+    BarsSpace,
+    BarsTurn,
+    StarsAndBarsLegal,
     differences,
+    stars_and_bars_view,
 )
+from starhall.shared.games.stars_and_bars.rules import StarsAndBarsView as Shown
 
 if TYPE_CHECKING:
     from starhall.client.net.session import Batch
 
 View = dict[str, Any]
+"""A view or an event as it came from the server; ``Shown`` is a view read typed
+(``stars_and_bars_view``)."""
 
 NOTE_SECONDS = 3.5
 CENTRE_TINT = (196, 160, 60)
@@ -104,8 +113,19 @@ def settled(animator: Animator) -> bool:
                for step in animator.queue for item in step.items)
 
 
-def _hands(view: View) -> list[list[str]]:
+def _hands(view: Shown) -> list[list[str]]:
     return [list(hand) for hand in view.get("hands") or [[], []]]
+
+
+def placed_space(turn: BarsTurn | None) -> int | None:
+    """The space a turn's card went to, if it placed one."""
+    placed = turn["placed"] if turn else None
+    return None if placed is None else placed["space"]
+
+
+def legal_of(model: TableModel) -> StarsAndBarsLegal:
+    """What the seat may do now (``{}``: nothing)."""
+    return stars_and_bars_view(model.view).get("legal") or {}
 
 
 def _names(model: TableModel, seats: list[int]) -> str:
@@ -154,7 +174,8 @@ class BarsView(GameTable):
         if kind in ("end_turn", "pass") and drew:
             cue = "deal"
         cues = [cue] if cue else []
-        if after.get("phase") == "over" and before.get("phase") != "over":
+        ended = stars_and_bars_view(after).get("phase") == "over"
+        if ended and stars_and_bars_view(before).get("phase") != "over":
             cues = [c for c in cues if c != "deal"] + ["hand_end"]
         return tuple(cues)
 
@@ -176,7 +197,7 @@ class BarsView(GameTable):
         space = data.get("space")
         where = space_name(space) if isinstance(space, int) else "?"
         if kind == "shuffle":
-            starter = data.get("starter", model.view.get("starter"))
+            starter = data.get("starter", stars_and_bars_view(model.view).get("starter"))
             first = f"; {model.name(starter)} begins" if isinstance(starter, int) else ""
             return f"Shuffled and set up{first}"
         if kind == "place":
@@ -219,7 +240,7 @@ class BarsView(GameTable):
             return True
         if not screen.interactive:
             return False
-        legal = screen.model.legal
+        legal = legal_of(screen.model)
         hand = self._my_hand(screen.model)
         digits = (pygame.K_1, pygame.K_2, pygame.K_3, pygame.K_4)
         if key in digits and digits.index(key) < len(hand):
@@ -270,10 +291,10 @@ class BarsView(GameTable):
         self.note = (text, self.clock + NOTE_SECONDS)
 
     def _why_not_now(self, model: TableModel, code: str) -> str:
-        turn = model.view.get("turn") or {}
-        if turn.get("placed"):
+        turn = stars_and_bars_view(model.view).get("turn")
+        if turn and turn["placed"]:
             return "You have placed your card this turn: End turn, or Take back to change it."
-        if not model.legal:
+        if not legal_of(model):
             return "It is not your turn."
         return f"The {card_words(code)} fits on no space now: choose another card."
 
@@ -290,7 +311,7 @@ class BarsView(GameTable):
         """The lit spaces of the chosen card and the stacks a claim or a duty is about pulse:
         drawn a dozen times a second then; otherwise only when something happens (the points
         rising from a placed card and the banners are animation steps, drawn anyway)."""
-        legal = screen.model.legal if screen.interactive else {}
+        legal = legal_of(screen.model) if screen.interactive else {}
         if self._lit(screen.model) or legal.get("claims") or legal.get("duties"):
             return 1 / 12
         return None
@@ -308,7 +329,7 @@ class BarsView(GameTable):
         rounds: list[int] = []
         previous: tuple[Any, Any] | None = None
         for position, (_, state) in enumerate(states):
-            view = game.view(state, None)
+            view = stars_and_bars_view(game.view(state, None))
             now = (view.get("round"), tuple(view.get("to_act") or ()))
             if previous is not None and now[1] and now[1] != previous[1]:
                 turns.append(position)
@@ -321,7 +342,7 @@ class BarsView(GameTable):
 
     @staticmethod
     def _placements(model: TableModel) -> dict[str, list[list[int]]]:
-        placements: dict[str, list[list[int]]] = model.legal.get("placements") or {}
+        placements: dict[str, list[list[int]]] = legal_of(model).get("placements") or {}
         return placements
 
     def _lit(self, model: TableModel) -> list[tuple[int, int]]:
@@ -333,13 +354,13 @@ class BarsView(GameTable):
 
     @staticmethod
     def _my_hand(model: TableModel) -> list[str]:
-        hands = _hands(model.view)
+        hands = _hands(stars_and_bars_view(model.view))
         seat = model.seat
         return hands[seat] if seat is not None and 0 <= seat < len(hands) else []
 
     def buttons(self, model: TableModel) -> list[tuple[str, str, dict[str, Any]]]:
         """(label, command, data) of each move the view offers besides placing."""
-        legal = model.legal
+        legal = legal_of(model)
         found: list[tuple[str, str, dict[str, Any]]] = []
         for claim in legal.get("claims") or []:
             data = {key: value for key, value in claim.items() if key != "points"}
@@ -358,7 +379,7 @@ class BarsView(GameTable):
     # --- words -----------------------------------------------------------------------
 
     def status(self, model: TableModel, playing: bool) -> str:
-        view = model.view
+        view = stars_and_bars_view(model.view)
         if not view:
             return "Waiting for the table…"
         phase = view.get("phase")
@@ -372,15 +393,14 @@ class BarsView(GameTable):
                 return ""
             waiting = f"{_names(model, to_act)}'s turn"
             return waiting + ("…" if playing else "")
-        legal = model.legal
+        legal = legal_of(model)
         placements = self._placements(model)
-        turn = view.get("turn") or {}
-        placed = turn.get("placed")
+        turn = view.get("turn")
+        placed = turn["placed"] if turn else None
         if legal.get("pass") and not placements:
             return "None of your cards fits on any space: press Pass (P)."
         if placed:
-            points = placed.get("points")
-            scored = f"You scored +{points}. " if points is not None else ""
+            scored = f"You scored +{placed['points']}. "
             duties = legal.get("duties") or []
             if duties:
                 return (f"{scored}Your duty: {duty_words(duties[0])} (forget it and it can "
@@ -404,18 +424,19 @@ class BarsView(GameTable):
              animator: Animator, ui: TableUi, interactive: bool = True) -> Hotspots:
         hotspots = Hotspots()
         geometry = BarsGeometry.of(layout)
-        shown: View = animator.payload or model.view
+        scene: View = animator.payload or model.view
+        shown = stars_and_bars_view(scene)
         hidden = animator.hidden()
         playing = interactive and model.seat is not None
         if not settled(animator):
             # Cards still on their way: what the table offers waits for the scene to catch
             # up with the server's view (the words and buttons follow the scene shown).
-            model = replace(model, view={**shown, "legal": {}})
+            model = replace(model, view={**scene, "legal": {}})
         else:
             # Only words left to play (points rising, a banner): the table is the server's
             # view, plates and turn box included, as the status line and the buttons are;
             # a word-only step's payload may still be the other seat's turn
-            shown = model.view
+            shown = stars_and_bars_view(model.view)
         surface.blit(self._felt.surface(layout), (0, 0))
         hover = geometry.space_at(ui.mouse) if ui.mouse != (-1, -1) else None
         lit = dict(self._lit(model)) if playing else {}
@@ -445,7 +466,7 @@ class BarsView(GameTable):
 
     # --- the board ---------------------------------------------------------------------
 
-    def _draw_board(self, surface: pygame.Surface, geometry: BarsGeometry, shown: View,
+    def _draw_board(self, surface: pygame.Surface, geometry: BarsGeometry, shown: Shown,
                     hidden: Any, lit: dict[int, int], hover: int | None, hotspots: Hotspots,
                     playing: bool) -> None:
         width, height = geometry.card_size
@@ -465,18 +486,14 @@ class BarsView(GameTable):
             blit_text(surface, str(row + 1), 15, theme.TEXT_DIM, "midright",
                       (rect.x - 8, rect.centery))
         glow = 0.5 + 0.5 * math.sin(self.clock * 5)
-        turn = shown.get("turn") or {}
-        mine = (turn.get("placed") or {}).get("space")
-        last = ((shown.get("last_turn") or {}).get("placed") or {}).get("space")
+        mine, last = placed_space(shown.get("turn")), placed_space(shown.get("last_turn"))
         for space in range(SPACES):
             rect = geometry.space_rect(space)
-            entry = board[space] if space < len(board) else {}
-            if hidden[space_key(space)]:
-                entry = {}
+            entry = board[space] if space < len(board) and not hidden[space_key(space)] else None
             self._draw_stack(surface, rect, entry, space)
-            if space == mine and entry.get("top"):
+            if space == mine and entry and entry["top"]:
                 self._ring(surface, rect, theme.SELECTED, 3)
-            elif space == last and entry.get("top"):
+            elif space == last and entry and entry["top"]:
                 self._ring(surface, rect, theme.PANEL_EDGE, 2)
             if lit:
                 if space in lit:
@@ -496,10 +513,11 @@ class BarsView(GameTable):
             pygame.draw.rect(surface, theme.TEXT, rect.inflate(6, 6), 1,
                              border_radius=width // 12)
 
-    def _draw_stack(self, surface: pygame.Surface, rect: pygame.Rect, entry: dict[str, Any],
+    def _draw_stack(self, surface: pygame.Surface, rect: pygame.Rect, entry: BarsSpace | None,
                     space: int) -> None:
+        """A space's stack, or the empty space (``entry`` ``None``: a card still on its way)."""
         width, height = rect.size
-        count = int(entry.get("height") or 0)
+        count = entry["height"] if entry else 0
         radius = max(3, height // 12)
         if count <= 0:
             layer = pygame.Surface(rect.size, pygame.SRCALPHA)
@@ -515,8 +533,8 @@ class BarsView(GameTable):
             under = rect.move(layer_index * 2, layer_index * 2)
             pygame.draw.rect(surface, theme.PAPER, under, border_radius=radius)
             pygame.draw.rect(surface, theme.CARD_EDGE, under, 1, border_radius=radius)
-        top = entry.get("top")
-        face_down = bool(entry.get("face_down")) or not top
+        top = entry["top"] if entry else None
+        face_down = bool(entry and entry["face_down"]) or not top
         image = self.art.back(width, height) if face_down else self.art.face(str(top), width,
                                                                              height)
         surface.blit(image, rect)
@@ -536,7 +554,7 @@ class BarsView(GameTable):
                      ) -> None:
         """The stacks a claim or a duty the view offers is about, ringed and named."""
         glow = 0.5 + 0.5 * math.sin(self.clock * 4)
-        for rect, words, tag, size in offer_marks(geometry, model.legal):
+        for rect, words, tag, size in offer_marks(geometry, legal_of(model)):
             self._ring(surface, rect, theme.ALERT, 3 + 2 * glow)
             image = fonts.text(words, size, theme.TEXT)
             if image.get_width() > tag.w - 8:
@@ -564,20 +582,20 @@ class BarsView(GameTable):
 
     # --- teacher mode ------------------------------------------------------------------
 
-    def comparing(self, shown: View, hover: int) -> tuple[str, str] | None:
+    def comparing(self, shown: Shown, hover: int) -> tuple[str, str] | None:
         """The card teacher mode compares with what touches ``hover``: the chosen card (as
         if placed there), else the face-up card lying there; and how to say which."""
         board = shown.get("board") or []
         if self.selected is not None:
             return self.selected, (f"your {card_words(self.selected)}, if placed on "
                                    f"{space_name(hover)}")
-        entry = board[hover] if hover < len(board) else {}
-        if entry.get("top") and not entry.get("face_down"):
-            top = str(entry["top"])
+        entry = board[hover] if hover < len(board) else None
+        top = entry["top"] if entry and not entry["face_down"] else None
+        if top:
             return top, f"the {card_words(top)} on {space_name(hover)}"
         return None
 
-    def teacher_counts(self, shown: View, hover: int) -> list[tuple[int, str, int, int]]:
+    def teacher_counts(self, shown: Shown, hover: int) -> list[tuple[int, str, int, int]]:
         """(space, way, differences, needed) for each face-up card the compared card touches:
         the card under it (the chosen card would cover the top; a top covers the card below
         it) and its neighbours. ``needed`` is the rules' table, as the engine exports it."""
@@ -587,23 +605,23 @@ class BarsView(GameTable):
         card = compared[0]
         board = shown.get("board") or []
         counts = []
-        entry = board[hover] if hover < len(board) else {}
-        stack = [str(code) for code in entry.get("cards") or []] if not entry.get(
-            "face_down") else []
-        if not stack and entry.get("top") and not entry.get("face_down"):
-            stack = [str(entry["top"])]  # a view without whole stacks: the top at least
+        entry = board[hover] if hover < len(board) else None
+        face_up = entry is not None and not entry["face_down"]
+        stack = list(entry["cards"]) if entry and face_up else []
+        if not stack and entry and face_up and entry["top"]:
+            stack = [entry["top"]]  # a view without whole stacks: the top at least
         under = (stack[-1] if self.selected is not None else stack[-2]) if (
             len(stack) >= (1 if self.selected is not None else 2)) else None
         if under is not None:
             counts.append((hover, "under", differences(card, under), NEIGHBOUR_POINTS[UNDER]))
         for space, kind, needed in NEIGHBOURS[hover]:
-            other = board[space] if space < len(board) else {}
-            if other.get("top") and not other.get("face_down"):
-                counts.append((space, touch(kind), differences(card, str(other["top"])),
-                               needed))
+            other = board[space] if space < len(board) else None
+            top = other["top"] if other and not other["face_down"] else None
+            if top:
+                counts.append((space, touch(kind), differences(card, top), needed))
         return counts
 
-    def _draw_teacher(self, surface: pygame.Surface, geometry: BarsGeometry, shown: View,
+    def _draw_teacher(self, surface: pygame.Surface, geometry: BarsGeometry, shown: Shown,
                       hover: int) -> None:
         for space, way, count, needed in self.teacher_counts(shown, hover):
             rect = geometry.space_rect(space)
@@ -629,7 +647,7 @@ class BarsView(GameTable):
 
     # --- piles and the legend ----------------------------------------------------------
 
-    def _draw_piles(self, surface: pygame.Surface, geometry: BarsGeometry, shown: View
+    def _draw_piles(self, surface: pygame.Surface, geometry: BarsGeometry, shown: Shown
                     ) -> None:
         width, height = geometry.pile_size
         for rect, count, word in ((geometry.deck_rect, int(shown.get("deck") or 0), "Deck"),
@@ -684,7 +702,7 @@ class BarsView(GameTable):
     # --- hands and name plates ---------------------------------------------------------
 
     def _draw_hand(self, surface: pygame.Surface, geometry: BarsGeometry, model: TableModel,
-                   shown: View, seat: int, hidden: Any, hotspots: Hotspots, playing: bool
+                   shown: Shown, seat: int, hidden: Any, hotspots: Hotspots, playing: bool
                    ) -> None:
         hand = _hands(shown)[seat]
         rects = geometry.hand_rects(seat, len(hand))
@@ -715,7 +733,7 @@ class BarsView(GameTable):
                       (rects[-1].right + 10, rects[-1].bottom - 14))
 
     def _draw_plate(self, surface: pygame.Surface, geometry: BarsGeometry, model: TableModel,
-                    shown: View, seat: int, playing: bool) -> None:
+                    shown: Shown, seat: int, playing: bool) -> None:
         rect = geometry.plate_rect(seat)
         to_act = seat in (shown.get("to_act") or [])
         panel(surface, rect, 205, radius=10)
@@ -742,7 +760,7 @@ class BarsView(GameTable):
     # --- the turn box beside the board -------------------------------------------------
 
     def _draw_turn_box(self, surface: pygame.Surface, geometry: BarsGeometry,
-                       model: TableModel, shown: View, ui: TableUi, hotspots: Hotspots,
+                       model: TableModel, shown: Shown, ui: TableUi, hotspots: Hotspots,
                        playing: bool, hover: int | None) -> None:
         column = geometry.right_column
         x, y = column.x, column.y
@@ -755,9 +773,9 @@ class BarsView(GameTable):
                               (x + (10 if index else 0), y), max_width=column.w)
                     y += size + 4
 
-        turn = shown.get("turn") or {}
-        seat = turn.get("seat")
-        if model.view.get("phase") == "play" and isinstance(seat, int):
+        turn = shown.get("turn")
+        if stars_and_bars_view(model.view).get("phase") == "play" and turn is not None:
+            seat = turn["seat"]
             whose = "Your turn" if playing and seat == model.seat else (
                 f"{model.name(seat)}'s turn")
             blit_text(surface, whose, 18, theme.GOLD, "topleft", (x, y), max_width=column.w)
@@ -772,10 +790,10 @@ class BarsView(GameTable):
                 button(surface, hotspots, rect, label, "bars_command", command, data,
                        hovered=rect.collidepoint(ui.mouse), size=14)
                 y += 38
-        last = shown.get("last_turn") or {}
-        if last.get("seat") is not None and y + 60 < column.bottom:
+        last = shown.get("last_turn")
+        if last is not None and y + 60 < column.bottom:
             y += 8
-            blit_text(surface, f"Last turn: {model.name(int(last['seat']))}", 14,
+            blit_text(surface, f"Last turn: {model.name(last['seat'])}", 14,
                       theme.TEXT_DIM, "topleft", (x, y), max_width=column.w)
             y += 18
             lines(turn_lines(last), 12, theme.TEXT_DIM)
@@ -783,7 +801,7 @@ class BarsView(GameTable):
             self._draw_teacher_notes(surface, geometry, shown, hover, y + 10)
 
     def _draw_teacher_notes(self, surface: pygame.Surface, geometry: BarsGeometry,
-                            shown: View, hover: int | None, top: int) -> None:
+                            shown: Shown, hover: int | None, top: int) -> None:
         column = geometry.right_column
         x = column.x
         y = max(top, column.bottom - 150)
@@ -826,7 +844,7 @@ class BarsView(GameTable):
     # --- the side panel ----------------------------------------------------------------
 
     def _draw_panel(self, surface: pygame.Surface, layout: Layout, model: TableModel,
-                    shown: View, ui: TableUi, hotspots: Hotspots, playing: bool) -> None:
+                    shown: Shown, ui: TableUi, hotspots: Hotspots, playing: bool) -> None:
         area = side_panel(surface, layout)
         x, y = area.x + 16, area.y + 12
         inner = area.w - 32
@@ -872,9 +890,9 @@ class BarsView(GameTable):
 
     def _draw_end(self, surface: pygame.Surface, geometry: BarsGeometry, model: TableModel,
                   ui: TableUi, hotspots: Hotspots, playing: bool) -> None:
-        view = model.view
-        result = view.get("result") or {}
-        winners = list(result.get("winners") or [])
+        view = stars_and_bars_view(model.view)
+        result = view.get("result")
+        winners = list(result["winners"]) if result else []
         area = self._end_area(geometry)
         panel(surface, area, 255)  # opaque: no card shows through its text
         won = playing and winners == [model.seat]
@@ -944,7 +962,7 @@ def plate_name(model: TableModel, seat: int, playing: bool, room: int
     return fitted(name, size, room), size, ""
 
 
-def claim_label(claim: dict[str, Any]) -> str:
+def claim_label(claim: BarsClaim) -> str:
     space = claim.get("space")
     where = space_name(space) if isinstance(space, int) else ""
     return {"turn_over": f"turn over {where}", "clear": "clear the centre",
@@ -955,7 +973,7 @@ def claim_label(claim: dict[str, Any]) -> str:
 OFFER_TAG_SIZE = 13
 
 
-def offer_marks(geometry: BarsGeometry, legal: dict[str, Any]
+def offer_marks(geometry: BarsGeometry, legal: StarsAndBarsLegal
                 ) -> list[tuple[pygame.Rect, str, pygame.Rect, int]]:
     """(ringed rect, words, tag, font size) for each claim and duty ``legal`` offers. The tag
     naming it lies inside its own stack (or the centre block), across its middle: above the
@@ -986,7 +1004,7 @@ def offer_marks(geometry: BarsGeometry, legal: dict[str, Any]
     return found
 
 
-def duty_label(duty: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+def duty_label(duty: BarsDuty) -> tuple[str, str, dict[str, Any]]:
     """(label, command, data) of a duty the view lists after a placing."""
     command = str(duty.get("kind"))
     data = {key: value for key, value in duty.items() if key != "kind"}
@@ -994,7 +1012,7 @@ def duty_label(duty: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
     return words[0].upper() + words[1:], command, data
 
 
-def turn_lines(turn: dict[str, Any]) -> list[str]:
+def turn_lines(turn: BarsTurn) -> list[str]:
     """What a turn did so far, one short line each."""
     lines = []
     for claim in turn.get("claims") or []:
@@ -1014,7 +1032,7 @@ def turn_lines(turn: dict[str, Any]) -> list[str]:
     return lines
 
 
-def end_facts(view: View) -> str:
+def end_facts(view: Shown) -> str:
     """``"21 rounds · 0 cards left in the deck · 30 discarded"``: the rounds the engine counts
     as played (a last one the game ended in the middle of is not)."""
     rounds = view.get("rounds", 0)
@@ -1024,12 +1042,12 @@ def end_facts(view: View) -> str:
 
 def result_line(model: TableModel) -> str:
     """``"Ada wins: ahead by over 50"``: who won and why, in the players' names."""
-    view = model.view
-    result = view.get("result") or {}
-    winners = list(result.get("winners") or [])
+    view = stars_and_bars_view(model.view)
+    result = view.get("result")
+    winners = list(result["winners"]) if result else []
     scores = list(view.get("scores") or [])
     lead = max(scores) - min(scores) if scores else 0
-    kind = result.get("kind")
+    kind = result["kind"] if result else None
     if len(winners) == 1:
         head = f"{model.name(winners[0])} wins"
         why = {"over_200": f"over 200 points and ahead by {lead} (15 needed)",
@@ -1045,7 +1063,7 @@ def result_line(model: TableModel) -> str:
     else:
         return "Game over"
     if why is None:  # a reason this table has no words for: the engine's, with names
-        why = str(result.get("reason") or "")
+        why = result["reason"] if result else ""
         for seat in range(model.players):
             why = why.replace(f"seat {seat}", model.name(seat))
     return f"{head}: {why}" if why else head

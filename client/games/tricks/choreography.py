@@ -20,6 +20,7 @@ from starhall.client.games.base import (
     pile_key,
     trick_key,
 )
+from starhall.client.games.tricks.views import is_stars, trick_view
 from starhall.client.ui.animation import (
     Banner,
     Flight,
@@ -29,6 +30,7 @@ from starhall.client.ui.animation import (
     ease_out_back,
 )
 from starhall.client.ui.layout import Layout
+from starhall.shared.games.stars.rules import StarsTrick
 
 DEAL_GAP = 0.025
 """Seconds between two dealt cards."""
@@ -40,7 +42,8 @@ TRICK_PAUSE = 0.7
 
 def between(before: View, event: Event) -> View:
     """A stand-in for the view after ``event`` when the server's comes only after later ones."""
-    view = copy.copy(before)
+    patched = copy.copy(before)
+    view = trick_view(patched)  # the same dict, its keys typed
     kind, seat, data = event.get("type"), event.get("seat"), event.get("data") or {}
     if kind == "played" and seat is not None:
         trick = [*view.get("trick", []), [seat, data.get("card")]]
@@ -60,7 +63,7 @@ def between(before: View, event: Event) -> View:
         if "hand" in data:
             view["hand"] = data["hand"]
         view["trick"], view["last_trick"] = [], []
-    return view
+    return patched
 
 
 class Choreographer:
@@ -85,12 +88,15 @@ class Choreographer:
 
     # --- one builder per kind of event -----------------------------------------------
 
-    def _card_pose(self, code: str | None, seat: int, view: View, small: bool = False) -> Pose:
+    def _card_pose(self, code: str | None, seat: int, shown: View, small: bool = False
+                   ) -> Pose:
         """Where a seat's card starts from: its spot in our hand, or the seat's back pile."""
         layout = self.layout
-        if seat == view.get("seat") and code in (view.get("hand") or []):
-            rects = layout.hand_rects(len(view["hand"]))
-            rect = rects[view["hand"].index(code)]
+        view = trick_view(shown)
+        hand = view.get("hand") or []
+        if seat == view.get("seat") and code in hand:
+            rects = layout.hand_rects(len(hand))
+            rect = rects[hand.index(code)]
             return Pose(*rect.center)
         x, y = layout.seat_anchor(seat)
         return Pose(x, y, 0.5 if small or layout.relative(seat) else 1.0)
@@ -98,15 +104,16 @@ class Choreographer:
     def _deal(self, event: Event, after: View) -> Step:
         layout = self.layout
         data = event.get("data") or {}
-        sizes = list(data.get("hand_sizes") or after.get("hand_sizes") or [])
-        dealer = after.get("dealer", 0) or 0
-        mine = list(after.get("hand") or [])
+        view = trick_view(after)
+        sizes = list(data.get("hand_sizes") or view.get("hand_sizes") or [])
+        dealer = view.get("dealer", 0) or 0
+        mine = list(view.get("hand") or [])
         rects = layout.hand_rects(len(mine))
         centre = Pose(*layout.deck_point(), 0.5)
         flights: list[Flight | Banner] = []
         # Round the table one card at a time, starting left of the dealer, until all are out.
         for order, (seat, index) in enumerate(dealing_order(sizes, dealer + 1)):
-            if seat == after.get("seat") and index < len(mine):
+            if seat == view.get("seat") and index < len(mine):
                 flights.append(Flight("back", centre, Pose(*rects[index].center),
                                       order * DEAL_GAP, FLY, hides=hand_key(mine[index])))
             else:
@@ -122,13 +129,13 @@ class Choreographer:
         start = self._card_pose(code, seat, before)
         slot = Pose(*layout.trick_slot(seat))
         play = Step([Flight(code, start, slot, 0.0, FLY, ease_out_back, hides=trick_key(code))])
-        trick = [*before.get("trick", []), [seat, code]]
-        if any(c == code for _, c in after.get("trick", [])):
+        trick = [*trick_view(before).get("trick", []), [seat, code]]
+        if any(c == code for _, c in trick_view(after).get("trick", [])):
             play.payload = after
             return [play]
         # The trick is complete: show it whole, then gather it.
         whole = copy.copy(after)
-        whole["trick"] = trick
+        trick_view(whole)["trick"] = trick
         play.payload = whole
         play.pause = TRICK_PAUSE
         return [play, self._gather(trick, after)]
@@ -137,10 +144,10 @@ class Choreographer:
         layout = self.layout
         result = _last_result(after)
         items: list[Flight | Banner] = []
-        star = bool(result and result.get("star"))
-        if star and result is not None and result.get("star_pile") is not None:
-            target = Pose(*layout.pile_slot(result["star_pile"]), 0.5)
-            caption = "White Star!" if result.get("white") else "Star!"
+        pile = None if result is None or not result["star"] else result["star_pile"]
+        if result is not None and pile is not None:
+            target = Pose(*layout.pile_slot(pile), 0.5)
+            caption = "White Star!" if result["white"] else "Star!"
             # On the trick it names, which covers no seat's plate at any table size.
             items.append(Banner(caption, Pose(*layout.banner_point, 1.4), 0.0, 1.3))
             for index, (seat, code) in enumerate(trick):
@@ -185,16 +192,14 @@ class Choreographer:
         return Step([Banner(words, Pose(*self.layout.bubble_point(seat)), 0.0, 0.9)], after)
 
 
-def _last_result(view: View) -> dict[str, Any] | None:
-    tricks = view.get("tricks")
-    if tricks:
-        result: dict[str, Any] = tricks[-1]
-        return result
-    return None
+def _last_result(shown: View) -> StarsTrick | None:
+    """Where the last trick went: Stars' view says it (Hearts': only who took it)."""
+    view = trick_view(shown)
+    tricks = view.get("tricks") if is_stars(view) else None
+    return tricks[-1] if tricks else None
 
 
-def _taker(view: View, result: dict[str, Any] | None) -> int | None:
-    if result is not None and result.get("taker") is not None:
-        return int(result["taker"])
-    winner = view.get("last_winner")
-    return None if winner is None else int(winner)
+def _taker(shown: View, result: StarsTrick | None) -> int | None:
+    if result is not None and result["taker"] is not None:
+        return result["taker"]
+    return trick_view(shown).get("last_winner")

@@ -12,6 +12,7 @@ from starhall.client.games.base import Event, GameTable, TableHost, View
 from starhall.client.games.tricks.choreography import Choreographer, between
 from starhall.client.games.tricks.scores import game_over_panel_rect, hand_ended, hand_summary
 from starhall.client.games.tricks.table import TableView, describe
+from starhall.client.games.tricks.views import is_stars, trick_view
 from starhall.client.net.model import TableModel
 from starhall.client.ui.layout import Layout
 
@@ -39,16 +40,17 @@ class TrickHooks(GameTable):
         """A deal, a card played, a trick gathered (a Star instead when the trick is one), a
         hand's end."""
         kind = event.get("type")
+        was, now = trick_view(before), trick_view(after)
         cues: list[str] = []
         if kind == "deal":
             cues.append("deal")
         elif kind == "played":
             cues.append("play")
-            if after.get("tricks_played", 0) > before.get("tricks_played", 0):
-                tricks = after.get("tricks") or [{}]
-                cues.append("star" if tricks[-1].get("star") else "trick")
+            if now.get("tricks_played", 0) > was.get("tricks_played", 0):
+                tricks = (now.get("tricks") if is_stars(now) else None) or []
+                cues.append("star" if tricks and tricks[-1]["star"] else "trick")
         ends = ("deal", "over")
-        if before.get("phase") and before.get("phase") not in ends and after.get("phase") in ends:
+        if was.get("phase") and was.get("phase") not in ends and now.get("phase") in ends:
             cues = [cue for cue in cues if cue != "trick"] + ["hand_end"]
         return tuple(cues)
 
@@ -69,7 +71,7 @@ class TrickHooks(GameTable):
         return ("trick", trick_ends), ("hand", hand_starts)
 
     def summary(self, model: TableModel, before: View, after: View) -> Summary | None:
-        return hand_summary(model.name, after) if hand_ended(before, after) else None
+        return hand_summary(model.name, trick_view(after)) if hand_ended(before, after) else None
 
     def game_over_panel(self, screen: TableHost) -> pygame.Rect | None:
         if screen.ui.overlay or screen.ui.dismissed_game_over:

@@ -3,19 +3,22 @@ game-over screen with a chart of the totals."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pygame
 
+from starhall.client.games.tricks.views import TrickView, is_stars, trick_view
 from starhall.client.net.model import TableModel
 from starhall.client.ui import fonts, theme
 from starhall.client.ui.faces import card_name
 from starhall.client.ui.layout import GAME_OVER_PANEL_HEIGHT, Layout
 from starhall.client.ui.summary import Summary
 from starhall.client.ui.widgets import Hotspots, blit_text, button, fitted, panel, shade
+from starhall.shared.games.hearts.rules import HeartsView
+from starhall.shared.games.stars.rules import StarsHandResult, StarsView
 
-View = dict[str, Any]
+View = TrickView
 Names = Callable[[int], str]
 MINUS = "\u2212"
 
@@ -25,7 +28,7 @@ def signed(value: int) -> str:
     return f"+{value}" if value > 0 else f"{MINUS}{-value}" if value < 0 else "0"
 
 
-def hand_ended(before: View, after: View) -> bool:
+def hand_ended(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
     """Whether the events between two views finished a hand: a row was added to the score
     sheet (every game with hands keeps one)."""
     return len(after.get("score_sheet") or []) > len(before.get("score_sheet") or [])
@@ -36,8 +39,9 @@ def hand_summary(names: Names, after: View) -> Summary | None:
     sheet = after.get("score_sheet") or []
     if not sheet:
         return None
-    if after.get("game") == "stars" and after.get("contracts"):
-        return _stars_summary(names, after)
+    if is_stars(after):
+        return _stars_summary(names, after) if after.get("contracts") else _plain_summary(
+            names, after)
     if after.get("game") == "hearts":
         return _hearts_summary(names, after)
     return _plain_summary(names, after)
@@ -46,10 +50,11 @@ def hand_summary(names: Names, after: View) -> Summary | None:
 def hand_result_line(names: Names, after: View) -> str:
     """The hand's result in one line, for the side log."""
     number = len(after.get("score_sheet") or [])
-    contract = (after.get("contracts") or [None])[-1]
-    if after.get("game") == "stars" and contract:
-        return f"Hand {number}: " + _contract_words(names, after, contract)
-    moon = after.get("moon")
+    if is_stars(after):
+        contracts = after.get("contracts")
+        if contracts:
+            return f"Hand {number}: " + _contract_words(names, after, contracts[-1])
+    moon = None if is_stars(after) else after.get("moon")
     if moon is not None:
         return f"Hand {number}: {names(moon)} shot the moon!"
     row = (after.get("score_sheet") or [[]])[-1]
@@ -67,8 +72,8 @@ def _title(after: View, words: str) -> str:
     return f"Hand {number}{last}: {words}"
 
 
-def _contract_words(names: Names, after: View, contract: dict[str, Any]) -> str:
-    declarer = int(contract["declarer"])
+def _contract_words(names: Names, after: StarsView, contract: StarsHandResult) -> str:
+    declarer = contract["declarer"]
     points = list(after.get("hand_scores") or [])
     scored = points[declarer] if declarer < len(points) else 0
     change = (after.get("score_sheet") or [[]])[-1]
@@ -78,7 +83,7 @@ def _contract_words(names: Names, after: View, contract: dict[str, Any]) -> str:
             f"{signed(delta)}")
 
 
-def _stars_summary(names: Names, after: View) -> Summary:
+def _stars_summary(names: Names, after: StarsView) -> Summary:
     contract = after["contracts"][-1]
     players = int(after.get("players") or len(after.get("totals") or []))
     lines = [_contract_words(names, after, contract) + "."]
@@ -115,7 +120,7 @@ def _stars_summary(names: Names, after: View) -> Summary:
                    [_seat_colour(seat) for seat in range(players)])
 
 
-def _hearts_summary(names: Names, after: View) -> Summary:
+def _hearts_summary(names: Names, after: HeartsView) -> Summary:
     row = list(after.get("hand_scores") or [])
     players = len(row)
     totals = after.get("totals") or []
@@ -177,7 +182,7 @@ def running_totals(score_sheet: list[list[int]], players: int) -> list[list[int]
 
 def draw_score_sheet(surface: pygame.Surface, layout: Layout, model: TableModel,
                      hotspots: Hotspots, mouse: tuple[int, int]) -> None:
-    view = model.view
+    view = trick_view(model.view)
     sheet: list[list[int]] = view.get("score_sheet") or []
     shade(surface, layout.table)
     area = layout.box_area
@@ -193,9 +198,10 @@ def draw_score_sheet(surface: pygame.Surface, layout: Layout, model: TableModel,
 
 
 def _sheet_table(surface: pygame.Surface, area: pygame.Rect, model: TableModel,
-                 view: dict[str, Any], sheet: list[list[int]]) -> None:
+                 view: View, sheet: list[list[int]]) -> None:
     players = model.players
-    contracts = {c.get("hand_number"): c for c in view.get("contracts") or []}
+    contracts = {c["hand_number"]: c for c in
+                 (view.get("contracts") if is_stars(view) else None) or []}
     column = (area.w - 70 - (120 if contracts else 0)) / max(1, players)
     x0 = area.x + 70
     blit_text(surface, "Hand", 15, theme.TEXT_DIM, "topleft", (area.x, area.y))
@@ -276,7 +282,7 @@ def ranking_places(texts: list[str], area: pygame.Rect) -> list[pygame.Rect]:
 
 def draw_game_over(surface: pygame.Surface, layout: Layout, model: TableModel,
                    hotspots: Hotspots, mouse: tuple[int, int]) -> None:
-    view = model.view
+    view = trick_view(model.view)
     shade(surface, layout.table)
     area = game_over_box(layout)
     room = GAME_OVER_PANEL_HEIGHT

@@ -14,6 +14,7 @@ import pygame
 
 from starhall.client.games.base import back_key, hand_key, pile_key, trick_key
 from starhall.client.games.tricks.scores import draw_game_over, draw_score_sheet, hand_result_line
+from starhall.client.games.tricks.views import TrickView, is_stars, legal_of, trick_view
 from starhall.client.net.model import TableModel
 from starhall.client.ui import fonts, theme
 from starhall.client.ui.animation import Animator
@@ -33,6 +34,7 @@ from starhall.client.ui.widgets import (
     panel,
     shade,
 )
+from starhall.shared.games.stars.rules import StarsTrick
 
 TITLES = {"hearts": "Stardeck Hearts", "stars": "Stars"}
 PHASE_WORDS = {"deal": "Dealing", "exchange": "Exchange", "pass": "Passing", "play": "Playing",
@@ -50,10 +52,12 @@ def received_cards(model: TableModel) -> set[str]:
     Hearts exchange or pass), until the first trick is over: the view's ``received`` (and
     ``widow``), and the ``taken`` cards of the user's own ``exchange_taken`` event for a
     server whose views do not list them."""
-    view = model.view
+    view = trick_view(model.view)
     if view.get("tricks_played") or view.get("phase") not in ("bury", "pass", "play"):
         return set()
-    found = set(view.get("received") or []) | set(view.get("widow") or [])
+    found = set(view.get("received") or [])
+    if is_stars(view):
+        found |= set(view.get("widow") or [])
     for _, event in reversed(model.events):
         kind = event.get("type")
         if kind == "deal":
@@ -75,14 +79,17 @@ class TableView:
              animator: Animator, ui: TableUi, interactive: bool = True) -> Hotspots:
         hotspots = Hotspots()
         self._playing = interactive
-        shown: dict[str, Any] = animator.payload or model.view
+        scene: dict[str, Any] = animator.payload or model.view
+        shown = trick_view(scene)
+        # Every hand face up: the replay viewer's own key beside the view (view_at).
+        hands: list[list[str]] | None = scene.get("hands")
         hidden = animator.hidden()
         surface.blit(self._felt.surface(layout), (0, 0))
         self._draw_centre(surface, layout, shown, hidden)
         seated = model.seat is not None
         for seat in range(layout.players):
             if layout.relative(seat) != 0 or not seated:
-                self._draw_backs(surface, layout, shown, seat, hidden)
+                self._draw_backs(surface, layout, shown, seat, hidden, hands)
             self._draw_pile(surface, layout, shown, seat, hidden)
             self._plate(surface, layout.plate_rect(seat), model, shown, seat)
         if seated:
@@ -112,10 +119,10 @@ class TableView:
 
     # --- table -----------------------------------------------------------------------
 
-    def _draw_centre(self, surface: pygame.Surface, layout: Layout, shown: dict[str, Any],
+    def _draw_centre(self, surface: pygame.Surface, layout: Layout, shown: TrickView,
                      hidden: Any) -> None:
         width, height = layout.card_size
-        widow = int(shown.get("widow_count") or shown.get("undealt_count") or 0)
+        widow = (shown.get("widow_count") if is_stars(shown) else shown.get("undealt_count")) or 0
         if widow and shown.get("phase") in ("bidding", "exchange", "deal"):
             sw, sh = layout.small_card_size
             cx, cy = layout.centre
@@ -131,8 +138,8 @@ class TableView:
             face = self.art.face(code, width, height)
             surface.blit(face, face.get_rect(center=layout.trick_slot(seat)))
 
-    def _draw_backs(self, surface: pygame.Surface, layout: Layout, shown: dict[str, Any],
-                    seat: int, hidden: Any) -> None:
+    def _draw_backs(self, surface: pygame.Surface, layout: Layout, shown: TrickView,
+                    seat: int, hidden: Any, hands: list[list[str]] | None) -> None:
         """A seat's cards: face down, or face up where everything is seen (a replay)."""
         sizes = shown.get("hand_sizes") or []
         count = sizes[seat] if seat < len(sizes) else 0
@@ -141,7 +148,6 @@ class TableView:
         x, y = layout.seat_anchor(seat)
         room = (layout.hand_area.w * 0.7 if layout.relative(seat) == 0
                 else layout.seat_box(seat).w)
-        hands = shown.get("hands")
         if hands and seat < len(hands):
             cards = hands[seat]
             step = min(sw * 0.55, (room - sw) / max(1, len(cards) - 1))
@@ -160,7 +166,7 @@ class TableView:
             surface.blit(back, (round(left + i * step), round(y - sh / 2)))
 
     def _plate(self, surface: pygame.Surface, rect: pygame.Rect, model: TableModel,
-               shown: dict[str, Any], seat: int) -> None:
+               shown: TrickView, seat: int) -> None:
         # The highlight follows the scene on the table (as the prompt does), not the model,
         # which may be ahead of the animation.
         turn = seat in (shown.get("to_act") or [])
@@ -188,11 +194,12 @@ class TableView:
             blit_text(surface, "D", 12, theme.INK, "center", chip.center)
 
     @staticmethod
-    def _seat_note(shown: dict[str, Any], seat: int) -> str:
+    def _seat_note(shown: TrickView, seat: int) -> str:
         """One short line under a name: the seat's bid, role or points this hand."""
-        if shown.get("game") == "stars":
-            if shown.get("declarer") == seat and shown.get("contract"):
-                return f"declarer · bid {shown['contract'].get('bid')}"
+        if is_stars(shown):
+            contract = shown.get("contract")
+            if shown.get("declarer") == seat and contract:
+                return f"declarer · bid {contract.get('bid')}"
             if shown.get("phase") == "bidding":
                 if (shown.get("passed") or [False] * 8)[seat]:
                     return "passed"
@@ -203,9 +210,11 @@ class TableView:
         points = shown.get("hand_scores") or []
         return f"{points[seat]} pts this hand" if seat < len(points) else ""
 
-    def _draw_pile(self, surface: pygame.Surface, layout: Layout, shown: dict[str, Any],
+    def _draw_pile(self, surface: pygame.Surface, layout: Layout, shown: TrickView,
                    seat: int, hidden: Any) -> None:
         """A Stars seat's Star pile: small face-up cards and what they are worth."""
+        if not is_stars(shown):
+            return
         piles = shown.get("star_piles") or []
         if seat >= len(piles) or not piles[seat]:
             return
@@ -227,7 +236,7 @@ class TableView:
     def _draw_hand(self, surface: pygame.Surface, layout: Layout, model: TableModel,
                    ui: TableUi, hidden: Any, hotspots: Hotspots, interactive: bool) -> None:
         hand = model.hand
-        legal = model.legal
+        legal = legal_of(trick_view(model.view))
         playable = set(legal.get("play") or [])
         choosing = self.choosing(model)
         received = received_cards(model)
@@ -282,13 +291,17 @@ class TableView:
     @staticmethod
     def choosing(model: TableModel) -> tuple[str, int] | None:
         """When the seat is choosing several cards: the command and how many it takes."""
-        legal = model.legal
-        if "pass" in legal and isinstance(legal["pass"], dict):
-            return "pass", int(legal["pass"].get("count", 0))
-        if "bury" in legal:
-            return "bury", int(legal["bury"].get("count", 0))
-        if "exchange" in legal and legal["exchange"].get("discard_from"):
-            return "take_exchange", int(legal["exchange"].get("count", 0))
+        view = trick_view(model.view)
+        if is_stars(view):
+            bury = legal_of(view).get("bury")
+            return None if bury is None else ("bury", bury["count"])
+        legal = legal_of(view)
+        passing = legal.get("pass")
+        if passing is not None:
+            return "pass", passing["count"]
+        exchange = legal.get("exchange")
+        if exchange is not None and exchange["discard_from"]:
+            return "take_exchange", exchange["count"]
         return None
 
     def _draw_flights(self, surface: pygame.Surface, layout: Layout, animator: Animator) -> None:
@@ -297,7 +310,7 @@ class TableView:
     # --- the side panel --------------------------------------------------------------
 
     def _draw_panel(self, surface: pygame.Surface, layout: Layout, model: TableModel,
-                    shown: dict[str, Any], ui: TableUi, hotspots: Hotspots) -> None:
+                    shown: TrickView, ui: TableUi, hotspots: Hotspots) -> None:
         area = layout.panel
         pygame.draw.rect(surface, theme.PANEL, area)
         pygame.draw.line(surface, theme.PANEL_EDGE, area.topleft, area.bottomleft, 2)
@@ -315,12 +328,12 @@ class TableView:
         blit_text(surface, f"Hand {shown.get('hand_number', 0)} · {phase}", 15, theme.TEXT_DIM,
                   "topleft", (x, y))
         y += 22
-        contract = shown.get("contract")
-        if contract:
+        contract = shown.get("contract") if is_stars(shown) else None
+        if contract and contract["declarer"] is not None:
             line = fitted(f"{model.name(contract['declarer'])} bid {contract['bid']}", 15, inner)
             blit_text(surface, line, 15, theme.TEXT, "topleft", (x, y))
             y += 22
-        elif shown.get("phase") == "bidding" and shown.get("high_bid"):
+        elif is_stars(shown) and shown.get("phase") == "bidding" and shown.get("high_bid"):
             blit_text(surface, f"High bid {shown['high_bid']}", 15, theme.TEXT, "topleft", (x, y))
             y += 22
         if shown.get("target"):
@@ -348,7 +361,8 @@ class TableView:
             y += 22
         y += 10
         buttons = [("Score sheet  [S]", "sheet"), ("Last trick  [L]", "last")]
-        if model.view.get("buried"):
+        mine = trick_view(model.view)
+        if is_stars(mine) and mine.get("buried"):
             buttons.append(("Buried cards  [B]", "buried"))
         buttons.append(("Leave  [Esc]", "leave"))
         for label, action in buttons:
@@ -359,7 +373,7 @@ class TableView:
         self._draw_log(surface, pygame.Rect(x, y + 6, inner, area.bottom - y - 16), ui.log)
 
     @staticmethod
-    def game_end_words(shown: dict[str, Any]) -> str:
+    def game_end_words(shown: TrickView) -> str:
         """What ends the game and who wins it: "Game to 200", "Game to 100 · lowest wins"."""
         words = f"Game to {shown['target']}"
         return words + " · lowest wins" if shown.get("game") == "hearts" else words
@@ -390,11 +404,12 @@ class TableView:
 
     def _draw_actions(self, surface: pygame.Surface, layout: Layout, model: TableModel,
                       ui: TableUi, hotspots: Hotspots) -> None:
-        legal = model.legal
+        view = trick_view(model.view)
         labels: list[tuple[str, tuple[Any, ...], bool]] = []
         steps: list[tuple[str, tuple[Any, ...], bool]] = []
-        if "bid" in legal or legal.get("pass") is True:
-            bid = legal.get("bid")
+        bidding = legal_of(view) if is_stars(view) else {}
+        if "bid" in bidding or bidding.get("pass") is True:
+            bid = bidding.get("bid")
             if bid:
                 amount = ui.bid if ui.bid is not None else int(bid["min"])
                 steps = [("−5", ("bid_step", -5), amount - 5 >= bid["min"]),
@@ -404,7 +419,7 @@ class TableView:
                            (f"Bid {amount}", ("bid", amount), True),
                            ("+1", ("bid_step", 1), amount < bid["max"]),
                            steps[1]]
-            if legal.get("pass") is True:
+            if bidding.get("pass") is True:
                 labels.append(("Pass", ("bid_pass",), True))
         choosing = self.choosing(model)
         if choosing:
@@ -412,8 +427,8 @@ class TableView:
             verb = {"pass": "Pass", "bury": "Bury", "take_exchange": "Take, discarding"}[command]
             labels.append((f"{verb} {len(ui.selected)}/{count}", ("choose", command),
                            len(ui.selected) == count))
-        exchange = legal.get("exchange")
-        if exchange and exchange.get("may_decline"):
+        exchange = None if is_stars(view) else legal_of(view).get("exchange")
+        if exchange and exchange["may_decline"]:
             labels.append(("Decline", ("decline_exchange",), True))
         if labels:
             room = self.actions_room(layout)
@@ -437,12 +452,13 @@ class TableView:
         return pygame.Rect(left, row.y, max(0, right - left), row.h)
 
     def prompt(self, model: TableModel, interactive: bool,
-               shown: dict[str, Any] | None = None) -> str:
+               shown: TrickView | None = None) -> str:
         """What the status line says: what the user may do, or whom the table waits for,
         as the table now shows it (``shown``, which may be behind the model while cards
         fly)."""
-        view = shown or model.view
-        legal = model.legal
+        view = shown or trick_view(model.view)
+        mine = trick_view(model.view)
+        legal = legal_of(mine)
         if not view:
             return "Waiting for the table…"
         if model.over:
@@ -452,18 +468,24 @@ class TableView:
         if interactive and legal and model.seat in waiting:
             if "play" in legal:
                 return "Your turn: play a card."
-            if "bid" in legal and legal.get("pass") is not True:
-                return "Your bid: you must bid (the others passed)."
-            if "bid" in legal or legal.get("pass") is True:
-                return "Your bid. Choose an amount, or pass."
-            if "bury" in legal:
-                return f"You won the widow. Choose {legal['bury']['count']} cards to bury."
-            if "pass" in legal and isinstance(legal["pass"], dict):
-                offset = view.get("pass_offset") or 0
+            if is_stars(mine):
+                stars = legal_of(mine)
+                if "bid" in stars and stars.get("pass") is not True:
+                    return "Your bid: you must bid (the others passed)."
+                if "bid" in stars or stars.get("pass") is True:
+                    return "Your bid. Choose an amount, or pass."
+                bury = stars.get("bury")
+                if bury is not None:
+                    return f"You won the widow. Choose {bury['count']} cards to bury."
+            hearts = {} if is_stars(mine) else legal_of(mine)
+            passing = hearts.get("pass")
+            if passing is not None:
+                offset = (0 if is_stars(view) else view.get("pass_offset")) or 0
                 to = (model.seat + offset) % model.players if model.seat is not None else 0
-                return f"Choose {legal['pass']['count']} cards to pass to {names(to)}."
-            if "exchange" in legal:
-                count = legal["exchange"].get("count")
+                return f"Choose {passing['count']} cards to pass to {names(to)}."
+            exchange = hearts.get("exchange")
+            if exchange is not None:
+                count = exchange["count"]
                 cards = "card" if count == 1 else "cards"
                 return f"Take the {count} undealt {cards}? Choose {count} {cards} to discard."
         if len(waiting) == 1:
@@ -475,7 +497,7 @@ class TableView:
         return ""
 
     def _draw_prompt(self, surface: pygame.Surface, layout: Layout, model: TableModel,
-                     shown: dict[str, Any], interactive: bool, instead: str | None = None
+                     shown: TrickView, interactive: bool, instead: str | None = None
                      ) -> None:
         """The refusal, else the status line: ``instead``, or what the seat may do now or
         whom the table waits for."""
@@ -557,12 +579,12 @@ class TableView:
     def last_trick_words(model: TableModel) -> str:
         """What became of the last trick: who took it (a Star: whose Star pile it went to,
         or who shared it), and who leads next while the hand goes on."""
-        view = model.view
+        view = trick_view(model.view)
         trick = view.get("last_trick") or []
         winner = view.get("last_winner")
         if not trick or winner is None:
             return ""
-        star = view.get("last_star")
+        star = view.get("last_star") if is_stars(view) else None
         if star:
             words = stars_trick_words(model, star)
         else:
@@ -576,7 +598,7 @@ class TableView:
 
     def _draw_last_trick(self, surface: pygame.Surface, layout: Layout, model: TableModel,
                          hotspots: Hotspots) -> None:
-        view = model.view
+        view = trick_view(model.view)
         trick = view.get("last_trick") or []
         words = self.last_trick_words(model)
         area = self._overlay_box(surface, layout, len(trick), "Last trick", words, "L")
@@ -593,8 +615,10 @@ class TableView:
     def _draw_buried(self, surface: pygame.Surface, layout: Layout, model: TableModel,
                      hotspots: Hotspots) -> None:
         """The declarer's buried cards, which only the declarer sees."""
-        buried = list(model.view.get("buried") or [])
-        view = model.view
+        view = trick_view(model.view)
+        if not is_stars(view):
+            return
+        buried = list(view.get("buried") or [])
         seat = model.seat if model.seat is not None else -1
         together = view.get("my_hand_points")
         apart = (view.get("hand_points") or [])[seat] if 0 <= seat < len(
@@ -647,12 +671,12 @@ def describe(model: TableModel, event: dict[str, Any]) -> str | None:
         taken = trick_taken(model, seat, card)
         if taken:
             line += "\n" + taken
-            view = model.view
+            view = trick_view(model.view)
             if view.get("phase") in ("deal", "over") and not any(view.get("hand_sizes") or []):
                 line += "\n" + hand_result_line(model.name, view)
         return line
     if kind == "deal":
-        return f"Hand {model.view.get('hand_number', '')} dealt".replace("  ", " ")
+        return f"Hand {trick_view(model.view).get('hand_number', '')} dealt".replace("  ", " ")
     if kind == "bid":
         return f"{who} bids {data.get('amount')}"
     if kind == "bid_passed":
@@ -671,11 +695,11 @@ def describe(model: TableModel, event: dict[str, Any]) -> str | None:
 def trick_taken(model: TableModel, seat: Any, card: str) -> str | None:
     """Who took the trick that ``card`` finished, in words, from the view after it; ``None``
     when the card did not finish the view's last trick."""
-    view = model.view
-    tricks = view.get("tricks")
+    view = trick_view(model.view)
+    tricks = view.get("tricks") if is_stars(view) else None
     if tricks:  # Stars: each trick with where it went
         result = tricks[-1]
-        plays = result.get("plays") or []
+        plays = result["plays"]
         if not plays or plays[-1] != [seat, card]:
             return None
         return stars_trick_words(model, result)
@@ -688,13 +712,14 @@ def trick_taken(model: TableModel, seat: Any, card: str) -> str | None:
     return f"{model.name(winner)} takes the trick{with_card}"
 
 
-def stars_trick_words(model: TableModel, result: dict[str, Any]) -> str:
+def stars_trick_words(model: TableModel, result: StarsTrick) -> str:
     names = model.name
-    plays = result.get("plays") or []
+    plays = result["plays"]
     if result.get("star"):
         star = "White Star" if result.get("white") else "Star"
-        if result.get("star_pile") is not None:
-            return (f"{star}! It goes to {names(result['star_pile'])}'s Star pile: "
+        pile = result["star_pile"]
+        if pile is not None:
+            return (f"{star}! It goes to {names(pile)}'s Star pile: "
                     f"{result.get('paid')} points to each other player")
         sharers = result.get("shared_by") or []
         if sharers:

@@ -39,7 +39,7 @@ from starhall.client.ui.animation import (
 )
 from starhall.client.ui.layout import Layout
 from starhall.client.ui.theme import CARD_RATIO
-from starhall.shared.games.what_else.rules import HAND_SIZE
+from starhall.shared.games.what_else.rules import HAND_SIZE, what_else_view
 
 Names = Callable[[int], str]
 
@@ -463,8 +463,9 @@ def _geometry(layout: Layout) -> WhatElseGeometry:
 def between(before: View, event: Event) -> View:
     """A stand-in for the view after ``event`` when the server's comes only after later ones:
     the previous view with what the event plainly shows."""
-    view = copy.copy(before)
-    view["legal"] = {}
+    patched = copy.copy(before)
+    patched["legal"] = {}  # a stand-in offers no move: the server's next view says them
+    view = what_else_view(patched)  # the same dict, its keys typed
     kind, seat, data = event.get("type"), event.get("seat"), event.get("data") or {}
     counts = list(view.get("hand_counts") or [])
     if kind == "played" and isinstance(seat, int):
@@ -488,16 +489,16 @@ def between(before: View, event: Event) -> View:
         view["hand"] = [c for c in view.get("hand") or [] if c not in discard]
         view["refill_order"] = [s for s in view.get("refill_order") or [] if s != seat]
     view["hand_counts"] = counts
-    return view
+    return patched
 
 
 def round_ended(before: View, after: View) -> bool:
     """Whether ``after`` reports a round that ``before`` had not (its ``last_round``)."""
-    now = after.get("last_round")
+    now = what_else_view(after).get("last_round")
     if not now:
         return False
-    was = before.get("last_round") or {}
-    return bool(now.get("round") != was.get("round"))
+    was = what_else_view(before).get("last_round")
+    return was is None or now["round"] != was["round"]
 
 
 class WhatElseChoreographer:
@@ -526,8 +527,8 @@ class WhatElseChoreographer:
         kind = event.get("type")
         if kind == "shuffled":
             purpose = (event.get("data") or {}).get("purpose")
-            if purpose == "deal" or (purpose is None and not any(before.get("hand_counts")
-                                                                  or [])):
+            counts = what_else_view(before).get("hand_counts") or []
+            if purpose == "deal" or (purpose is None and not any(counts)):
                 return [self._deal(after)]
             return [self._reshuffle(before, after)]
         ended = round_ended(before, after)
@@ -535,8 +536,9 @@ class WhatElseChoreographer:
         if ended:
             # The full pile, as it stood when the round ended (the view keeps its plays).
             scene = between(before, event)
-            scene["pile"] = list((after.get("last_round") or {}).get("pile")
-                                 or scene.get("pile") or [])
+            last = what_else_view(after).get("last_round")
+            scene["pile"] = list((last["pile"] if last else None)
+                                 or what_else_view(scene).get("pile") or [])
         steps: list[Step] = []
         if kind == "played":
             steps.append(self._played(before, event, scene))
@@ -560,7 +562,7 @@ class WhatElseChoreographer:
         """Where a seat's card leaves from or lands: its place in the user's hand, or the
         middle of the seat's cards."""
         geometry = self.geometry
-        hand = list(view.get("hand") or [])
+        hand = list(what_else_view(view).get("hand") or [])
         if geometry.layout.relative(seat) == 0:
             if code in hand:
                 rect = geometry.hand_rects(len(hand))[hand.index(code)]
@@ -595,7 +597,7 @@ class WhatElseChoreographer:
     def _played(self, before: View, event: Event, scene: View) -> Step:
         seat = int(event["seat"])
         card = str((event.get("data") or {}).get("card"))
-        count = len(scene.get("pile") or [])
+        count = len(what_else_view(scene).get("pile") or [])
         start = self._seat_pose(seat, before, card)
         end = self._pile_pose(count - 1, count) if count else Pose(
             *self.geometry.top_rect.center, self._scale(self.geometry.top_size))
@@ -624,9 +626,9 @@ class WhatElseChoreographer:
         """Cards coming from the draw pile to ``seat`` between two views."""
         flights: list[Flight | Banner] = []
         geometry = self.geometry
-        hand = list(after.get("hand") or [])
+        hand = list(what_else_view(after).get("hand") or [])
         if geometry.layout.relative(seat) == 0 and hand:
-            kept = set(before.get("hand") or []) - set(gone)
+            kept = set(what_else_view(before).get("hand") or []) - set(gone)
             new = [code for code in hand if code not in kept]
             rects = geometry.hand_rects(len(hand))
             for i, code in enumerate(new):
@@ -634,8 +636,8 @@ class WhatElseChoreographer:
                                       Pose(*rects[hand.index(code)].center), delay + 0.08 * i,
                                       DRAW_FLY, ease_out_cubic, hides=hand_key(code)))
             return flights
-        counts_before = list(before.get("hand_counts") or [])
-        counts_after = list(after.get("hand_counts") or [])
+        counts_before = list(what_else_view(before).get("hand_counts") or [])
+        counts_after = list(what_else_view(after).get("hand_counts") or [])
         if seat >= min(len(counts_before), len(counts_after)):
             return flights
         drawn = counts_after[seat] - (counts_before[seat] - len(gone))
@@ -648,9 +650,9 @@ class WhatElseChoreographer:
     def _deal(self, after: View) -> Step:
         """The first deal: one card at a time, clockwise from the opener."""
         geometry = self.geometry
-        counts = list(after.get("hand_counts") or [])
-        opener = int(after.get("opener") or 0)
-        hand = list(after.get("hand") or [])
+        counts = list(what_else_view(after).get("hand_counts") or [])
+        opener = int(what_else_view(after).get("opener") or 0)
+        hand = list(what_else_view(after).get("hand") or [])
         rects = geometry.hand_rects(len(hand))
         flights: list[Flight | Banner] = []
         for order, (seat, index) in enumerate(dealing_order(counts, opener)):
@@ -664,15 +666,15 @@ class WhatElseChoreographer:
 
     def _reshuffle(self, before: View, after: View) -> Step:
         """The discard pile becomes the new draw pile: a few backs cross over."""
-        count = min(8, len(before.get("discard_pile") or []) or 4)
+        count = min(8, len(what_else_view(before).get("discard_pile") or []) or 4)
         flights: list[Flight | Banner] = [
             Flight("back", self._discard_pose(), self._draw_pose(), 0.05 * i, FLY,
                    ease_in_out_cubic) for i in range(count)]
         x, y = self.geometry.draw_pile.midtop
         flights.append(Banner("Reshuffled", Pose(x, y - 18, 0.8), 0.0, 1.2))
         # The draw that waited for the new pile goes on.
-        counts = list(before.get("hand_counts") or [])
-        for seat, count in enumerate(after.get("hand_counts") or []):
+        counts = list(what_else_view(before).get("hand_counts") or [])
+        for seat, count in enumerate(what_else_view(after).get("hand_counts") or []):
             if seat < len(counts) and count > counts[seat]:
                 flights += self._draws(seat, before, after, [], FLY + 0.05 * count)
         return Step(flights, after)
@@ -680,18 +682,18 @@ class WhatElseChoreographer:
     def _round_end(self, scene: View, after: View) -> Step:
         """The pile sweeps to the discard pile, a token flies to the winner, and the winner's
         new cards come from the draw pile."""
-        result = after.get("last_round") or {}
+        result = what_else_view(after).get("last_round")
         items: list[Flight | Banner] = []
-        pile = [str(code) for _, code in scene.get("pile") or []]
+        pile = [str(code) for _, code in what_else_view(scene).get("pile") or []]
         for i, code in enumerate(pile):
             items.append(Flight(code, self._pile_pose(i, len(pile)), self._discard_pose(),
                                 0.04 * (len(pile) - 1 - i), SWEEP, ease_in_out_cubic,
                                 hides=SWEPT, hold=True))
-        winner = result.get("winner")
-        if isinstance(winner, int):
-            tokens = list(after.get("tokens") or [])
+        winner = None if result is None else result["winner"]
+        if winner is not None:
+            tokens = list(what_else_view(after).get("tokens") or [])
             index = max(0, (tokens[winner] if winner < len(tokens) else 1) - 1)
-            supply = int(after.get("supply") or 0)
+            supply = int(what_else_view(after).get("supply") or 0)
             start = Pose(*self.geometry.supply_point(supply, supply + 1),
                          self._token_scale() * 2.2)  # large leaving the supply, to be seen
             end = Pose(*self.geometry.token_point(winner, index), self._token_scale())

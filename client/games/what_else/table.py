@@ -71,12 +71,20 @@ from starhall.client.ui.summary import Summary
 from starhall.client.ui.table_art import Felt, draw_flights
 from starhall.client.ui.table_ui import TableUi
 from starhall.client.ui.widgets import Hotspots, blit_text, button, draw_connection, panel
-from starhall.shared.games.what_else.rules import COLOUR_NAMES, MAX_PLAYERS
+from starhall.shared.games.what_else.rules import (
+    COLOUR_NAMES,
+    MAX_PLAYERS,
+    WhatElseLegal,
+    what_else_view,
+)
+from starhall.shared.games.what_else.rules import WhatElseView as Shown
 
 if TYPE_CHECKING:
     from starhall.client.net.session import Batch
 
 View = dict[str, Any]
+"""A view or an event as it came from the server; ``Shown`` is a view read typed (the
+engine's ``WhatElseView``: that name is this table's)."""
 
 TITLE = "what else?"
 NOTE_SECONDS = 3.5
@@ -95,6 +103,13 @@ def refill_words(selected: Any) -> str:
     """What the refill's button does with the cards chosen: its label, and the prompt's."""
     count = len(selected)
     return f"Discard {count}, draw" if count else "Keep all, draw"
+
+
+def legal_of(model: TableModel, interactive: bool = True) -> WhatElseLegal:
+    """What the seat may do now (every view says it, a spectator's too: nothing); nothing
+    either when the table is not ``interactive``."""
+    legal = what_else_view(model.view).get("legal") if interactive else None
+    return legal if legal is not None else {"play": [], "pass": False, "refill": False}
 
 
 def joined(names: list[str]) -> str:
@@ -141,18 +156,18 @@ class WhatElseView(GameTable):
         self.names = list(model.names)
         self.me = model.seat if interactive else None
 
-    def round_summary(self, view: View) -> list[str]:
+    def round_summary(self, view: Shown) -> list[str]:
         """The last round in two lines: who took the star and why."""
-        result = view.get("last_round") or {}
-        winner = result.get("winner")
-        if not isinstance(winner, int):
+        result = view.get("last_round")
+        if result is None:
             return []
+        winner = result["winner"]
         tokens = list(view.get("tokens") or [])
         have = tokens[winner] if winner < len(tokens) else 0
         target = int(view.get("target") or 3)
         who = self.name(winner)
         take = "take" if winner == self.me else "takes"
-        ended = str(result.get("ended") or "")
+        ended = result["ended"]
         lines = [f"{who} laid last and {take} a star: {have} of {target}."]
         if ended == "all passed":
             lines.append("No one else could lay a card after that.")
@@ -163,16 +178,16 @@ class WhatElseView(GameTable):
             lines.append(ended[:1].upper() + ended[1:] + ".")
         return lines
 
-    def round_table(self, view: View) -> Summary | None:
+    def round_table(self, view: Shown) -> Summary | None:
         """The shared summary panel (``client.ui.summary``) for the round ``view`` reports as
         over: who took the star and why, and every seat's stars."""
-        result = view.get("last_round") or {}
-        winner = result.get("winner")
+        result = view.get("last_round")
         lines = self.round_summary(view)
-        if not isinstance(winner, int) or not lines:
+        if result is None or not lines:
             return None
+        winner = result["winner"]
         verb = "take" if winner == self.me else "takes"
-        title = f"Round {result.get('round', '?')}: {self.name(winner)} {verb} a star"
+        title = f"Round {result['round']}: {self.name(winner)} {verb} a star"
         if view.get("phase") == "over":
             lines.append(self.winners_line(view))
         tokens = list(view.get("tokens") or [])
@@ -186,7 +201,7 @@ class WhatElseView(GameTable):
         return Summary(title, lines, ["Player", "This round", "Stars"], rows, colours,
                        coming="round")
 
-    def winners_line(self, view: View) -> str:
+    def winners_line(self, view: Shown) -> str:
         winners = [int(s) for s in view.get("winners") or []]
         if not winners:
             return "The game is over."
@@ -197,7 +212,7 @@ class WhatElseView(GameTable):
 
     def prompt(self, model: TableModel, interactive: bool, selected: list[str]) -> str:
         """What the user should do now, or what the table waits for."""
-        view = model.view
+        view = what_else_view(model.view)
         if not view:
             return "Waiting for the table…"
         phase = view.get("phase")
@@ -205,7 +220,7 @@ class WhatElseView(GameTable):
             return self.winners_line(view)
         if phase == "deal":
             return "Dealing…"
-        legal = model.legal if interactive else {}
+        legal = legal_of(model, interactive)
         top = view.get("top")
         if legal.get("refill"):
             if selected:
@@ -246,8 +261,8 @@ class WhatElseView(GameTable):
         return reason[:1].upper() + reason[1:]
 
     def _why_not(self, model: TableModel, code: str) -> str:
-        view = model.view
-        legal = model.legal
+        view = what_else_view(model.view)
+        legal = legal_of(model)
         top = view.get("top")
         if view.get("phase") == "over":
             return "The game is over."
@@ -274,7 +289,7 @@ class WhatElseView(GameTable):
 
     def choosing(self, model: TableModel) -> tuple[str, int] | None:
         """At the refill the user picks any number of cards: keep the selection."""
-        return ("refill", 0) if model.legal.get("refill") else None
+        return ("refill", 0) if legal_of(model).get("refill") else None
 
     def summary(self, model: TableModel, before: View, after: View) -> Summary | None:
         """A round's end: its summary, shown once the pile is swept and the star has flown;
@@ -282,7 +297,7 @@ class WhatElseView(GameTable):
         if not round_ended(before, after):
             return None
         self.names = list(model.names)
-        return self.round_table(after)
+        return self.round_table(what_else_view(after))
 
     def describe(self, model: TableModel, event: View) -> str | None:
         kind = event.get("type")
@@ -299,8 +314,9 @@ class WhatElseView(GameTable):
             return (f"{who} discarded {', '.join(discard)} and drew" if discard
                     else f"{who} kept all and drew")
         if kind == "shuffled":
-            return ("Shuffled and dealt" if model.view.get("round", 1) <= 1
-                    and not model.view.get("discard_pile") else "Discard pile reshuffled")
+            view = what_else_view(model.view)
+            return ("Shuffled and dealt" if view.get("round", 1) <= 1
+                    and not view.get("discard_pile") else "Discard pile reshuffled")
         return None
 
     def sound_cues(self, event: View, before: View, after: View) -> tuple[str, ...]:
@@ -311,7 +327,7 @@ class WhatElseView(GameTable):
         cues = ["deal"] if kind in ("shuffled", "refilled") else (
             ["play"] if kind == "played" else [])
         if round_ended(before, after):
-            cues.append("hand_end" if after.get("phase") == "over" else "star")
+            cues.append("hand_end" if what_else_view(after).get("phase") == "over" else "star")
         return tuple(cues)
 
     def colour_key(self, game: str) -> list[ColourGroup]:
@@ -326,10 +342,10 @@ class WhatElseView(GameTable):
     def received(self, screen: TableHost, batch: Batch) -> None:
         model = screen.model
         self._know(model, screen.interactive)
-        view = model.view
-        result = view.get("last_round") or {}
-        number = result.get("round")
-        if isinstance(number, int) and self._said != (model.table, number):
+        view = what_else_view(model.view)
+        result = view.get("last_round")
+        number = None if result is None else result["round"]
+        if number is not None and self._said != (model.table, number):
             self._said = (model.table, number)
             for line in self.round_summary(view)[:1]:
                 screen.say(f"Round {number}: {line}")
@@ -359,7 +375,7 @@ class WhatElseView(GameTable):
             hand = screen.model.hand
             if ui.focus is not None and 0 <= ui.focus < len(hand):
                 return self.act(screen, ("we_card", hand[ui.focus]))
-            if screen.model.legal.get("refill"):
+            if legal_of(screen.model).get("refill"):
                 return self.act(screen, ("we_button", "refill"))
             return True
         return False
@@ -377,10 +393,10 @@ class WhatElseView(GameTable):
             ui.overlay = None if ui.overlay == HELP else HELP
         elif not screen.interactive or ui.overlay:
             return True
-        elif name == "pass" and model.legal.get("pass"):
+        elif name == "pass" and legal_of(model).get("pass"):
             self.note = None
             screen.command("pass", {})
-        elif name == "refill" and model.legal.get("refill"):
+        elif name == "refill" and legal_of(model).get("refill"):
             self.note = None
             hand = model.hand
             screen.command("refill", {"discard": [c for c in hand if c in ui.selected]})
@@ -390,7 +406,7 @@ class WhatElseView(GameTable):
         model, ui = screen.model, screen.ui
         if not screen.interactive or ui.overlay:
             return
-        legal = model.legal
+        legal = legal_of(model)
         if legal.get("refill"):
             ui.toggle(code)
             return
@@ -415,7 +431,7 @@ class WhatElseView(GameTable):
     def redraw_after(self, screen: TableHost) -> float | None:
         """The seat to act glows on its plate, and so do the cards that fit: drawn a dozen
         times a second while someone is to act; otherwise only when something happens."""
-        view = screen.model.view
+        view = what_else_view(screen.model.view)
         if view.get("phase") in ("play", "refill") and view.get("to_act"):
             return 1 / 12
         return None
@@ -438,11 +454,10 @@ class WhatElseView(GameTable):
         rounds: list[int] = []
         previous: tuple[int, int, Any] = (0, 0, None)
         for position, (_, state) in enumerate(states):
-            view = game.view(state, None)
-            result = view.get("last_round") or {}
-            now = (len(view.get("pile") or []),
-                   sum(1 for s in view.get("status") or [] if s == "passed"),
-                   result.get("round"))
+            view = what_else_view(game.view(state, None))
+            result = view["last_round"]
+            now = (len(view["pile"]), sum(1 for s in view["status"] if s == "passed"),
+                   None if result is None else result["round"])
             if now[2] != previous[2]:
                 rounds.append(position)
                 turns.append(position)
@@ -458,8 +473,9 @@ class WhatElseView(GameTable):
         hotspots = Hotspots()
         self._know(model, interactive)
         geometry = WhatElseGeometry.of(layout)
-        shown: View = animator.payload or model.view
-        hidden = Hidden(animator.hidden(), shown)
+        scene: View = animator.payload or model.view
+        shown = what_else_view(scene)  # with the scene's own keys (STEP, a replay's hands)
+        hidden = Hidden(animator.hidden(), scene)
         settled = not animator.busy
         playing = interactive and model.seat is not None
         surface.blit(self._felt.surface(layout), (0, 0))
@@ -500,7 +516,7 @@ class WhatElseView(GameTable):
         surface.blit(image, where)
 
     def _draw_draw_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry,
-                        shown: View) -> None:
+                        shown: Shown) -> None:
         rect = geometry.draw_pile
         count = int(shown.get("draw_count") or 0)
         if count:
@@ -514,7 +530,7 @@ class WhatElseView(GameTable):
         self._label(surface, geometry, f"Draw pile: {count}", rect)
 
     def _draw_discard_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry,
-                           shown: View, hidden: Hidden) -> None:
+                           shown: Shown, hidden: Hidden) -> None:
         rect = geometry.discard_pile
         cards = list(shown.get("discard_pile") or [])
         landed = cards[: max(0, len(cards) - hidden[DISCARD] - hidden[SWEPT])]
@@ -529,7 +545,7 @@ class WhatElseView(GameTable):
             pygame.draw.rect(surface, theme.PANEL_EDGE, rect, 2, border_radius=rect.w // 10)
         self._label(surface, geometry, f"Discard pile: {len(landed)}", rect)
 
-    def _draw_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: View,
+    def _draw_pile(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: Shown,
                    hidden: Hidden) -> None:
         pile = [(int(seat), str(code)) for seat, code in shown.get("pile") or []]
         if not pile:
@@ -570,7 +586,7 @@ class WhatElseView(GameTable):
                   max_width=rect.w - 8)
 
     def _draw_supply(self, surface: pygame.Surface, geometry: WhatElseGeometry,
-                     shown: View) -> None:
+                     shown: Shown) -> None:
         count = int(shown.get("supply") or 0)
         cx, cy = geometry.supply_centre
         radius = geometry.token_radius
@@ -582,7 +598,7 @@ class WhatElseView(GameTable):
 
     # --- the seats -------------------------------------------------------------------
 
-    def _draw_seat(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: View,
+    def _draw_seat(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: Shown,
                    seat: int, hidden: Hidden) -> None:
         counts = list(shown.get("hand_counts") or [])
         count = max(0, (counts[seat] if seat < len(counts) else 0) - hidden[back_key(seat)])
@@ -603,11 +619,11 @@ class WhatElseView(GameTable):
         self._plate(surface, geometry, shown, seat, hidden)
 
     @staticmethod
-    def _status(shown: View, seat: int) -> str:
+    def _status(shown: Shown, seat: int) -> str:
         status = list(shown.get("status") or [])
         return str(status[seat]) if seat < len(status) else "in"
 
-    def _seat_words(self, shown: View, seat: int) -> tuple[str, theme.Colour]:
+    def _seat_words(self, shown: Shown, seat: int) -> tuple[str, theme.Colour]:
         """The plate's second line: where the seat stands in the round."""
         phase = shown.get("phase")
         waiting = seat in (shown.get("to_act") or [])
@@ -630,7 +646,7 @@ class WhatElseView(GameTable):
             words = "laid last" if status == "in" else f"{words} · laid last"
         return words, theme.ALERT if status == "passed" else theme.TEXT_DIM
 
-    def _plate(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: View,
+    def _plate(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: Shown,
                seat: int, hidden: Hidden) -> None:
         rect = geometry.seat_plate(seat)
         waiting = seat in (shown.get("to_act") or []) and shown.get("phase") != "over"
@@ -667,7 +683,7 @@ class WhatElseView(GameTable):
     # --- the user's hand and buttons -------------------------------------------------
 
     def _draw_hand(self, surface: pygame.Surface, geometry: WhatElseGeometry,
-                   model: TableModel, shown: View, ui: TableUi, hidden: Hidden,
+                   model: TableModel, shown: Shown, ui: TableUi, hidden: Hidden,
                    hotspots: Hotspots, playing: bool, settled: bool) -> None:
         width, height = geometry.card_size
         bottom = geometry.layout.bottom_seat
@@ -686,7 +702,7 @@ class WhatElseView(GameTable):
                 surface.blit(self.art.back(width, height), rect)
             return
         hand = [str(code) for code in shown.get("hand") or []]
-        legal = model.legal if playing else {}
+        legal = legal_of(model, playing)
         fits = set(legal.get("play") or []) if settled else set()
         choosing = bool(legal.get("refill"))
         my_turn = bool(fits or legal.get("pass")) and settled
@@ -734,10 +750,10 @@ class WhatElseView(GameTable):
 
     def _draw_buttons(self, surface: pygame.Surface, geometry: WhatElseGeometry,
                       model: TableModel, ui: TableUi, hotspots: Hotspots, settled: bool) -> None:
-        legal = model.legal
+        legal = legal_of(model)
         area = geometry.buttons
         rect = pygame.Rect(area.x, area.centery - 22, area.w, 44)
-        phase = model.view.get("phase")
+        phase = what_else_view(model.view).get("phase")
         if legal.get("refill"):
             label = refill_words(ui.selected) + "  D"
             size = next((size for size in (15, 14) if fonts.font(size).size(label)[0]
@@ -766,7 +782,7 @@ class WhatElseView(GameTable):
     # --- the side panel --------------------------------------------------------------
 
     def _draw_panel(self, surface: pygame.Surface, layout: Layout, model: TableModel,
-                    shown: View, ui: TableUi, hotspots: Hotspots, hidden: Hidden) -> None:
+                    shown: Shown, ui: TableUi, hotspots: Hotspots, hidden: Hidden) -> None:
         area = side_panel(surface, layout)
         x, y = area.x + 16, area.y + 10
         inner = area.w - 32
@@ -811,7 +827,7 @@ class WhatElseView(GameTable):
 
     def _draw_game_over(self, surface: pygame.Surface, geometry: WhatElseGeometry,
                         model: TableModel, hotspots: Hotspots, ui: TableUi) -> None:
-        view = model.view
+        view = what_else_view(model.view)
         players = model.players
         area = self._end_area(geometry, players)
         panel(surface, area, 255)  # opaque: the piles must not show through its text
@@ -860,7 +876,7 @@ class WhatElseView(GameTable):
         area.h = min(tall, table.bottom - 10 - area.y)
         return area
 
-    def _draw_help(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: View,
+    def _draw_help(self, surface: pygame.Surface, geometry: WhatElseGeometry, shown: Shown,
                    hotspots: Hotspots, ui: TableUi) -> None:
         table = geometry.table
         area = table.inflate(-min(120, table.w // 8), -min(80, table.h // 8))

@@ -5,11 +5,18 @@ Stars (trumps) only where they take no points. It reads only its own seat's view
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from starhall.shared.cards import Card, Deck
 from starhall.shared.engine import Command
-from starhall.shared.games.hearts.rules import CLUBS, HEARTS, SPADES, STARDECK, STARS
+from starhall.shared.games.hearts.rules import (
+    CLUBS,
+    HEARTS,
+    SPADES,
+    STARDECK,
+    STARS,
+    HeartsView,
+    hearts_view,
+)
 from starhall.shared.observation import Observation
 from starhall.shared.tricks import trick_winner
 
@@ -40,7 +47,7 @@ class HeuristicHeartsBot:
         self.deck: Deck = STARDECK
 
     def choose(self, seen: Observation, think: float) -> Command:
-        view, seat = seen.view, seen.seat
+        view, seat = hearts_view(seen.view), seen.seat
         legal = view["legal"]
         hand = set(view["hand"])
         if "play" in legal:
@@ -63,7 +70,7 @@ class HeuristicHeartsBot:
         ranked = sorted(pool, key=lambda c: (-_danger(self.deck.card(c), hand), c))
         return ranked[:count]
 
-    def _play(self, view: dict[str, Any], legal: list[str], hand: set[str]) -> str:
+    def _play(self, view: HeartsView, legal: list[str], hand: set[str]) -> str:
         cards = [self.deck.card(code) for code in legal]
         if len(cards) == 1:
             return cards[0].code

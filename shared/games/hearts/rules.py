@@ -9,12 +9,12 @@ Events: ``deal`` (the shuffled order), ``exchange_taken``, ``exchange_declined``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 from random import Random
-from typing import Any, Final, final
+from typing import Any, Final, Literal, NotRequired, TypedDict, cast, final
 
 from starhall.shared.cards import CardSet, Deck, bits, lowest, random_cards
 from starhall.shared.choices import CardCommands, Choices
@@ -61,6 +61,7 @@ MOON_POINTS: Final = 26
 PASS_CYCLE_HOLD: Final = 0
 
 MODES = ("exchange", "no_exchange", "anti_trump", "blind_trick")
+GAME_ID: Final = "hearts"
 
 
 def _make_deck(name: str, suits: tuple[str, ...], joker: bool) -> Deck:
@@ -350,6 +351,81 @@ class HeartsState:
 
 
 
+class HeartsPublic(TypedDict):
+    """What every view of Hearts and the snapshot share (``Hearts._public``)."""
+
+    game: Literal["hearts"]
+    players: int
+    phase: str
+    """``deal``, ``exchange``, ``pass``, ``play`` or ``over``."""
+    hand_number: int
+    dealer: int
+    turn: int | None
+    to_act: list[int]
+    hand_sizes: list[int]
+    undealt_count: int
+    exchange_declines: int
+    pass_offset: int
+    passed: list[bool]
+    trick: list[list[Any]]
+    """The cards played to the trick so far, each ``[seat, card code]``."""
+    tricks_played: int
+    last_trick: list[list[Any]]
+    """Each ``[seat, card code]``."""
+    last_winner: int | None
+    hearts_broken: bool
+    taken_points: list[int]
+    taken: list[list[str]]
+    totals: list[int]
+    score_sheet: list[list[int]]
+    moon: int | None
+    trump: str | None
+
+
+class HeartsBlind(TypedDict):
+    """The blind trick's cards, face down in the pile of ``seat``."""
+
+    seat: int
+    count: int
+
+
+HeartsPass = TypedDict("HeartsPass", {"count": int, "from": list[str]})
+"""The cards to pass: ``count`` of those in ``from`` (the hand)."""
+
+
+class HeartsExchange(TypedDict):
+    count: int
+    discard_from: list[str]
+    may_decline: bool
+
+
+HeartsLegal = TypedDict("HeartsLegal", {
+    "play": list[str], "pass": HeartsPass, "exchange": HeartsExchange}, total=False)
+"""What a seat may do now (at most one of them; ``{}``: nothing)."""
+
+
+class HeartsView(HeartsPublic):
+    """``view``: what a seat or a spectator sees of a game of Hearts. The engine builds it
+    (``Hearts.typed_view``), and the bots and the client read it through ``hearts_view``, so
+    that a misspelt key is a type error."""
+
+    blind: HeartsBlind | None
+    hand_scores: list[int]
+    target: int
+    seat: int | None
+    hand: NotRequired[list[str]]
+    """This key and those below: a seat's own, never a spectator's."""
+    my_pass: NotRequired[list[str] | None]
+    received: NotRequired[list[str]]
+    legal: NotRequired[HeartsLegal]
+
+
+def hearts_view(view: Mapping[str, Any]) -> HeartsView:
+    """A view of Hearts (the engine's, or one the server sent: msgpack gives a plain map)
+    read with its keys typed."""
+    return cast(HeartsView, view)
+
+
 def _non_point(rules: Rules, hand: CardSet) -> CardSet:
     return hand & ~(rules.hearts | rules.queen_of_spades)
 
@@ -452,7 +528,7 @@ _PHASES: Final = {**CARD_GAME_PHASES, "pass": "cards are being passed"}
 
 
 class Hearts(Game[HeartsState]):
-    id = "hearts"
+    id = GAME_ID
     title = "Stardeck Hearts"
     rules_version = 1
     min_players = 3
@@ -712,12 +788,12 @@ class Hearts(Game[HeartsState]):
         points = state.rules.points
         return sum(points[i] for i in bits(cards & state.rules.point_cards))
 
-    def _public(self, state: HeartsState) -> dict[str, Any]:
+    def _public(self, state: HeartsState) -> HeartsPublic:
         rules = state.rules
         codes = rules.deck.codes
         code_of = rules.deck.code_of
         return {
-            "game": self.id,
+            "game": GAME_ID,
             "players": rules.players,
             "phase": state.phase,
             "hand_number": state.hand_number,
@@ -743,9 +819,14 @@ class Hearts(Game[HeartsState]):
         }
 
     def view(self, state: HeartsState, viewer: Viewer) -> dict[str, Any]:
+        # The same dict, not a copy: a TypedDict is a plain dict at run time.
+        return cast(dict[str, Any], self.typed_view(state, viewer))
+
+    def typed_view(self, state: HeartsState, viewer: Viewer) -> HeartsView:
         rules = state.rules
         codes = rules.deck.codes
-        view = self._public(state)
+        # The public part, made a view in place (no copy) by the four keys set below.
+        view = cast(HeartsView, self._public(state))
         taken = state.undealt_taken
         if rules.blind_trick and taken is not None:
             # The blind cards lie face down in the winner's pile: nobody, the winner included,
@@ -776,7 +857,7 @@ class Hearts(Game[HeartsState]):
         view["legal"] = self._legal_view(state, viewer)
         return view
 
-    def _legal_view(self, state: HeartsState, seat: Seat) -> dict[str, Any]:
+    def _legal_view(self, state: HeartsState, seat: Seat) -> HeartsLegal:
         """What the seat may do now, so a client can highlight it without knowing the rules."""
         rules = state.rules
         codes = rules.deck.codes
@@ -796,7 +877,7 @@ class Hearts(Game[HeartsState]):
 
     def snapshot(self, state: HeartsState) -> dict[str, Any]:
         codes = state.rules.deck.codes
-        full = self._public(state)
+        full: dict[str, Any] = dict(self._public(state))
         full["turn"] = state.turn
         full["hands"] = [codes(hand) for hand in state.hands]
         full["undealt"] = codes(state.undealt)

@@ -28,6 +28,7 @@ from starhall.shared.games.hearts.rules import (
     GAME,
     HeartsState,
     Rules,
+    hearts_view,
     legal_cards,
     rules_for,
 )
@@ -75,7 +76,7 @@ def hand_events(seen: Sequence[Event]) -> Sequence[Event]:
 
 def hearts_hidden(seen: Observation) -> HeartsKnowledge:
     """Where the cards ``seen.seat`` has not seen may be, in the play phase."""
-    view = seen.view
+    view = hearts_view(seen.view)
     rules = rules_for(seen.players, seen.options)
     deck, players, me = rules.deck, rules.players, seen.seat
     hand = deck.mask(view["hand"])
@@ -97,8 +98,9 @@ def hearts_hidden(seen: Observation) -> HeartsKnowledge:
                 shown |= deck.mask(event.data["cards"])  # our discards: out of play, known
     unseen = rules.cards & ~shown
     passed_to: dict[int, CardSet] = {}
-    if view.get("my_pass") and view["pass_offset"]:
-        passed_to[(me + view["pass_offset"]) % players] = deck.mask(view["my_pass"])
+    my_pass = view.get("my_pass")
+    if my_pass and view["pass_offset"]:
+        passed_to[(me + view["pass_offset"]) % players] = deck.mask(my_pass)
     places: list[Place] = []
     for seat in range(players):
         if seat == me:
@@ -111,10 +113,11 @@ def hearts_hidden(seen: Observation) -> HeartsKnowledge:
         middle = len(places)
         places.append(Place(view["undealt_count"], unseen))
         room -= view["undealt_count"]
-    if view.get("blind"):
-        blind = (view["blind"]["seat"], len(places))
-        places.append(Place(view["blind"]["count"], unseen))
-        room -= view["blind"]["count"]
+    face_down = view["blind"]
+    if face_down:
+        blind = (face_down["seat"], len(places))
+        places.append(Place(face_down["count"], unseen))
+        room -= face_down["count"]
     if room > 0:
         # Out of play: another seat's exchange discards (never point cards), or the undealt
         # cards nobody could take.
@@ -150,7 +153,7 @@ def _lead_evidence(rules: Rules, plays: list[tuple[int, int]], lacking: list[Car
 
 def determinized(seen: Observation, knowledge: HeartsKnowledge, rng: Random) -> HeartsState:
     """One engine state of the seat's information set, the hidden cards dealt at random."""
-    view = seen.view
+    view = hearts_view(seen.view)
     rules = knowledge.rules
     deck, players, me = rules.deck, rules.players, knowledge.seat
     dealt = knowledge.hidden.deal(rng)
@@ -179,6 +182,8 @@ def determinized(seen: Observation, knowledge: HeartsKnowledge, rng: Random) -> 
     my_pass = deck.mask(view["my_pass"] or ())
     passes = tuple((my_pass if seat == me else 0) if passed else None
                    for seat, passed in enumerate(view["passed"]))
+    turn = view["turn"]
+    assert turn is not None  # the play phase's
     return HeartsState(
         rules=rules, phase="play", hand_number=view["hand_number"], dealer=view["dealer"],
         undealt=undealt, out_of_play=deck.full & ~in_play,
@@ -187,7 +192,7 @@ def determinized(seen: Observation, knowledge: HeartsKnowledge, rng: Random) -> 
         tricks_played=view["tricks_played"], won=tuple(won), last_trick=last_trick,
         last_winner=view["last_winner"], totals=tuple(view["totals"]),
         score_sheet=tuple(tuple(row) for row in view["score_sheet"]), moon=view["moon"],
-        undealt_taken=undealt_taken, hearts_broken=view["hearts_broken"], turn=view["turn"],
+        undealt_taken=undealt_taken, hearts_broken=view["hearts_broken"], turn=turn,
         trick=trick, hands=tuple(hands),
     )
 
@@ -388,13 +393,14 @@ class StrongHeartsBot:
         legal = seen.legal
         if len(legal) == 1:
             return legal[0]
-        if "play" not in seen.view["legal"]:
+        view = hearts_view(seen.view)
+        if "play" not in view["legal"]:
             return self.heuristic.choose(seen, think)
         knowledge = hearts_hidden(seen)
         rules = knowledge.rules
         deal = lambda rng: determinized(seen, knowledge, rng)  # noqa: E731
         if self.method == "flat":
-            cards = distinct_cards(knowledge, rules.deck.mask(seen.view["legal"]["play"]))
+            cards = distinct_cards(knowledge, rules.deck.mask(view["legal"]["play"]))
             if len(cards) == 1:  # every legal card comes to the same
                 return rules.plays.commands[seen.seat][cards[0]]
             result = flat_search(HAND, deal, self.rng, think, self.iterations, cards)

@@ -527,7 +527,8 @@ class StarPatience(Game[StarState]):
         return 2 * len(state.position.pairs) + len(state.cleared)
 
     def view(self, state: StarState, viewer: Viewer) -> dict[str, Any]:
-        return dict(self.typed_view(state, viewer))
+        # The same dict, not a copy: a TypedDict is a plain dict at run time.
+        return cast(dict[str, Any], self.typed_view(state, viewer))
 
     def typed_view(self, state: StarState, viewer: Viewer) -> StarPatienceView:
         view = self._public(state, viewer, viewed=True)

@@ -14,7 +14,6 @@ import random
 from dataclasses import dataclass
 from itertools import combinations
 from math import erf, sqrt
-from typing import Any
 
 from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Seat
@@ -27,8 +26,11 @@ from starhall.shared.games.stars.rules import (
     SUITS,
     TRUMP,
     WIDOW_SIZE,
+    StarsLegal,
+    StarsView,
     TrickResult,
     resolve_trick,
+    stars_view,
 )
 from starhall.shared.observation import Observation
 from starhall.shared.tricks import Trick, led_suit, trick_cards, trick_winner
@@ -128,7 +130,7 @@ class Seen:
     colored_star: bool
 
     @classmethod
-    def from_view(cls, view: dict[str, Any]) -> Seen:
+    def from_view(cls, view: StarsView) -> Seen:
         index = DECK.index
         hand = DECK.mask(view["hand"])
         gone = hand | DECK.mask(view.get("buried") or [])
@@ -140,7 +142,9 @@ class Seen:
         trick = tuple((seat, index(code)) for seat, code in view["trick"])
         cls._note_voids(list(trick), voids)
         gone |= trick_cards(trick)
-        return cls(view["seat"], view["declarer"], hand, DECK.full & ~gone,
+        me, declarer = view["seat"], view["declarer"]
+        assert me is not None and declarer is not None  # a seat's view in the play
+        return cls(me, declarer, hand, DECK.full & ~gone,
                    tuple(frozenset(v) for v in voids), trick, view["colored_star"])
 
     @staticmethod
@@ -197,7 +201,7 @@ class HeuristicStarsBot:
         self.rng = rng
 
     def choose(self, seen: Observation, think: float) -> Command:
-        view, seat = seen.view, seen.seat
+        view, seat = stars_view(seen.view), seen.seat
         legal = view["legal"]
         if "play" in legal:
             return Command("play", seat, {"card": self._play(view, legal["play"])})
@@ -208,7 +212,7 @@ class HeuristicStarsBot:
         return seen.game.random_choice(seen.legal, self.rng)
 
     @staticmethod
-    def _bid(view: dict[str, Any], legal: dict[str, Any], seat: Seat) -> Command:
+    def _bid(view: StarsView, legal: StarsLegal, seat: Seat) -> Command:
         offer = legal.get("bid")
         if offer is None:
             return Command("pass", seat, {})
@@ -219,7 +223,7 @@ class HeuristicStarsBot:
             return Command("bid", seat, {"amount": amount if confident else offer["min"]})
         return Command("pass", seat, {})
 
-    def _play(self, view: dict[str, Any], legal_codes: list[str]) -> str:
+    def _play(self, view: StarsView, legal_codes: list[str]) -> str:
         if len(legal_codes) == 1:
             return legal_codes[0]
         seen = Seen.from_view(view)

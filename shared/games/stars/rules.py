@@ -12,11 +12,11 @@ in ``evolve``. docs/games/stars.md documents the events and card codes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from random import Random
-from typing import Any, Final
+from typing import Any, Final, Literal, NotRequired, TypedDict, cast
 
 from starhall.shared.cards import CardSet, Deck, bits, random_cards
 from starhall.shared.choices import CardCommands, Choices
@@ -51,6 +51,7 @@ SKULLS, SHIELDS, WANDS, LEAVES = "k", "s", "w", "l"
 SUITS = (SKULLS, SHIELDS, WANDS, LEAVES)
 SUIT_NAMES = {SKULLS: "Skulls", SHIELDS: "Shields", WANDS: "Wands", LEAVES: "Leaves"}
 TRUMP = SKULLS
+GAME_ID: Final = "stars"
 
 # (code, rank strength, name, points), lowest first. Champion is the highest rank, worth 0.
 RANKS = (
@@ -269,6 +270,118 @@ def must_bid(state: StarsState) -> bool:
     return state.high_bid is None and sum(state.passed) == PLAYERS - 1
 
 
+class StarsTrick(TypedDict):
+    """A finished trick and where it went (``TrickResult``)."""
+
+    plays: list[list[Any]]
+    """Each ``[seat, card code]``."""
+    star: bool
+    white: bool
+    taker: int | None
+    star_pile: int | None
+    shared_by: list[int]
+    leader: int
+    points: int
+    paid: int
+
+
+class StarsContract(TypedDict):
+    declarer: int | None
+    bid: int | None
+
+
+class StarsHandResult(TypedDict):
+    """A scored hand's contract and what each seat scored (``HandResult``)."""
+
+    hand_number: int
+    declarer: int
+    bid: int
+    points: list[int]
+    made: bool
+
+
+class StarsPublic(TypedDict):
+    """What every view of Stars and the snapshot share (``Stars._public``)."""
+
+    game: Literal["stars"]
+    players: int
+    phase: str
+    """``deal``, ``bidding``, ``bury``, ``play`` or ``over``."""
+    hand_number: int
+    dealer: int
+    turn: int | None
+    to_act: list[int]
+    hand_sizes: list[int]
+    widow_count: int
+    bids: list[list[Any]]
+    """The bidding so far, each ``[seat, amount]`` (``None``: a pass)."""
+    passed: list[bool]
+    high_bid: int | None
+    high_bidder: int | None
+    declarer: int | None
+    contract: StarsContract | None
+    trick: list[list[Any]]
+    """The cards played to the trick so far, each ``[seat, card code]``."""
+    tricks: list[StarsTrick]
+    tricks_played: int
+    last_trick: list[list[Any]]
+    """Each ``[seat, card code]``."""
+    last_winner: int | None
+    last_star: StarsTrick | None
+    taken: list[list[str]]
+    won_points: list[int]
+    star_piles: list[list[str]]
+    star_pile_points: list[int]
+    shared_stars: list[str]
+    shared_credit: list[int]
+    hand_points: list[int]
+    totals: list[int]
+    score_sheet: list[list[int]]
+    contracts: list[StarsHandResult]
+    trump: str
+    min_bid: int
+    max_bid: int
+    target: int
+    colored_star: bool
+
+
+StarsBury = TypedDict("StarsBury", {"count": int, "from": list[str]})
+"""The cards to bury: ``count`` of those in ``from`` (the hand)."""
+
+
+class StarsBidRange(TypedDict):
+    min: int
+    max: int
+
+
+StarsLegal = TypedDict("StarsLegal", {
+    "play": list[str], "bury": StarsBury, "pass": bool, "bid": StarsBidRange}, total=False)
+"""What a seat may do now (``{}``: nothing; in the bidding ``pass`` and maybe ``bid``)."""
+
+
+class StarsView(StarsPublic):
+    """``view``: what a seat or a spectator sees of a game of Stars. The engine builds it
+    (``Stars.typed_view``), and the bots and the client read it through ``stars_view``, so
+    that a misspelt key is a type error."""
+
+    seat: int | None
+    hand_scores: list[int]
+    hand: NotRequired[list[str]]
+    """This key and those below: a seat's own, never a spectator's."""
+    received: NotRequired[list[str]]
+    legal: NotRequired[StarsLegal]
+    widow: NotRequired[list[str]]
+    """This key and the two below: the declarer's only, once it has taken the widow."""
+    buried: NotRequired[list[str] | None]
+    my_hand_points: NotRequired[int]
+
+
+def stars_view(view: Mapping[str, Any]) -> StarsView:
+    """A view of Stars (the engine's, or one the server sent: msgpack gives a plain map) read
+    with its keys typed."""
+    return cast(StarsView, view)
+
+
 def hand_points(state: StarsState, seat: Seat, with_burial: bool = True) -> int:
     """A seat's hand score so far: won cards, the burial for the declarer, Star credits."""
     score = card_points(state.won[seat]) + state.shared_credit[seat]
@@ -330,7 +443,7 @@ _VERBS: Final = {"bidding": "bid", "bury": "bury three cards", "play": "play"}
 
 
 class Stars(Game[StarsState]):
-    id = "stars"
+    id = GAME_ID
     title = "Stars (White Star)"
     rules_version = 1
     min_players = PLAYERS
@@ -587,7 +700,7 @@ class Stars(Game[StarsState]):
         code_of = DECK.code_of
         return [[seat, code_of[card]] for seat, card in trick]
 
-    def _trick_view(self, trick: Trick, result: TrickResult) -> dict[str, Any]:
+    def _trick_view(self, trick: Trick, result: TrickResult) -> StarsTrick:
         return {
             "plays": self._plays(trick),
             "star": result.star,
@@ -600,14 +713,15 @@ class Stars(Game[StarsState]):
             "paid": result.paid,
         }
 
-    def _public(self, state: StarsState) -> dict[str, Any]:
+    def _public(self, state: StarsState) -> StarsPublic:
         rules = state.rules
         codes = DECK.codes
         last = state.last
         in_contract = state.phase in ("bury", "play")
-        contract = {"declarer": state.declarer, "bid": state.high_bid} if in_contract else None
+        contract: StarsContract | None = ({"declarer": state.declarer, "bid": state.high_bid}
+                                          if in_contract else None)
         return {
-            "game": self.id,
+            "game": GAME_ID,
             "players": PLAYERS,
             "phase": state.phase,
             "hand_number": state.hand_number,
@@ -651,7 +765,12 @@ class Stars(Game[StarsState]):
         }
 
     def view(self, state: StarsState, viewer: Viewer) -> dict[str, Any]:
-        view = self._public(state)
+        # The same dict, not a copy: a TypedDict is a plain dict at run time.
+        return cast(dict[str, Any], self.typed_view(state, viewer))
+
+    def typed_view(self, state: StarsState, viewer: Viewer) -> StarsView:
+        # The public part, made a view in place (no copy) by the two keys set below.
+        view = cast(StarsView, self._public(state))
         view["seat"] = viewer
         view["hand_scores"] = hand_scores(state, viewer)
         if viewer is None or not 0 <= viewer < PLAYERS:
@@ -669,7 +788,7 @@ class Stars(Game[StarsState]):
         return view
 
     @staticmethod
-    def _legal_view(state: StarsState, seat: Seat) -> dict[str, Any]:
+    def _legal_view(state: StarsState, seat: Seat) -> StarsLegal:
         """What the seat may do now, so a client can highlight it without knowing the rules."""
         if seat != state.turn:
             return {}
@@ -678,7 +797,7 @@ class Stars(Game[StarsState]):
         if state.phase == "bury":
             return {"bury": {"count": BURY_COUNT, "from": DECK.codes(state.hands[seat])}}
         if state.phase == "bidding":
-            legal: dict[str, Any] = {"pass": not must_bid(state)}
+            legal: StarsLegal = {"pass": not must_bid(state)}
             low = lowest_bid(state)
             if low <= MAX_BID:
                 legal["bid"] = {"min": low, "max": MAX_BID}
@@ -687,7 +806,7 @@ class Stars(Game[StarsState]):
 
     def snapshot(self, state: StarsState) -> dict[str, Any]:
         codes = DECK.codes
-        full = self._public(state)
+        full: dict[str, Any] = dict(self._public(state))
         full["turn"] = state.turn
         full["declarer"] = state.declarer
         full["hands"] = [codes(hand) for hand in state.hands]

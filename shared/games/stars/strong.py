@@ -31,10 +31,12 @@ from starhall.shared.games.stars.rules import (
     TRUMP,
     HandResult,
     StarsState,
+    StarsView,
     TrickResult,
     legal_cards,
     resolve_trick,
     rules_for,
+    stars_view,
 )
 from starhall.shared.observation import Observation
 from starhall.shared.search import (
@@ -53,14 +55,14 @@ RANDOM_ROLLOUT = 0.1
 TRUMPS = DECK.suit_mask[TRUMP]
 
 
-def _plays(view: dict[str, Any]) -> list[tuple[int, int]]:
+def _plays(view: StarsView) -> list[tuple[int, int]]:
     """The hand's plays so far, in order: the finished tricks', then the trick on the table."""
     index = DECK.index
     plays = [(seat, index(code)) for past in view["tricks"] for seat, code in past["plays"]]
     return plays + [(seat, index(code)) for seat, code in view["trick"]]
 
 
-def stars_hidden(view: dict[str, Any], seat: int) -> Hidden:
+def stars_hidden(view: StarsView, seat: int) -> Hidden:
     """Where the cards ``seat`` has not seen may be: the other hands in seat order, then the
     widow (in the bidding) or, for a defender, the declarer's burial (in the play)."""
     hand = DECK.mask(view["hand"])
@@ -68,9 +70,10 @@ def stars_hidden(view: dict[str, Any], seat: int) -> Hidden:
     shown = hand
     for _, card in plays:
         shown |= 1 << card
-    declaring = view.get("buried") is not None
-    if declaring:
-        shown |= DECK.mask(view["buried"])
+    buried = view.get("buried")
+    declaring = buried is not None
+    if buried is not None:
+        shown |= DECK.mask(buried)
     unseen = DECK.full & ~shown
     lacking = voids_from_plays(plays, DECK.suit_of, PLAYERS, DECK.suit_mask)
     places = [Place(view["hand_sizes"][other], unseen & ~lacking[other])
@@ -89,12 +92,13 @@ def _hands(seat: int, hand: CardSet, dealt: tuple[CardSet, ...]) -> tuple[CardSe
 
 def determinized(seen: Observation, hidden: Hidden, rng: Random) -> StarsState:
     """One engine state of the seat's information set in the play, the hidden cards dealt."""
-    view = seen.view
+    view = stars_view(seen.view)
     me = seen.seat
     dealt = hidden.deal(rng)
     hand = DECK.mask(view["hand"])
-    declaring = view.get("buried") is not None
-    buried = DECK.mask(view["buried"]) if declaring else dealt[PLAYERS - 1]
+    shown_buried = view.get("buried")
+    declaring = shown_buried is not None
+    buried = DECK.mask(shown_buried) if shown_buried is not None else dealt[PLAYERS - 1]
     index = DECK.index
     tricks = tuple(
         (tuple((s, index(code)) for s, code in past["plays"]),
@@ -105,11 +109,13 @@ def determinized(seen: Observation, hidden: Hidden, rng: Random) -> StarsState:
         HandResult(c["hand_number"], c["declarer"], c["bid"], tuple(c["points"]),
                    tuple(change), c["made"], (0,) * PLAYERS)
         for c, change in zip(view["contracts"], view["score_sheet"], strict=True))
+    turn = view["turn"]
+    assert turn is not None  # the play's
     return StarsState(
         rules=rules_for(seen.options), phase="play", hand_number=view["hand_number"],
         dealer=view["dealer"], hands=_hands(me, hand, dealt[:PLAYERS - 1]),
         widow=DECK.mask(view["widow"]) if declaring else 0, widow_taken=True, buried=buried,
-        turn=view["turn"], bids=tuple((s, a) for s, a in view["bids"]),
+        turn=turn, bids=tuple((s, a) for s, a in view["bids"]),
         passed=tuple(view["passed"]), high_bid=view["high_bid"], declarer=view["declarer"],
         trick=tuple((s, index(code)) for s, code in view["trick"]), tricks=tricks,
         won=tuple(DECK.mask(codes) for codes in view["taken"]),
@@ -124,7 +130,7 @@ def declaring_state(seen: Observation, hidden: Hidden, rng: Random, bid: int,
                     bury: Any) -> StarsState:
     """From the bidding: a deal of the others' hands and the widow, with the seat declaring
     ``bid``, the widow picked up and ``bury(hand)`` buried, ready for the first lead."""
-    view = seen.view
+    view = stars_view(seen.view)
     me = seen.seat
     dealt = hidden.deal(rng)
     hand = DECK.mask(view["hand"]) | dealt[PLAYERS - 1]
@@ -265,7 +271,7 @@ class StrongStarsBot:
         legal = seen.legal
         if len(legal) == 1:
             return legal[0]
-        view, seat = seen.view, seen.seat
+        view, seat = stars_view(seen.view), seen.seat
         offer = view["legal"]
         if "play" in offer:
             hidden = stars_hidden(view, seat)
@@ -301,7 +307,7 @@ class StrongStarsBot:
                       result.visits.get(card, 0)) for card in cards), "points", 100.0)
 
     def _bid(self, seen: Observation, think: float) -> Command:
-        view, seat = seen.view, seen.seat
+        view, seat = stars_view(seen.view), seen.seat
         offer = view["legal"]
         bid = offer.get("bid")
         if bid is None:

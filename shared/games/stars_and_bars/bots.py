@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from starhall.shared.engine import Command, Seat
 from starhall.shared.games.stars_and_bars.rules import (
@@ -27,7 +26,9 @@ from starhall.shared.games.stars_and_bars.rules import (
     NEIGHBOURS,
     SPACES,
     STACK_FULL,
+    StarsAndBarsView,
     placement_points,
+    stars_and_bars_view,
 )
 from starhall.shared.observation import Observation
 
@@ -40,7 +41,7 @@ _NEAR = tuple(frozenset({space, *(other for other, _, _ in NEIGHBOURS[space])})
 """The spaces whose placements a change on a space can alter: itself and its neighbours."""
 
 
-def _admin(view: dict[str, Any], seat: Seat) -> Command | None:
+def _admin(view: StarsAndBarsView, seat: Seat) -> Command | None:
     """A claim, a duty or the end of the turn, whichever is due; ``None`` when the bot must
     choose a placement (or pass)."""
     legal = view["legal"]
@@ -68,7 +69,7 @@ class GreedyBot:
         self.rng = rng
 
     def choose(self, seen: Observation, think: float) -> Command:
-        view, seat = seen.view, seen.seat
+        view, seat = stars_and_bars_view(seen.view), seen.seat
         command = _admin(view, seat)
         if command is not None:
             return command
@@ -83,7 +84,7 @@ class Board:
     """The board as the bots work on it: top cards (deck indices, ``EMPTY``, ``FACE_DOWN``),
     heights and owners, from a view."""
 
-    def __init__(self, view: dict[str, Any]) -> None:
+    def __init__(self, view: StarsAndBarsView) -> None:
         index_of = DECK.index_of
         self.tops = [FACE_DOWN if cell["face_down"] else
                      (EMPTY if cell["top"] is None else index_of[cell["top"]])
@@ -127,7 +128,7 @@ def best_at(tops: Sequence[int], cards: Sequence[int], space: int) -> int:
     return max((placement_points(tops, card, space) for card in cards), default=-1)
 
 
-def lookahead_scores(view: dict[str, Any], seat: Seat) -> list[tuple[float, int, int]]:
+def lookahead_scores(view: StarsAndBarsView, seat: Seat) -> list[tuple[float, int, int]]:
     """Every legal placement with the ``lookahead`` bot's score: (score, card, space)."""
     board = Board(view)
     theirs = [DECK.index_of[code] for code in view["hands"][1 - seat]]
@@ -152,7 +153,7 @@ class LookaheadBot:
         self.rng = rng
 
     def choose(self, seen: Observation, think: float) -> Command:
-        view, seat = seen.view, seen.seat
+        view, seat = stars_and_bars_view(seen.view), seen.seat
         command = _admin(view, seat)
         if command is not None:
             return command

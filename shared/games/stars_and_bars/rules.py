@@ -14,9 +14,9 @@ data. The set-up, points, draws, rounds and the result follow from those in ``ev
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Any, Final, Literal, NotRequired, TypedDict, cast
 
 from starhall.shared.cards import CardSet, Deck, bits
 from starhall.shared.commands import held_card, seat_of
@@ -107,6 +107,7 @@ STACK_FULL: Final = 4
 """A stack of this many cards (or more) is turned over (centre) or removed (outer)."""
 HAND_SIZE: Final = 4
 PLAYERS: Final = 2
+GAME_ID: Final = "stars_and_bars"
 WIN_OVER: Final = 200
 WIN_MARGIN: Final = 15
 WIN_LEAD: Final = 50
@@ -438,8 +439,113 @@ def _duty_text(kind: str, space: int) -> str:
     return "clear the centre"
 
 
+class BarsDuty(TypedDict):
+    """A duty the turn owes (``space``: the stack's, when the duty has one)."""
+
+    kind: str
+    space: NotRequired[int]
+
+
+class BarsClaim(BarsDuty):
+    points: int
+
+
+BarsScoring = TypedDict("BarsScoring", {
+    "with": str, "space": int, "differences": int, "points": int})
+"""What a placed card scored with one neighbour."""
+
+
+class BarsPlaced(TypedDict):
+    card: str
+    space: int
+    points: int
+    scoring: list[BarsScoring]
+
+
+class BarsTurn(TypedDict):
+    """The turn under way."""
+
+    seat: int
+    claims: list[BarsClaim]
+    placed: BarsPlaced | None
+    duties: list[BarsDuty]
+    points: int
+    passed: bool
+    touched: bool
+
+
+class BarsLastTurn(BarsTurn):
+    """The last turn, with what it forgot and drew."""
+
+    forgotten: list[BarsDuty]
+    drew: str | None
+
+
+class BarsSpace(TypedDict):
+    """One space of the board."""
+
+    height: int
+    top: str | None
+    face_down: bool
+    cards: list[str]
+    owner: int | None
+
+
+class BarsResult(TypedDict):
+    winners: list[int]
+    reason: str
+    kind: str
+
+
+class StarsAndBarsPublic(TypedDict):
+    """What every view of Stars and Bars and the snapshot share (``StarsAndBars._public``)."""
+
+    game: Literal["stars_and_bars"]
+    players: int
+    phase: str
+    """``deal``, ``play`` or ``over``."""
+    round: int
+    to_act: list[int]
+    starter: int
+    board: list[BarsSpace]
+    centre: list[int]
+    hands: list[list[str]]
+    """Both hands: they are played open."""
+    deck: int
+    discards: int
+    scores: list[int]
+    turn: BarsTurn | None
+    owed: list[BarsDuty]
+    last_turn: BarsLastTurn | None
+    clear_owner: int | None
+    result: BarsResult | None
+
+
+StarsAndBarsLegal = TypedDict("StarsAndBarsLegal", {
+    "placements": dict[str, list[list[int]]], "claims": list[BarsClaim],
+    "duties": list[BarsDuty], "take_back": bool, "end_turn": bool, "pass": bool}, total=False)
+"""What the seat may do now (``{}``: nothing; ``placements``: each card's ``[space,
+points]``)."""
+
+
+class StarsAndBarsView(StarsAndBarsPublic):
+    """``view``: what a seat or a spectator sees of a game of Stars and Bars. The engine
+    builds it (``StarsAndBars.typed_view``), and the bots and the client read it through
+    ``stars_and_bars_view``, so that a misspelt key is a type error."""
+
+    rounds: int
+    seat: int | None
+    legal: StarsAndBarsLegal
+
+
+def stars_and_bars_view(view: Mapping[str, Any]) -> StarsAndBarsView:
+    """A view of Stars and Bars (the engine's, or one the server sent: msgpack gives a plain
+    map) read with its keys typed."""
+    return cast(StarsAndBarsView, view)
+
+
 class StarsAndBars(Game[BarsState]):
-    id = "stars_and_bars"
+    id = GAME_ID
     title = "Stars and Bars"
     rules_version = 1
     min_players = PLAYERS
@@ -742,14 +848,13 @@ class StarsAndBars(Game[BarsState]):
     # --- views -------------------------------------------------------------------------
 
     @staticmethod
-    def _turn_view(turn: Turn | None, done: bool, full: bool = False
-                   ) -> dict[str, Any] | None:
-        """A turn as views show it; ``full`` (snapshots) adds what a take-back restores."""
+    def _turn_view(turn: Turn | None) -> BarsTurn | None:
+        """A turn as views show it."""
         if turn is None:
             return None
         code_of = DECK.code_of
         placed = turn.placed
-        shown: dict[str, Any] = {
+        shown: BarsTurn = {
             "seat": turn.seat,
             "claims": [_claim_view(kind, space, points) for kind, space, points in turn.claims],
             "placed": None if placed is None else {
@@ -761,17 +866,28 @@ class StarsAndBars(Game[BarsState]):
             "passed": turn.passed,
             "touched": turn.touched,
         }
-        if done:
-            shown["forgotten"] = [_duty_view(kind, space) for kind, space in turn.forgotten]
-            shown["drew"] = None if turn.drew == EMPTY else code_of[turn.drew]
-        if full and placed is not None:
-            shown["placed"]["previous_owner"] = placed.previous_owner
         return shown
 
-    def _public(self, state: BarsState) -> dict[str, Any]:
+    def _last_turn_view(self, turn: Turn | None) -> BarsLastTurn | None:
+        shown = self._turn_view(turn)
+        if shown is None or turn is None:
+            return None
+        return {**shown, "forgotten": [_duty_view(kind, space) for kind, space in turn.forgotten],
+                "drew": None if turn.drew == EMPTY else DECK.code_of[turn.drew]}
+
+    def _kept_turn(self, turn: Turn | None, done: bool) -> dict[str, Any] | None:
+        """A turn as snapshots keep it: the view's, with what a take-back restores."""
+        shown = self._last_turn_view(turn) if done else self._turn_view(turn)
+        if shown is None or turn is None or turn.placed is None or shown["placed"] is None:
+            return None if shown is None else dict(shown)
+        kept: dict[str, Any] = dict(shown)
+        kept["placed"] = {**shown["placed"], "previous_owner": turn.placed.previous_owner}
+        return kept
+
+    def _public(self, state: BarsState) -> StarsAndBarsPublic:
         code_of = DECK.code_of
         down = state.face_down
-        board = []
+        board: list[BarsSpace] = []
         for space, stack in enumerate(state.stacks):
             face_down = bool(down >> space & 1)
             board.append({
@@ -784,7 +900,7 @@ class StarsAndBars(Game[BarsState]):
         turn = state.turn
         result = state.result
         return {
-            "game": self.id,
+            "game": GAME_ID,
             "players": PLAYERS,
             "phase": state.phase,
             "round": state.round,
@@ -796,15 +912,15 @@ class StarsAndBars(Game[BarsState]):
             "deck": len(state.deck),
             "discards": state.discards.bit_count(),
             "scores": list(state.scores),
-            "turn": self._turn_view(turn, False),
+            "turn": self._turn_view(turn),
             "owed": [] if turn is None else [_duty_view(k, s) for k, s in owed_duties(state)],
-            "last_turn": self._turn_view(state.last_turn, True),
+            "last_turn": self._last_turn_view(state.last_turn),
             "clear_owner": None if state.clear_owner == NOBODY else state.clear_owner,
             "result": None if result is None else {
                 "winners": list(result.winners), "reason": result.reason, "kind": result.kind},
         }
 
-    def _legal_view(self, state: BarsState, seat: Seat) -> dict[str, Any]:
+    def _legal_view(self, state: BarsState, seat: Seat) -> StarsAndBarsLegal:
         turn = state.turn
         if state.phase != "play" or turn is None or turn.seat != seat:
             return {}
@@ -823,7 +939,12 @@ class StarsAndBars(Game[BarsState]):
         }
 
     def view(self, state: BarsState, viewer: Viewer) -> dict[str, Any]:
-        view = self._public(state)
+        # The same dict, not a copy: a TypedDict is a plain dict at run time.
+        return cast(dict[str, Any], self.typed_view(state, viewer))
+
+    def typed_view(self, state: BarsState, viewer: Viewer) -> StarsAndBarsView:
+        # The public part, made a view in place (no copy) by the three keys set below.
+        view = cast(StarsAndBarsView, self._public(state))
         view["rounds"] = rounds_played(state)  # follows from the snapshot: not in it
         view["seat"] = viewer
         seated = viewer is not None and 0 <= viewer < PLAYERS
@@ -832,7 +953,7 @@ class StarsAndBars(Game[BarsState]):
 
     def snapshot(self, state: BarsState) -> dict[str, Any]:
         code_of = DECK.code_of
-        full = self._public(state)
+        full: dict[str, Any] = dict(self._public(state))
         full["stacks"] = [[code_of[card] for card in stack] for stack in state.stacks]
         full["face_down"] = [bool(state.face_down >> space & 1) for space in range(SPACES)]
         full["owners"] = list(state.owners)
@@ -840,8 +961,8 @@ class StarsAndBars(Game[BarsState]):
         full["discard_pile"] = DECK.codes(state.discards)
         full["round_ended"] = state.round_ended
         full["tally"] = self.tally(state)
-        full["turn"] = self._turn_view(state.turn, False, True)
-        full["last_turn"] = self._turn_view(state.last_turn, True, True)
+        full["turn"] = self._kept_turn(state.turn, False)
+        full["last_turn"] = self._kept_turn(state.last_turn, True)
         return full
 
     def read_snapshot(self, read: SnapshotReader, start: BarsState) -> BarsState:
@@ -1034,13 +1155,11 @@ def _claim_data(kind: str, space: int) -> dict[str, Any]:
     return {"kind": kind} if space < 0 else {"kind": kind, "space": space}
 
 
-def _claim_view(kind: str, space: int, points: int) -> dict[str, Any]:
-    shown = _claim_data(kind, space)
-    shown["points"] = points
-    return shown
+def _claim_view(kind: str, space: int, points: int) -> BarsClaim:
+    return {**_duty_view(kind, space), "points": points}
 
 
-def _duty_view(kind: str, space: int) -> dict[str, Any]:
+def _duty_view(kind: str, space: int) -> BarsDuty:
     return {"kind": kind} if space < 0 else {"kind": kind, "space": space}
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import replace
-from typing import Any
 
 from starhall.shared.belief import KeptFold, fold_of
 from starhall.shared.cards import CardSet, bits
@@ -35,12 +34,14 @@ from starhall.shared.games.stars_and_bars.rules import (
     SPACES,
     STACK_FULL,
     BarsState,
+    BarsTurn,
     Result,
     Tally,
     Turn,
     end_result,
     placement_points,
     round_result,
+    stars_and_bars_view,
     tops_of,
 )
 from starhall.shared.observation import Observation
@@ -92,10 +93,10 @@ def sample_deck(seen: Observation, unseen: CardSet, rng: random.Random) -> list[
     deck holds exactly them; should the count disagree, as many of them as it holds)."""
     order = list(bits(unseen))
     rng.shuffle(order)
-    return order[:seen.view["deck"]]
+    return order[:stars_and_bars_view(seen.view)["deck"]]
 
 
-def _turn_of(shown: dict[str, Any] | None) -> Turn | None:
+def _turn_of(shown: BarsTurn | None) -> Turn | None:
     if shown is None:
         return None
     return Turn(seat=shown["seat"], claims=tuple(
@@ -106,7 +107,7 @@ def _turn_of(shown: dict[str, Any] | None) -> Turn | None:
 
 def template_state(seen: Observation) -> BarsState:
     """The state as the view shows it, before the bot places; the deck is filled in per world."""
-    view = seen.view
+    view = stars_and_bars_view(seen.view)
     index_of = DECK.index_of
     stacks = []
     face_down = 0
@@ -236,7 +237,7 @@ class StrongBot(WorldsBot):
     def choose(self, seen: Observation, think: float) -> Command:
         start = time.perf_counter()  # the budget counts what is worked out before the search
         self.searched = False
-        command = _admin(seen.view, seen.seat)
+        command = _admin(stars_and_bars_view(seen.view), seen.seat)
         if command is not None:
             return command
         candidates, result = self._search(seen, start, think, self.worlds)
@@ -253,7 +254,7 @@ class StrongBot(WorldsBot):
         ``worlds``: exactly that many, whatever the clock. ``None`` where the bot does not
         search (a claim or a duty comes first)."""
         seat = seen.seat
-        if _admin(seen.view, seat) is not None:
+        if _admin(stars_and_bars_view(seen.view), seat) is not None:
             return None
         extra = None
         if include is not None and include.type == "place":
@@ -271,7 +272,7 @@ class StrongBot(WorldsBot):
                 extra: tuple[int, int] | None = None
                 ) -> tuple[list[tuple[int, int]], SearchResult]:
         """The candidate placements (and ``extra``) and their playouts, from ``start`` on."""
-        view, seat = seen.view, seen.seat
+        view, seat = stars_and_bars_view(seen.view), seen.seat
         rng = self.rng
         scored = lookahead_scores(view, seat)
         rng.shuffle(scored)  # ties between equal scores at random, as the lookahead breaks them

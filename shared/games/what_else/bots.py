@@ -24,11 +24,16 @@ from __future__ import annotations
 
 import random
 from math import comb
-from typing import Any
 
 from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Seat
-from starhall.shared.games.what_else.rules import HAND_SIZE, Cards, cards_for
+from starhall.shared.games.what_else.rules import (
+    HAND_SIZE,
+    Cards,
+    WhatElseView,
+    cards_for,
+    what_else_view,
+)
 from starhall.shared.observation import Observation
 
 WIN_NOW = 0.9
@@ -69,7 +74,7 @@ class HeuristicBot:
         self.rng = rng
 
     def choose(self, seen: Observation, think: float) -> Command:
-        view, seat = seen.view, seen.seat
+        view, seat = what_else_view(seen.view), seen.seat
         cards = cards_for(view["options"]["star_table"])
         deck = cards.deck
         hand = deck.mask(view["hand"])
@@ -86,7 +91,7 @@ class HeuristicBot:
             cards, view, seat, playable, unseen)]})
 
     @staticmethod
-    def _play(cards: Cards, view: dict[str, Any], seat: Seat, playable: CardSet,
+    def _play(cards: Cards, view: WhatElseView, seat: Seat, playable: CardSet,
               unseen: CardSet) -> int:
         counts = view["hand_counts"]
         others = [other for other, status in enumerate(view["status"])

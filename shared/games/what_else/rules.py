@@ -17,10 +17,11 @@ next opener and the end of the game follow from those in ``evolve``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from random import Random
-from typing import Any, Final
+from typing import Any, Final, Literal, TypedDict, cast
 
 from starhall.shared.cards import CardSet, Deck, bits
 from starhall.shared.commands import held_card, seat_of
@@ -50,6 +51,7 @@ JOKER_PREFIX: Final = "J"
 HAND_SIZE: Final = 5
 TARGET: Final = 3
 SUPPLY: Final = 13
+GAME_ID: Final = "what_else"
 MIN_PLAYERS: Final = 3
 MAX_PLAYERS: Final = 6
 STARS_PER_COLOUR: Final = 6
@@ -347,8 +349,78 @@ _PHASES: Final = {**CARD_GAME_PHASES, "deal": "the cards are being shuffled",
                   "refill": "the players are refilling their hands"}
 
 
+class WhatElseRound(TypedDict):
+    """The last finished round, with the refill after it as far as it has gone
+    (``RoundResult``)."""
+
+    round: int
+    winner: int
+    ended: str
+    pile: list[list[Any]]
+    """The round's plays, each ``[seat, card code]``."""
+    status: list[str]
+    drawn: list[int]
+    discarded: list[list[str]]
+
+
+class WhatElseOptions(TypedDict):
+    star_table: str
+    voluntary_pass: bool
+    opener: int
+
+
+class WhatElsePublic(TypedDict):
+    """What every view of "what else?" and the snapshot share (``WhatElse._public``)."""
+
+    game: Literal["what_else"]
+    players: int
+    phase: str
+    """``deal``, ``play``, ``refill`` or ``over``."""
+    round: int
+    to_act: list[int]
+    turn: int | None
+    top: str | None
+    pile: list[list[Any]]
+    """This round's plays, each ``[seat, card code]``."""
+    status: list[str]
+    hand_counts: list[int]
+    tokens: list[int]
+    supply: int
+    target: int
+    draw_count: int
+    discard_pile: list[str]
+    opener: int
+    last_player: int | None
+    refill_order: list[int]
+    last_round: WhatElseRound | None
+    reshuffles: int
+    winners: list[int]
+    options: WhatElseOptions
+
+
+WhatElseLegal = TypedDict("WhatElseLegal", {"play": list[str], "pass": bool, "refill": bool})
+"""What the seat may do now (a spectator: nothing, the same keys)."""
+
+
+class WhatElseView(WhatElsePublic):
+    """``view``: what a seat or a spectator sees of a game of "what else?". The engine builds
+    it (``WhatElse.typed_view``), and the bots and the client read it through
+    ``what_else_view``, so that a misspelt key is a type error."""
+
+    hand: list[str]
+    """The seat's cards (a spectator's: none)."""
+    legal: WhatElseLegal
+    seat: int | None
+
+
+def what_else_view(view: Mapping[str, Any]) -> WhatElseView:
+    """A view of "what else?" (the engine's, or one the server sent: msgpack gives a plain
+    map) read with its keys typed."""
+    return cast(WhatElseView, view)
+
+
 class WhatElse(Game[WhatElseState]):
-    id = "what_else"
+    id = GAME_ID
     title = "A card game – what else?"
     rules_version = 1
     min_players = MIN_PLAYERS
@@ -557,7 +629,7 @@ class WhatElse(Game[WhatElseState]):
 
     # --- views -------------------------------------------------------------------------
 
-    def _round_view(self, state: WhatElseState) -> dict[str, Any] | None:
+    def _round_view(self, state: WhatElseState) -> WhatElseRound | None:
         last = state.last_round
         if last is None:
             return None
@@ -573,12 +645,12 @@ class WhatElse(Game[WhatElseState]):
             "discarded": [deck.codes(cards) for cards in last.discarded],
         }
 
-    def _public(self, state: WhatElseState) -> dict[str, Any]:
+    def _public(self, state: WhatElseState) -> WhatElsePublic:
         rules = state.rules
         code_of = rules.cards.deck.code_of
         over = state.phase == "over"
         return {
-            "game": self.id,
+            "game": GAME_ID,
             "players": rules.players,
             "phase": state.phase,
             "round": state.round,
@@ -605,11 +677,16 @@ class WhatElse(Game[WhatElseState]):
         }
 
     def view(self, state: WhatElseState, viewer: Viewer) -> dict[str, Any]:
-        view = self._public(state)
+        # The same dict, not a copy: a TypedDict is a plain dict at run time.
+        return cast(dict[str, Any], self.typed_view(state, viewer))
+
+    def typed_view(self, state: WhatElseState, viewer: Viewer) -> WhatElseView:
+        # The public part, made a view in place (no copy) by the three keys set below.
+        view = cast(WhatElseView, self._public(state))
         seated = viewer is not None and 0 <= viewer < state.rules.players
         deck = state.rules.cards.deck
         view["hand"] = deck.codes(state.hands[viewer]) if seated and viewer is not None else []
-        legal: dict[str, Any] = {"play": [], "pass": False, "refill": False}
+        legal: WhatElseLegal = {"play": [], "pass": False, "refill": False}
         if seated and viewer is not None:
             legal["play"] = deck.codes(legal_cards(state, viewer))
             legal["pass"] = may_pass(state, viewer)
@@ -620,7 +697,7 @@ class WhatElse(Game[WhatElseState]):
 
     def snapshot(self, state: WhatElseState) -> dict[str, Any]:
         deck = state.rules.cards.deck
-        full = self._public(state)
+        full: dict[str, Any] = dict(self._public(state))
         full["turn"] = state.turn
         full["hands"] = [deck.codes(hand) for hand in state.hands]
         full["draw"] = [deck.code_of[card] for card in state.draw]

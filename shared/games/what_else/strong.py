@@ -57,8 +57,10 @@ from starhall.shared.games.what_else.rules import (
     Cards,
     RoundResult,
     WhatElseState,
+    WhatElseView,
     cards_for,
     rules_for,
+    what_else_view,
 )
 from starhall.shared.observation import Observation
 from starhall.shared.search_flat import (
@@ -228,7 +230,7 @@ class _Course:
 def knowledge(seen: Observation, kept: KeptFold[_Course] | None = None) -> Knowledge:
     """What ``seen`` tells of the opponents' hands and the draw pile; ``kept``: the course
     followed at the seat's moves before, to follow only the events since."""
-    view = seen.view
+    view = what_else_view(seen.view)
     cards = cards_for(view["options"]["star_table"])
     players = seen.players
 
@@ -255,7 +257,7 @@ def knowledge(seen: Observation, kept: KeptFold[_Course] | None = None) -> Knowl
                       for seat, groups in course.groups.items()}, course.pile_allowed, True)
 
 
-def unseen_cards(cards: Cards, view: dict[str, Any]) -> CardSet:
+def unseen_cards(cards: Cards, view: WhatElseView) -> CardSet:
     """The cards the seat cannot see: in the other hands or the draw pile."""
     deck = cards.deck
     return deck.full & ~(deck.mask(view["hand"]) | deck.mask(view["discard_pile"])
@@ -312,13 +314,14 @@ def sample_world(seen: Observation, known: Knowledge, rng: random.Random
                  ) -> tuple[dict[Seat, CardSet], list[int]]:
     """A world for a playout: ``sample_hidden``, or with its constraints dropped (hand sizes
     kept) when no world met them."""
-    cards = cards_for(seen.view["options"]["star_table"])
-    unseen = unseen_cards(cards, seen.view)
+    view = what_else_view(seen.view)
+    cards = cards_for(view["options"]["star_table"])
+    unseen = unseen_cards(cards, view)
     world = sample_hidden(known, unseen, rng)
     if world is None:
         full = cards.deck.full
         free = Knowledge({seat: [Group(count, full)] if count else []
-                          for seat, count in enumerate(seen.view["hand_counts"])
+                          for seat, count in enumerate(view["hand_counts"])
                           if seat != seen.seat}, full, False)
         world = sample_hidden(free, unseen, rng)
     assert world is not None  # without constraints every split is a world
@@ -329,7 +332,7 @@ def sample_world(seen: Observation, known: Knowledge, rng: random.Random
 
 def template_state(seen: Observation) -> WhatElseState:
     """The state as the view shows it; the hidden hands and draw pile are filled in per world."""
-    view = seen.view
+    view = what_else_view(seen.view)
     rules = rules_for(seen.players, seen.options)
     deck = rules.cards.deck
     index_of = deck.index_of
@@ -617,7 +620,7 @@ class StrongBot(WorldsBot):
                 ) -> tuple[list[Command], SearchResult]:
         """The candidates (and ``include``) and their playouts (``paired_search``), from
         ``start`` on."""
-        view, seat = seen.view, seen.seat
+        view, seat = what_else_view(seen.view), seen.seat
         legal = seen.legal
         cards = cards_for(view["options"]["star_table"])
         deck = cards.deck
@@ -659,7 +662,8 @@ class StrongBot(WorldsBot):
         playable = cards.deck.mask(c.data["card"] for c in commands if c.type == "play")
         if not playable:
             return 0
-        card = HeuristicBot._play(cards, seen.view, seen.seat, playable, unseen)
+        card = HeuristicBot._play(cards, what_else_view(seen.view), seen.seat, playable,
+                                  unseen)
         code = cards.deck.code_of[card]
         return next(i for i, c in enumerate(commands) if c.data.get("card") == code)
 
