@@ -417,11 +417,12 @@ class StrongHeartsBot:
         ones negative (a card that comes to the same as a lower one, its value). ``worlds``: exactly
         that many deals, whatever the clock (``include``: every legal card is valued anyway).
         ``None`` where the bot does not search (passing, the exchange, a single legal move)."""
-        if len(seen.legal) < 2 or "play" not in seen.view["legal"]:
+        offer = hearts_view(seen.view)["legal"]
+        if len(seen.legal) < 2 or "play" not in offer:
             return None
         knowledge = hearts_hidden(seen)
         rules = knowledge.rules
-        legal = rules.deck.mask(seen.view["legal"]["play"])
+        legal = rules.deck.mask(offer["play"])
         cards = distinct_cards(knowledge, legal)
         deal = lambda rng: determinized(seen, knowledge, rng)  # noqa: E731
         result = flat_search(HAND, deal, self.rng, think if worlds is None else math.inf,

@@ -293,7 +293,7 @@ class StrongStarsBot:
         exactly that many deals, whatever the clock (``include``: every legal card is valued
         anyway). ``None`` where the bot does not search so (the bidding, the burial, a single legal
         move)."""
-        view, seat = seen.view, seen.seat
+        view, seat = stars_view(seen.view), seen.seat
         if len(seen.legal) < 2 or "play" not in view["legal"]:
             return None
         hidden = stars_hidden(view, seat)
