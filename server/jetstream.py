@@ -1,7 +1,8 @@
 """The JetStream log store: every table's log in one NATS JetStream stream, a subject per
 table, each message exactly the bytes of one record of ``docs/replay-format.md`` (so a
-table's messages, joined, are its ``.starhall`` file byte for byte); the seating in a
-key-value bucket beside it; who may write a table in another, as leases.
+table's messages, joined, are its ``.starhall`` file byte for byte), who sits where
+included; who may write a table in a key-value bucket, as leases (and in another, the seating
+files of older servers' folders, ``store import``ed, until a server records them in the logs).
 
 Nothing here replicates, elects or fences by itself: JetStream does.
 
@@ -46,7 +47,7 @@ import nats.js.errors
 from nats.js import api
 
 from starhall.server.nats_access import load_access
-from starhall.server.seats import SeatRecord, seating_body, seats_from_body
+from starhall.server.seats import SeatRecord, seats_from_body
 from starhall.server.stores import TableLost
 from starhall.shared.logfile import encode_record
 
@@ -407,22 +408,29 @@ class JetStreamStore:
         await self.js.purge_stream(self.stream, subject=self.subject(table_id))
         await self.seats_kv.purge(table_id)
 
-    # --- seating ------------------------------------------------------------------------
+    # --- the seating files of older servers -------------------------------------------
 
-    def save_seating(self, table_id: str, name: str, seats: list[SeatRecord]) -> None:
-        data = json.dumps(seating_body(name, seats)).encode("utf-8")
+    def save_legacy_seating(self, table_id: str, body: bytes) -> None:
+        """Keep an older folder's seating file as it is (``store import``): the table's
+        seating until a server records it in its log."""
         try:
-            self.bridge.run(self.seats_kv.put(table_id, data))
+            self.bridge.run(self.seats_kv.put(table_id, body))
         except (TimeoutError, nats.errors.Error) as error:
             raise OSError(f"NATS did not store the seating ({describe(error)})") from None
 
-    def load_seating(self, table_id: str, players: int) -> tuple[str | None, list[SeatRecord]]:
+    def legacy_seating(self, table_id: str, players: int) -> list[SeatRecord] | None:
         try:
             entry = self.bridge.run(self.seats_kv.get(table_id))
         except nats.js.errors.KeyNotFoundError:
-            return None, [SeatRecord() for _ in range(players)]
+            return None
         return seats_from_body(json.loads(entry.value or b"{}"), players,
-                               f"{self.source(table_id)} (seating)")
+                               f"{self.source(table_id)} (seating)")[1]
+
+    def drop_legacy_seating(self, table_id: str) -> None:
+        try:
+            self.bridge.run(self.seats_kv.purge(table_id))
+        except (TimeoutError, nats.errors.Error) as error:
+            raise OSError(f"NATS did not forget the seating ({describe(error)})") from None
 
     # --- commits ------------------------------------------------------------------------
 

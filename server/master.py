@@ -58,7 +58,7 @@ from starhall.server.lobby import Lobby
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
 from starhall.server.reports import ReportDesk, ReportStore
 from starhall.server.seating_desk import SeatingDesk
-from starhall.server.seats import token_hash
+from starhall.server.seats import SeatRecord
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.stores import Commit, FileStore, LogStore, TableLost
 from starhall.server.tables import (
@@ -178,8 +178,6 @@ class TableMaster:
             protocol.HISTORY: self.history_desk.history,
         }
         for table in self.tables.values():
-            if table.seating_behind:  # restored, but its log could not be given its seats
-                self._dirty(table)
             self._advance(table)
 
     def _check_folder(self) -> None:
@@ -317,6 +315,7 @@ class TableMaster:
         is written and the game rests (``LiveTable.rest``: its last updates are sent)."""
         for table in committed:
             table.before_batch = None
+            table.seats_before = table.bots_before = None
             if table.id in undone or table.id in withheld:
                 continue
             if table.stalled is not None:
@@ -337,7 +336,7 @@ class TableMaster:
             return False
         live = table.table
         live.state, live.seq, live.seats = before
-        table.seating_behind = True  # the seats changed in this batch are not in the log now
+        self._unseat(table, table.undo_seats())  # as the log, cut back, has them
         live.commands.forget_after(live.seq)
         table.forget_memory()
         table.bot_due = None
@@ -349,6 +348,21 @@ class TableMaster:
         self.stalled[table.id] = time.monotonic() + self.config.stall_retry
         self.changed_rosters[table.id] = table
         return True
+
+    def _unseat(self, table: LiveTable, changed: list[tuple[int, SeatRecord]]) -> None:
+        """The sessions follow the seats an undone batch put back: those it bound to a seat
+        are no longer there, those it took one from are again (if still connected)."""
+        for number, seat in changed:
+            session = self.sessions.get(seat.session) if seat.session is not None else None
+            if session is not None and table.seats[number].session != session.identity:
+                session.seats.discard((table.id, number))
+        for number, seat in enumerate(table.seats):
+            if seat.session is not None:
+                session = self.sessions.get(seat.session)
+                if session is None:
+                    seat.session = None
+                else:
+                    session.seats.add((table.id, number))
 
     def _send_roster(self, table: LiveTable) -> None:
         """A ``table`` message to everyone following the table (it goes out with the batch)."""
@@ -368,7 +382,8 @@ class TableMaster:
         for index, (identity, message) in enumerate(messages):
             frame = first if index == 0 else None
             if undone and table_of(message) in undone:
-                kept = _without_undone(message, undone[table_of(message) or ""])
+                kept = _without_undone(message, undone[table_of(message) or ""], identity,
+                                       answered)
                 if kept is None:
                     continue
                 message, frame = kept, None
@@ -506,7 +521,7 @@ class TableMaster:
 
     def _owned_seat(self, table: LiveTable, message: dict[str, Any]) -> int:
         """The seat a token belongs to at this table (a person's, even with a stand-in)."""
-        hashed = token_hash(fields.text(message, "token", max_chars=128))
+        hashed = table.hash_token(fields.text(message, "token", max_chars=128))
         for number, seat in enumerate(table.seats):
             if seat.holds(hashed):
                 return number
@@ -561,8 +576,6 @@ class TableMaster:
         keeps), and queue its events for the participants."""
         if table.commands_unread:  # the first move since a restart
             table.read_commands()
-        if table.seating_behind:
-            self._dirty(table)  # the seats go into the log before the events
         live = table.table
         before_state, before_seq = live.state, live.seq
         try:
@@ -600,13 +613,10 @@ class TableMaster:
         live = table.table
         table.before_batch = before or (live.state, live.seq, live.seats)
         self.dirty[table.id] = table
-        if table.seating_behind:
-            table.seating_behind = False
-            table.record_seating()
 
     def _reseated(self, table: LiveTable) -> None:
-        """After a change of the seats (on disk already in the seating file): the log records
-        it with this batch, and everyone following the table hears of it."""
+        """After a change of the seats: the log records it with this batch (whose commit makes
+        it durable before anyone hears of it), and everyone following the table hears of it."""
         self.changed_rosters[table.id] = table
         if table.log is None:
             return
@@ -614,6 +624,8 @@ class TableMaster:
         before = (live.state, live.seq, live.seats)
         if table.record_seating():
             self._dirty(table, before)
+        elif table.id not in self.dirty:  # nothing to write (a finished game's seats)
+            table.seats_before = table.bots_before = None
 
     def _publish(self, table: LiveTable, before: Any, numbered: list[tuple[int, Event]],
                  actor: Viewer) -> None:
@@ -689,8 +701,6 @@ class TableMaster:
             del self.stalled[table_id]
             table = self.tables.get(table_id)
             if table is not None and not table.broken:
-                if table.seating_behind:
-                    self._dirty(table)  # the seating its undone batch changed
                 self._advance(table)  # deal and let the bots move again: maybe it writes now
 
     def _waits_for_commit(self, session: Session) -> bool:
@@ -711,8 +721,9 @@ class TableMaster:
                 # Nobody waits for a person who has gone before the game began.
                 try:
                     table.free_seat(number)
-                except (StorageError, ReadOnly):
-                    # Not written, so the seat stays its person's, as after a started game.
+                except (RequestError, ReadOnly):
+                    # Not to be written, so the seat stays its person's, as after a started
+                    # game.
                     table.seats[number].session = None
             else:
                 table.seats[number].session = None
@@ -725,13 +736,33 @@ class TableMaster:
         self.sessions.pop(session.identity, None)
 
 
-def _without_undone(message: dict[str, Any], table: LiveTable) -> dict[str, Any] | None:
-    """A message of a batch whose moves at ``table`` were undone, as it may still go out:
-    no update (its events never happened), a ``storage`` error for the ack of an undone
-    move, snapshots and table messages made again from the table as it now is."""
+SEAT_CHANGES = (protocol.SEATED, protocol.BOTTED, protocol.UNBOTTED, protocol.LEFT)
+"""The replies that say a seat changed (or, ``seated`` to a resend, was taken back)."""
+
+
+def _without_undone(message: dict[str, Any], table: LiveTable, identity: bytes,
+                    answered: set[tuple[bytes, Any]]) -> dict[str, Any] | None:
+    """A message to ``identity`` of a batch whose moves and seat changes at ``table`` were
+    undone, as it may still go out: no update (its events never happened), a ``storage``
+    error for the ack of an undone move and for the reply to an undone change of a seat (a
+    ``sit`` has two replies, a snapshot of a seat the receiver no longer holds is one: one
+    error for both), snapshots and table messages made again from the table as it now is."""
     kind = message["type"]
     if kind == protocol.UPDATE:
         return None
+    seat = message.get("seat")
+    if (kind in SEAT_CHANGES and not (kind == protocol.LEFT and message.get("kept"))) or (
+            kind == protocol.SNAPSHOT and type(seat) is int
+            and table.seats[seat].session != identity):
+        rid = message.get("rid")
+        if (identity, rid) in answered:
+            return None
+        answered.add((identity, rid))
+        error = {"type": protocol.ERROR, "code": STORAGE, "reason": table.stalled,
+                 "table": table.id}
+        if rid is not None:
+            error["rid"] = rid
+        return error
     if kind == protocol.ACK and not message.get("duplicate"):
         error = {"type": protocol.ERROR, "code": STORAGE, "reason": table.stalled,
                  "table": table.id, "cid": message.get("cid")}

@@ -1,7 +1,8 @@
 """Who sits where: ``sit`` (a keyed resend gets the seat its first sending took),
 ``resume``, ``leave``, ``bot`` and ``unbot`` (a bot in a free seat, or a stand-in for a
-disconnected player), ``watch``, ``unwatch`` and ``sync``. Each change is written to the
-seating first, then recorded in the table's log with the batch (``TableMaster._reseated``).
+disconnected player), ``watch``, ``unwatch`` and ``sync``. Each change is made in memory and
+recorded in the table's log with the batch (``TableMaster._reseated``), whose commit makes it
+durable before anyone hears of it; a failed commit undoes it.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from starhall.server import fields
 from starhall.server.fields import RequestError
-from starhall.server.seats import distinct_name, keyed_token, new_key_salt, token_hash
+from starhall.server.seats import distinct_name, keyed_token, new_key_salt
 from starhall.server.sessions import Session
 from starhall.server.tables import LiveTable
 from starhall.shared import protocol
@@ -40,7 +41,7 @@ class SeatingDesk:
         if key is not None:
             for number, seat in enumerate(table.seats):
                 token = keyed_token(key, table.id, number, seat.key_salt)
-                if seat.holds(token_hash(token)):  # a resend: the seat its first sending took
+                if seat.holds(table.hash_token(token)):  # a resend: the seat its first sending took
                     self.take_back(session, table, number)
                     self.master._reply(session, rid, {"type": protocol.SEATED,
                                                       "table": table.id, "seat": number,
@@ -111,7 +112,7 @@ class SeatingDesk:
         if kept:
             seat.session = None
         else:
-            table.free_seat(number)  # written first: if that fails, nothing has changed
+            table.free_seat(number)  # written with the batch: undone if that fails
         if holder is not None and holder in self.master.sessions:
             self.master.sessions[holder].seats.discard((table.id, number))
         self.master._reseated(table)

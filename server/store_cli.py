@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from starhall.server.jetstream import (
     is_address,
     parse_address,
 )
-from starhall.server.seats import SEATING_SUFFIX, load_seating
+from starhall.server.seats import SEATING_SUFFIX, load_legacy_seating
 from starhall.shared.logfile import SUFFIX, read_records
 from starhall.shared.replay import Mismatch, Verified, verify
 
@@ -112,10 +111,11 @@ def run_import(folder: Path, address: str, stream: str) -> int:
                     failed = store.commit([log])
                     if failed:
                         raise failed[0][1]
+                # An older server's seating file: the table's seating until a server
+                # records it in the log (checked first: a damaged one is not carried over).
                 seating = folder / f"{table_id}{SEATING_SUFFIX}"
-                if seating.exists():
-                    name, seats = load_seating(seating, records[0][1]["players"])
-                    store.save_seating(table_id, name or table_id, seats)
+                if load_legacy_seating(seating, records[0][1]["players"]) is not None:
+                    store.save_legacy_seating(table_id, seating.read_bytes())
             finally:
                 store.release(table_id)
             if store.read(table_id) != data[:good]:
@@ -141,10 +141,7 @@ def run_export(address: str, folder: Path, stream: str) -> int:
             path.write_bytes(data)
             _checked(path)
             records, _ = read_records(data, path)
-            name, seats = store.load_seating(table_id, records[0][1]["players"])
-            (folder / f"{table_id}{SEATING_SUFFIX}").write_text(json.dumps(
-                {"name": name or table_id, "seats": [seat.to_file() for seat in seats]},
-                indent=1))
+            # The log alone: it says who sits where (owners only as salted token hashes).
             if path.read_bytes() != store.read(table_id):
                 raise OSError(f"{path}: not the table's log byte for byte")
             print(f"{address}/{table_id} -> {path}: {len(records)} records, checked")

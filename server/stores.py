@@ -1,4 +1,4 @@
-"""Where a server keeps its tables' logs and seating: the one small interface, ``LogStore``,
+"""Where a server keeps its tables' logs: the one small interface, ``LogStore``,
 and its first implementation, ``FileStore``, a folder of files (the default, as on disk
 since the first release). The other, ``server/jetstream.py``, keeps them in NATS JetStream.
 
@@ -6,7 +6,9 @@ Whatever the store, a table's log is the bytes of ``docs/replay-format.md``; the
 appends records in memory (``TableLog.append``), and before it answers anyone it has the
 store make every log written in the batch durable (``commit``: fdatasync here, JetStream's
 acknowledgement there). A log whose commit failed is rolled back (``rollback``) to what the
-last good commit left, so a refused write changes nothing.
+last good commit left, so a refused write changes nothing. The log is the one truth for who
+sits where too (its ``seating`` records, ``server/seats.py``); a store keeps nothing else of a
+table but what older servers wrote beside its log (``legacy_seating``).
 
 Both stores implement the whole interface, leases included, so the server never asks a store
 what it is: a folder is one server's alone (``FolderLock``), so a file store holds every table
@@ -21,12 +23,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from starhall.server.durability import GroupCommit, read_whole, rollback
-from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_seating, save_seating
+from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_legacy_seating
 from starhall.shared.logfile import SUFFIX, LogWriter, TableLog
 
 
 class LogStore(Protocol):
-    """A server's tables: their logs (appended, committed, rolled back) and their seating."""
+    """A server's tables: their logs (appended, committed, rolled back) and their leases."""
 
     where: str
     """What messages call the store: a folder, or a ``nats://`` address."""
@@ -60,11 +62,13 @@ class LogStore(Protocol):
         """The table's whole log as far as it is durable."""
         ...
 
-    def save_seating(self, table_id: str, name: str, seats: list[SeatRecord]) -> None:
-        """Write the seating durably (``OSError`` if not, and then the old one holds)."""
+    def legacy_seating(self, table_id: str, players: int) -> list[SeatRecord] | None:
+        """The seating an older server kept beside the table's log, if it is still there (it
+        is the table's until the log records it: ``drop_legacy_seating``)."""
         ...
 
-    def load_seating(self, table_id: str, players: int) -> tuple[str | None, list[SeatRecord]]:
+    def drop_legacy_seating(self, table_id: str) -> None:
+        """Forget the older seating once the table's log records it durably."""
         ...
 
     def head_start(self, log: TableLog) -> None:
@@ -175,8 +179,9 @@ class TableLost(OSError):
 
 
 class FileStore:
-    """A folder of files: ``ID.starhall`` (the log), ``ID.seats.json`` (the seating) and,
-    for a finished game, ``ID.summary.json``; logs are made durable by ``GroupCommit``."""
+    """A folder of files: ``ID.starhall`` (the log) and, for a finished game,
+    ``ID.summary.json``; logs are made durable by ``GroupCommit``. (An older server's
+    ``ID.seats.json`` is read while it is there.)"""
 
     summaries = True
 
@@ -223,11 +228,11 @@ class FileStore:
     def read(self, table_id: str) -> bytes:
         return read_whole(self.log_path(table_id))
 
-    def save_seating(self, table_id: str, name: str, seats: list[SeatRecord]) -> None:
-        save_seating(self.seating_path(table_id), name, seats)
+    def legacy_seating(self, table_id: str, players: int) -> list[SeatRecord] | None:
+        return load_legacy_seating(self.seating_path(table_id), players)
 
-    def load_seating(self, table_id: str, players: int) -> tuple[str | None, list[SeatRecord]]:
-        return load_seating(self.seating_path(table_id), players)
+    def drop_legacy_seating(self, table_id: str) -> None:
+        self.seating_path(table_id).unlink(missing_ok=True)
 
     def head_start(self, log: TableLog) -> None:
         assert isinstance(log, LogWriter)

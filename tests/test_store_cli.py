@@ -5,6 +5,7 @@ unreachable address is one line on stderr, never a traceback."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -211,3 +212,28 @@ def test_import_answers_a_hostile_file_in_one_line_as_verify_does(
         assert main(["replay", "export", f"{address}/{folder.name}", str(exported),
                      *stream]) == 0
         assert exported.read_bytes() == data[:read_records(data, log)[1]]
+
+
+def test_an_export_hands_on_the_logs_alone_and_no_token(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """A table where a person sits, imported and exported: the exported folder holds its log
+    alone (who sits where is in it), with no token and no hash of one that is not salted."""
+    from starhall.server.embed import EmbeddedServer
+    from tests.server_helpers import Participant
+
+    with EmbeddedServer(tmp_path, think=60.0) as server:
+        assert server.address is not None
+        ada = Participant(server.address, "Ada")
+        table = ada.request({"type": "create", "game": "hearts", "players": 4})["table"]["id"]
+        token = ada.request({"type": "sit", "table": table, "seat": 0})["token"]
+        ada.close()
+    stream = ["--stream", stream_of(nats_node, request)]
+    address = f"nats://{nats_node.url}"
+    assert main(["store", "import", str(tmp_path / "tables"), address, *stream]) == 0
+    out = tmp_path / "out"
+    assert main(["store", "export", address, str(out), *stream]) == 0
+    assert [path.name for path in out.iterdir()] == [f"{table}.starhall"]
+    data = (out / f"{table}.starhall").read_bytes()
+    assert data == (tmp_path / "tables" / f"{table}.starhall").read_bytes()
+    assert token.encode() not in data and b"token_hash" in data
+    assert hashlib.sha256(token.encode()).hexdigest().encode() not in data
