@@ -49,7 +49,8 @@ from nats.js import api
 from starhall.server.nats_access import load_access
 from starhall.server.seats import SeatRecord, seats_from_body
 from starhall.server.stores import TableLost
-from starhall.shared.logfile import encode_record
+from starhall.shared.logfile import TableLog, encode_record
+from starhall.shared.replay import Recording, load_tail
 
 T = TypeVar("T")
 DEFAULT_STREAM = "STARHALL"
@@ -347,6 +348,38 @@ class JetStreamStore:
     def reopen(self, table_id: str) -> tuple[bytes, StreamLog]:
         data, last_seq = self._read_whole(table_id)
         return data, StreamLog(table_id, self.subject(table_id), len(data), last_seq)
+
+    def size(self, table_id: str) -> int:
+        return len(self.read(table_id))
+
+    def read_range(self, table_id: str, offset: int, length: int) -> bytes:
+        return self.read(table_id)[offset:offset + length]
+
+    def open_tail(self, table_id: str, *, read_only: bool) -> tuple[Recording, TableLog | None]:
+        # A commit is all or nothing (a record is one message): no log here is ever torn,
+        # nor a header without its table.
+        data, writer = self.reopen(table_id)
+        try:
+            recording = load_tail(self.source(table_id), data=data)
+        except BaseException:
+            writer.abandon()
+            raise
+        if read_only:
+            writer.abandon()
+            return recording, None
+        return recording, writer
+
+    def tidy(self) -> None:
+        pass  # nothing is half written: a commit is all or nothing
+
+    def summary(self, table_id: str) -> bytes | None:
+        return None  # no summaries: a restart reads a finished table's log
+
+    def keep_summary(self, table_id: str, body: bytes) -> None:
+        pass
+
+    def describe_access(self) -> str | None:
+        return self.access.describe()
 
     def _read_whole(self, table_id: str) -> tuple[bytes, int]:
         """``_read``, asked again a few times while NATS is busy or electing a leader (it

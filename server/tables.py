@@ -35,11 +35,9 @@ first needed, when a person's command is checked or before the table's next move
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import gc
 import json
-import os
 import random
 import secrets
 import sys
@@ -50,25 +48,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from starhall.server.durability import READ_ONLY, ReadOnly, StorageError, read_whole
+from starhall.server.durability import READ_ONLY, ReadOnly, StorageError
 from starhall.server.fields import RequestError
-from starhall.server.seats import SEATING_SUFFIX, SeatRecord, new_token_salt, token_hash
-from starhall.server.stores import FileStore, LogStore
+from starhall.server.seats import SeatRecord, new_token_salt, token_hash
+from starhall.server.stores import EmptyLog, FileStore, LogStore
 from starhall.server.thinking import Thought
 from starhall.shared import protocol
-from starhall.shared.atomic_files import write_durably
 from starhall.shared.bots import Bot, bot_kinds, level_of, make_bot, reads_history
 from starhall.shared.engine import Game, Outcome
 from starhall.shared.games import get_game
 from starhall.shared.logfile import (
-    OPEN_FLAGS,
-    SUFFIX,
     LogError,
-    LogWriter,
     TableLog,
     check_header,
     read_records,
-    torn_tail,
 )
 from starhall.shared.observation import Observation, SeatMemory
 from starhall.shared.options import Options
@@ -76,7 +69,6 @@ from starhall.shared.replay import HEAD_BYTES, Recording, load, load_tail
 from starhall.shared.seating import BOT, read_seats
 from starhall.shared.table import Seating, Table
 
-SUMMARY_SUFFIX = ".summary.json"
 SUMMARY_FORMAT = 2
 """2: with the seats (``seats``, owners and all); 1 (older servers) without: their seating
 file beside the log has them."""
@@ -380,22 +372,6 @@ class LiveTable:
             return protocol.PLAYING
         return protocol.WAITING
 
-    @property
-    def folder(self) -> Path:
-        """The folder of a table kept in files (``FileStore``)."""
-        store = self.store
-        if not isinstance(store, FileStore):
-            raise AttributeError(f"table {self.id} is kept in {store.where}, not in a folder")
-        return store.folder
-
-    @property
-    def log_path(self) -> Path:
-        return self.folder / f"{self.id}{SUFFIX}"
-
-    @property
-    def summary_path(self) -> Path:
-        return self.folder / f"{self.id}{SUMMARY_SUFFIX}"
-
     def durable_log(self) -> bytes:
         """The log as far as it is on disk for sure: every event anyone was told of (not what
         a commit under way is writing)."""
@@ -568,7 +544,7 @@ def write_summary(live: LiveTable, length: int, last_record: int, crc: int) -> N
     }
     body["check"] = _summary_check(body)
     try:
-        write_durably(live.summary_path, json.dumps(body).encode("utf-8"), durable=False)
+        live.store.keep_summary(live.id, json.dumps(body).encode("utf-8"))
     except OSError as error:  # only the next start is slower
         print(f"starhall serve: table {live.id}: writing its summary: {error}", file=sys.stderr)
 
@@ -579,13 +555,17 @@ def _summary_check(body: dict[str, Any]) -> int:
     return zlib.crc32(json.dumps(fields, sort_keys=True, separators=(",", ":")).encode())
 
 
-def read_summary(path: Path, summary_path: Path) -> Finished | None:
-    """The finished game a summary describes, if it is a summary of exactly this log; else
-    ``None`` (the log must be folded)."""
+def read_summary(store: LogStore, table_id: str) -> Finished | None:
+    """The finished game a table's summary describes, if it is a summary of exactly its log as
+    the store holds it; else ``None`` (the log must be folded)."""
     try:
-        summary = json.loads(read_whole(summary_path))
+        kept = store.summary(table_id)
+        if kept is None:
+            return None
+        summary = json.loads(kept)
     except (OSError, ValueError):
         return None
+    source = store.source(table_id)
     try:
         if summary["format"] not in (1, SUMMARY_FORMAT) or summary["over"] is not True:
             return None
@@ -599,25 +579,21 @@ def read_summary(path: Path, summary_path: Path) -> Finished | None:
         if winners is not None and (type(winners) is not list
                                     or not all(type(n) is int for n in winners)):
             return None
-        handle = os.open(path, os.O_RDONLY | OPEN_FLAGS)
-        try:
-            if os.fstat(handle).st_size != length or not 0 < start < length:
-                return None
-            head = os.pread(handle, min(start, HEAD_BYTES), 0)
-            records, _ = read_records(head, path, limit=1)
-            if not records and start > len(head):  # a long header: read on up to the tail
-                head = os.pread(handle, min(start, MAX_HEADER_BYTES), 0)
-                records, _ = read_records(head, path, limit=1)
-            tail = os.pread(handle, length - start, start)
-        finally:
-            os.close(handle)
-        last, good = read_records(tail, path)
+        if store.size(table_id) != length or not 0 < start < length:
+            return None
+        head = store.read_range(table_id, 0, min(start, HEAD_BYTES))
+        records, _ = read_records(head, source, limit=1)
+        if not records and start > len(head):  # a long header: read on up to the tail
+            head = store.read_range(table_id, 0, min(start, MAX_HEADER_BYTES))
+            records, _ = read_records(head, source, limit=1)
+        tail = store.read_range(table_id, start, length - start)
+        last, good = read_records(tail, source)
         if not records or len(last) != 1 or good != len(tail):
             return None
         if int.from_bytes(tail[-4:], "big") != crc or last[0][1].get("seq") != seq:
             return None
         header = records[0][1]
-        check_header(header, str(path))
+        check_header(header, source)
         game = get_game(header["game"])
         if header.get("rules") != game.rules_version:
             return None
@@ -627,7 +603,7 @@ def read_summary(path: Path, summary_path: Path) -> Finished | None:
             return None
         seats = [SeatRecord() for _ in range(players)] if summary["format"] == 1 else [
             SeatRecord.from_logged(seat) for seat in read_seats(summary["seats"], players)]
-    except (LogError, KeyError, TypeError, ValueError):
+    except (OSError, LogError, KeyError, TypeError, ValueError):
         return None
     outcome = Outcome(True, tuple(scores), None if winners is None else tuple(winners))
     name, key, salt = (header.get("name"), header.get("create_key_sha256"),
@@ -666,43 +642,42 @@ def as_store(where: Path | LogStore) -> LogStore:
 
 def restore_tables(where: Path | LogStore, *, read_only: bool = False,
                    say: Say | None = None) -> dict[str, LiveTable]:
-    """Every table whose log is in ``folder``: finished ones from their summaries, the others
-    rebuilt from their logs; a log that cannot be read is reported and left alone rather than
-    stopping the server. ``say`` hears how far it has got."""
+    """Every table of a store (of this node's, on a store several nodes share): finished ones
+    from their summaries, the others rebuilt from their logs; a log that cannot be read is
+    reported and left alone rather than stopping the server. ``say`` hears how far it has
+    got."""
     # Reading thousands of tables makes many objects and no cycles: the cyclic collector's
     # full passes would only go over them again and again (about a tenth of the time).
     collecting = gc.isenabled()
     gc.disable()
     try:
-        store = as_store(where)
-        if isinstance(store, FileStore):
-            return _restore_tables(store.folder, read_only, say)
-        return _restore_from_store(store, read_only, say)
+        return _restore_tables(as_store(where), read_only, say)
     finally:
         if collecting:
             gc.enable()
 
 
-def _restore_tables(folder: Path, read_only: bool, say: Say | None) -> dict[str, LiveTable]:
-    names = sorted(name for name in os.listdir(folder) if not name.startswith("."))
+def _restore_tables(store: LogStore, read_only: bool, say: Say | None
+                    ) -> dict[str, LiveTable]:
     if not read_only:
-        _remove_leftovers(folder, names)
-    paths = [folder / name for name in names if name.endswith(SUFFIX)]
+        store.tidy()
+    table_ids = store.table_ids()
     tables: dict[str, LiveTable] = {}
-    if not paths:
+    if not table_ids:
         return tables
     started = time.monotonic()
     progress = Progress(say)
-    progress.line(f"restoring {len(paths)} tables from {folder}…")
-    to_rebuild: list[Path] = []
-    for path in paths:
-        table_id = path.name[: -len(SUFFIX)]
-        finished = read_summary(path, folder / f"{table_id}{SUMMARY_SUFFIX}")
+    progress.line(f"restoring {len(table_ids)} tables from {store.where}…")
+    to_rebuild: list[str] = []
+    for table_id in table_ids:
+        if not read_only and not store.claim(table_id):  # another node's
+            continue
+        finished = read_summary(store, table_id)
         if finished is None:
-            to_rebuild.append(path)
+            to_rebuild.append(table_id)
             continue
         try:
-            tables[table_id] = _finished_table(folder, table_id, finished, read_only)
+            tables[table_id] = _finished_table(store, table_id, finished, read_only)
         except Exception as error:  # a damaged seating file: the table is skipped, as below
             print(f"starhall serve: skipping table {table_id}: {error}", file=sys.stderr)
         progress.step(f"listed {len(tables)} finished tables from their summaries")
@@ -710,15 +685,10 @@ def _restore_tables(folder: Path, read_only: bool, say: Say | None) -> dict[str,
     if to_rebuild and listed:
         progress.line(f"{listed} finished tables listed from their summaries; rebuilding "
                       f"{len(to_rebuild)} from their logs' last checkpoints…")
-    elif to_rebuild:
-        progress.line(f"no summaries of finished games: rebuilding all {len(to_rebuild)} "
-                      "tables from their logs' last checkpoints (finished ones get a summary "
-                      "for next time)…")
     events = folded = 0
-    for done, path in enumerate(to_rebuild, 1):
-        table_id = path.name[: -len(SUFFIX)]
+    for done, table_id in enumerate(to_rebuild, 1):
         try:
-            live, resumed = _restore_table(folder, table_id, read_only)
+            live, resumed = _restore_table(store, table_id, read_only)
         except EmptyLog:
             continue
         except Exception as error:  # one damaged table must not keep the others down
@@ -730,9 +700,9 @@ def _restore_tables(folder: Path, read_only: bool, say: Say | None) -> dict[str,
         progress.step(f"rebuilt {done} of {len(to_rebuild)} tables from their last checkpoints "
                       f"({events:,} events, {folded:,} of them folded)")
     live_count = sum(1 for table in tables.values() if not table.over)
-    progress.line(f"restored {len(tables)} tables ({live_count} live, {listed} from summaries; "
-                  f"{events:,} events in the others, {folded:,} folded after their last "
-                  f"checkpoints) in {time.monotonic() - started:.1f} s")
+    progress.line(f"restored {len(tables)} tables from {store.where} ({live_count} live, "
+                  f"{listed} from summaries; {events:,} events in the others, {folded:,} "
+                  f"folded after their last checkpoints) in {time.monotonic() - started:.1f} s")
     return tables
 
 
@@ -753,22 +723,8 @@ class Progress:
             self.say(text)
 
 
-class EmptyLog(Exception):
-    """A log with no whole record: a table whose creation never finished (it was removed)."""
-
-
-def _remove_leftovers(folder: Path, names: list[str]) -> None:
-    """Temporary files of writes a crash interrupted, among the folder's ``names`` (the files
-    they were to replace are whole: they are renamed into place only once written)."""
-    for name in names:
-        if name.endswith(".tmp"):
-            with contextlib.suppress(OSError):
-                (folder / name).unlink()
-
-
-def _finished_table(folder: Path, table_id: str, finished: Finished,
+def _finished_table(store: LogStore, table_id: str, finished: Finished,
                     read_only: bool) -> LiveTable:
-    store = FileStore(folder)
     legacy = store.legacy_seating(table_id, finished.players)
     return LiveTable(table_id, finished.name or table_id, None,
                      finished.seats if legacy is None else legacy, store,
@@ -777,38 +733,33 @@ def _finished_table(folder: Path, table_id: str, finished: Finished,
 
 
 def restore_table(folder: Path, table_id: str, *, read_only: bool = False) -> LiveTable:
-    """A table rebuilt from its log's last checkpoint and the events after it, with its log
-    open for appending (unless ``read_only``); a finished one gets its summary written again."""
-    return _restore_table(folder, table_id, read_only)[0]
+    """A table of a folder rebuilt from its log's last checkpoint and the events after it,
+    with its log open for appending (unless ``read_only``); a finished one gets its summary
+    written again."""
+    return _restore_table(FileStore(folder), table_id, read_only)[0]
 
 
-def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTable, int]:
+def restore_from_store(store: LogStore, table_id: str, *, read_only: bool = False
+                       ) -> LiveTable:
+    """One table of a store, from its log's last checkpoint (a node taking a table over)."""
+    return _restore_table(store, table_id, read_only)[0]
+
+
+def _restore_table(store: LogStore, table_id: str, read_only: bool) -> tuple[LiveTable, int]:
     """``restore_table``, and the event its state was resumed after (0: folded from the
-    start)."""
-    path = folder / f"{table_id}{SUFFIX}"
-    if not read_only:
-        _remove_if_never_created(path, table_id, folder)
-    size = path.stat().st_size
-    recording = load_tail(path)
-    if recording.torn:
-        print(f"starhall serve: table {table_id}: "
-              f"{_torn_tail_words(path, recording.good_length, recording.last_seq, read_only)}",
-              file=sys.stderr)
-    writer = None
-    if not read_only:
-        writer = (LogWriter.reopen(path)[0] if recording.torn
-                  else LogWriter.reopen_at(path, size))  # a torn tail is cut off
-        writer.spill_bytes = None
-    live, since = _rebuilt(FileStore(folder), table_id, recording, writer, read_only)
-    table = live.table
-    if writer is not None and live.over:
-        with open(path, "rb") as file:
-            file.seek(recording.good_length - 4)
-            crc = int.from_bytes(file.read(4), "big")
-        write_summary(live, recording.good_length, recording.last_record, crc)
-        writer.abandon()  # a finished game is written no more
-        table.log = None
-        live.rest()  # kept as the summary will list it next time
+    start). A finished game is written no more: it gets its summary (where the store keeps
+    them) and rests, as the summary will list it next time."""
+    recording, writer = store.open_tail(table_id, read_only=read_only)
+    live, since = _rebuilt(store, table_id, recording, writer, read_only)
+    if live.over:
+        if writer is not None:
+            if store.summaries:
+                crc = int.from_bytes(
+                    store.read_range(table_id, recording.good_length - 4, 4), "big")
+                write_summary(live, recording.good_length, recording.last_record, crc)
+            writer.abandon()
+            live.table.log = None
+        live.rest()
     return live, since
 
 
@@ -873,42 +824,6 @@ def _adopt_legacy_seating(live: LiveTable, writer: TableLog) -> None:
         store.drop_legacy_seating(live.id)
 
 
-def _restore_from_store(store: LogStore, read_only: bool, say: Say | None
-                        ) -> dict[str, LiveTable]:
-    """Every table a store other than a folder holds (``server/jetstream.py``)."""
-    progress = Progress(say)
-    table_ids = store.table_ids()
-    progress.line(f"restoring {len(table_ids)} tables from {store.where}…")
-    tables: dict[str, LiveTable] = {}
-    for table_id in table_ids:  # several nodes: only the tables this one holds
-        if not read_only and not store.claim(table_id):
-            continue
-        try:
-            tables[table_id] = restore_from_store(store, table_id, read_only=read_only)
-        except Exception as error:  # one damaged table must not keep the others down
-            print(f"starhall serve: skipping table {table_id}: {error}", file=sys.stderr)
-    progress.line(f"restored {len(tables)} tables from {store.where}")
-    return tables
-
-
-def restore_from_store(store: LogStore, table_id: str, *, read_only: bool = False
-                       ) -> LiveTable:
-    """One table of a store other than a folder, from its log's last checkpoint; a finished
-    one is not written to again."""
-    data, writer = store.reopen(table_id)
-    try:
-        recording = load_tail(store.source(table_id), data=data)
-    except BaseException:
-        writer.abandon()
-        raise
-    live, _ = _rebuilt(store, table_id, recording, None if read_only else writer, read_only)
-    if read_only or live.over:
-        writer.abandon()  # a finished game is written no more
-        live.table.log = None
-        live.rest()  # a finished one keeps only what the lobby shows (no summary here)
-    return live
-
-
 def _think_of(header: Mapping[str, Any]) -> float | None:
     """The seconds a bot takes for a move at the table a header begins, if it says."""
     think = header.get("think")
@@ -922,43 +837,6 @@ def has_people(seats: list[SeatRecord]) -> bool:
     table of bots nobody can; a person who sits there later starts with none, and the ids
     logged before are not theirs.)"""
     return any(seat.token_sha256 is not None for seat in seats)
-
-
-def _torn_tail_words(path: Path, good_length: int, kept: int, read_only: bool) -> str:
-    """What a log's torn tail held and why it is dropped, in one line."""
-    handle = os.open(path, os.O_RDONLY | OPEN_FLAGS)
-    try:
-        data = os.pread(handle, os.fstat(handle).st_size - good_length, good_length)
-    finally:
-        os.close(handle)
-    tail = torn_tail(data, path)
-    if read_only:
-        return (f"leaves out the last {tail.length:,} bytes of its log after event {kept} "
-                f"(--read-only: the file is not cut back): {tail.words(kept)}")
-    return (f"dropped the last {tail.length:,} bytes of its log after event {kept}: "
-            f"{tail.words(kept)}; the table goes on from event {kept}")
-
-
-def _remove_if_never_created(path: Path, table_id: str, folder: Path) -> None:
-    """A log without a whole header is a table whose creation never finished (a crash before
-    its header was on disk): nobody was told of it, so it is removed (``EmptyLog``)."""
-    with open(path, "rb") as file:
-        data = file.read(HEAD_BYTES)
-        whole = not file.read(1)
-    if not whole or (data and data[0] != 0x92):
-        return  # a log, or not a torn header: loading it will say what it is
-    try:
-        records, _ = read_records(data, path, limit=1)
-    except LogError:
-        return
-    if records:
-        return
-    print(f"starhall serve: removing table {table_id}: its creation never finished "
-          f"({path.name} holds no whole header)", file=sys.stderr)
-    for made in (path, folder / f"{table_id}{SEATING_SUFFIX}"):  # (an older server's too)
-        with contextlib.suppress(OSError):
-            made.unlink()
-    raise EmptyLog(table_id)
 
 
 def next_table_id(tables: Iterable[str]) -> str:

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from starhall.server.embed import EmbeddedServer
-from starhall.server.tables import SUMMARY_SUFFIX, LiveTable, create_table, restore_tables
+from starhall.server.stores import SUMMARY_SUFFIX
+from starhall.server.tables import LiveTable, create_table, restore_tables
 from starhall.shared import protocol
 from starhall.shared.games import GAMES
 from starhall.shared.logfile import encode_record, scan
@@ -129,7 +130,7 @@ def test_live_tables_play_on_exactly(tmp_path: Path, history: dict[str, str]) ->
         assert server.address is not None and server.service is not None
         for name in ("people", "bots"):
             live = server.service.tables[history[name]]
-            assert live_hash(live) == rebuilt_hash(live.log_path)
+            assert live_hash(live) == rebuilt_hash(tmp_path / "tables" / f"{live.id}.starhall")
     for log in log_files([str(tmp_path / "tables")]):
         assert isinstance(verify(log), Verified), log
 

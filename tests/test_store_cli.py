@@ -130,7 +130,8 @@ def test_the_tools_and_a_serving_node_exit_with_nothing_pending(
         serve.send_signal(signal.SIGINT)
         _, stderr = serve.communicate(timeout=60)
     assert serve.returncode == 0
-    restoring = re.compile(rf"starhall serve: restor(ing|ed) 1 tables? from {address}…?")
+    restoring = re.compile(rf"starhall serve: restor(ing|ed) 1 tables? from {address}"
+                           r"(…| \(.*\) in [0-9.]+ s)")
     assert all(restoring.fullmatch(line) for line in stderr.splitlines()), stderr
 
 
