@@ -178,7 +178,7 @@ class TableMaster:
             protocol.HISTORY: self.history_desk.history,
         }
         for table in self.tables.values():
-            self._advance(table)
+            self.advance(table)
 
     def _check_folder(self) -> None:
         """A server must be able to write its data folder (or be told it is read-only)."""
@@ -286,7 +286,7 @@ class TableMaster:
                     self._dispatch(self._session(identity, time.monotonic()), message, rid,
                                    handler)
                 if table.stalled is None:  # bots and deals skipped meanwhile go on
-                    self._advance(table)
+                    self.advance(table)
 
     def _finish(self, flight: InFlight) -> Iterator[tuple[bytes, bytes]]:
         """A commit has ended: undo the batch of each table whose log it could not write,
@@ -301,7 +301,7 @@ class TableMaster:
                 undone[table.id] = table
             else:  # not durable, and not cut back: nothing more may be built on it
                 withheld[table.id] = error
-                self._break(table, error)
+                self.break_table(table, error)
         try:
             if flight.messages:
                 yield from self._frames(flight.messages, withheld, undone, flight.frames,
@@ -401,7 +401,7 @@ class TableMaster:
                 if table is None:
                     traceback.print_exception(error, file=sys.stderr)
                     continue
-                self._break(table, error)
+                self.break_table(table, error)
                 withheld[table.id] = error
                 replacement = _broken_reply(message, identity, answered)
                 if replacement is None:
@@ -430,24 +430,25 @@ class TableMaster:
         if not session.allow(now, config.flood_rate, config.flood_burst):
             if now - session.flood_noticed >= 1.0:
                 session.flood_noticed = now
-                self._error(identity, None, protocol.FLOOD, "too many messages: some were dropped")
+                self.send_error(identity, None, protocol.FLOOD,
+                                "too many messages: some were dropped")
             return
         if len(frames) != 1:
-            self._error(identity, None, protocol.BAD_MESSAGE, "a message is exactly one frame")
+            self.send_error(identity, None, protocol.BAD_MESSAGE, "a message is exactly one frame")
             return
         try:
             message = protocol.decode(frames[0])
         except protocol.ProtocolError as bad:
-            self._error(identity, None, protocol.BAD_MESSAGE, str(bad))
+            self.send_error(identity, None, protocol.BAD_MESSAGE, str(bad))
             return
         try:
             rid = fields.request_id(message)
         except RequestError as error:  # no rid to copy: the reply names the field instead
-            self._error(identity, None, error.code, error.reason, **error.extra)
+            self.send_error(identity, None, error.code, error.reason, **error.extra)
             return
         handler = self._handlers.get(message["type"])
         if handler is None:
-            self._error(identity, rid, protocol.UNKNOWN_TYPE,
+            self.send_error(identity, rid, protocol.UNKNOWN_TYPE,
                         f"no request {message['type'][:40]!r}")
             return
         if self.frozen:
@@ -463,16 +464,16 @@ class TableMaster:
         try:
             handler(session, message, rid)
         except RequestError as error:
-            self._error(identity, rid, error.code, error.reason, **error.extra)
+            self.send_error(identity, rid, error.code, error.reason, **error.extra)
         # Each clause its own name: compiled (mypyc), a name keeps the type of its first use.
         except StorageError as failed:  # nothing was changed
             print(f"starhall serve: {message['type']}: {failed.error}", file=sys.stderr)
-            self._error(identity, rid, STORAGE, str(failed))
+            self.send_error(identity, rid, STORAGE, str(failed))
         except ReadOnly as refused:
-            self._error(identity, rid, READ_ONLY, str(refused))
+            self.send_error(identity, rid, READ_ONLY, str(refused))
         except Exception:  # a bug must cost one request, never the server
             traceback.print_exc(file=sys.stderr)
-            self._error(identity, rid, protocol.INTERNAL, "the server failed on this request")
+            self.send_error(identity, rid, protocol.INTERNAL, "the server failed on this request")
 
     def _session(self, identity: bytes, now: float) -> Session:
         session = self.sessions.get(identity)
@@ -486,12 +487,12 @@ class TableMaster:
         session.last_heard = now
         return session
 
-    def _reply(self, session: Session, rid: Any, message: dict[str, Any]) -> None:
+    def reply(self, session: Session, rid: Any, message: dict[str, Any]) -> None:
         if rid is not None:
             message["rid"] = rid
         self.outbox.send(session.identity, message)
 
-    def _error(self, identity: bytes, rid: Any, code: str, reason: str, **extra: Any) -> None:
+    def send_error(self, identity: bytes, rid: Any, code: str, reason: str, **extra: Any) -> None:
         message: dict[str, Any] = {"type": protocol.ERROR, "code": code, "reason": reason}
         message.update(extra)
         if rid is not None:
@@ -502,16 +503,16 @@ class TableMaster:
 
     # --- seats -------------------------------------------------------------------------------
 
-    def _table(self, message: dict[str, Any], *, playable: bool = False) -> LiveTable:
+    def find_table(self, message: dict[str, Any], *, playable: bool = False) -> LiveTable:
         table_id = fields.text(message, "table", max_chars=64)
         table = self.tables.get(table_id)
         if table is None:
             raise self.leases.not_here(table_id)
         if playable:
-            self._playable(table)
+            self.check_playable(table)
         return table
 
-    def _playable(self, table: LiveTable) -> None:
+    def check_playable(self, table: LiveTable) -> None:
         if table.broken:
             raise RequestError(protocol.BROKEN, "this table was stopped after a server fault",
                                table=table.id)
@@ -519,7 +520,7 @@ class TableMaster:
             raise RequestError(protocol.TABLE_OVER, "the game at this table has ended",
                                table=table.id)
 
-    def _owned_seat(self, table: LiveTable, message: dict[str, Any]) -> int:
+    def owned_seat(self, table: LiveTable, message: dict[str, Any]) -> int:
         """The seat a token belongs to at this table (a person's, even with a stand-in)."""
         hashed = table.hash_token(fields.text(message, "token", max_chars=128))
         for number, seat in enumerate(table.seats):
@@ -527,9 +528,9 @@ class TableMaster:
                 return number
         raise RequestError(protocol.BAD_TOKEN, f"that is no seat's token at table {table.id}")
 
-    def _snapshot(self, session: Session, rid: Any, table: LiveTable, viewer: Viewer) -> None:
+    def send_snapshot(self, session: Session, rid: Any, table: LiveTable, viewer: Viewer) -> None:
         state = table.table.state
-        self._reply(session, rid, {
+        self.reply(session, rid, {
             "type": protocol.SNAPSHOT, "table": table.id, "seq": table.seq, "seat": viewer,
             "view": LaterView(table.game, state, viewer), "info": table.info(),
         })
@@ -537,11 +538,11 @@ class TableMaster:
     # --- moves -------------------------------------------------------------------------------
 
     def _act(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        table = self._table(message)
+        table = self.find_table(message)
         if table.broken:  # its last moves may not be durable: nothing is acknowledged there
             raise RequestError(protocol.BROKEN, "this table was stopped after a server fault",
                                table=table.id)
-        number = self._owned_seat(table, message)
+        number = self.owned_seat(table, message)
         seat = table.seats[number]
         cid = fields.command_id(message)
         seen = fields.whole(message, "seq")
@@ -550,10 +551,10 @@ class TableMaster:
         data = fields.mapping(command, "data")
         done = table.command_done(number, cid)
         if done is not None:  # made already (even if the game has ended since): say so again
-            self._reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
+            self.reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
                                        "seq": done, "duplicate": True})
             return
-        self._playable(table)
+        self.check_playable(table)
         if self.config.read_only:
             raise ReadOnly()
         if table.status != protocol.PLAYING:
@@ -564,14 +565,14 @@ class TableMaster:
             raise RequestError(protocol.STALE, f"the table is at event {table.seq}, not {seen}",
                                table=table.id, seq=table.seq, cid=cid)
         try:
-            self._submit(table, Command(kind, number, data), cid)
+            self.submit(table, Command(kind, number, data), cid)
         except IllegalCommand as refusal:
             raise RequestError(refusal.code, refusal.reason, table=table.id, cid=cid) from None
-        self._reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
+        self.reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
                                    "seq": table.seq, "duplicate": False})
-        self._advance(table)
+        self.advance(table)
 
-    def _submit(self, table: LiveTable, command: Command, cid: int | str | None = None) -> None:
+    def submit(self, table: LiveTable, command: Command, cid: int | str | None = None) -> None:
         """Decide, append and evolve one command (a person's with its ``cid``, which the log
         keeps), and queue its events for the participants."""
         if table.commands_unread:  # the first move since a restart
@@ -587,7 +588,7 @@ class TableMaster:
                 # The engine choked on odd data before changing anything: a refusal.
                 raise IllegalCommand("bad_command", f"the game cannot read that command "
                                      f"({type(error).__name__})") from None
-            self._break(table, error)
+            self.break_table(table, error)
             raise RequestError(protocol.BROKEN, "this table was stopped after a server fault",
                                table=table.id) from None
         if not numbered:
@@ -614,7 +615,7 @@ class TableMaster:
         table.before_batch = before or (live.state, live.seq, live.seats)
         self.dirty[table.id] = table
 
-    def _reseated(self, table: LiveTable) -> None:
+    def reseated(self, table: LiveTable) -> None:
         """After a change of the seats: the log records it with this batch (whose commit makes
         it durable before anyone hears of it), and everyone following the table hears of it."""
         self.changed_rosters[table.id] = table
@@ -656,14 +657,14 @@ class TableMaster:
             for watcher in table.watchers:
                 queue(watcher, table_id, None, after, last, *spectators)
 
-    def _advance(self, table: LiveTable) -> None:
+    def advance(self, table: LiveTable) -> None:
         """Answer the game's chance requests, then wake the bots if it is theirs to move."""
         if self.config.read_only:
             return
-        self._deal(table)
+        self.deal(table)
         self.bot_turns.schedule(table)
 
-    def _deal(self, table: LiveTable) -> None:
+    def deal(self, table: LiveTable) -> None:
         """Answer the game's chance requests (the deals) with fresh deal numbers."""
         game = table.game
         while not table.broken and table.status == protocol.PLAYING:
@@ -672,11 +673,11 @@ class TableMaster:
                 return
             self.outbox.seal(table.id)  # the hand's end keeps its own view
             try:
-                self._submit(table, shuffle_command(request, new_seed()))
+                self.submit(table, shuffle_command(request, new_seed()))
             except (IllegalCommand, RequestError) as error:
-                self._break(table, error)
+                self.break_table(table, error)
 
-    def _break(self, table: LiveTable, error: BaseException) -> None:
+    def break_table(self, table: LiveTable, error: BaseException) -> None:
         print(f"starhall serve: table {table.id} stopped: {error!r}", file=sys.stderr)
         if not isinstance(error, IllegalCommand | RequestError):
             traceback.print_exception(error, file=sys.stderr)
@@ -701,7 +702,7 @@ class TableMaster:
             del self.stalled[table_id]
             table = self.tables.get(table_id)
             if table is not None and not table.broken:
-                self._advance(table)  # deal and let the bots move again: maybe it writes now
+                self.advance(table)  # deal and let the bots move again: maybe it writes now
 
     def _waits_for_commit(self, session: Session) -> bool:
         """Whether a table the session sits at or watches has a commit under way (it is
@@ -727,7 +728,7 @@ class TableMaster:
                     table.seats[number].session = None
             else:
                 table.seats[number].session = None
-            self._reseated(table)
+            self.reseated(table)
         for table_id in session.watching:
             table = self.tables.get(table_id)
             if table is not None:
