@@ -349,11 +349,12 @@ class JetStreamStore:
         data, last_seq = self._read_whole(table_id)
         return data, StreamLog(table_id, self.subject(table_id), len(data), last_seq)
 
-    def size(self, table_id: str) -> int:
-        return len(self.read(table_id))
-
     def read_range(self, table_id: str, offset: int, length: int) -> bytes:
         return self.read(table_id)[offset:offset + length]
+
+    def read_ends(self, table_id: str, head: int, tail_from: int) -> tuple[int, bytes, bytes]:
+        data = self.read(table_id)
+        return len(data), data[:head], data[tail_from:]
 
     def open_tail(self, table_id: str, *, read_only: bool) -> tuple[Recording, TableLog | None]:
         # A commit is all or nothing (a record is one message): no log here is ever torn,

@@ -78,12 +78,13 @@ class LogStore(Protocol):
         """The table's whole log as far as it is durable."""
         ...
 
-    def size(self, table_id: str) -> int:
-        """The length of the table's log, in bytes."""
-        ...
-
     def read_range(self, table_id: str, offset: int, length: int) -> bytes:
         """``length`` bytes of the table's log from ``offset`` (fewer at its end)."""
+        ...
+
+    def read_ends(self, table_id: str, head: int, tail_from: int) -> tuple[int, bytes, bytes]:
+        """At once: the log's length, its first ``head`` bytes and its bytes from
+        ``tail_from`` on (what checks a summary against its log, table after table)."""
         ...
 
     def open_tail(self, table_id: str, *, read_only: bool) -> tuple[Recording, TableLog | None]:
@@ -281,13 +282,19 @@ class FileStore:
     def read(self, table_id: str) -> bytes:
         return read_whole(self.log_path(table_id))
 
-    def size(self, table_id: str) -> int:
-        return self.log_path(table_id).stat().st_size
-
     def read_range(self, table_id: str, offset: int, length: int) -> bytes:
         handle = os.open(self.log_path(table_id), os.O_RDONLY | OPEN_FLAGS)
         try:
             return os.pread(handle, length, offset)
+        finally:
+            os.close(handle)
+
+    def read_ends(self, table_id: str, head: int, tail_from: int) -> tuple[int, bytes, bytes]:
+        handle = os.open(self.log_path(table_id), os.O_RDONLY | OPEN_FLAGS)
+        try:
+            size = os.fstat(handle).st_size
+            return (size, os.pread(handle, head, 0),
+                    os.pread(handle, max(0, size - tail_from), tail_from))
         finally:
             os.close(handle)
 

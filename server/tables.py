@@ -579,14 +579,15 @@ def read_summary(store: LogStore, table_id: str) -> Finished | None:
         if winners is not None and (type(winners) is not list
                                     or not all(type(n) is int for n in winners)):
             return None
-        if store.size(table_id) != length or not 0 < start < length:
+        if not 0 < start < length:
             return None
-        head = store.read_range(table_id, 0, min(start, HEAD_BYTES))
+        size, head, tail = store.read_ends(table_id, min(start, HEAD_BYTES), start)
+        if size != length:
+            return None
         records, _ = read_records(head, source, limit=1)
         if not records and start > len(head):  # a long header: read on up to the tail
             head = store.read_range(table_id, 0, min(start, MAX_HEADER_BYTES))
             records, _ = read_records(head, source, limit=1)
-        tail = store.read_range(table_id, start, length - start)
         last, good = read_records(tail, source)
         if not records or len(last) != 1 or good != len(tail):
             return None
