@@ -58,7 +58,7 @@ from starhall.server.lobby import Lobby
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
 from starhall.server.reports import ReportDesk, ReportStore
 from starhall.server.seating_desk import SeatingDesk
-from starhall.server.seats import SeatRecord
+from starhall.server.seats import SeatRecord, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.stores import Commit, FileStore, LogStore, TableLost
 from starhall.server.tables import (
@@ -522,7 +522,8 @@ class TableMaster:
 
     def owned_seat(self, table: LiveTable, message: dict[str, Any]) -> int:
         """The seat a token belongs to at this table (a person's, even with a stand-in)."""
-        hashed = table.hash_token(fields.text(message, "token", max_chars=128))
+        # (token_hash itself, not LiveTable.hash_token: every act passes here)
+        hashed = token_hash(fields.text(message, "token", max_chars=128), table.token_salt)
         for number, seat in enumerate(table.seats):
             if seat.holds(hashed):
                 return number
