@@ -238,3 +238,52 @@ def test_an_export_hands_on_the_logs_alone_and_no_token(
     assert data == (tmp_path / "tables" / f"{table}.starhall").read_bytes()
     assert token.encode() not in data and b"token_hash" in data
     assert hashlib.sha256(token.encode()).hexdigest().encode() not in data
+
+
+def test_an_older_folders_seating_file_imported_moves_into_the_log(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """A folder of a server from before seating records: its log names nobody, its seating
+    file has Ada's seat and her token's unsalted hash. Imported, the file waits in the
+    seating bucket; the first node that serves the table records it in the log, owners and
+    all, forgets the bucket's copy, and Ada's token holds her seat."""
+    import json
+
+    from starhall.server.embed import EmbeddedServer
+    from starhall.server.seats import token_hash
+    from starhall.server.store_cli import open_store
+    from starhall.shared.games import get_game
+    from starhall.shared.replay import load
+    from starhall.shared.table import Table
+    from tests.nats_helpers import jetstream_settings
+    from tests.server_helpers import Participant
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    made = Table.new(get_game("hearts"), 4, {}, path=str(folder / "0001.starhall"), name="old")
+    assert made.log is not None
+    made.log.close()
+    token = "an-older-servers-token-0123"
+    free = {"state": "free", "name": None, "token_sha256": None, "bot": None,
+            "standin": False, "since": 0}
+    (folder / "0001.seats.json").write_text(json.dumps({"name": "old", "seats": [
+        {**free, "state": "player", "name": "Ada", "token_sha256": token_hash(token)},
+        free, free, free]}))
+    settings = jetstream_settings(nats_node, request.node.name)
+    stream = ["--stream", str(settings["stream"])]
+    address = f"nats://{nats_node.url}"
+    assert main(["store", "import", str(folder), address, *stream]) == 0
+    for _ in range(2):  # moved at the first start; the log alone at the second
+        with EmbeddedServer(tmp_path / "node", think=60.0, **settings) as server:
+            assert server.address is not None
+            ada = Participant(server.address, "Ada")
+            back = ada.request({"type": "resume", "table": "0001", "seat": 0, "token": token})
+            assert back["type"] == "seated", back
+            ada.close()
+    exported = tmp_path / "back.starhall"
+    assert main(["replay", "export", f"{address}/0001", str(exported), *stream]) == 0
+    assert load(exported).seats_at()[0]["owner"]["token_hash"] == token_hash(token)
+    store, _ = open_store(address, str(settings["stream"]))
+    try:
+        assert store.legacy_seating("0001", 4) is None  # the bucket's copy is gone
+    finally:
+        store.close()
