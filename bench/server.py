@@ -79,7 +79,7 @@ import zmq  # noqa: E402
 from starhall import shared  # noqa: E402
 from starhall.server.embed import free_loopback_port  # noqa: E402
 from starhall.server.keys import load_or_create  # noqa: E402
-from starhall.server.seats import SeatRecord, new_token, save_seating  # noqa: E402
+from starhall.server.seats import SeatRecord, new_token  # noqa: E402
 from starhall.server.sim import play_out  # noqa: E402
 from starhall.shared import protocol  # noqa: E402
 from starhall.shared.bots import bot_seats, make_bot  # noqa: E402
@@ -686,17 +686,15 @@ def new_table(folder: Path, number: int, *, bots: bool,
               options: dict[str, Any] | None = None) -> Table[Any]:
     table_id = f"{number:04d}"
     name = f"Hearts {table_id}"
-    table = Table.new(get_game("hearts"), 4, options or {},
-                      path=str(folder / f"{table_id}.starhall"),
-                      seats=bot_seats(get_game("hearts"), ["random"] * 4), table=table_id,
-                      name=name)
-    seats = [SeatRecord() for _ in range(4)]
-    for seat, record in enumerate(seats):
-        if bots:
-            record.seat_bot("random", standin=False)
-        else:
+    seats = bot_seats(get_game("hearts"), ["random"] * 4)
+    if not bots:  # the log is where a server finds its seats and their owners
+        people = [SeatRecord() for _ in range(4)]
+        for seat, record in enumerate(people):
             record.seat_person(f"Person {seat + 1}", token=new_token())
-    save_seating(folder / f"{table_id}.seats.json", name, seats)
+        seats = [record.logged() for record in people]
+    table = Table.new(get_game("hearts"), 4, options or {},
+                      path=str(folder / f"{table_id}.starhall"), seats=seats, table=table_id,
+                      name=name)
     table.remember()
     return table
 

@@ -3,7 +3,7 @@ its table's think delay, so people can follow), the due bots' moves in a loop tu
 (stopping early when a client's message waits), and the moves of searching bots, which think
 in worker processes (``server/thinking.py``) while the loop serves everyone else. A bot is
 given its seat's observation only (``LiveTable.observe``), never the state; its move goes
-through the master's pipeline (``TableMaster._submit``) like a person's.
+through the master's pipeline (``TableMaster.submit``) like a person's.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ class BotTurns:
             for _ in range(burst):
                 if not self._bot_moves(table):
                     break
-                self.master._deal(table)
+                self.master.deal(table)
             self.schedule(table)
             clock = time.monotonic()
             if clock > deadline:
@@ -112,12 +112,12 @@ class BotTurns:
                         self.thinking[table.id] = table
                     continue
                 command = bot.choose(table.observe(number), self._think(table))
-                self.master._submit(table, command)
+                self.master.submit(table, command)
             except (IllegalCommand, RequestError) as error:
-                self.master._break(table, error)
+                self.master.break_table(table, error)
                 return False
             except Exception as crash:  # a bot's bug stops its table, not the server
-                self.master._break(table, crash)
+                self.master.break_table(table, crash)
                 return False
             moved = True
         return moved
@@ -145,16 +145,16 @@ class BotTurns:
                 continue
             command = self._thought_move(table, thought)
             try:
-                self.master._submit(table, command)
+                self.master.submit(table, command)
             except (IllegalCommand, RequestError) as error:
                 if table.seq == thought.seq:
-                    self.master._break(table, error)
+                    self.master.break_table(table, error)
                     continue
                 # The table moved on while the bot thought (another seat's pass, say).
             except Exception as crash:  # a bot's bug stops its table, not the server
-                self.master._break(table, crash)
+                self.master.break_table(table, crash)
                 continue
-            self.master._deal(table)
+            self.master.deal(table)
             self.schedule(table)
 
     def _thought_move(self, table: LiveTable, thought: Thought) -> Command:

@@ -64,27 +64,36 @@ class Master(Protocol):
     @property
     def reports(self) -> ReportKeeper: ...
 
-    def _reply(self, session: Session, rid: Any, message: dict[str, Any]) -> None: ...
+    def reply(self, session: Session, rid: Any, message: dict[str, Any]) -> None:
+        """Queue ``message`` for the session, as the reply to request ``rid``."""
 
-    def _error(self, identity: bytes, rid: Any, code: str, reason: str, **extra: Any) -> None:
-        ...
+    def send_error(self, identity: bytes, rid: Any, code: str, reason: str, **extra: Any) -> None:
+        """Queue an ``error`` for the client, as the reply to request ``rid``."""
 
-    def _table(self, message: dict[str, Any], *, playable: bool = False) -> LiveTable: ...
+    def find_table(self, message: dict[str, Any], *, playable: bool = False) -> LiveTable:
+        """The table a request names (``elsewhere`` if another node serves it); with
+        ``playable``, one whose game goes on."""
 
-    def _playable(self, table: LiveTable) -> None: ...
+    def check_playable(self, table: LiveTable) -> None:
+        """A ``RequestError`` unless the table's game goes on (not broken, not over)."""
 
-    def _owned_seat(self, table: LiveTable, message: dict[str, Any]) -> int: ...
+    def owned_seat(self, table: LiveTable, message: dict[str, Any]) -> int:
+        """The seat the request's token owns at the table (``bad_token`` if none)."""
 
-    def _snapshot(self, session: Session, rid: Any, table: LiveTable, viewer: Viewer) -> None:
-        ...
+    def send_snapshot(self, session: Session, rid: Any, table: LiveTable, viewer: Viewer) -> None:
+        """Queue a snapshot of the table as ``viewer`` (a seat, or ``None``) sees it."""
 
-    def _reseated(self, table: LiveTable) -> None: ...
+    def reseated(self, table: LiveTable) -> None:
+        """After a change of the table's seats: logged with the batch, told to everyone."""
 
-    def _submit(self, table: LiveTable, command: Command, cid: int | str | None = None) -> None:
-        ...
+    def submit(self, table: LiveTable, command: Command, cid: int | str | None = None) -> None:
+        """Decide, log and evolve one command, and queue its events for everyone."""
 
-    def _advance(self, table: LiveTable) -> None: ...
+    def advance(self, table: LiveTable) -> None:
+        """Deal if the game asks for it, then wake the table's bots if it is their turn."""
 
-    def _deal(self, table: LiveTable) -> None: ...
+    def deal(self, table: LiveTable) -> None:
+        """Answer the game's chance requests (its deals)."""
 
-    def _break(self, table: LiveTable, error: BaseException) -> None: ...
+    def break_table(self, table: LiveTable, error: BaseException) -> None:
+        """Stop the table after a fault (it answers ``broken`` from then on)."""

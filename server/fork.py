@@ -11,8 +11,8 @@ the client sits down in the chosen seat and asks for bots in the others through 
 The new log verifies on its own, and its header's ``forked_from`` names the source log (its
 file name and the SHA-256 of its bytes; for a bug report, of the log it holds) and the last
 copied event. It names who made the copied events, as the source does (its header's seats are
-the source's at the start, and the source's seating records come along), and then frees every
-seat, as the new table's seating file has them.
+the source's at the start, and the source's seating records come along, without their owners),
+and then frees every seat: the fork's people sit down anew.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from starhall.server.tables import create_table
 from starhall.shared.logfile import BUG_SUFFIX, SUFFIX, log_bytes
 from starhall.shared.protocol import FREE
 from starhall.shared.replay import Recording, load
-from starhall.shared.seating import seat_entry
+from starhall.shared.seating import public_seat, seat_entry
 
 
 class ForkError(ValueError):
@@ -128,17 +128,16 @@ def write_fork(plan: ForkPlan, data: str | Path) -> Forked:
             table.submit(game.command_for(recording.events[table.seq][1]))
             while changes and changes[0][0] <= table.seq:
                 _, number, seat = changes.pop(0)
-                table.reseat(number, seat)
+                table.reseat(number, public_seat(seat))  # the source's owners stay there
         if table.seq != plan.seq:  # event SEQ was not the last of its command's events
             raise ForkError(f"event {plan.seq} is in the middle of a move: fork after "
                             f"event {table.seq} instead")
-        live.record_seating()  # then the cast leaves: every seat is free, as in its file
+        live.record_seating()  # then the cast leaves: every seat is free
     except BaseException:
         if table.log is not None:
             table.log.close()
         live.table.log = None
         (folder / f"{table_id}{SUFFIX}").unlink(missing_ok=True)
-        live.seating_path.unlink(missing_ok=True)
         raise
     assert table.log is not None
     table.log.close()

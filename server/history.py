@@ -107,10 +107,10 @@ class HistoryDesk:
         self.histories = Histories()
 
     def history(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        table = self.master._table(message)
+        table = self.master.find_table(message)
         try:
             page = self.histories.page(table.id, table.seq, table.durable_log, message)
         except OSError as error:
             raise RequestError(STORAGE, f"the server could not read the table's log "
                                f"({error.strerror or error})", table=table.id) from None
-        self.master._reply(session, rid, page)
+        self.master.reply(session, rid, page)

@@ -1,7 +1,8 @@
 """The JetStream log store: every table's log in one NATS JetStream stream, a subject per
 table, each message exactly the bytes of one record of ``docs/replay-format.md`` (so a
-table's messages, joined, are its ``.starhall`` file byte for byte); the seating in a
-key-value bucket beside it; who may write a table in another, as leases.
+table's messages, joined, are its ``.starhall`` file byte for byte), who sits where
+included; who may write a table in a key-value bucket, as leases (and in another, the seating
+files of older servers' folders, ``store import``ed, until a server records them in the logs).
 
 Nothing here replicates, elects or fences by itself: JetStream does.
 
@@ -46,9 +47,10 @@ import nats.js.errors
 from nats.js import api
 
 from starhall.server.nats_access import load_access
-from starhall.server.seats import SeatRecord, seating_body, seats_from_body
+from starhall.server.seats import SeatRecord, seats_from_body
 from starhall.server.stores import TableLost
-from starhall.shared.logfile import encode_record
+from starhall.shared.logfile import TableLog, encode_record
+from starhall.shared.replay import Recording, load_tail
 
 T = TypeVar("T")
 DEFAULT_STREAM = "STARHALL"
@@ -347,6 +349,39 @@ class JetStreamStore:
         data, last_seq = self._read_whole(table_id)
         return data, StreamLog(table_id, self.subject(table_id), len(data), last_seq)
 
+    def read_range(self, table_id: str, offset: int, length: int) -> bytes:
+        return self.read(table_id)[offset:offset + length]
+
+    def read_ends(self, table_id: str, head: int, tail_from: int) -> tuple[int, bytes, bytes]:
+        data = self.read(table_id)
+        return len(data), data[:head], data[tail_from:]
+
+    def open_tail(self, table_id: str, *, read_only: bool) -> tuple[Recording, TableLog | None]:
+        # A commit is all or nothing (a record is one message): no log here is ever torn,
+        # nor a header without its table.
+        data, writer = self.reopen(table_id)
+        try:
+            recording = load_tail(self.source(table_id), data=data)
+        except BaseException:
+            writer.abandon()
+            raise
+        if read_only:
+            writer.abandon()
+            return recording, None
+        return recording, writer
+
+    def tidy(self) -> None:
+        pass  # nothing is half written: a commit is all or nothing
+
+    def summary(self, table_id: str) -> bytes | None:
+        return None  # no summaries: a restart reads a finished table's log
+
+    def keep_summary(self, table_id: str, body: bytes) -> None:
+        pass
+
+    def describe_access(self) -> str | None:
+        return self.access.describe()
+
     def _read_whole(self, table_id: str) -> tuple[bytes, int]:
         """``_read``, asked again a few times while NATS is busy or electing a leader (it
         answers 'service unavailable' meanwhile); ``OSError`` if it never answers."""
@@ -407,22 +442,29 @@ class JetStreamStore:
         await self.js.purge_stream(self.stream, subject=self.subject(table_id))
         await self.seats_kv.purge(table_id)
 
-    # --- seating ------------------------------------------------------------------------
+    # --- the seating files of older servers -------------------------------------------
 
-    def save_seating(self, table_id: str, name: str, seats: list[SeatRecord]) -> None:
-        data = json.dumps(seating_body(name, seats)).encode("utf-8")
+    def save_legacy_seating(self, table_id: str, body: bytes) -> None:
+        """Keep an older folder's seating file as it is (``store import``): the table's
+        seating until a server records it in its log."""
         try:
-            self.bridge.run(self.seats_kv.put(table_id, data))
+            self.bridge.run(self.seats_kv.put(table_id, body))
         except (TimeoutError, nats.errors.Error) as error:
             raise OSError(f"NATS did not store the seating ({describe(error)})") from None
 
-    def load_seating(self, table_id: str, players: int) -> tuple[str | None, list[SeatRecord]]:
+    def legacy_seating(self, table_id: str, players: int) -> list[SeatRecord] | None:
         try:
             entry = self.bridge.run(self.seats_kv.get(table_id))
         except nats.js.errors.KeyNotFoundError:
-            return None, [SeatRecord() for _ in range(players)]
+            return None
         return seats_from_body(json.loads(entry.value or b"{}"), players,
-                               f"{self.source(table_id)} (seating)")
+                               f"{self.source(table_id)} (seating)")[1]
+
+    def drop_legacy_seating(self, table_id: str) -> None:
+        try:
+            self.bridge.run(self.seats_kv.purge(table_id))
+        except (TimeoutError, nats.errors.Error) as error:
+            raise OSError(f"NATS did not forget the seating ({describe(error)})") from None
 
     # --- commits ------------------------------------------------------------------------
 

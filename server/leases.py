@@ -66,7 +66,7 @@ class Leases:
             self.describe([live])
             print(f"starhall serve: took table {table_id} over at event {live.seq}",
                   file=sys.stderr)
-            self.master._advance(live)
+            self.master.advance(live)
 
     def _given_up(self, table: LiveTable) -> None:
         """Forget a table another node holds now; whoever followed it here hears so, with an
@@ -78,8 +78,9 @@ class Leases:
             if session is not None:
                 session.watching.discard(table.id)
                 session.seats = {(t, n) for t, n in session.seats if t != table.id}
-            self.master._error(identity, None, protocol.ELSEWHERE, f"table {table.id} is served by "
-                        "another node now: ask again", table=table.id, address=None)
+            self.master.send_error(identity, None, protocol.ELSEWHERE,
+                                   f"table {table.id} is served by another node now: ask again",
+                                   table=table.id, address=None)
         print(f"starhall serve: table {table.id}: another node holds it now; given up",
               file=sys.stderr)
 

@@ -40,7 +40,7 @@ class Lobby:
             raise RequestError(protocol.BAD_PROTOCOL,
                                f"this server speaks protocol {protocol.PROTOCOL_VERSION}")
         session.name = fields.optional_text(message, "name", max_chars=protocol.MAX_NAME_CHARS)
-        self.master._reply(session, rid, {
+        self.master.reply(session, rid, {
             "type": protocol.WELCOME, "server": self.config.name,
             "protocol": protocol.PROTOCOL_VERSION, "heartbeat": self.config.heartbeat,
             "timeout": self.config.timeout, "max_message": protocol.MAX_MESSAGE_BYTES,
@@ -56,7 +56,7 @@ class Lobby:
         followed.update(table_id for table_id in session.watching if table_id in self.master.tables)
         seqs = {table_id: self._durable_seq(self.master.tables[table_id])
                 for table_id in sorted(followed, key=listing_order)[:protocol.MAX_PONG_TABLES]}
-        self.master._reply(session, rid, {"type": protocol.PONG, "time": time.time(),
+        self.master.reply(session, rid, {"type": protocol.PONG, "time": time.time(),
                                           "seqs": seqs, "instance": self.master.instance})
 
     def _durable_seq(self, table: LiveTable) -> int:
@@ -97,7 +97,7 @@ class Lobby:
                 break
             listed.append(info)
         more = start + len(listed) < len(ranked)
-        self.master._reply(session, rid, {
+        self.master.reply(session, rid, {
             "type": protocol.TABLES, "tables": listed, "total": len(ranked),
             "cursor": listed[-1]["id"] if more else None,
             "next": start + len(listed) if more else None,
@@ -117,11 +117,11 @@ class Lobby:
         hashed_key = None if key is None else token_hash(key)
         made = self.master.tables.get(self.master.created_keys.get(hashed_key or "", ""))
         if made is not None:  # a resend: the table its first sending made
-            self.master._reply(session, rid, {"type": protocol.CREATED, "table": made.info()})
+            self.master.reply(session, rid, {"type": protocol.CREATED, "table": made.info()})
             return
         made_elsewhere = self.master.leases.made_elsewhere(hashed_key)
         if made_elsewhere is not None:  # a resend to another node of the service
-            self.master._reply(session, rid, {"type": protocol.CREATED, "table": made_elsewhere})
+            self.master.reply(session, rid, {"type": protocol.CREATED, "table": made_elsewhere})
             return
         if self.config.read_only:
             raise ReadOnly()
@@ -148,4 +148,4 @@ class Lobby:
         if hashed_key is not None:
             self.master.created_keys[hashed_key] = table_id
         self.master.leases.describe([table])
-        self.master._reply(session, rid, {"type": protocol.CREATED, "table": table.info()})
+        self.master.reply(session, rid, {"type": protocol.CREATED, "table": table.info()})

@@ -58,7 +58,7 @@ from starhall.server.lobby import Lobby
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
 from starhall.server.reports import ReportDesk, ReportStore
 from starhall.server.seating_desk import SeatingDesk
-from starhall.server.seats import token_hash
+from starhall.server.seats import SeatRecord, token_hash
 from starhall.server.sessions import Outbox, Session, Viewer
 from starhall.server.stores import Commit, FileStore, LogStore, TableLost
 from starhall.server.tables import (
@@ -186,9 +186,7 @@ class TableMaster:
             protocol.HISTORY: self.history_desk.history,
         }
         for table in self.tables.values():
-            if table.seating_behind:  # restored, but its log could not be given its seats
-                self._dirty(table)
-            self._advance(table)
+            self.advance(table)
 
     def _check_folder(self) -> None:
         """A server must be able to write its data folder (or be told it is read-only)."""
@@ -297,7 +295,7 @@ class TableMaster:
                     self._dispatch(self._session(identity, time.monotonic()), message, rid,
                                    handler)
                 if table.stalled is None:  # bots and deals skipped meanwhile go on
-                    self._advance(table)
+                    self.advance(table)
 
     def _finish(self, flight: InFlight) -> Iterator[tuple[bytes, bytes]]:
         """A commit has ended: undo the batch of each table whose log it could not write,
@@ -314,7 +312,7 @@ class TableMaster:
                 undone[table.id] = table
             else:  # not durable, and not cut back: nothing more may be built on it
                 withheld[table.id] = error
-                self._break(table, error)
+                self.break_table(table, error)
         try:
             if flight.messages:
                 yield from self._frames(flight.messages, withheld, undone, flight.frames,
@@ -328,6 +326,7 @@ class TableMaster:
         is written and the game rests (``LiveTable.rest``: its last updates are sent)."""
         for table in committed:
             table.before_batch = None
+            table.seats_before = table.bots_before = None
             if table.id in undone or table.id in withheld:
                 continue
             if table.stalled is not None:
@@ -348,7 +347,7 @@ class TableMaster:
             return False
         live = table.table
         live.state, live.seq, live.seats = before
-        table.seating_behind = True  # the seats changed in this batch are not in the log now
+        self._unseat(table, table.undo_seats())  # as the log, cut back, has them
         live.commands.forget_after(live.seq)
         table.forget_memory()
         table.bot_due = None
@@ -360,6 +359,21 @@ class TableMaster:
         self.stalled[table.id] = time.monotonic() + self.config.stall_retry
         self.changed_rosters[table.id] = table
         return True
+
+    def _unseat(self, table: LiveTable, changed: list[tuple[int, SeatRecord]]) -> None:
+        """The sessions follow the seats an undone batch put back: those it bound to a seat
+        are no longer there, those it took one from are again (if still connected)."""
+        for number, seat in changed:
+            session = self.sessions.get(seat.session) if seat.session is not None else None
+            if session is not None and table.seats[number].session != session.identity:
+                session.seats.discard((table.id, number))
+        for number, seat in enumerate(table.seats):
+            if seat.session is not None:
+                session = self.sessions.get(seat.session)
+                if session is None:
+                    seat.session = None
+                else:
+                    session.seats.add((table.id, number))
 
     def _send_roster(self, table: LiveTable) -> None:
         """A ``table`` message to everyone following the table (it goes out with the batch)."""
@@ -379,7 +393,8 @@ class TableMaster:
         for index, (identity, message) in enumerate(messages):
             frame = first if index == 0 else None
             if undone and table_of(message) in undone:
-                kept = _without_undone(message, undone[table_of(message) or ""])
+                kept = _without_undone(message, undone[table_of(message) or ""], identity,
+                                       answered)
                 if kept is None:
                     continue
                 message, frame = kept, None
@@ -397,7 +412,7 @@ class TableMaster:
                 if table is None:
                     traceback.print_exception(error, file=sys.stderr)
                     continue
-                self._break(table, error)
+                self.break_table(table, error)
                 withheld[table.id] = error
                 replacement = _broken_reply(message, identity, answered)
                 if replacement is None:
@@ -426,24 +441,25 @@ class TableMaster:
         if not session.allow(now, config.flood_rate, config.flood_burst):
             if now - session.flood_noticed >= 1.0:
                 session.flood_noticed = now
-                self._error(identity, None, protocol.FLOOD, "too many messages: some were dropped")
+                self.send_error(identity, None, protocol.FLOOD,
+                                "too many messages: some were dropped")
             return
         if len(frames) != 1:
-            self._error(identity, None, protocol.BAD_MESSAGE, "a message is exactly one frame")
+            self.send_error(identity, None, protocol.BAD_MESSAGE, "a message is exactly one frame")
             return
         try:
             message = protocol.decode(frames[0])
         except protocol.ProtocolError as bad:
-            self._error(identity, None, protocol.BAD_MESSAGE, str(bad))
+            self.send_error(identity, None, protocol.BAD_MESSAGE, str(bad))
             return
         try:
             rid = fields.request_id(message)
         except RequestError as error:  # no rid to copy: the reply names the field instead
-            self._error(identity, None, error.code, error.reason, **error.extra)
+            self.send_error(identity, None, error.code, error.reason, **error.extra)
             return
         handler = self._handlers.get(message["type"])
         if handler is None:
-            self._error(identity, rid, protocol.UNKNOWN_TYPE,
+            self.send_error(identity, rid, protocol.UNKNOWN_TYPE,
                         f"no request {message['type'][:40]!r}")
             return
         if self.frozen:
@@ -459,16 +475,16 @@ class TableMaster:
         try:
             handler(session, message, rid)
         except RequestError as error:
-            self._error(identity, rid, error.code, error.reason, **error.extra)
+            self.send_error(identity, rid, error.code, error.reason, **error.extra)
         # Each clause its own name: compiled (mypyc), a name keeps the type of its first use.
         except StorageError as failed:  # nothing was changed
             print(f"starhall serve: {message['type']}: {failed.error}", file=sys.stderr)
-            self._error(identity, rid, STORAGE, str(failed))
+            self.send_error(identity, rid, STORAGE, str(failed))
         except ReadOnly as refused:
-            self._error(identity, rid, READ_ONLY, str(refused))
+            self.send_error(identity, rid, READ_ONLY, str(refused))
         except Exception:  # a bug must cost one request, never the server
             traceback.print_exc(file=sys.stderr)
-            self._error(identity, rid, protocol.INTERNAL, "the server failed on this request")
+            self.send_error(identity, rid, protocol.INTERNAL, "the server failed on this request")
 
     def _session(self, identity: bytes, now: float) -> Session:
         session = self.sessions.get(identity)
@@ -482,12 +498,12 @@ class TableMaster:
         session.last_heard = now
         return session
 
-    def _reply(self, session: Session, rid: Any, message: dict[str, Any]) -> None:
+    def reply(self, session: Session, rid: Any, message: dict[str, Any]) -> None:
         if rid is not None:
             message["rid"] = rid
         self.outbox.send(session.identity, message)
 
-    def _error(self, identity: bytes, rid: Any, code: str, reason: str, **extra: Any) -> None:
+    def send_error(self, identity: bytes, rid: Any, code: str, reason: str, **extra: Any) -> None:
         self.refusals[code] = self.refusals.get(code, 0) + 1
         message: dict[str, Any] = {"type": protocol.ERROR, "code": code, "reason": reason}
         message.update(extra)
@@ -499,16 +515,16 @@ class TableMaster:
 
     # --- seats -------------------------------------------------------------------------------
 
-    def _table(self, message: dict[str, Any], *, playable: bool = False) -> LiveTable:
+    def find_table(self, message: dict[str, Any], *, playable: bool = False) -> LiveTable:
         table_id = fields.text(message, "table", max_chars=64)
         table = self.tables.get(table_id)
         if table is None:
             raise self.leases.not_here(table_id)
         if playable:
-            self._playable(table)
+            self.check_playable(table)
         return table
 
-    def _playable(self, table: LiveTable) -> None:
+    def check_playable(self, table: LiveTable) -> None:
         if table.broken:
             raise RequestError(protocol.BROKEN, "this table was stopped after a server fault",
                                table=table.id)
@@ -516,17 +532,18 @@ class TableMaster:
             raise RequestError(protocol.TABLE_OVER, "the game at this table has ended",
                                table=table.id)
 
-    def _owned_seat(self, table: LiveTable, message: dict[str, Any]) -> int:
+    def owned_seat(self, table: LiveTable, message: dict[str, Any]) -> int:
         """The seat a token belongs to at this table (a person's, even with a stand-in)."""
-        hashed = token_hash(fields.text(message, "token", max_chars=128))
+        # (token_hash itself, not LiveTable.hash_token: every act passes here)
+        hashed = token_hash(fields.text(message, "token", max_chars=128), table.token_salt)
         for number, seat in enumerate(table.seats):
             if seat.holds(hashed):
                 return number
         raise RequestError(protocol.BAD_TOKEN, f"that is no seat's token at table {table.id}")
 
-    def _snapshot(self, session: Session, rid: Any, table: LiveTable, viewer: Viewer) -> None:
+    def send_snapshot(self, session: Session, rid: Any, table: LiveTable, viewer: Viewer) -> None:
         state = table.table.state
-        self._reply(session, rid, {
+        self.reply(session, rid, {
             "type": protocol.SNAPSHOT, "table": table.id, "seq": table.seq, "seat": viewer,
             "view": LaterView(table.game, state, viewer), "info": table.info(),
         })
@@ -534,11 +551,11 @@ class TableMaster:
     # --- moves -------------------------------------------------------------------------------
 
     def _act(self, session: Session, message: dict[str, Any], rid: Any) -> None:
-        table = self._table(message)
+        table = self.find_table(message)
         if table.broken:  # its last moves may not be durable: nothing is acknowledged there
             raise RequestError(protocol.BROKEN, "this table was stopped after a server fault",
                                table=table.id)
-        number = self._owned_seat(table, message)
+        number = self.owned_seat(table, message)
         seat = table.seats[number]
         cid = fields.command_id(message)
         seen = fields.whole(message, "seq")
@@ -547,10 +564,10 @@ class TableMaster:
         data = fields.mapping(command, "data")
         done = table.command_done(number, cid)
         if done is not None:  # made already (even if the game has ended since): say so again
-            self._reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
+            self.reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
                                        "seq": done, "duplicate": True})
             return
-        self._playable(table)
+        self.check_playable(table)
         if self.config.read_only:
             raise ReadOnly()
         if table.status != protocol.PLAYING:
@@ -561,20 +578,18 @@ class TableMaster:
             raise RequestError(protocol.STALE, f"the table is at event {table.seq}, not {seen}",
                                table=table.id, seq=table.seq, cid=cid)
         try:
-            self._submit(table, Command(kind, number, data), cid)
+            self.submit(table, Command(kind, number, data), cid)
         except IllegalCommand as refusal:
             raise RequestError(refusal.code, refusal.reason, table=table.id, cid=cid) from None
-        self._reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
+        self.reply(session, rid, {"type": protocol.ACK, "table": table.id, "cid": cid,
                                    "seq": table.seq, "duplicate": False})
-        self._advance(table)
+        self.advance(table)
 
-    def _submit(self, table: LiveTable, command: Command, cid: int | str | None = None) -> None:
+    def submit(self, table: LiveTable, command: Command, cid: int | str | None = None) -> None:
         """Decide, append and evolve one command (a person's with its ``cid``, which the log
         keeps), and queue its events for the participants."""
         if table.commands_unread:  # the first move since a restart
             table.read_commands()
-        if table.seating_behind:
-            self._dirty(table)  # the seats go into the log before the events
         live = table.table
         before_state, before_seq = live.state, live.seq
         try:
@@ -586,7 +601,7 @@ class TableMaster:
                 # The engine choked on odd data before changing anything: a refusal.
                 raise IllegalCommand("bad_command", f"the game cannot read that command "
                                      f"({type(error).__name__})") from None
-            self._break(table, error)
+            self.break_table(table, error)
             raise RequestError(protocol.BROKEN, "this table was stopped after a server fault",
                                table=table.id) from None
         if not numbered:
@@ -613,13 +628,10 @@ class TableMaster:
         live = table.table
         table.before_batch = before or (live.state, live.seq, live.seats)
         self.dirty[table.id] = table
-        if table.seating_behind:
-            table.seating_behind = False
-            table.record_seating()
 
-    def _reseated(self, table: LiveTable) -> None:
-        """After a change of the seats (on disk already in the seating file): the log records
-        it with this batch, and everyone following the table hears of it."""
+    def reseated(self, table: LiveTable) -> None:
+        """After a change of the seats: the log records it with this batch (whose commit makes
+        it durable before anyone hears of it), and everyone following the table hears of it."""
         self.changed_rosters[table.id] = table
         if table.log is None:
             return
@@ -627,6 +639,8 @@ class TableMaster:
         before = (live.state, live.seq, live.seats)
         if table.record_seating():
             self._dirty(table, before)
+        elif table.id not in self.dirty:  # nothing to write (a finished game's seats)
+            table.seats_before = table.bots_before = None
 
     def _publish(self, table: LiveTable, before: Any, numbered: list[tuple[int, Event]],
                  actor: Viewer) -> None:
@@ -657,14 +671,14 @@ class TableMaster:
             for watcher in table.watchers:
                 queue(watcher, table_id, None, after, last, *spectators)
 
-    def _advance(self, table: LiveTable) -> None:
+    def advance(self, table: LiveTable) -> None:
         """Answer the game's chance requests, then wake the bots if it is theirs to move."""
         if self.config.read_only:
             return
-        self._deal(table)
+        self.deal(table)
         self.bot_turns.schedule(table)
 
-    def _deal(self, table: LiveTable) -> None:
+    def deal(self, table: LiveTable) -> None:
         """Answer the game's chance requests (the deals) with fresh deal numbers."""
         game = table.game
         while not table.broken and table.status == protocol.PLAYING:
@@ -673,11 +687,11 @@ class TableMaster:
                 return
             self.outbox.seal(table.id)  # the hand's end keeps its own view
             try:
-                self._submit(table, shuffle_command(request, new_seed()))
+                self.submit(table, shuffle_command(request, new_seed()))
             except (IllegalCommand, RequestError) as error:
-                self._break(table, error)
+                self.break_table(table, error)
 
-    def _break(self, table: LiveTable, error: BaseException) -> None:
+    def break_table(self, table: LiveTable, error: BaseException) -> None:
         print(f"starhall serve: table {table.id} stopped: {error!r}", file=sys.stderr)
         if not isinstance(error, IllegalCommand | RequestError):
             traceback.print_exception(error, file=sys.stderr)
@@ -702,9 +716,7 @@ class TableMaster:
             del self.stalled[table_id]
             table = self.tables.get(table_id)
             if table is not None and not table.broken:
-                if table.seating_behind:
-                    self._dirty(table)  # the seating its undone batch changed
-                self._advance(table)  # deal and let the bots move again: maybe it writes now
+                self.advance(table)  # deal and let the bots move again: maybe it writes now
 
     def _waits_for_commit(self, session: Session) -> bool:
         """Whether a table the session sits at or watches has a commit under way (it is
@@ -724,12 +736,13 @@ class TableMaster:
                 # Nobody waits for a person who has gone before the game began.
                 try:
                     table.free_seat(number)
-                except (StorageError, ReadOnly):
-                    # Not written, so the seat stays its person's, as after a started game.
+                except (RequestError, ReadOnly):
+                    # Not to be written, so the seat stays its person's, as after a started
+                    # game.
                     table.seats[number].session = None
             else:
                 table.seats[number].session = None
-            self._reseated(table)
+            self.reseated(table)
         for table_id in session.watching:
             table = self.tables.get(table_id)
             if table is not None:
@@ -738,13 +751,33 @@ class TableMaster:
         self.sessions.pop(session.identity, None)
 
 
-def _without_undone(message: dict[str, Any], table: LiveTable) -> dict[str, Any] | None:
-    """A message of a batch whose moves at ``table`` were undone, as it may still go out:
-    no update (its events never happened), a ``storage`` error for the ack of an undone
-    move, snapshots and table messages made again from the table as it now is."""
+SEAT_CHANGES = (protocol.SEATED, protocol.BOTTED, protocol.UNBOTTED, protocol.LEFT)
+"""The replies that say a seat changed (or, ``seated`` to a resend, was taken back)."""
+
+
+def _without_undone(message: dict[str, Any], table: LiveTable, identity: bytes,
+                    answered: set[tuple[bytes, Any]]) -> dict[str, Any] | None:
+    """A message to ``identity`` of a batch whose moves and seat changes at ``table`` were
+    undone, as it may still go out: no update (its events never happened), a ``storage``
+    error for the ack of an undone move and for the reply to an undone change of a seat (a
+    ``sit`` has two replies, a snapshot of a seat the receiver no longer holds is one: one
+    error for both), snapshots and table messages made again from the table as it now is."""
     kind = message["type"]
     if kind == protocol.UPDATE:
         return None
+    seat = message.get("seat")
+    if (kind in SEAT_CHANGES and not (kind == protocol.LEFT and message.get("kept"))) or (
+            kind == protocol.SNAPSHOT and type(seat) is int
+            and table.seats[seat].session != identity):
+        rid = message.get("rid")
+        if (identity, rid) in answered:
+            return None
+        answered.add((identity, rid))
+        error = {"type": protocol.ERROR, "code": STORAGE, "reason": table.stalled,
+                 "table": table.id}
+        if rid is not None:
+            error["rid"] = rid
+        return error
     if kind == protocol.ACK and not message.get("duplicate"):
         error = {"type": protocol.ERROR, "code": STORAGE, "reason": table.stalled,
                  "table": table.id, "cid": message.get("cid")}

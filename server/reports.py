@@ -99,7 +99,7 @@ class ReportDesk:
     def report(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         """Keep a player's bug report with the table's log, in the data folder; the reply
         names it and gives nothing of the log (it holds cards the player may not see)."""
-        table = self.master._table(message)
+        table = self.master.find_table(message)
         note = fields.optional_text(message, "note", max_chars=protocol.MAX_NOTE_CHARS) or ""
         seen = fields.optional_whole(message, "seq")
         client_versions = fields.mapping(message, "versions")
@@ -128,6 +128,6 @@ class ReportDesk:
                                client_versions=client_versions)
         path = self.master.reports.keep(table.id, body, now)
         session.reports += 1
-        self.master._reply(session, rid, {"type": protocol.REPORTED, "table": table.id,
+        self.master.reply(session, rid, {"type": protocol.REPORTED, "table": table.id,
                                           "report": path.name.removesuffix(BUG_SUFFIX),
                                           "path": where(path), "server": self.config.name})

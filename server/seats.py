@@ -1,8 +1,11 @@
-"""Who sits where at a table, and the small file that keeps it across restarts.
+"""Who sits where at a table, and who owns each seat, as the server keeps it in memory.
 
-A table's game lives in its log; its seating (names, bots, and who owns which seat) lives
-beside it in ``<table>.seats.json``. Seat tokens are stored only as SHA-256 hashes, so the
-file is no secret and a copied data folder gives nobody a seat.
+A table's log is the one truth for its seating (``shared.seating``): every change of a seat
+is a ``seating`` record, written with the batch that made it, and a person's seat records its
+``owner``: the token's salted hash, never the token (``token_hash``). Servers before that kept
+the seating in a file beside the log, ``<table>.seats.json``; such a file is read as the
+table's seating while it is there (``load_legacy_seating``) and a live table moves it into
+its log at the next start.
 """
 
 from __future__ import annotations
@@ -18,20 +21,36 @@ from typing import Any
 
 from starhall.server.durability import read_whole
 from starhall.shared import protocol
-from starhall.shared.atomic_files import write_durably
 from starhall.shared.logfile import SUFFIX
-from starhall.shared.seating import BOT, LEVELS, SeatMap, read_seat, seat_entry
+from starhall.shared.seating import (
+    BOT,
+    LEVELS,
+    OWNER,
+    SeatMap,
+    owner_entry,
+    public_seat,
+    read_seat,
+    seat_entry,
+)
 
 
 def new_token() -> str:
     return secrets.token_urlsafe(18)
 
 SEATING_SUFFIX = ".seats.json"
-"""A table's seating file beside its log: ``0001.starhall`` → ``0001.seats.json``."""
+"""The seating file servers before seating records kept beside a log: ``0001.starhall`` →
+``0001.seats.json`` (read while it is there, never written)."""
 
 
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+def new_token_salt() -> str:
+    """A new table's ``token_salt`` (its log's header): its tokens' hashes are salted with it."""
+    return secrets.token_hex(8)
+
+
+def token_hash(token: str, salt: str = "") -> str:
+    """What a log keeps of a token: its SHA-256, salted with the table's ``token_salt`` (a table
+    made before salts has none, and its hashes came from its seating file unsalted)."""
+    return hashlib.sha256(f"{salt}{token}".encode()).hexdigest()
 
 
 def new_key_salt() -> str:
@@ -57,7 +76,8 @@ class SeatRecord:
     """``free``, ``player`` or ``bot``."""
     name: str | None = None
     token_sha256: str | None = None
-    """The owner's token hash: a person's, kept while a stand-in bot plays for them."""
+    """The owner's token hash (``token_hash``, salted): a person's, kept while a stand-in bot
+    plays for them."""
     bot_kind: str | None = None
     standin: bool = False
     # Runtime only: the session bound to the seat.
@@ -77,11 +97,12 @@ class SeatRecord:
         return self.token_sha256 is not None and hmac.compare_digest(self.token_sha256, hashed)
 
     def seat_person(self, name: str, *, since: int = 0, token: str | None = None,
-                    key_salt: str | None = None) -> str:
+                    key_salt: str | None = None, salt: str = "") -> str:
         """Give the seat to a person at event ``since``; returns their token (a new one
-        unless ``token`` is given, with the ``key_salt`` it was made with if it is keyed)."""
+        unless ``token`` is given, with the ``key_salt`` it was made with if it is keyed),
+        whose hash the seat keeps, salted with the table's ``salt``."""
         token = token or new_token()
-        self.state, self.name, self.token_sha256 = protocol.PLAYER, name, token_hash(token)
+        self.state, self.name, self.token_sha256 = protocol.PLAYER, name, token_hash(token, salt)
         self.since, self.key_salt = since, key_salt
         self.bot_kind, self.standin, self.session, self.bot_level = None, False, None, None
         return token
@@ -103,8 +124,28 @@ class SeatRecord:
         self.bot_level = None
 
     def public(self) -> SeatMap:
-        """The seat as everyone at the table sees it, and as the log records it: no token."""
+        """The seat as everyone at the table sees it: no owner."""
         return seat_entry(self.state, self.name, self.bot_kind, self.standin, self.bot_level)
+
+    def logged(self) -> SeatMap:
+        """The seat as the log records it: with its owner's token hash, never the token."""
+        owner = None if self.token_sha256 is None else owner_entry(
+            self.token_sha256, self.since, self.key_salt)
+        return seat_entry(self.state, self.name, self.bot_kind, self.standin, self.bot_level,
+                          owner)
+
+    @classmethod
+    def from_logged(cls, seat: SeatMap | None) -> SeatRecord:
+        """The seat a log records (``read_seat``'s map); a free one for a seat it does not
+        name (``None``: a log of format 1)."""
+        if seat is None:
+            return cls()
+        owner = seat.get(OWNER)
+        return cls(seat["state"], seat["name"],
+                   None if owner is None else owner["token_hash"], seat["bot"],
+                   seat["standin"], since=0 if owner is None else owner["since"],
+                   key_salt=None if owner is None else owner.get("key_salt"),
+                   bot_level=seat.get("level"))
 
     def copy(self) -> SeatRecord:
         return SeatRecord(self.state, self.name, self.token_sha256, self.bot_kind,
@@ -117,13 +158,9 @@ class SeatRecord:
         self.bot_kind, self.standin, self.session = other.bot_kind, other.standin, other.session
         self.since, self.key_salt, self.bot_level = other.since, other.key_salt, other.bot_level
 
-    def to_file(self) -> dict[str, Any]:
-        return {"state": self.state, "name": self.name, "token_sha256": self.token_sha256,
-                "bot": self.bot_kind, "standin": self.standin, "since": self.since,
-                "key_salt": self.key_salt, "level": self.bot_level}
-
     @classmethod
     def from_file(cls, data: dict[str, Any]) -> SeatRecord:
+        """A seat of an older server's seating file (``load_legacy_seating``)."""
         state = data.get("state")
         if state not in (protocol.FREE, protocol.PLAYER, BOT):
             raise ValueError(f"unknown seat state {state!r}")
@@ -140,18 +177,6 @@ class SeatRecord:
                    bool(data.get("standin")), since=since, key_salt=salt, bot_level=level)
 
 
-def save_seating(path: Path, table_name: str, seats: list[SeatRecord]) -> None:
-    """Replace the seating file atomically and durably (write, fsync, rename, fsync folder);
-    ``OSError`` if that failed (``shared.atomic_files.write_durably``)."""
-    body = json.dumps(seating_body(table_name, seats), indent=1).encode("utf-8")
-    write_durably(path, body)
-
-
-def seating_body(table_name: str, seats: list[SeatRecord]) -> dict[str, Any]:
-    """The seating as a seating file holds it (JSON), whichever store keeps it."""
-    return {"name": table_name, "seats": [seat.to_file() for seat in seats]}
-
-
 def seats_from_body(data: Any, players: int, source: str | Path
                     ) -> tuple[str | None, list[SeatRecord]]:
     """The table's name and seats from a seating file's JSON (``source`` names it)."""
@@ -162,14 +187,14 @@ def seats_from_body(data: Any, players: int, source: str | Path
     return name if isinstance(name, str) else None, seats
 
 
-def load_seating(path: Path, players: int) -> tuple[str | None, list[SeatRecord]]:
-    """The table's name and seats; free seats when the file is missing (a crash right after
-    the log was created, before the seating was first written)."""
+def load_legacy_seating(path: Path, players: int) -> list[SeatRecord] | None:
+    """The seats of an older server's seating file (``SEATING_SUFFIX``); ``None`` if there is
+    none."""
     try:
         text = read_whole(path)
     except FileNotFoundError:
-        return None, [SeatRecord() for _ in range(players)]
-    return seats_from_body(json.loads(text), players, path)
+        return None
+    return seats_from_body(json.loads(text), players, path)[1]
 
 
 def distinct_name(wanted: str, taken: set[str], limit: int = protocol.MAX_NAME_CHARS) -> str:
@@ -187,22 +212,24 @@ def distinct_name(wanted: str, taken: set[str], limit: int = protocol.MAX_NAME_C
 
 
 def known_seating(seats: list[SeatMap | None], log: str | Path) -> list[SeatMap | None]:
-    """``seats`` (a log's, ``Recording.seats_at``) with those it does not name taken from the
-    seating file a server keeps beside ``log``: a log of format 1 written by a server names
-    nobody (its header was written before anyone sat), and the file has the seats as they were
-    last. ``None`` still for a seat neither names."""
-    if all(seat is not None for seat in seats):
-        return seats
+    """``seats`` (a log's, ``Recording.seats_at``) as people may see them (no ``owner``), with
+    those it does not name taken from the seating file an older server kept beside ``log``: a
+    log of format 1 written by a server names nobody (its header was written before anyone
+    sat), and the file has the seats as they were last. ``None`` still for a seat neither
+    names."""
+    shown = [None if seat is None else public_seat(seat) for seat in seats]
+    if all(seat is not None for seat in shown):
+        return shown
     path = Path(log)
-    seating = path.with_name(path.name.removesuffix(SUFFIX) + SEATING_SUFFIX)
-    if not seating.is_file():  # (load_seating would give free seats)
-        return seats
     try:
-        _, beside = load_seating(seating, len(seats))
+        beside = load_legacy_seating(
+            path.with_name(path.name.removesuffix(SUFFIX) + SEATING_SUFFIX), len(seats))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return seats
+        return shown
+    if beside is None:
+        return shown
     return [seat if seat is not None else _readable(other.public())
-            for seat, other in zip(seats, beside, strict=True)]
+            for seat, other in zip(shown, beside, strict=True)]
 
 
 def _readable(seat: SeatMap) -> SeatMap | None:

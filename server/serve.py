@@ -186,9 +186,9 @@ def run(args: argparse.Namespace) -> int:
         kept = "" if service.keys.kept else ", for this run only: the data folder is read-only"
         print(f"starhall serve: key {key_text(service.keys.public)} (fingerprint "
               f"{fingerprint(service.keys.public)}{kept})", flush=True)
-    access = getattr(service.store, "access", None)
+    access = service.store.describe_access()
     if access is not None:
-        print(f"starhall serve: {args.store}: {access.describe()}", flush=True)
+        print(f"starhall serve: {args.store}: {access}", flush=True)
     try:
         service.run(stop)
     finally:

@@ -5,7 +5,6 @@ first, and what arrives is read back and compared byte for byte with what was se
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from starhall.server.jetstream import (
     is_address,
     parse_address,
 )
-from starhall.server.seats import SEATING_SUFFIX, load_seating
+from starhall.server.seats import SEATING_SUFFIX, load_legacy_seating
 from starhall.shared.logfile import SUFFIX, read_records
 from starhall.shared.replay import Mismatch, Verified, verify
 
@@ -104,10 +103,11 @@ def run_import(folder: Path, address: str, stream: str) -> int:
                     failed = store.commit([log])
                     if failed:
                         raise failed[0][1]
+                # An older server's seating file: the table's seating until a server
+                # records it in the log (checked first: a damaged one is not carried over).
                 seating = folder / f"{table_id}{SEATING_SUFFIX}"
-                if seating.exists():
-                    name, seats = load_seating(seating, records[0][1]["players"])
-                    store.save_seating(table_id, name or table_id, seats)
+                if load_legacy_seating(seating, records[0][1]["players"]) is not None:
+                    store.save_legacy_seating(table_id, seating.read_bytes())
             finally:
                 store.release(table_id)
             if store.read(table_id) != data[:good]:
@@ -133,10 +133,7 @@ def run_export(address: str, folder: Path, stream: str) -> int:
             path.write_bytes(data)
             _checked(path)
             records, _ = read_records(data, path)
-            name, seats = store.load_seating(table_id, records[0][1]["players"])
-            (folder / f"{table_id}{SEATING_SUFFIX}").write_text(json.dumps(
-                {"name": name or table_id, "seats": [seat.to_file() for seat in seats]},
-                indent=1))
+            # The log alone: it says who sits where (owners only as salted token hashes).
             if path.read_bytes() != store.read(table_id):
                 raise OSError(f"{path}: not the table's log byte for byte")
             print(f"{address}/{table_id} -> {path}: {len(records)} records, checked")

@@ -1,4 +1,4 @@
-"""Where a server keeps its tables' logs and seating: the one small interface, ``LogStore``,
+"""Where a server keeps its tables' logs: the one small interface, ``LogStore``,
 and its first implementation, ``FileStore``, a folder of files (the default, as on disk
 since the first release). The other, ``server/jetstream.py``, keeps them in NATS JetStream.
 
@@ -6,7 +6,9 @@ Whatever the store, a table's log is the bytes of ``docs/replay-format.md``; the
 appends records in memory (``TableLog.append``), and before it answers anyone it has the
 store make every log written in the batch durable (``commit``: fdatasync here, JetStream's
 acknowledgement there). A log whose commit failed is rolled back (``rollback``) to what the
-last good commit left, so a refused write changes nothing.
+last good commit left, so a refused write changes nothing. The log is the one truth for who
+sits where too (its ``seating`` records, ``server/seats.py``); a store keeps nothing else of a
+table but what older servers wrote beside its log (``legacy_seating``).
 
 Both stores implement the whole interface, leases included, so the server never asks a store
 what it is: a folder is one server's alone (``FolderLock``), so a file store holds every table
@@ -16,22 +18,38 @@ it has, never loses one and hears of no other node.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 from starhall.server.durability import GroupCommit, read_whole, rollback
-from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_seating, save_seating
-from starhall.shared.logfile import SUFFIX, LogWriter, TableLog
+from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_legacy_seating
+from starhall.shared.atomic_files import write_durably
+from starhall.shared.logfile import (
+    OPEN_FLAGS,
+    SUFFIX,
+    LogError,
+    LogWriter,
+    TableLog,
+    read_records,
+    torn_tail,
+)
+from starhall.shared.replay import HEAD_BYTES, Recording, load_tail
+
+SUMMARY_SUFFIX = ".summary.json"
+"""A finished game's summary beside its log, in a folder: ``0001.summary.json``."""
 
 
 class LogStore(Protocol):
-    """A server's tables: their logs (appended, committed, rolled back) and their seating."""
+    """A server's tables: their logs (appended, committed, rolled back) and their leases."""
 
     where: str
     """What messages call the store: a folder, or a ``nats://`` address."""
     summaries: bool
-    """Whether a finished game gets a summary file beside its log (the file store only)."""
+    """Whether it keeps a finished game's summary beside its log (``keep_summary``), so that
+    a restart lists the table without folding its log."""
 
     def exists(self, table_id: str) -> bool: ...
 
@@ -60,11 +78,47 @@ class LogStore(Protocol):
         """The table's whole log as far as it is durable."""
         ...
 
-    def save_seating(self, table_id: str, name: str, seats: list[SeatRecord]) -> None:
-        """Write the seating durably (``OSError`` if not, and then the old one holds)."""
+    def read_range(self, table_id: str, offset: int, length: int) -> bytes:
+        """``length`` bytes of the table's log from ``offset`` (fewer at its end)."""
         ...
 
-    def load_seating(self, table_id: str, players: int) -> tuple[str | None, list[SeatRecord]]:
+    def read_ends(self, table_id: str, head: int, tail_from: int) -> tuple[int, bytes, bytes]:
+        """At once: the log's length, its first ``head`` bytes and its bytes from
+        ``tail_from`` on (what checks a summary against its log, table after table)."""
+        ...
+
+    def open_tail(self, table_id: str, *, read_only: bool) -> tuple[Recording, TableLog | None]:
+        """The table's log read from its last checkpoint (``load_tail``) and, unless
+        ``read_only``, opened to append after its last whole record (a torn tail is cut off,
+        and said on stderr). ``EmptyLog`` (the log removed, unless ``read_only``) for a table
+        whose creation never finished."""
+        ...
+
+    def tidy(self) -> None:
+        """Remove what a crash left half written, before the tables are restored."""
+        ...
+
+    def summary(self, table_id: str) -> bytes | None:
+        """The summary kept of a finished table (``keep_summary``), if there is one."""
+        ...
+
+    def keep_summary(self, table_id: str, body: bytes) -> None:
+        """Keep a finished table's summary (not durably: a summary is checked against its log
+        before it is believed); nothing for a store without ``summaries``."""
+        ...
+
+    def describe_access(self) -> str | None:
+        """How the server reaches the store (its login and TLS, never a secret), for the line
+        ``serve`` prints as it starts; ``None`` for a store reached without one."""
+        ...
+
+    def legacy_seating(self, table_id: str, players: int) -> list[SeatRecord] | None:
+        """The seating an older server kept beside the table's log, if it is still there (it
+        is the table's until the log records it: ``drop_legacy_seating``)."""
+        ...
+
+    def drop_legacy_seating(self, table_id: str) -> None:
+        """Forget the older seating once the table's log records it durably."""
         ...
 
     def head_start(self, log: TableLog) -> None:
@@ -169,14 +223,19 @@ class Done:
         return self._failures
 
 
+class EmptyLog(Exception):
+    """A log with no whole record: a table whose creation never finished (it was removed)."""
+
+
 class TableLost(OSError):
     """A commit found the table's log holds records this node did not write: another node
     took the table over. The table must be given up."""
 
 
 class FileStore:
-    """A folder of files: ``ID.starhall`` (the log), ``ID.seats.json`` (the seating) and,
-    for a finished game, ``ID.summary.json``; logs are made durable by ``GroupCommit``."""
+    """A folder of files: ``ID.starhall`` (the log) and, for a finished game,
+    ``ID.summary.json``; logs are made durable by ``GroupCommit``. (An older server's
+    ``ID.seats.json`` is read while it is there.)"""
 
     summaries = True
 
@@ -223,11 +282,99 @@ class FileStore:
     def read(self, table_id: str) -> bytes:
         return read_whole(self.log_path(table_id))
 
-    def save_seating(self, table_id: str, name: str, seats: list[SeatRecord]) -> None:
-        save_seating(self.seating_path(table_id), name, seats)
+    def read_range(self, table_id: str, offset: int, length: int) -> bytes:
+        handle = os.open(self.log_path(table_id), os.O_RDONLY | OPEN_FLAGS)
+        try:
+            return os.pread(handle, length, offset)
+        finally:
+            os.close(handle)
 
-    def load_seating(self, table_id: str, players: int) -> tuple[str | None, list[SeatRecord]]:
-        return load_seating(self.seating_path(table_id), players)
+    def read_ends(self, table_id: str, head: int, tail_from: int) -> tuple[int, bytes, bytes]:
+        handle = os.open(self.log_path(table_id), os.O_RDONLY | OPEN_FLAGS)
+        try:
+            size = os.fstat(handle).st_size
+            return (size, os.pread(handle, head, 0),
+                    os.pread(handle, max(0, size - tail_from), tail_from))
+        finally:
+            os.close(handle)
+
+    def open_tail(self, table_id: str, *, read_only: bool) -> tuple[Recording, TableLog | None]:
+        path = self.log_path(table_id)
+        if not read_only:
+            self._remove_if_never_created(table_id)
+        size = path.stat().st_size
+        recording = load_tail(path)
+        if recording.torn:
+            print(f"starhall serve: table {table_id}: "
+                  f"{self._torn_tail_words(table_id, recording, size, read_only)}",
+                  file=sys.stderr)
+        if read_only:
+            return recording, None
+        writer = (LogWriter.reopen(path)[0] if recording.torn
+                  else LogWriter.reopen_at(path, size))  # a torn tail is cut off
+        writer.spill_bytes = None  # the server's commits alone write
+        return recording, writer
+
+    def _torn_tail_words(self, table_id: str, recording: Recording, size: int,
+                         read_only: bool) -> str:
+        """What a log's torn tail held and why it is dropped, in one line."""
+        good, kept = recording.good_length, recording.last_seq
+        tail = torn_tail(self.read_range(table_id, good, size - good), self.log_path(table_id))
+        if read_only:
+            return (f"leaves out the last {tail.length:,} bytes of its log after event {kept} "
+                    f"(--read-only: the file is not cut back): {tail.words(kept)}")
+        return (f"dropped the last {tail.length:,} bytes of its log after event {kept}: "
+                f"{tail.words(kept)}; the table goes on from event {kept}")
+
+    def _remove_if_never_created(self, table_id: str) -> None:
+        """A log without a whole header is a table whose creation never finished (a crash
+        before its header was on disk): nobody was told of it, so it is removed
+        (``EmptyLog``)."""
+        path = self.log_path(table_id)
+        with open(path, "rb") as file:
+            data = file.read(HEAD_BYTES)
+            whole = not file.read(1)
+        if not whole or (data and data[0] != 0x92):
+            return  # a log, or not a torn header: loading it will say what it is
+        try:
+            records, _ = read_records(data, path, limit=1)
+        except LogError:
+            return
+        if records:
+            return
+        print(f"starhall serve: removing table {table_id}: its creation never finished "
+              f"({path.name} holds no whole header)", file=sys.stderr)
+        self.remove(table_id)  # (an older server's seating file beside it too)
+        raise EmptyLog(table_id)
+
+    def tidy(self) -> None:
+        """Temporary files of writes a crash interrupted (the files they were to replace are
+        whole: they are renamed into place only once written)."""
+        for name in os.listdir(self.folder):
+            if name.endswith(".tmp") and not name.startswith("."):
+                with contextlib.suppress(OSError):
+                    (self.folder / name).unlink()
+
+    def summary_path(self, table_id: str) -> Path:
+        return self.folder / f"{table_id}{SUMMARY_SUFFIX}"
+
+    def summary(self, table_id: str) -> bytes | None:
+        try:
+            return read_whole(self.summary_path(table_id))
+        except FileNotFoundError:
+            return None
+
+    def keep_summary(self, table_id: str, body: bytes) -> None:
+        write_durably(self.summary_path(table_id), body, durable=False)
+
+    def describe_access(self) -> str | None:
+        return None
+
+    def legacy_seating(self, table_id: str, players: int) -> list[SeatRecord] | None:
+        return load_legacy_seating(self.seating_path(table_id), players)
+
+    def drop_legacy_seating(self, table_id: str) -> None:
+        self.seating_path(table_id).unlink(missing_ok=True)
 
     def head_start(self, log: TableLog) -> None:
         assert isinstance(log, LogWriter)

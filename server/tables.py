@@ -4,18 +4,21 @@ from its log's last checkpoint (``Game.restore`` of the snapshot there, checked 
 hash) and folds only the events after it, so the state is always what is on disk, and a
 restart does not take longer the longer the games have gone on.
 
-Every change of the seating is written first and made in memory only once the file is on
-disk (``LiveTable.change_seat``), so a write that fails changes nothing.
+The log is the one truth for who sits where: every change of a seat is a ``seating`` record
+(with the owner's token only as a salted hash, ``server/seats.py``), appended with the batch
+that made it and durable before anyone hears of it; a batch whose commit fails is undone,
+seats included (``LiveTable.undo_seats``), so a write that fails changes nothing, and a
+restart at any moment finds every seat as the last durable record left it.
 
 A finished game never changes again, so a restart need not fold its log: when a game ends the
 server writes ``<table>.summary.json`` beside the log (its length, where its last record starts
-and that record's CRC, the last event's number, the scores). A restart trusts a summary only
-if the log still has exactly that length and that last record, whole and with that CRC; the
-table is then listed from the summary and the log's header, and its log is read only when
-someone watches it (and not kept). A summary that is missing, torn or out of step with its log
-(a crash between the two writes, a log cut back, logs from before summaries) is ignored: the
-table is restored as a live one is (a finished game's log ends with a checkpoint, so nothing
-is folded), and the summary written again.
+and that record's CRC, the last event's number, the scores, the seats). A restart trusts a
+summary only if the log still has exactly that length and that last record, whole and with that
+CRC; the table is then listed from the summary and the log's header, and its log is read only
+when someone watches it (and not kept). A summary that is missing, torn or out of step with its
+log (a crash between the two writes, a log cut back, logs from before summaries) is ignored:
+the table is restored as a live one is (a finished game's log ends with a checkpoint, so
+nothing is folded), and the summary written again.
 
 A running server keeps a finished table the same way: once its game has ended and its last
 events are durable and sent, the table rests (``LiveTable.rest``): it drops the game, what its
@@ -32,11 +35,9 @@ first needed, when a person's command is checked or before the table's next move
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import gc
 import json
-import os
 import random
 import secrets
 import sys
@@ -47,34 +48,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from starhall.server.durability import ReadOnly, StorageError, read_whole, rollback
+from starhall.server.durability import READ_ONLY, ReadOnly, StorageError
 from starhall.server.fields import RequestError
-from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_seating
-from starhall.server.stores import FileStore, LogStore
+from starhall.server.seats import SeatRecord, new_token_salt, token_hash
+from starhall.server.stores import EmptyLog, FileStore, LogStore
 from starhall.server.thinking import Thought
 from starhall.shared import protocol
-from starhall.shared.atomic_files import RenamedError, write_durably
 from starhall.shared.bots import Bot, bot_kinds, level_of, make_bot, reads_history
 from starhall.shared.engine import Game, Outcome
 from starhall.shared.games import get_game
 from starhall.shared.logfile import (
-    OPEN_FLAGS,
-    SUFFIX,
     LogError,
-    LogWriter,
     TableLog,
     check_header,
     read_records,
-    torn_tail,
 )
 from starhall.shared.observation import Observation, SeatMemory
 from starhall.shared.options import Options
 from starhall.shared.replay import HEAD_BYTES, Recording, load, load_tail
-from starhall.shared.seating import BOT
+from starhall.shared.seating import BOT, read_seats
 from starhall.shared.table import Seating, Table
 
-SUMMARY_SUFFIX = ".summary.json"
-SUMMARY_FORMAT = 1
+SUMMARY_FORMAT = 2
+"""2: with the seats (``seats``, owners and all); 1 (older servers) without: their seating
+file beside the log has them."""
 MAX_HEADER_BYTES = 1 << 20
 """A header longer than this: the summary is not used, the log is folded."""
 PROGRESS_SECONDS = 1.0
@@ -95,8 +92,12 @@ class Finished:
     outcome: Outcome
     to_act: tuple[int, ...]
     name: str | None
-    """The table's name in the header (the seating file's wins)."""
+    """The table's name in the header."""
     create_key: str | None
+    seats: list[SeatRecord]
+    """Who sat where as the game ended (an older server's summary: free, its seating file
+    has them)."""
+    token_salt: str
 
 
 @dataclass(slots=True)
@@ -129,9 +130,13 @@ class LiveTable:
     create_key: str | None = None
     """The SHA-256 of the ``key`` the ``create`` request carried, if any (kept in the log's
     header as ``create_key_sha256``), so a resent ``create`` finds this table."""
-    seating_behind: bool = False
-    """The log's seating lags the seats (a batch whose records were undone, a restart that
-    could not write them): the table's next write records the seats first."""
+    token_salt: str = ""
+    """What its tokens' hashes are salted with (its log's header; ``""`` for a table made
+    before salts)."""
+    seats_before: list[SeatRecord] | None = field(default=None, repr=False)
+    """The seats (and ``bots_before`` the bots) before the batch being handled first changed
+    them: what a failed commit goes back to (``undo_seats``)."""
+    bots_before: dict[int, Bot] | None = field(default=None, repr=False)
     commands_unread: bool = False
     """Whether the command ids its people may send again are still to be read from its log
     (they were logged before its last checkpoint): when a person's command is checked or
@@ -207,7 +212,7 @@ class LiveTable:
         self.finished = Finished(loaded.game, loaded.players, shared_options(loaded.options),
                                  loaded.seq, self.outcome,
                                  tuple(loaded.game.to_act(loaded.state)), self.name,
-                                 self.create_key)
+                                 self.create_key, self.seats, self.token_salt)
         for seat in self.seats:  # most are bots of a few kinds: one copy of each name
             if seat.name is not None:
                 seat.name = sys.intern(seat.name)
@@ -367,26 +372,6 @@ class LiveTable:
             return protocol.PLAYING
         return protocol.WAITING
 
-    @property
-    def folder(self) -> Path:
-        """The folder of a table kept in files (``FileStore``)."""
-        store = self.store
-        if not isinstance(store, FileStore):
-            raise AttributeError(f"table {self.id} is kept in {store.where}, not in a folder")
-        return store.folder
-
-    @property
-    def log_path(self) -> Path:
-        return self.folder / f"{self.id}{SUFFIX}"
-
-    @property
-    def seating_path(self) -> Path:
-        return self.folder / f"{self.id}{SEATING_SUFFIX}"
-
-    @property
-    def summary_path(self) -> Path:
-        return self.folder / f"{self.id}{SUMMARY_SUFFIX}"
-
     def durable_log(self) -> bytes:
         """The log as far as it is on disk for sure: every event anyone was told of (not what
         a commit under way is writing)."""
@@ -394,37 +379,52 @@ class LiveTable:
         log = self.log
         return data if log is None else data[:log.durable_length]
 
-    def save_seating(self) -> None:
-        self.store.save_seating(self.id, self.name, self.seats)
+    def hash_token(self, token: str) -> str:
+        """What the table's seats keep of a token (``SeatRecord.holds`` compares it)."""
+        return token_hash(token, self.token_salt)
 
-    # --- changing the seating: the file first, then memory ------------------------------------
+    # --- changing the seating: in memory, then in the log with the batch ------------------
 
     def change_seat(self, number: int, change: Callable[[SeatRecord], T]) -> T:
-        """Apply ``change`` to seat ``number``: first to a copy, which is written with the
-        other seats, then, once that is on disk, to the seat itself. ``StorageError`` (or
-        ``ReadOnly``) if it could not be written, and then nothing has changed."""
+        """Apply ``change`` to seat ``number`` (``ReadOnly`` on a read-only server). The
+        master records it in the log with the batch (``record_seating``); should that commit
+        fail, ``undo_seats`` puts the seats back as they were before the batch."""
         if self.read_only:
             raise ReadOnly()
-        proposed = self.seats[number].copy()
-        result = change(proposed)
-        seats = list(self.seats)
-        seats[number] = proposed
-        try:
-            self.store.save_seating(self.id, self.name, seats)
-        except OSError as error:
-            if isinstance(error, RenamedError):  # the new file is in place: put the old back
-                with contextlib.suppress(OSError):
-                    self.save_seating()
-            raise StorageError(error) from error
-        self.seats[number].assign(proposed)
-        return result
+        loaded = self.loaded
+        if loaded is not None and loaded.log is not None:
+            if loaded.seats is None:
+                raise RequestError(READ_ONLY, f"the log of table {self.id} is of an older "
+                                   "format that cannot record who sits where")
+            if self.seats_before is None:
+                self.seats_before = [seat.copy() for seat in self.seats]
+                self.bots_before = dict(self.bots)
+        # (a finished game's log is complete: its seats change in memory alone)
+        return change(self.seats[number])
+
+    def undo_seats(self) -> list[tuple[int, SeatRecord]]:
+        """Put the seats and their bots back as they were before this batch changed them
+        (its commit failed); the seats whose owner or session that changed, as they were
+        before the undoing."""
+        before, bots = self.seats_before, self.bots_before
+        self.seats_before = self.bots_before = None
+        if before is None or bots is None:
+            return []
+        changed = [(number, seat.copy()) for number, (seat, old) in
+                   enumerate(zip(self.seats, before, strict=True))
+                   if seat.token_sha256 != old.token_sha256 or seat.session != old.session]
+        for seat, old in zip(self.seats, before, strict=True):
+            seat.assign(old)
+        self.bots = bots
+        self.keep_memory()
+        return changed
 
     def seat_person(self, number: int, name: str, *, since: int = 0,
                     token: str | None = None, key_salt: str | None = None) -> str:
         """Give a free seat to a person at event ``since``; returns their token (a new one
         unless ``token`` is given, with the ``key_salt`` it was made with if it is keyed)."""
         return self.change_seat(number, lambda seat: seat.seat_person(
-            name, since=since, token=token, key_salt=key_salt))
+            name, since=since, token=token, key_salt=key_salt, salt=self.token_salt))
 
     def put_bot(self, number: int, kind: str, *, standin: bool) -> None:
         bot = make_bot(self.game, kind, random.Random(secrets.randbits(64)))
@@ -446,23 +446,23 @@ class LiveTable:
 
     def record_seating(self) -> bool:
         """Append a ``seating`` record for each seat the log does not show as it now is (after
-        a change of the seats, which the seating file has already); whether there was one.
-        None for a log that does not record seating (format 1), a game over (its log is
-        complete), a broken or read-only table. The records are written with the next commit."""
+        a change of the seats); whether there was one. None for a log that does not record
+        seating (format 1), a game over (its log is complete), a broken or read-only table.
+        The records are written with the next commit."""
         loaded = self.loaded
         if (loaded is None or loaded.log is None or loaded.seats is None or self.broken
                 or self.read_only or self.over):
             return False
         changed = False
         for number, seat in enumerate(self.seats):
-            public = seat.public()
-            if loaded.seats[number] != public:
-                loaded.reseat(number, public)
+            logged = seat.logged()
+            if loaded.seats[number] != logged:
+                loaded.reseat(number, logged)
                 changed = True
         return changed
 
     def _start_bot(self, number: int, kind: str) -> None:
-        """The bot object of a seat the seating file gives a bot (nothing is written)."""
+        """The bot object of a seat the log gives a bot (nothing is written)."""
         self.bots[number] = make_bot(self.game, kind, random.Random(secrets.randbits(64)))
 
     # --- the summary of a finished game -------------------------------------------------------
@@ -539,10 +539,12 @@ def write_summary(live: LiveTable, length: int, last_record: int, crc: int) -> N
         "scores": list(outcome.scores),
         "winners": None if outcome.winners is None else list(outcome.winners),
         "to_act": list(live.game.to_act(live.table.state)),
+        # The seats (owners' token hashes and all): a restart lists the table from here.
+        "seats": [seat.logged() for seat in live.seats],
     }
     body["check"] = _summary_check(body)
     try:
-        write_durably(live.summary_path, json.dumps(body).encode("utf-8"), durable=False)
+        live.store.keep_summary(live.id, json.dumps(body).encode("utf-8"))
     except OSError as error:  # only the next start is slower
         print(f"starhall serve: table {live.id}: writing its summary: {error}", file=sys.stderr)
 
@@ -553,15 +555,19 @@ def _summary_check(body: dict[str, Any]) -> int:
     return zlib.crc32(json.dumps(fields, sort_keys=True, separators=(",", ":")).encode())
 
 
-def read_summary(path: Path, summary_path: Path) -> Finished | None:
-    """The finished game a summary describes, if it is a summary of exactly this log; else
-    ``None`` (the log must be folded)."""
+def read_summary(store: LogStore, table_id: str) -> Finished | None:
+    """The finished game a table's summary describes, if it is a summary of exactly its log as
+    the store holds it; else ``None`` (the log must be folded)."""
     try:
-        summary = json.loads(read_whole(summary_path))
+        kept = store.summary(table_id)
+        if kept is None:
+            return None
+        summary = json.loads(kept)
     except (OSError, ValueError):
         return None
+    source = store.source(table_id)
     try:
-        if summary["format"] != SUMMARY_FORMAT or summary["over"] is not True:
+        if summary["format"] not in (1, SUMMARY_FORMAT) or summary["over"] is not True:
             return None
         if summary["check"] != _summary_check(summary):
             return None
@@ -573,25 +579,22 @@ def read_summary(path: Path, summary_path: Path) -> Finished | None:
         if winners is not None and (type(winners) is not list
                                     or not all(type(n) is int for n in winners)):
             return None
-        handle = os.open(path, os.O_RDONLY | OPEN_FLAGS)
-        try:
-            if os.fstat(handle).st_size != length or not 0 < start < length:
-                return None
-            head = os.pread(handle, min(start, HEAD_BYTES), 0)
-            records, _ = read_records(head, path, limit=1)
-            if not records and start > len(head):  # a long header: read on up to the tail
-                head = os.pread(handle, min(start, MAX_HEADER_BYTES), 0)
-                records, _ = read_records(head, path, limit=1)
-            tail = os.pread(handle, length - start, start)
-        finally:
-            os.close(handle)
-        last, good = read_records(tail, path)
+        if not 0 < start < length:
+            return None
+        size, head, tail = store.read_ends(table_id, min(start, HEAD_BYTES), start)
+        if size != length:
+            return None
+        records, _ = read_records(head, source, limit=1)
+        if not records and start > len(head):  # a long header: read on up to the tail
+            head = store.read_range(table_id, 0, min(start, MAX_HEADER_BYTES))
+            records, _ = read_records(head, source, limit=1)
+        last, good = read_records(tail, source)
         if not records or len(last) != 1 or good != len(tail):
             return None
         if int.from_bytes(tail[-4:], "big") != crc or last[0][1].get("seq") != seq:
             return None
         header = records[0][1]
-        check_header(header, str(path))
+        check_header(header, source)
         game = get_game(header["game"])
         if header.get("rules") != game.rules_version:
             return None
@@ -599,35 +602,35 @@ def read_summary(path: Path, summary_path: Path) -> Finished | None:
         options = game.make_options(players, header.get("options", {}))
         if len(scores) != players:
             return None
-    except (LogError, KeyError, TypeError, ValueError):
+        seats = [SeatRecord() for _ in range(players)] if summary["format"] == 1 else [
+            SeatRecord.from_logged(seat) for seat in read_seats(summary["seats"], players)]
+    except (OSError, LogError, KeyError, TypeError, ValueError):
         return None
     outcome = Outcome(True, tuple(scores), None if winners is None else tuple(winners))
-    name, key = header.get("name"), header.get("create_key_sha256")
+    name, key, salt = (header.get("name"), header.get("create_key_sha256"),
+                       header.get("token_salt"))
     return Finished(game, players, options, seq, outcome, tuple(to_act),
                     name if isinstance(name, str) else None,
-                    key if isinstance(key, str) else None)
+                    key if isinstance(key, str) else None, seats,
+                    salt if isinstance(salt, str) else "")
 
 
 def create_table(where: Path | LogStore, table_id: str, name: str, game: Game[Any],
                  players: int, options: Mapping[str, object], **info: Any) -> LiveTable:
-    """A new table with its log and seating in its store (a folder, by default): ``OptionError``
-    if the game refuses the options; ``StorageError`` if they could not be written, and then
-    nothing is left; ``info`` goes into the log's header too (a fork's ``forked_from``)."""
+    """A new table with its log in its store (a folder, by default), every seat free:
+    ``OptionError`` if the game refuses the options; ``StorageError`` if it could not be
+    written, and then nothing is left; ``info`` goes into the log's header too (a fork's
+    ``forked_from``)."""
     store = as_store(where)
+    salt = new_token_salt()
     try:
-        table = Table.new(game, players, options, table=table_id, name=name,
+        table = Table.new(game, players, options, table=table_id, name=name, token_salt=salt,
                           open_log=lambda header: store.create_log(table_id, header), **info)
     except OSError as error:
         raise StorageError(error) from error
     live = LiveTable(table_id, name, table, [SeatRecord() for _ in range(players)], store,
-                     create_key=info.get("create_key_sha256"), think=info.get("think"))
-    try:
-        live.save_seating()
-    except OSError as error:
-        if table.log is not None:
-            table.log.abandon()
-        store.remove(table_id)
-        raise StorageError(error) from error
+                     create_key=info.get("create_key_sha256"), think=info.get("think"),
+                     token_salt=salt)
     if table.log is not None:
         table.log.spill_bytes = None  # the server's commits alone write
     return live
@@ -640,43 +643,42 @@ def as_store(where: Path | LogStore) -> LogStore:
 
 def restore_tables(where: Path | LogStore, *, read_only: bool = False,
                    say: Say | None = None) -> dict[str, LiveTable]:
-    """Every table whose log is in ``folder``: finished ones from their summaries, the others
-    rebuilt from their logs; a log that cannot be read is reported and left alone rather than
-    stopping the server. ``say`` hears how far it has got."""
+    """Every table of a store (of this node's, on a store several nodes share): finished ones
+    from their summaries, the others rebuilt from their logs; a log that cannot be read is
+    reported and left alone rather than stopping the server. ``say`` hears how far it has
+    got."""
     # Reading thousands of tables makes many objects and no cycles: the cyclic collector's
     # full passes would only go over them again and again (about a tenth of the time).
     collecting = gc.isenabled()
     gc.disable()
     try:
-        store = as_store(where)
-        if isinstance(store, FileStore):
-            return _restore_tables(store.folder, read_only, say)
-        return _restore_from_store(store, read_only, say)
+        return _restore_tables(as_store(where), read_only, say)
     finally:
         if collecting:
             gc.enable()
 
 
-def _restore_tables(folder: Path, read_only: bool, say: Say | None) -> dict[str, LiveTable]:
-    names = sorted(name for name in os.listdir(folder) if not name.startswith("."))
+def _restore_tables(store: LogStore, read_only: bool, say: Say | None
+                    ) -> dict[str, LiveTable]:
     if not read_only:
-        _remove_leftovers(folder, names)
-    paths = [folder / name for name in names if name.endswith(SUFFIX)]
+        store.tidy()
+    table_ids = store.table_ids()
     tables: dict[str, LiveTable] = {}
-    if not paths:
+    if not table_ids:
         return tables
     started = time.monotonic()
     progress = Progress(say)
-    progress.line(f"restoring {len(paths)} tables from {folder}…")
-    to_rebuild: list[Path] = []
-    for path in paths:
-        table_id = path.name[: -len(SUFFIX)]
-        finished = read_summary(path, folder / f"{table_id}{SUMMARY_SUFFIX}")
+    progress.line(f"restoring {len(table_ids)} tables from {store.where}…")
+    to_rebuild: list[str] = []
+    for table_id in table_ids:
+        if not read_only and not store.claim(table_id):  # another node's
+            continue
+        finished = read_summary(store, table_id)
         if finished is None:
-            to_rebuild.append(path)
+            to_rebuild.append(table_id)
             continue
         try:
-            tables[table_id] = _finished_table(folder, table_id, finished, read_only)
+            tables[table_id] = _finished_table(store, table_id, finished, read_only)
         except Exception as error:  # a damaged seating file: the table is skipped, as below
             print(f"starhall serve: skipping table {table_id}: {error}", file=sys.stderr)
         progress.step(f"listed {len(tables)} finished tables from their summaries")
@@ -684,15 +686,10 @@ def _restore_tables(folder: Path, read_only: bool, say: Say | None) -> dict[str,
     if to_rebuild and listed:
         progress.line(f"{listed} finished tables listed from their summaries; rebuilding "
                       f"{len(to_rebuild)} from their logs' last checkpoints…")
-    elif to_rebuild:
-        progress.line(f"no summaries of finished games: rebuilding all {len(to_rebuild)} "
-                      "tables from their logs' last checkpoints (finished ones get a summary "
-                      "for next time)…")
     events = folded = 0
-    for done, path in enumerate(to_rebuild, 1):
-        table_id = path.name[: -len(SUFFIX)]
+    for done, table_id in enumerate(to_rebuild, 1):
         try:
-            live, resumed = _restore_table(folder, table_id, read_only)
+            live, resumed = _restore_table(store, table_id, read_only)
         except EmptyLog:
             continue
         except Exception as error:  # one damaged table must not keep the others down
@@ -704,9 +701,9 @@ def _restore_tables(folder: Path, read_only: bool, say: Say | None) -> dict[str,
         progress.step(f"rebuilt {done} of {len(to_rebuild)} tables from their last checkpoints "
                       f"({events:,} events, {folded:,} of them folded)")
     live_count = sum(1 for table in tables.values() if not table.over)
-    progress.line(f"restored {len(tables)} tables ({live_count} live, {listed} from summaries; "
-                  f"{events:,} events in the others, {folded:,} folded after their last "
-                  f"checkpoints) in {time.monotonic() - started:.1f} s")
+    progress.line(f"restored {len(tables)} tables from {store.where} ({live_count} live, "
+                  f"{listed} from summaries; {events:,} events in the others, {folded:,} "
+                  f"folded after their last checkpoints) in {time.monotonic() - started:.1f} s")
     return tables
 
 
@@ -727,73 +724,56 @@ class Progress:
             self.say(text)
 
 
-class EmptyLog(Exception):
-    """A log with no whole record: a table whose creation never finished (it was removed)."""
-
-
-def _remove_leftovers(folder: Path, names: list[str]) -> None:
-    """Temporary files of writes a crash interrupted, among the folder's ``names`` (the files
-    they were to replace are whole: they are renamed into place only once written)."""
-    for name in names:
-        if name.endswith(".tmp"):
-            with contextlib.suppress(OSError):
-                (folder / name).unlink()
-
-
-def _finished_table(folder: Path, table_id: str, finished: Finished,
+def _finished_table(store: LogStore, table_id: str, finished: Finished,
                     read_only: bool) -> LiveTable:
-    saved_name, seats = load_seating(folder / f"{table_id}{SEATING_SUFFIX}", finished.players)
-    return LiveTable(table_id, saved_name or finished.name or table_id, None, seats,
-                     FileStore(folder),
-                     finished, read_only, create_key=finished.create_key)
+    legacy = store.legacy_seating(table_id, finished.players)
+    return LiveTable(table_id, finished.name or table_id, None,
+                     finished.seats if legacy is None else legacy, store,
+                     finished, read_only, create_key=finished.create_key,
+                     token_salt=finished.token_salt)
 
 
 def restore_table(folder: Path, table_id: str, *, read_only: bool = False) -> LiveTable:
-    """A table rebuilt from its log's last checkpoint and the events after it, with its log
-    open for appending (unless ``read_only``); a finished one gets its summary written again."""
-    return _restore_table(folder, table_id, read_only)[0]
+    """A table of a folder rebuilt from its log's last checkpoint and the events after it,
+    with its log open for appending (unless ``read_only``); a finished one gets its summary
+    written again."""
+    return _restore_table(FileStore(folder), table_id, read_only)[0]
 
 
-def _restore_table(folder: Path, table_id: str, read_only: bool) -> tuple[LiveTable, int]:
+def restore_from_store(store: LogStore, table_id: str, *, read_only: bool = False
+                       ) -> LiveTable:
+    """One table of a store, from its log's last checkpoint (a node taking a table over)."""
+    return _restore_table(store, table_id, read_only)[0]
+
+
+def _restore_table(store: LogStore, table_id: str, read_only: bool) -> tuple[LiveTable, int]:
     """``restore_table``, and the event its state was resumed after (0: folded from the
-    start)."""
-    path = folder / f"{table_id}{SUFFIX}"
-    if not read_only:
-        _remove_if_never_created(path, table_id, folder)
-    size = path.stat().st_size
-    recording = load_tail(path)
-    saved_name, seats = load_seating(folder / f"{table_id}{SEATING_SUFFIX}", recording.players)
-    if recording.torn:
-        print(f"starhall serve: table {table_id}: "
-              f"{_torn_tail_words(path, recording.good_length, recording.last_seq, read_only)}",
-              file=sys.stderr)
-    writer = None
-    if not read_only:
-        writer = (LogWriter.reopen(path)[0] if recording.torn
-                  else LogWriter.reopen_at(path, size))  # a torn tail is cut off
-        writer.spill_bytes = None
-    live, since = _rebuilt(FileStore(folder), table_id, recording, saved_name, seats, writer,
-                           read_only)
-    table = live.table
-    if writer is not None:
-        _catch_up_seating(live, writer)
-    if writer is not None and live.over:
-        with open(path, "rb") as file:
-            file.seek(recording.good_length - 4)
-            crc = int.from_bytes(file.read(4), "big")
-        write_summary(live, recording.good_length, recording.last_record, crc)
-        writer.abandon()  # a finished game is written no more
-        table.log = None
-        live.rest()  # kept as the summary will list it next time
+    start). A finished game is written no more: it gets its summary (where the store keeps
+    them) and rests, as the summary will list it next time."""
+    recording, writer = store.open_tail(table_id, read_only=read_only)
+    live, since = _rebuilt(store, table_id, recording, writer, read_only)
+    if live.over:
+        if writer is not None:
+            if store.summaries:
+                crc = int.from_bytes(
+                    store.read_range(table_id, recording.good_length - 4, 4), "big")
+                write_summary(live, recording.good_length, recording.last_record, crc)
+            writer.abandon()
+            live.table.log = None
+        live.rest()
     return live, since
 
 
-def _rebuilt(store: LogStore, table_id: str, recording: Recording, saved_name: str | None,
-             seats: list[SeatRecord], writer: TableLog | None, read_only: bool
-             ) -> tuple[LiveTable, int]:
+def _rebuilt(store: LogStore, table_id: str, recording: Recording, writer: TableLog | None,
+             read_only: bool) -> tuple[LiveTable, int]:
     """The table a recording read from its last checkpoint resumes, appending to ``writer``
-    (closed if this fails), and the event its state was resumed after."""
+    (closed if this fails), and the event its state was resumed after; its seats as its log
+    says, or as an older server's seating file says while there is one (moved into the log
+    now: ``_adopt_legacy_seating``)."""
     try:
+        legacy = store.legacy_seating(table_id, recording.players)
+        seats = legacy if legacy is not None else [
+            SeatRecord.from_logged(seat) for seat in recording.seats_at()]
         resumed = recording.resume()  # its own log, CRC-checked: trusted
         if resumed.problem is not None:
             print(f"starhall serve: table {table_id}: {resumed.problem}; folded its whole log "
@@ -808,12 +788,13 @@ def _rebuilt(store: LogStore, table_id: str, recording: Recording, saved_name: s
         if writer is not None:
             writer.abandon()
         raise
-    name = saved_name or str(recording.header.get("name") or table_id)
-    create_key = recording.header.get("create_key_sha256")
+    header = recording.header
+    name = str(header.get("name") or table_id)
+    create_key, salt = header.get("create_key_sha256"), header.get("token_salt")
     live = LiveTable(table_id, name, table, seats, store, read_only=read_only,
                      create_key=create_key if isinstance(create_key, str) else None,
                      commands_unread=has_people(seats) and not recording.holds_cids,
-                     think=_think_of(recording.header))
+                     think=_think_of(header), token_salt=salt if isinstance(salt, str) else "")
     for index, seat in enumerate(seats):
         if seat.state == BOT:
             kind = seat.bot_kind or "random"
@@ -821,70 +802,27 @@ def _rebuilt(store: LogStore, table_id: str, recording: Recording, saved_name: s
                 kind = "random"
             live._start_bot(index, kind)
     live.keep_memory()  # at any seq, 0 included: its bots' memory is read from its log
+    if legacy is not None and writer is not None:
+        _adopt_legacy_seating(live, writer)
     return live, resumed.since
 
 
-def _restore_from_store(store: LogStore, read_only: bool, say: Say | None
-                        ) -> dict[str, LiveTable]:
-    """Every table a store other than a folder holds (``server/jetstream.py``)."""
-    progress = Progress(say)
-    table_ids = store.table_ids()
-    progress.line(f"restoring {len(table_ids)} tables from {store.where}…")
-    tables: dict[str, LiveTable] = {}
-    for table_id in table_ids:  # several nodes: only the tables this one holds
-        if not read_only and not store.claim(table_id):
-            continue
-        try:
-            tables[table_id] = restore_from_store(store, table_id, read_only=read_only)
-        except Exception as error:  # one damaged table must not keep the others down
-            print(f"starhall serve: skipping table {table_id}: {error}", file=sys.stderr)
-    progress.line(f"restored {len(tables)} tables from {store.where}")
-    return tables
-
-
-def restore_from_store(store: LogStore, table_id: str, *, read_only: bool = False
-                       ) -> LiveTable:
-    """One table of a store other than a folder, from its log's last checkpoint; a finished
-    one is not written to again."""
-    data, writer = store.reopen(table_id)
-    try:
-        recording = load_tail(store.source(table_id), data=data)
-        saved_name, seats = store.load_seating(table_id, recording.players)
-    except BaseException:
-        writer.abandon()
-        raise
-    live, _ = _rebuilt(store, table_id, recording, saved_name, seats,
-                       None if read_only else writer, read_only)
-    if read_only or live.over:
-        writer.abandon()  # a finished game is written no more
-        live.table.log = None
-        live.rest()  # a finished one keeps only what the lobby shows (no summary here)
-        return live
-    before = live.table.seats
-    if live.record_seating():  # the seating a crash left out of the log: before new events
+def _adopt_legacy_seating(live: LiveTable, writer: TableLog) -> None:
+    """Record in a live table's log the seats an older server's seating file gives it (owners
+    and all), durably, and only then forget the file: from then on the log is their one
+    truth. ``OSError`` if the log cannot be written (the table is skipped this time, its
+    file kept for the next start). A log that cannot record seating (format 1) or a finished
+    game's keeps its file."""
+    store = live.store
+    if live.record_seating():
         failed = store.commit([writer])
         if failed:
             store.rollback(writer)
-            live.table.seats = before
-            live.seating_behind = True
-    return live
-
-
-def _catch_up_seating(live: LiveTable, writer: LogWriter) -> None:
-    """Record in a restored table's log the seats its seating file has and its log does not
-    (a crash between the two writes): at once, so that the next events follow them."""
-    logged = live.table.seats
-    if not live.record_seating():
-        return
-    try:
-        writer.sync()
-    except OSError as error:
-        if not rollback(writer):
-            raise
-        live.table.seats = logged
-        live.seating_behind = True
-        print(f"starhall serve: table {live.id}: cannot record its seating in its log yet "
-              f"({error}); it will with its next write", file=sys.stderr)
+            writer.abandon()
+            raise OSError(f"cannot record its seating in its log ({failed[0][1]})")
+    loaded = live.loaded
+    if loaded is not None and loaded.seats is not None and not live.over:
+        store.drop_legacy_seating(live.id)
 
 
 def _think_of(header: Mapping[str, Any]) -> float | None:
@@ -900,43 +838,6 @@ def has_people(seats: list[SeatRecord]) -> bool:
     table of bots nobody can; a person who sits there later starts with none, and the ids
     logged before are not theirs.)"""
     return any(seat.token_sha256 is not None for seat in seats)
-
-
-def _torn_tail_words(path: Path, good_length: int, kept: int, read_only: bool) -> str:
-    """What a log's torn tail held and why it is dropped, in one line."""
-    handle = os.open(path, os.O_RDONLY | OPEN_FLAGS)
-    try:
-        data = os.pread(handle, os.fstat(handle).st_size - good_length, good_length)
-    finally:
-        os.close(handle)
-    tail = torn_tail(data, path)
-    if read_only:
-        return (f"leaves out the last {tail.length:,} bytes of its log after event {kept} "
-                f"(--read-only: the file is not cut back): {tail.words(kept)}")
-    return (f"dropped the last {tail.length:,} bytes of its log after event {kept}: "
-            f"{tail.words(kept)}; the table goes on from event {kept}")
-
-
-def _remove_if_never_created(path: Path, table_id: str, folder: Path) -> None:
-    """A log without a whole header is a table whose creation never finished (a crash before
-    its header was on disk): nobody was told of it, so it is removed (``EmptyLog``)."""
-    with open(path, "rb") as file:
-        data = file.read(HEAD_BYTES)
-        whole = not file.read(1)
-    if not whole or (data and data[0] != 0x92):
-        return  # a log, or not a torn header: loading it will say what it is
-    try:
-        records, _ = read_records(data, path, limit=1)
-    except LogError:
-        return
-    if records:
-        return
-    print(f"starhall serve: removing table {table_id}: its creation never finished "
-          f"({path.name} holds no whole header)", file=sys.stderr)
-    for made in (path, folder / f"{table_id}{SEATING_SUFFIX}"):
-        with contextlib.suppress(OSError):
-            made.unlink()
-    raise EmptyLog(table_id)
 
 
 def next_table_id(tables: Iterable[str]) -> str:

@@ -7,7 +7,17 @@ person who still owns the seat, under the person's name); a bot's seat has a fif
 ``level`` (``easy``, ``normal`` or ``strong``: the level its kind plays at), when its kind has
 one. A log's header holds every seat as
 the table began, and a ``seating`` record each change after; a checkpoint holds the seating
-then. Secrets (tokens, keys) never go into one.
+then.
+
+A server's log is the one place a table's seating is kept, so a seat a person owns (theirs,
+or a stand-in bot's playing for them) has a sixth key, ``owner``: what lets the server know
+the person's token again after a restart, and nothing that gives anyone the seat: the token's
+salted SHA-256 (``token_hash``), the event after which they took the seat (``since``) and,
+for a token a keyed ``sit`` made, the random value it was worked out with (``key_salt``;
+without the key, which never leaves the client, it gives nothing). A token is 144 random bits
+(as is a keyed one, an HMAC), so its hash cannot be turned back into it; the table's salt (its
+header's ``token_salt``) makes a hash worth nothing at any other table. What people are shown
+of a seat (``public_seat``) has no owner.
 """
 
 from __future__ import annotations
@@ -27,14 +37,52 @@ LEVELS = ("easy", "normal", "strong")
 """The levels a person picks a bot by, weakest first (``shared.bots.bot_levels``)."""
 
 
+OWNER = "owner"
+"""The key of a seat map that says who owns the seat (``read_owner``); never shown to people."""
+
+
 def seat_entry(state: str, name: str | None = None, bot: str | None = None,
-               standin: bool = False, level: str | None = None) -> SeatMap:
+               standin: bool = False, level: str | None = None,
+               owner: SeatMap | None = None) -> SeatMap:
     """The map that records one seat (the one place it is made: ``TableInfo`` shows it);
-    ``level`` only for a bot whose kind has one (logs before levels have none)."""
+    ``level`` only for a bot whose kind has one (logs before levels have none); ``owner``
+    only in a server's log, for a seat a person owns (``read_owner``)."""
     entry: SeatMap = {"state": state, "name": name, "bot": bot, "standin": standin}
     if level is not None:
         entry["level"] = level
+    if owner is not None:
+        entry[OWNER] = owner
     return entry
+
+
+def public_seat(seat: SeatMap) -> SeatMap:
+    """A seat as people may see it: without its ``owner``."""
+    if OWNER not in seat:
+        return seat
+    return {key: value for key, value in seat.items() if key != OWNER}
+
+
+def owner_entry(token_hash: str, since: int, key_salt: str | None) -> SeatMap:
+    """A seat's ``owner``: the owner's token's salted hash, the event after which they took the
+    seat, and the salt of a keyed token."""
+    owner: SeatMap = {"token_hash": token_hash, "since": since}
+    if key_salt is not None:
+        owner["key_salt"] = key_salt
+    return owner
+
+
+def read_owner(body: Any) -> SeatMap:
+    """A seat's ``owner`` checked (``ValueError`` saying why it is none)."""
+    if not isinstance(body, dict):
+        raise ValueError("a seat's owner is a map")
+    token_hash, since, key_salt = body.get("token_hash"), body.get("since"), body.get("key_salt")
+    if not isinstance(token_hash, str) or not token_hash:
+        raise ValueError("a seat's owner has a token_hash")
+    if type(since) is not int or since < 0:
+        raise ValueError("a seat's owner has a since: an event number")
+    if key_salt is not None and not isinstance(key_salt, str):
+        raise ValueError("a seat's owner's key_salt is a string")
+    return owner_entry(token_hash, since, key_salt)
 
 
 def free_seats(players: int) -> list[SeatMap]:
@@ -42,8 +90,8 @@ def free_seats(players: int) -> list[SeatMap]:
 
 
 def read_seat(body: Any) -> SeatMap:
-    """The seat a map records (its four keys; others are left out), or ``ValueError``
-    saying why it is none. ``name`` and ``bot`` may be absent for nil, ``standin`` for false."""
+    """The seat a map records (its keys; others are left out), or ``ValueError`` saying why it
+    is none. ``name`` and ``bot`` may be absent for nil, ``standin`` for false."""
     if not isinstance(body, dict):
         raise ValueError("a seat is a map")
     state, name, bot = body.get("state"), body.get("name"), body.get("bot")
@@ -64,7 +112,12 @@ def read_seat(body: Any) -> SeatMap:
         raise ValueError("a player's seat has no bot and no stand-in")
     if level is not None and (state != BOT or level not in LEVELS):
         raise ValueError(f"a seat's level is {', '.join(LEVELS)} or absent, for a bot only")
-    return seat_entry(state, name, bot, standin, level)
+    owner = body.get(OWNER)
+    if owner is not None:
+        if state != PLAYER and not standin:
+            raise ValueError("only a person's seat has an owner")
+        owner = read_owner(owner)
+    return seat_entry(state, name, bot, standin, level, owner)
 
 
 def read_seats(value: Any, players: int) -> list[SeatMap]:

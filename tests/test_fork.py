@@ -62,10 +62,10 @@ def test_fork_of_a_golden_verifies_and_names_its_source(source: Path, tmp_path: 
     for at in (0, 1, recording.last_seq // 2, recording.last_seq - 1):
         forked = write_fork(plan_fork(source, at, seat=1), tmp_path)
         assert forked.path.parent == tmp_path / "tables" and forked.seq == at
-        assert forked.path.with_name(f"{forked.table_id}.seats.json").exists()
+        assert not forked.path.with_name(f"{forked.table_id}.seats.json").exists()
         assert len(load(forked.path).events) == at
         _check_fork_log(forked.path, source, at)
-        # … then its cast leaves: every seat is free, as the new table's seating file has it.
+        # … then its cast leaves: every seat is free (the log is where a server reads it).
         assert load(forked.path).seats_at() == free_seats(recording.players)
     # Each fork got its own table id, as a server would give them.
     assert len(list((tmp_path / "tables").glob("*.starhall"))) == 4

@@ -183,3 +183,53 @@ def test_a_failed_commit_is_undone_and_refused(tmp_path: Path) -> None:
     assert live.seq == snapshot["seq"]  # undone: as if never made
     assert live.command_done(0, "full") is None
     driver.master.close()
+
+
+def crash_and_restart(driver: Driver, data: Path) -> Driver:
+    """The master dies where it stands, as under kill -9 (what it appended and did not
+    commit is in no file: it never wrote it), and a new one starts on its folder."""
+    dead = driver.master
+    dead.bot_turns.thinkers.close()
+    dead.store.close()  # its sync threads; its logs are left as they are
+    if dead.folder_lock is not None:
+        dead.folder_lock.release()  # as the kernel releases a killed process's lock
+    config = ServerConfig(data=data, think=60.0, flood_rate=10_000, flood_burst=10_000)
+    return Driver(TableMaster(config))
+
+
+def test_a_seat_change_and_a_crash_before_or_after_its_write_keep_every_token(
+        tmp_path: Path) -> None:
+    """Ada sat with a key, Bob without. Bob gives his seat up; the master dies before that is
+    written: after the restart his seat and token are his still. He gives it up again, which
+    is written and answered; the master dies: his token is void, as he was told, and Ada's
+    resent ``sit`` gets her seat and token, as before each crash."""
+    key = "ada-s-key-0123456789"
+    config = ServerConfig(data=tmp_path, think=60.0, flood_rate=10_000, flood_burst=10_000)
+    driver = Driver(TableMaster(config))
+    table = driver.ask(ADA, {"type": "create", "game": "hearts", "players": 4,
+                             "options": FAST_HEARTS})["table"]["id"]
+    sit = {"type": "sit", "table": table, "seat": 0, "key": key}
+    ada = driver.ask(ADA, sit)["token"]
+    bob = driver.ask(BOB, {"type": "sit", "table": table, "seat": 1})["token"]
+    give_up = {"type": "leave", "table": table, "token": bob, "give_up": True}
+    master = driver.master
+    driver.send(BOB, {**give_up, "rid": "lost"})  # handled, never committed
+    assert master.tables[table].seats[1].state == protocol.FREE
+    driver = crash_and_restart(driver, tmp_path)
+    assert driver.master.tables[table].seats[1].state == protocol.PLAYER
+    resumed = driver.ask(BOB, {"type": "resume", "table": table, "seat": 1, "token": bob})
+    assert (resumed["type"], resumed["token"]) == (protocol.SEATED, bob)
+    again = driver.ask(ADA, sit)
+    assert (again["type"], again["seat"], again["token"]) == (protocol.SEATED, 0, ada)
+
+    left = driver.ask(BOB, give_up)  # written, then answered
+    assert (left["type"], left["kept"]) == (protocol.LEFT, False)
+    driver = crash_and_restart(driver, tmp_path)
+    assert driver.master.tables[table].seats[1].state == protocol.FREE
+    void = driver.ask(BOB, {"type": "resume", "table": table, "seat": 1, "token": bob})
+    assert (void["type"], void["code"]) == (protocol.ERROR, protocol.BAD_TOKEN)
+    again = driver.ask(ADA, sit)
+    assert (again["type"], again["seat"], again["token"]) == (protocol.SEATED, 0, ada)
+    resumed = driver.ask(ADA, {"type": "resume", "table": table, "seat": 0, "token": ada})
+    assert resumed["type"] == protocol.SEATED
+    driver.master.close()

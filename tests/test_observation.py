@@ -93,6 +93,7 @@ def test_a_restored_table_reads_what_its_seats_were_shown_from_its_log(tmp_path:
     live = create_table(tmp_path, "0001", "t", get_game("stars"), 4, {"target": 1000})
     for seat in range(4):
         live.put_bot(seat, READS_HISTORY, standin=False)
+    live.record_seating()  # (a server's master records the seats with the batch)
     table = live.table
     assert table.memory is not None  # its bots sat down before its first event
     bots = [RandomBot(random.Random(seat)) for seat in range(4)]
@@ -178,6 +179,7 @@ def test_a_table_restored_at_event_0_keeps_its_bots_memory_from_the_first_event(
     live = create_table(tmp_path, "0001", "t", get_game("hearts"), 4, {})
     for seat in (1, 2, 3):
         live.put_bot(seat, READS_HISTORY, standin=False)
+    live.record_seating()  # (a server's master records the seats with the batch)
     assert live.table.log is not None
     live.table.log.close()
     restored = restore_table(tmp_path, "0001")

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from starhall.server.embed import EmbeddedServer
-from starhall.server.tables import SUMMARY_SUFFIX, LiveTable, create_table, restore_tables
+from starhall.server.stores import SUMMARY_SUFFIX
+from starhall.server.tables import LiveTable, create_table, restore_tables
 from starhall.shared import protocol
 from starhall.shared.games import GAMES
 from starhall.shared.logfile import encode_record, scan
@@ -129,7 +130,7 @@ def test_live_tables_play_on_exactly(tmp_path: Path, history: dict[str, str]) ->
         assert server.address is not None and server.service is not None
         for name in ("people", "bots"):
             live = server.service.tables[history[name]]
-            assert live_hash(live) == rebuilt_hash(live.log_path)
+            assert live_hash(live) == rebuilt_hash(tmp_path / "tables" / f"{live.id}.starhall")
     for log in log_files([str(tmp_path / "tables")]):
         assert isinstance(verify(log), Verified), log
 
@@ -250,14 +251,23 @@ def test_a_crash_s_leftovers_go_and_hidden_files_stay(tmp_path: Path,
     assert restore_tables(folder, read_only=True).keys() == tables.keys()
 
 
-def test_a_table_whose_seating_file_is_gone_has_free_seats(tmp_path: Path,
-                                                          history: dict[str, str]) -> None:
+def test_the_log_alone_keeps_every_seat_and_its_owner(tmp_path: Path,
+                                                     history: dict[str, str]) -> None:
+    """No file but the logs (and the finished games' summaries) holds who sits where, and a
+    restart finds every seat, person and bot, and every token's hash as they were."""
     folder = tmp_path / "tables"
-    for name in ("hearts over", "people"):  # one listed from its summary, one rebuilt
-        (folder / f"{history[name]}.seats.json").unlink()
+    assert not list(folder.glob("*.seats.json"))
+    with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
+        assert server.service is not None
+        before = {table_id: [(seat.state, seat.name, seat.bot_kind, seat.token_sha256,
+                              seat.since) for seat in table.seats]
+                  for table_id, table in server.service.tables.items()}
+    assert all(seat[3] for seat in before[history["people"]])
+    assert [seat[0] for seat in before[history["hearts over"]]] == ["bot"] * 4
     tables = restore_tables(folder, read_only=True)
-    for name in ("hearts over", "people"):
-        assert [seat.state for seat in tables[history[name]].seats] == [protocol.FREE] * 4
+    for name in ("hearts over", "people"):  # one listed from its summary, one rebuilt
+        assert [(seat.state, seat.name, seat.bot_kind, seat.token_sha256, seat.since)
+                for seat in tables[history[name]].seats] == before[history[name]]
 
 
 def test_logs_from_before_summaries_load(tmp_path: Path) -> None:
@@ -304,6 +314,7 @@ def test_the_command_ids_of_people_are_read_when_first_needed(tmp_path: Path) ->
         live.seat_person(seat, f"P{seat}")
     for seat in range(4):
         live.put_bot(seat, "random", standin=True)  # their people are away
+    live.record_seating()  # (a server's master records the seats with the batch)
     table, rng, sent = live.table, random.Random(8), [0] * 4
     while table.seq < 3000 or table.game.to_act(table.state) == ():
         request = table.game.chance(table.state)

@@ -1,7 +1,8 @@
-"""A log names who sits where in itself: people sitting, leaving and coming back, bots seated,
-standing in and taken out, each recorded between the events they came between, against a real
-server on 127.0.0.1, and read back by every reader of logs without the seating file beside it.
-A restart or a failed write never leaves the log saying other than the seating file."""
+"""A log names who sits where in itself, and is the one place a server keeps it: people
+sitting, leaving and coming back, bots seated, standing in and taken out, each recorded between
+the events they came between, against a real server on 127.0.0.1, and read back by every
+reader of logs. A person's seat records its owner only as a salted token hash; a seat change
+whose write fails changes nothing; an older server's seating file moves into the log."""
 
 from __future__ import annotations
 
@@ -20,13 +21,21 @@ from starhall.cli import main
 from starhall.client.screens.replay_screen import ReplayScreen, log_names
 from starhall.server import durability
 from starhall.server.embed import EmbeddedServer
-from starhall.server.seats import SeatRecord, save_seating
+from starhall.server.seats import token_hash
 from starhall.shared import protocol
 from starhall.shared.bots import make_bot
 from starhall.shared.games import get_game
 from starhall.shared.logfile import encode_record, read_records
 from starhall.shared.replay import Verified, load, verify
-from starhall.shared.seating import BOT, PLAYER, free_seats, seat_entry
+from starhall.shared.seating import (
+    BOT,
+    OWNER,
+    PLAYER,
+    SeatMap,
+    free_seats,
+    public_seat,
+    seat_entry,
+)
 from starhall.shared.table import Table
 from tests.server_helpers import (
     FAST_HEARTS,
@@ -64,6 +73,19 @@ def seating_records(log: Path) -> list[tuple[int, int, dict[str, Any]]]:
     return load(log).seat_changes
 
 
+def shown(seats: list[SeatMap | None]) -> list[SeatMap | None]:
+    """Seats as people see them: without their owners."""
+    return [None if seat is None else public_seat(seat) for seat in seats]
+
+
+def legacy_seating_file(path: Path, name: str, seats: list[dict[str, Any]]) -> None:
+    """A seating file as servers before seating records kept one beside a log (tokens as
+    unsalted SHA-256 hashes)."""
+    free = {"state": "free", "name": None, "token_sha256": None, "bot": None,
+            "standin": False, "since": 0}
+    path.write_text(json.dumps({"name": name, "seats": [{**free, **seat} for seat in seats]}))
+
+
 def test_a_server_log_names_who_sat_where_without_the_seating_file(
         server: EmbeddedServer, capsys: pytest.CaptureFixture[str]) -> None:
     lobby = Participant(address(server))
@@ -76,14 +98,19 @@ def test_a_server_log_names_who_sat_where_without_the_seating_file(
     wait_for(lambda: load(log).last_seq >= 1)  # every seat filled: the deal
 
     raw = log.read_bytes()
-    for secret in (seated["token"], KEY):  # what gives the seat, never in the log
+    token = seated["token"]
+    for secret in (token, KEY, token_hash(token)):  # what gives the seat, never in the log
         assert secret.encode() not in raw
-    log.with_name(f"{table}.seats.json").unlink()  # the log alone, as in a bug report
+    assert not list(log.parent.glob("*.seats.json"))  # the log is the one place
     recording = load(log)
     assert recording.header["seats"] == free_seats(4)  # as the table was created
     ada = seat_entry(PLAYER, "Ada")
     random_bot = seat_entry(BOT, "random bot", "random", level="easy")
-    assert recording.seats_at(0) == [ada, random_bot, random_bot, random_bot]
+    assert shown(recording.seats_at(0)) == [ada, random_bot, random_bot, random_bot]
+    owner = recording.seats_at(0)[0][OWNER]  # the token salted and hashed, and when she sat
+    salt = recording.header["token_salt"]
+    assert owner["token_hash"] == token_hash(token, salt) != token_hash(token)
+    assert owner["since"] == 0 and isinstance(owner["key_salt"], str)
     assert [(seq, seat) for seq, seat, _ in recording.seat_changes] == [
         (0, 0), (0, 1), (0, 2), (0, 3)]  # all before the deal
     # The viewer shows them as the table did (bots by their seats' names).
@@ -125,9 +152,11 @@ def test_a_stand_in_and_a_return_are_logged_between_the_events_they_came_between
     (standin_at, first, standin), (back_at, second, back) = [
         change for change in recording.seat_changes if change[0] > 0]
     assert first == second == 1 and 0 < standin_at < back_at
-    assert standin == seat_entry(BOT, "Bruno", "random", standin=True, level="easy")
-    assert back == seat_entry(PLAYER, "Bruno")
-    assert recording.seats_at(standin_at - 1)[1] == seat_entry(PLAYER, "Bruno")
+    assert public_seat(standin) == seat_entry(BOT, "Bruno", "random", standin=True,
+                                              level="easy")
+    assert public_seat(back) == seat_entry(PLAYER, "Bruno")
+    assert standin[OWNER] == back[OWNER]  # the seat stays Bruno's while the bot plays
+    assert shown(recording.seats_at(standin_at - 1))[1] == seat_entry(PLAYER, "Bruno")
     assert recording.seats_at(back_at - 1)[1] == standin
     assert all(event.seat != 1 for seq, event in recording.events if seq <= standin_at)
     assert isinstance(verify(log), Verified)
@@ -152,31 +181,43 @@ def test_a_seat_freed_before_the_start_and_a_bot_taken_out_are_logged(
         person.close()
 
 
-def test_a_restart_records_the_seats_its_log_missed(tmp_path: Path) -> None:
-    """A crash between the seating file's write and the log's: the file wins, and the restarted
-    server writes the log's missing seating records before anything else happens there."""
-    with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
-        lobby = Participant(address(server))
-        table = create(lobby)
-        Person(address(server), table, 0, "Ada").close()
-        lobby.close()
-    log = log_of(server, table)
-    seating = log.with_name(f"{table}.seats.json")
-    body = json.loads(seating.read_text())
-    body["seats"][2] = {"state": "bot", "name": "random bot", "token_sha256": None,
-                        "bot": "random", "standin": False, "since": 0}
-    seating.write_text(json.dumps(body))  # as a `bot` whose log write a crash lost
-    assert load(log).seats_at()[2] == seat_entry(protocol.FREE)
-    with EmbeddedServer(tmp_path, think=SLOW_BOTS):
-        # (a seating file from before levels: the bot has none)
-        assert load(log).seats_at()[2] == seat_entry(BOT, "random bot", "random")
-    assert load(log).seat_changes[-1] == (0, 2, seat_entry(BOT, "random bot", "random"))
+def test_an_older_servers_seating_file_moves_into_the_log_at_a_restart(
+        tmp_path: Path) -> None:
+    """A table of a server from before seating records: its log names nobody, its seating
+    file beside it has the seats and the token's unsalted hash. The next start records them
+    in the log, owners and all, and forgets the file; the token works on, restart after
+    restart."""
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    log = folder / "0001.starhall"
+    made = Table.new(get_game("hearts"), 4, FAST_HEARTS, path=str(log), name="old")
+    assert made.log is not None
+    made.log.close()
+    token = "an-older-servers-token-0123"
+    legacy = log.with_name("0001.seats.json")
+    legacy_seating_file(legacy, "old", [
+        {"state": "player", "name": "Ada", "token_sha256": token_hash(token)},
+        {"state": "bot", "name": "random bot", "bot": "random"}, {}, {}])
+    for _ in range(2):
+        with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
+            assert not legacy.exists()
+            ada = Participant(address(server))
+            back = ada.request({"type": "resume", "table": "0001", "seat": 0, "token": token})
+            assert back["type"] == protocol.SEATED, back
+            ada.close()
+    recording = load(log)
+    assert shown(recording.seats_at()) == [
+        seat_entry(PLAYER, "Ada"), seat_entry(BOT, "random bot", "random"),
+        seat_entry(protocol.FREE), seat_entry(protocol.FREE)]
+    assert recording.seats_at()[0][OWNER] == {"token_hash": token_hash(token), "since": 0}
+    assert isinstance(verify(log), Verified)
 
 
-def test_a_seating_record_whose_commit_failed_is_written_again_before_the_next_events(
+def test_a_seat_change_whose_write_fails_changes_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The seating file took the change, the log's sync failed (its batch is undone): the log
-    records the seat once it can write again, and before the events that follow."""
+    """The log's sync of a ``sit`` fails: the sitter gets a ``storage`` error, the seat is
+    free as before, in the server and in its log, and the same ``sit`` works once the disk
+    does; a restart then finds the seat as the reply said."""
     real_sync = durability._datasync
     failures: list[int] = []
 
@@ -188,21 +229,31 @@ def test_a_seating_record_whose_commit_failed_is_written_again_before_the_next_e
 
     monkeypatch.setattr(durability, "_datasync", sync_failing_once)
     armed = False
-    with EmbeddedServer(tmp_path, **{**FAST_SERVER, "stall_retry": 0.05}) as server:
+    with EmbeddedServer(tmp_path, **{**FAST_SERVER, "think": SLOW_BOTS}) as server:
         lobby = Participant(address(server))
         table = create(lobby)
-        for seat in (1, 2, 3):
-            bot(lobby, table, seat)
-        armed = True
-        seated = lobby.request({"type": "sit", "table": table, "seat": 0, "name": "Ada"})
-        assert seated["type"] == protocol.SEATED, seated  # the seating file has it
         log = log_of(server, table)
-        wait_for(lambda: load(log).last_seq >= 1)
-        assert failures  # the log's first sync of it failed
-        recording = load(log)
-        assert recording.seat_changes[-1] == (0, 0, seat_entry(PLAYER, "Ada"))
-        assert isinstance(verify(log), Verified)
+        before = log.read_bytes()
+        armed = True
+        sit = {"type": "sit", "table": table, "seat": 0, "name": "Ada", "key": KEY}
+        refused = lobby.request(sit)
+        assert failures and refused["type"] == protocol.ERROR, refused
+        assert refused["code"] == durability.STORAGE
+        assert log.read_bytes() == before
+        assert server.service is not None
+        assert server.service.tables[table].seats[0].state == protocol.FREE
+        listed = lobby.request({"type": "list"})["tables"]
+        assert [t for t in listed if t["id"] == table][0]["seats"][0]["state"] == protocol.FREE
+        seated = lobby.request(sit)
+        assert seated["type"] == protocol.SEATED, seated
         lobby.close()
+    with EmbeddedServer(tmp_path, think=SLOW_BOTS) as server:
+        ada = Participant(address(server))
+        back = ada.request({"type": "resume", "table": table, "seat": 0,
+                            "token": seated["token"]})
+        assert back["type"] == protocol.SEATED, back
+        ada.close()
+    assert shown(load(log).seats_at()) == [seat_entry(PLAYER, "Ada")] + free_seats(3)
 
 
 # --- reading: the viewer over time, and logs from before seating records ------------------
@@ -272,10 +323,9 @@ def test_an_older_log_reads_with_the_names_beside_it_or_seat_n(
     capsys.readouterr()
     assert main(["replay", "show", str(log)]) == 0
     assert "seat 2: not recorded" in capsys.readouterr().out
-    seats = [SeatRecord() for _ in range(4)]
-    seats[0].seat_person("Ada")
-    seats[1].seat_bot("random", standin=False)
-    save_seating(log.with_name("0001.seats.json"), "old table", seats)
+    legacy_seating_file(log.with_name("0001.seats.json"), "old table", [
+        {"state": "player", "name": "Ada", "token_sha256": token_hash("a token")},
+        {"state": "bot", "name": "random bot", "bot": "random"}, {}, {}])
     assert log_names(load(log))[:3] == ["Ada", "Bruno", "(free seat)"]
     assert main(["replay", "show", str(log)]) == 0
     out = capsys.readouterr().out

@@ -5,6 +5,7 @@ a word on stderr; a server listens only once its tables are restored."""
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import random
@@ -22,6 +23,7 @@ import pytest
 
 from starhall.client.net.link import ServerLink
 from starhall.server.embed import free_loopback_port
+from starhall.shared import protocol
 from starhall.shared.logfile import encode_record, read_records
 from starhall.shared.replay import Verified, load, verify
 from tests.connection import Connection
@@ -309,22 +311,65 @@ def test_a_log_cut_short_underneath_the_server_is_cut_back_at_the_next_start_wit
     assert log.stat().st_size < offset + len(record) + 2000  # cut back, then dealt again
 
 
+
+def test_a_seat_change_in_flight_at_kill_9_keeps_every_token(tmp_path: Path) -> None:
+    """A stand-in bot asked for a left player's seat, the server killed at an arbitrary
+    moment after: written or not, both people's tokens hold their seats after the restart,
+    a resent keyed ``sit`` gets Ada's seat and token again, and the log verifies."""
+    port = free_loopback_port()
+    address = f"tcp://127.0.0.1:{port}"
+    rng = random.Random(31)
+    key = "ada-s-key-in-flight-42"
+    server = start_server(tmp_path, port)
+    try:
+        with Connection(address) as lobby:
+            table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                                   "options": ENDLESS})["table"]["id"]
+            sit = {"type": "sit", "table": table, "seat": 0, "key": key}
+            ada = lobby.request(sit)["token"]
+            bruno = lobby.request({"type": "sit", "table": table, "seat": 1})["token"]
+            fill_with_bots(lobby, table, (2, 3))
+        log = tmp_path / "tables" / f"{table}.starhall"
+        for round_number in range(3):
+            with Connection(address) as person:
+                wait_for(lambda: load(log).last_seq >= 1)
+                assert person.request({"type": "leave", "table": table, "token": bruno}
+                                      )["kept"]
+                person.send({"type": "bot", "table": table, "seat": 1, "token": ada})
+                if rng.random() < 0.5:
+                    os.sched_yield()
+                kill_hard(server)
+            assert isinstance(verify(log), Verified)
+            server = start_server(tmp_path, port)
+            with Connection(address) as person:
+                again = person.request(sit)
+                assert (again["type"], again["token"]) == (protocol.SEATED, ada), round_number
+                back = person.request({"type": "resume", "table": table, "seat": 1,
+                                       "token": bruno})
+                assert back["type"] == protocol.SEATED, (round_number, back)
+    finally:
+        stop(server)
+
 # --- a restart that takes a while --------------------------------------------------------------
 
 def test_a_restarting_server_does_not_listen_until_its_tables_are_restored(
         tmp_path: Path) -> None:
     """While the tables are restored the port refuses connections, and no other server may
     start on the same data folder; a client that came meanwhile is answered once the server
-    listens. The restore is held up by a seating file that is a pipe, until the test writes
-    into it."""
+    listens. The restore is held up by an older server's seating file that is a pipe (a
+    restart reads one as the table's seating while it is there), until the test writes into
+    it the seating the log has."""
     port = free_loopback_port()
     address = f"tcp://127.0.0.1:{port}"
     server = start_server(tmp_path, port)
     table = hearts_for_ada(address)
     kill_hard(server)
     seating = tmp_path / "tables" / f"{table}.seats.json"
-    kept = seating.read_bytes()
-    seating.unlink()
+    kept = json.dumps({"name": table, "seats": [
+        {"state": seat["state"], "name": seat["name"], "bot": seat["bot"],
+         "standin": seat["standin"], "token_sha256": seat.get("owner", {}).get("token_hash"),
+         "since": seat.get("owner", {}).get("since", 0)}
+        for seat in load(tmp_path / "tables" / f"{table}.starhall").seats_at()]}).encode()
     os.mkfifo(seating)
 
     restarting = subprocess.Popen(
@@ -363,8 +408,8 @@ def test_a_restarting_server_does_not_listen_until_its_tables_are_restored(
 
 
 def test_a_port_in_use_stops_a_server_before_it_restores_its_tables(tmp_path: Path) -> None:
-    """The second server's restore would wait for ever (a seating file that is a pipe nobody
-    writes): it stops, saying why, before it starts on it."""
+    """The second server's restore would wait for ever (an older server's seating file that is
+    a pipe nobody writes): it stops, saying why, before it starts on it."""
     port = free_loopback_port()
     first = start_server(tmp_path / "first", port)
     try:
@@ -374,9 +419,7 @@ def test_a_port_in_use_stops_a_server_before_it_restores_its_tables(tmp_path: Pa
             table = lobby.request({"type": "create", "game": "hearts", "players": 4,
                                    "options": ENDLESS})["table"]["id"]
         stop(start)
-        seating = second / "tables" / f"{table}.seats.json"
-        seating.unlink()
-        os.mkfifo(seating)
+        os.mkfifo(second / "tables" / f"{table}.seats.json")
         refused = subprocess.run(
             [sys.executable, "-m", "starhall", "serve", "--bind", f"127.0.0.1:{port}",
              "--data", str(second), "--beacon", "off"],

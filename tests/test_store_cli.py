@@ -5,6 +5,7 @@ unreachable address is one line on stderr, never a traceback."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -134,7 +135,8 @@ def test_the_tools_and_a_serving_node_exit_with_nothing_pending(
         serve.send_signal(signal.SIGINT)
         _, stderr = serve.communicate(timeout=60)
     assert serve.returncode == 0
-    restoring = re.compile(rf"starhall serve: restor(ing|ed) 1 tables? from {address}…?")
+    restoring = re.compile(rf"starhall serve: restor(ing|ed) 1 tables? from {address}"
+                           r"(…| \(.*\) in [0-9.]+ s)")
     assert all(restoring.fullmatch(line) for line in stderr.splitlines()), stderr
 
 
@@ -216,3 +218,77 @@ def test_import_answers_a_hostile_file_in_one_line_as_verify_does(
         assert main(["replay", "export", f"{address}/{folder.name}", str(exported),
                      *stream]) == 0
         assert exported.read_bytes() == data[:read_records(data, log)[1]]
+
+
+def test_an_export_hands_on_the_logs_alone_and_no_token(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """A table where a person sits, imported and exported: the exported folder holds its log
+    alone (who sits where is in it), with no token and no hash of one that is not salted."""
+    from starhall.server.embed import EmbeddedServer
+    from tests.server_helpers import Participant
+
+    with EmbeddedServer(tmp_path, think=60.0) as server:
+        assert server.address is not None
+        ada = Participant(server.address, "Ada")
+        table = ada.request({"type": "create", "game": "hearts", "players": 4})["table"]["id"]
+        token = ada.request({"type": "sit", "table": table, "seat": 0})["token"]
+        ada.close()
+    stream = ["--stream", stream_of(nats_node, request)]
+    address = f"nats://{nats_node.url}"
+    assert main(["store", "import", str(tmp_path / "tables"), address, *stream]) == 0
+    out = tmp_path / "out"
+    assert main(["store", "export", address, str(out), *stream]) == 0
+    assert [path.name for path in out.iterdir()] == [f"{table}.starhall"]
+    data = (out / f"{table}.starhall").read_bytes()
+    assert data == (tmp_path / "tables" / f"{table}.starhall").read_bytes()
+    assert token.encode() not in data and b"token_hash" in data
+    assert hashlib.sha256(token.encode()).hexdigest().encode() not in data
+
+
+def test_an_older_folders_seating_file_imported_moves_into_the_log(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """A folder of a server from before seating records: its log names nobody, its seating
+    file has Ada's seat and her token's unsalted hash. Imported, the file waits in the
+    seating bucket; the first node that serves the table records it in the log, owners and
+    all, forgets the bucket's copy, and Ada's token holds her seat."""
+    import json
+
+    from starhall.server.embed import EmbeddedServer
+    from starhall.server.seats import token_hash
+    from starhall.server.store_cli import open_store
+    from starhall.shared.games import get_game
+    from starhall.shared.replay import load
+    from starhall.shared.table import Table
+    from tests.nats_helpers import jetstream_settings
+    from tests.server_helpers import Participant
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    made = Table.new(get_game("hearts"), 4, {}, path=str(folder / "0001.starhall"), name="old")
+    assert made.log is not None
+    made.log.close()
+    token = "an-older-servers-token-0123"
+    free = {"state": "free", "name": None, "token_sha256": None, "bot": None,
+            "standin": False, "since": 0}
+    (folder / "0001.seats.json").write_text(json.dumps({"name": "old", "seats": [
+        {**free, "state": "player", "name": "Ada", "token_sha256": token_hash(token)},
+        free, free, free]}))
+    settings = jetstream_settings(nats_node, request.node.name)
+    stream = ["--stream", str(settings["stream"])]
+    address = f"nats://{nats_node.url}"
+    assert main(["store", "import", str(folder), address, *stream]) == 0
+    for _ in range(2):  # moved at the first start; the log alone at the second
+        with EmbeddedServer(tmp_path / "node", think=60.0, **settings) as server:
+            assert server.address is not None
+            ada = Participant(server.address, "Ada")
+            back = ada.request({"type": "resume", "table": "0001", "seat": 0, "token": token})
+            assert back["type"] == "seated", back
+            ada.close()
+    exported = tmp_path / "back.starhall"
+    assert main(["replay", "export", f"{address}/0001", str(exported), *stream]) == 0
+    assert load(exported).seats_at()[0]["owner"]["token_hash"] == token_hash(token)
+    store, _ = open_store(address, str(settings["stream"]))
+    try:
+        assert store.legacy_seating("0001", 4) is None  # the bucket's copy is gone
+    finally:
+        store.close()
