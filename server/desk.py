@@ -5,6 +5,7 @@ its desks and hands each itself; a desk knows it only by this protocol, so impor
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -14,6 +15,7 @@ from starhall.server.sessions import Session, Viewer
 from starhall.server.stores import LogStore
 from starhall.server.tables import Listed, LiveTable
 from starhall.shared.engine import Command
+from starhall.shared.table import Seating
 
 
 class LeaseBook(Protocol):
@@ -50,6 +52,9 @@ class Master(Protocol):
     def frozen(self) -> Mapping[str, object]:
         """Tables whose commit is under way."""
     @property
+    def loading(self) -> Mapping[str, object]:
+        """Tables the store is reading or claiming for this node."""
+    @property
     def changed_rosters(self) -> dict[str, LiveTable]: ...
     @property
     def created_keys(self) -> dict[str, str]: ...
@@ -84,6 +89,14 @@ class Master(Protocol):
         ...
 
     def _advance(self, table: LiveTable) -> None: ...
+
+    def read_ahead(self, table: LiveTable) -> bool: ...
+
+    def await_store(self, future: concurrent.futures.Future[Any], then: Callable[[Any], None],
+                    table_id: str | None = None) -> None: ...
+
+    def _dirty(self, table: LiveTable, before: tuple[Any, int, Seating | None] | None = None
+               ) -> None: ...
 
     def _deal(self, table: LiveTable) -> None: ...
 

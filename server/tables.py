@@ -64,6 +64,7 @@ from starhall.shared.logfile import (
     LogWriter,
     TableLog,
     check_header,
+    make_header,
     read_records,
     torn_tail,
 )
@@ -177,6 +178,13 @@ class LiveTable:
                                table=self.id) from None
         return Table(recording.game, recording.players, recording.options, state,
                      recording.last_seq, None, commands=recording.command_memory())
+
+    @property
+    def reads_log(self) -> bool:
+        """Whether its next request may read its log back (a finished game, command ids or
+        bots' memory still to be read): the server has the store read it off the loop
+        first."""
+        return self.loaded is None or self.commands_unread or self.memory_unread
 
     def command_done(self, number: int, cid: int | str) -> int | None:
         """The ``seq`` of seat ``number``'s command ``cid`` if its person made it already
@@ -609,14 +617,18 @@ def read_summary(path: Path, summary_path: Path) -> Finished | None:
 
 
 def create_table(where: Path | LogStore, table_id: str, name: str, game: Game[Any],
-                 players: int, options: Mapping[str, object], **info: Any) -> LiveTable:
+                 players: int, options: Mapping[str, object], *, log: TableLog | None = None,
+                 **info: Any) -> LiveTable:
     """A new table with its log and seating in its store (a folder, by default): ``OptionError``
     if the game refuses the options; ``StorageError`` if they could not be written, and then
-    nothing is left; ``info`` goes into the log's header too (a fork's ``forked_from``)."""
+    nothing is left; ``info`` goes into the log's header too (a fork's ``forked_from``).
+    ``log``: its log, made already with the header ``table_header`` gives
+    (``LogStore.start_create``)."""
     store = as_store(where)
     try:
         table = Table.new(game, players, options, table=table_id, name=name,
-                          open_log=lambda header: store.create_log(table_id, header), **info)
+                          open_log=(lambda header: store.create_log(table_id, header))
+                          if log is None else (lambda header: log), **info)
     except OSError as error:
         raise StorageError(error) from error
     live = LiveTable(table_id, name, table, [SeatRecord() for _ in range(players)], store,
@@ -631,6 +643,14 @@ def create_table(where: Path | LogStore, table_id: str, name: str, game: Game[An
     if table.log is not None:
         table.log.spill_bytes = None  # the server's commits alone write
     return live
+
+
+def table_header(game: Game[Any], players: int, options: Mapping[str, object], table_id: str,
+                 name: str, **info: Any) -> dict[str, Any]:
+    """The header of a new table's log, as ``create_table`` makes it."""
+    return make_header(game.id, game.rules_version, players,
+                       game.make_options(players, options), None, table=table_id, name=name,
+                       **info)
 
 
 def as_store(where: Path | LogStore) -> LogStore:
@@ -842,10 +862,11 @@ def _restore_from_store(store: LogStore, read_only: bool, say: Say | None
     return tables
 
 
-def restore_from_store(store: LogStore, table_id: str, *, read_only: bool = False
-                       ) -> LiveTable:
+def restore_from_store(store: LogStore, table_id: str, *, read_only: bool = False,
+                       commit_seating: bool = True) -> LiveTable:
     """One table of a store other than a folder, from its log's last checkpoint; a finished
-    one is not written to again."""
+    one is not written to again. The seating its log lacks is committed at once, or without
+    ``commit_seating`` left for the server's next commit (``seating_behind``)."""
     data, writer = store.reopen(table_id)
     try:
         recording = load_tail(store.source(table_id), data=data)
@@ -859,6 +880,9 @@ def restore_from_store(store: LogStore, table_id: str, *, read_only: bool = Fals
         writer.abandon()  # a finished game is written no more
         live.table.log = None
         live.rest()  # a finished one keeps only what the lobby shows (no summary here)
+        return live
+    if not commit_seating:
+        live.seating_behind = True  # the server's next commit records what the log lacks
         return live
     before = live.table.seats
     if live.record_seating():  # the seating a crash left out of the log: before new events
