@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import json
 import logging
 import re
@@ -48,7 +49,8 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import nats
@@ -82,6 +84,8 @@ stream may have lost its leader with a NATS node, and a send made meanwhile is n
 answered); the messages' ids keep a send that landed from being stored twice."""
 FETCHED_KEPT = 64
 """How many tables' logs read ahead (``prefetch``) a node keeps at most."""
+CREATE_SECONDS = 15.0
+"""How long a new table waits for NATS at most (only its ``create`` waits)."""
 CREATE_ATTEMPTS = 100
 """How many ids a new table tries, each taken by another node meanwhile, before it fails."""
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -272,14 +276,14 @@ class JetStreamStore:
         """Tables another node took over, for the server to give up."""
         self.described: dict[str, dict[str, Any]] = {}
         """What this node's owner records say of its tables (``describe``)."""
-        self.written: dict[str, str] = {}
+        self.written: dict[str, tuple[str, dict[str, Any], Any]] = {}
         """What each of this node's owner records says now, but for the ``seq``: a record is
         written again only when that changes (``describe``)."""
         self.owners: dict[str, tuple[int, dict[str, Any]]] = {}
         """Every owner record of the service as last heard: its revision and value (who
         serves the table, where, and the table as its owner last described it)."""
-        self.by_node: dict[str, set[str]] = {}
-        """The tables each node's owner records name: a dead node's tables at one look."""
+        self.live_by_node: dict[str, set[str]] = {}
+        """The live tables each node's owner records name: a dead node's at one look."""
         self.nodes: dict[str, float] = {}
         """Every node's lease as last heard (by this node's monotonic clock)."""
         self.renewed_at = 0.0
@@ -290,11 +294,13 @@ class JetStreamStore:
         records): taken over as a dead node's are."""
         self._revision = 0
         """This node's lease's last revision."""
-        self._fetched: OrderedDict[str, tuple[bytes, int, Any]] = OrderedDict()
+        self._fetched: OrderedDict[str, tuple[bytearray, int, Any]] = OrderedDict()
         """Logs (bytes, last stream sequence) and seating entries read ahead (``prefetch``)
         for the loop to find at once; the latest ``FETCHED_KEPT``, kept up to date by the
         commits."""
-        self._fetching: dict[str, concurrent.futures.Future[bool]] = {}
+        self._fetching: dict[tuple[str, bool], concurrent.futures.Future[bool]] = {}
+        self._stale: set[str] = set()
+        """Tables a commit wrote while they were being read ahead: read again."""
         self._lock = threading.Lock()
         self._ahead: tuple[StreamLog, int, concurrent.futures.Future[int]] | None = None
         self.bridge = Bridge()
@@ -306,8 +312,11 @@ class JetStreamStore:
                 raise OSError(f"cannot use NATS JetStream at {address} "
                               f"({describe(error)})") from None
             raise
-        self._renew_now = asyncio.Event()
+        self._describe_now = asyncio.Event()
+        self._to_describe: set[str] = set()
+        """This node's tables whose owner record is to be written again (``describe``)."""
         self._renewer = self.bridge.submit(self._renew_forever())
+        self._describer = self.bridge.submit(self._describe_forever())
         self._watchers = [
             self.bridge.submit(self._watch_forever(self.leases_kv, self._heard_node)),
             self.bridge.submit(self._watch_forever(self.owners_kv, self._heard_owner))]
@@ -353,7 +362,10 @@ class JetStreamStore:
         # table, and the tables nobody ever held.
         await self._load(self.leases_kv, self._heard_node)
         await self._load(self.owners_kv, self._heard_owner)
-        self.orphans = set(await self._table_ids()) - set(self.owners)
+        # A node given the name it had before holds what that run held, as a dead node's.
+        self.orphans = (set(await self._table_ids()) - set(self.owners)) | {
+            table_id for table_id, (_, value) in self.owners.items()
+            if value.get("node") == self.node}
 
     async def _bucket(self, name: str, replicas: int, ttl: float | None) -> Any:
         try:
@@ -633,42 +645,78 @@ class JetStreamStore:
 
     async def _lease(self) -> int:
         """Make this node's lease, or renew it; its revision."""
+        value = self._node_value()
         try:
-            return int(await self.leases_kv.update(self.node, self._node_value(),
+            return int(await self.leases_kv.update(self.node, value,
                                                    last=self._revision or None))
         except nats.js.errors.KeyWrongLastSequenceError:
-            # Ended by its TTL (NATS was away, or this node paused): made again. Another
-            # node may have taken some of its tables over meanwhile: their owner records say
-            # so (``_heard_owner``), and the stream's fence refuses this node's next append.
-            return int(await self.leases_kv.create(self.node, self._node_value()))
+            pass
+        # Its key is this node's alone: a renewal that landed unanswered moved it on (its
+        # revision is taken as it is), or it ended by its TTL (NATS was away, or this node
+        # paused) and is made again. Another node may have taken some of its tables over
+        # meanwhile: their owner records say so (``_heard_owner``), and the stream's fence
+        # refuses this node's next append to any of them.
+        try:
+            entry = await self.leases_kv.get(self.node)
+        except nats.js.errors.KeyNotFoundError:
+            return int(await self.leases_kv.create(self.node, value))
+        return int(await self.leases_kv.update(self.node, value, last=entry.revision))
 
     async def _renew_forever(self) -> None:
+        """Renew this node's lease every quarter TTL, each try given half a TTL: one the
+        stream left unanswered (a leader being elected) is tried again, not waited for."""
+        while True:
+            await asyncio.sleep(self.lease_seconds / 4)
+            asked = monotonic()
+            lapsed = asked - self.renewed_at > self.lease_seconds * LEASE_MARGIN
+            try:
+                self._revision = await asyncio.wait_for(self._lease(), self.lease_seconds / 2)
+                if lapsed:  # paused, or NATS away: another node may hold its tables now
+                    await asyncio.wait_for(self._verify_held(), self.lease_seconds / 2)
+            except Exception:  # noqa: BLE001 - NATS away: try again next round
+                continue
+            self.renewed_at = asked
+
+    async def _verify_held(self) -> None:
+        """After its lease lapsed, before it writes again: which of its tables a node still
+        holds, from their owner records (those another took are given up)."""
+        with self._lock:
+            held = list(self.held)
+
+        async def verify(table_id: str) -> None:
+            try:
+                entry = await self.owners_kv.get(table_id)
+            except nats.js.errors.KeyNotFoundError:
+                self._taken(table_id)
+                return
+            owner: Any = None
+            with contextlib.suppress(ValueError):
+                owner = json.loads(entry.value or b"")
+            if not isinstance(owner, dict) or owner.get("node") != self.node:
+                self._heard_owner(entry)
+                self._taken(table_id)
+
+        await asyncio.gather(*(verify(table_id) for table_id in held))
+
+    async def _describe_forever(self) -> None:
+        """Write the owner records whose description changed (``describe``), all at once,
+        when told to (``announce``) or every half TTL."""
         while True:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._renew_now.wait(), self.lease_seconds / 4)
-            self._renew_now.clear()
-            asked = monotonic()
-            try:
-                self._revision = await self._lease()
-            except Exception:  # noqa: BLE001 - NATS away: try again next round
-                pass
-            else:
-                self.renewed_at = asked
+                await asyncio.wait_for(self._describe_now.wait(), self.lease_seconds / 2)
+            self._describe_now.clear()
             with self._lock:
-                changed = [table_id for table_id in self.held
-                           if self._description_of(table_id) != self.written.get(table_id)]
-            for table_id in changed:
-                with contextlib.suppress(Exception):  # NATS away: next round
-                    await self._write_owner(table_id)
+                changed, self._to_describe = self._to_describe, set()
+            await asyncio.gather(*(self._write_owner(table_id) for table_id in changed),
+                                 return_exceptions=True)
 
-    def _description_of(self, table_id: str) -> str:
+    def _description_of(self, table_id: str) -> tuple[str, dict[str, Any], Any]:
         """What an owner record says of a table, but its ``seq`` (which changes with every
         move, and is not worth a replicated write each time)."""
         described = self.described.get(table_id, {})
         info = {key: value for key, value in described.get("info", {}).items()
                 if key != "seq"}
-        return json.dumps([self.client_address, info, described.get("create_key")],
-                          sort_keys=True, default=str)
+        return self.client_address, info, described.get("create_key")
 
     async def _write_owner(self, table_id: str) -> None:
         with self._lock:
@@ -681,6 +729,8 @@ class JetStreamStore:
                                                   last=revision)
         except nats.js.errors.KeyWrongLastSequenceError:
             self._taken(table_id)
+            return
+        except Exception:  # noqa: BLE001 - NATS away: written with the next change
             return
         with self._lock:
             if table_id in self.held:
@@ -744,23 +794,31 @@ class JetStreamStore:
 
     def _heard_owner(self, entry: Any) -> None:
         table_id = entry.key
+        revision = int(entry.revision or 0)
         value: Any = None
         if entry.operation is None:
             with contextlib.suppress(ValueError):
                 value = json.loads(entry.value or b"")
         with self._lock:
             before = self.owners.get(table_id)
-            if before is not None and int(entry.revision or 0) < before[0]:
+            if before is not None and revision < before[0]:
                 return  # older than what was heard (a read that crossed the watcher's news)
             self.owners.pop(table_id, None)
             if before is not None:
-                self.by_node.get(str(before[1].get("node")), set()).discard(table_id)
+                self.live_by_node.get(str(before[1].get("node")), set()).discard(table_id)
             if not isinstance(value, dict):
                 return
-            self.owners[table_id] = (int(entry.revision or 0), value)
-            self.by_node.setdefault(str(value.get("node")), set()).add(table_id)
-            self.orphans.discard(table_id)
-        if value.get("node") != self.node:
+            self.owners[table_id] = (revision, value)
+            info = value.get("info")
+            if not (isinstance(info, dict) and info.get("status") == "over"):
+                self.live_by_node.setdefault(str(value.get("node")), set()).add(table_id)
+            if value.get("node") != self.node:
+                self.orphans.discard(table_id)
+            held = self.held.get(table_id)
+            # Taken by another node: a record naming another, newer than this node's claim
+            # (an older one, heard late, is the one this node's claim replaced).
+            taken = held is not None and value.get("node") != self.node and revision > held
+        if taken:
             self._taken(table_id)
 
     def alive(self, node: str) -> bool:
@@ -778,6 +836,9 @@ class JetStreamStore:
         written with the next renewal if it changed but for its ``seq``."""
         with self._lock:
             self.described[table_id] = {"info": dict(info), "create_key": create_key}
+            if table_id in self.held and self._description_of(table_id) != \
+                    self.written.get(table_id):
+                self._to_describe.add(table_id)
 
     def holder(self, table_id: str) -> dict[str, Any] | None:
         """The owner record of a table (``node``, ``address``, ``info``, ``create_key``) as
@@ -805,7 +866,7 @@ class JetStreamStore:
             orphan = table_id in self.orphans
         if heard is None:
             return "live" if orphan else None
-        if self.alive(str(heard[1].get("node"))):
+        if not orphan and self.alive(str(heard[1].get("node"))):
             return None
         info = heard[1].get("info")
         finished = isinstance(info, dict) and info.get("status") == "over"
@@ -819,11 +880,26 @@ class JetStreamStore:
             dead = [node for node, heard in self.nodes.items() if node != self.node
                     and monotonic() - heard > self.lease_seconds]
             candidates = set(self.orphans)
-            for node, tables in self.by_node.items():
+            for node, tables in self.live_by_node.items():
                 if node != self.node and (node in dead or node not in self.nodes):
                     candidates.update(tables)
         return sorted(table_id for table_id in candidates
                       if self.orphan(table_id) == "live")
+
+    async def _answered(self, ask: Callable[[], Awaitable[T]]) -> T:
+        """``ask()``, asked again while NATS reconnects or a bucket's stream elects a leader
+        (its answer is then 'no responders', or none), for ``COMMIT_SECONDS`` at most; a KV
+        write asked again is safe, as each is checked against a revision."""
+        deadline = asyncio.get_running_loop().time() + COMMIT_SECONDS
+        while True:
+            try:
+                return await asyncio.wait_for(ask(), ATTEMPT_SECONDS)
+            except (TimeoutError, nats.errors.NoRespondersError,
+                    nats.js.errors.NoStreamResponseError, nats.errors.TimeoutError,
+                    nats.errors.ConnectionReconnectingError):
+                if asyncio.get_running_loop().time() > deadline:
+                    raise
+                await asyncio.sleep(0.1)
 
     def claim(self, table_id: str, *, must: bool = False) -> bool:
         """Take a table nobody alive holds; whether this node now holds it (``OSError`` when
@@ -844,12 +920,12 @@ class JetStreamStore:
         at once: one of them is refused)."""
         value = self._owner_value(table_id)
         try:
-            entry = await self.owners_kv.get(table_id)
+            entry = await self._answered(lambda: self.owners_kv.get(table_id))
         except nats.js.errors.KeyNotFoundError:
             entry = None
         try:
             if entry is None:
-                revision = await self.owners_kv.create(table_id, value)
+                revision = await self._answered(lambda: self.owners_kv.create(table_id, value))
             else:
                 owner: Any = None
                 with contextlib.suppress(ValueError):
@@ -858,7 +934,8 @@ class JetStreamStore:
                 if node != self.node and isinstance(node, str) and self.alive(node):
                     self._heard_owner(entry)  # the watcher may not have said so yet
                     return False
-                revision = await self.owners_kv.update(table_id, value, last=entry.revision)
+                revision = await self._answered(lambda: self.owners_kv.update(
+                    table_id, value, last=entry.revision))
         except nats.js.errors.KeyWrongLastSequenceError:  # another node was quicker
             with contextlib.suppress(Exception):
                 self._heard_owner(await self.owners_kv.get(table_id))
@@ -868,6 +945,7 @@ class JetStreamStore:
             self.written.pop(table_id, None)
             self.lost.discard(table_id)
             self.orphans.discard(table_id)
+        self._heard_owner(_Heard(table_id, value, int(revision)))
         return True
 
     def release(self, table_id: str) -> None:
@@ -884,9 +962,9 @@ class JetStreamStore:
         return lost
 
     def announce(self) -> None:
-        """Write the owner records whose description changed now, not at the next renewal."""
+        """Write the owner records whose description changed now, not in half a TTL."""
         with contextlib.suppress(RuntimeError):  # the loop is closing
-            self.bridge.loop.call_soon_threadsafe(self._renew_now.set)
+            self.bridge.loop.call_soon_threadsafe(self._describe_now.set)
 
     def lapsed(self, table_id: str) -> bool:
         """Whether this node may no longer write a table: another took it, or its lease may
@@ -907,56 +985,67 @@ class JetStreamStore:
             if not claim and table_id in self._fetched:
                 self._fetched.move_to_end(table_id)
                 return None
-            under_way = self._fetching.get(table_id)
+            under_way = self._fetching.get((table_id, claim))
             if under_way is not None and not under_way.done():
                 return under_way
-            future = self._fetching[table_id] = self.bridge.submit(self._fetch(table_id, claim))
+            future = self.bridge.submit(self._fetch(table_id, claim))
+            self._fetching[table_id, claim] = future
         return future
 
     async def _fetch(self, table_id: str, claim: bool) -> bool:
         try:
             if claim and not await self._claim(table_id):
                 return False
-            for attempt in range(READ_ATTEMPTS):  # NATS busy or electing a leader: again
+            while True:
+                with self._lock:
+                    self._stale.discard(table_id)
+                data, last_seq = await self._read_retrying(table_id)
                 try:
-                    data, last_seq = await self._read(table_id)
-                    break
-                except FileNotFoundError:
-                    return False
-                except (TimeoutError, nats.errors.Error):
-                    if attempt == READ_ATTEMPTS - 1:
-                        raise
-                    await asyncio.sleep(0.5)
-            try:
-                seating: Any = await self.seats_kv.get(table_id)
-            except nats.js.errors.KeyNotFoundError:
-                seating = None
-            with self._lock:
-                self._fetched[table_id] = (data, last_seq, seating)
-                self._fetched.move_to_end(table_id)
-                while len(self._fetched) > FETCHED_KEPT:
-                    self._fetched.popitem(last=False)
-            return True
+                    seating: Any = await self.seats_kv.get(table_id)
+                except nats.js.errors.KeyNotFoundError:
+                    seating = None
+                with self._lock:
+                    if table_id in self._stale:
+                        continue  # this node committed to it meanwhile: read again
+                    self._fetched[table_id] = (bytearray(data), last_seq, seating)
+                    self._fetched.move_to_end(table_id)
+                    while len(self._fetched) > FETCHED_KEPT:
+                        self._fetched.popitem(last=False)
+                return True
+        except FileNotFoundError:
+            return False
         finally:
             with self._lock:
-                self._fetching.pop(table_id, None)
+                self._fetching.pop((table_id, claim), None)
+
+    async def _read_retrying(self, table_id: str) -> tuple[bytes, int]:
+        """``_read``, again a few times while NATS is busy or electing a leader."""
+        for _ in range(READ_ATTEMPTS - 1):
+            try:
+                return await self._read(table_id)
+            except (TimeoutError, nats.errors.Error):
+                await asyncio.sleep(0.5)
+        return await self._read(table_id)
 
     def _stored(self, log: StreamLog, records: list[bytes], last_seq: int) -> None:
         """A commit stored ``records`` (at the log's durable length): a log read ahead grows
         with them, or is forgotten if it does not end where they begin."""
         with self._lock:
+            if any(table_id == log.table_id for table_id, _ in self._fetching):
+                self._stale.add(log.table_id)
             fetched = self._fetched.get(log.table_id)
             if fetched is None:
                 return
             if len(fetched[0]) == log.durable_length:
-                self._fetched[log.table_id] = (fetched[0] + b"".join(records), last_seq,
-                                               fetched[2])
+                fetched[0].extend(b"".join(records))
+                self._fetched[log.table_id] = (fetched[0], last_seq, fetched[2])
             else:
                 del self._fetched[log.table_id]
 
     def _read_ahead(self, table_id: str) -> tuple[bytes, int, Any] | None:
         with self._lock:
-            return self._fetched.get(table_id)
+            fetched = self._fetched.get(table_id)
+            return None if fetched is None else (bytes(fetched[0]), *fetched[1:])
 
     # --- new tables: an id nobody else has, made without a clash --------------------------
 
@@ -970,12 +1059,27 @@ class JetStreamStore:
 
     async def _create(self, first_id: str, header_for: Callable[[str], Mapping[str, Any]]
                       ) -> tuple[str, Any]:
+        deadline = asyncio.get_running_loop().time() + CREATE_SECONDS
+        while True:
+            try:
+                return await self._make(first_id, header_for)
+            except (TimeoutError, nats.errors.Error, OSError) as error:
+                # NATS reconnecting, or a stream electing its leader (a NATS node died):
+                # the request that waits for it alone waits a little longer.
+                if asyncio.get_running_loop().time() > deadline:
+                    raise OSError(f"NATS did not make the table ({describe(error)})") from None
+                await asyncio.sleep(0.2)
+
+    async def _make(self, first_id: str, header_for: Callable[[str], Mapping[str, Any]]
+                    ) -> tuple[str, Any]:
         table_id = first_id
         for _ in range(CREATE_ATTEMPTS):
             if not TABLE_ID.match(table_id):
                 raise OSError(f"{table_id!r} cannot be a table id in JetStream")
+            value = self._owner_value(table_id)
             try:
-                revision = await self.owners_kv.create(table_id, self._owner_value(table_id))
+                revision = await self._answered(
+                    functools.partial(self.owners_kv.create, table_id, value))
             except nats.js.errors.KeyWrongLastSequenceError:  # another node's: the next id
                 table_id = following_id(table_id)
                 continue
@@ -1005,6 +1109,7 @@ class JetStreamStore:
 
     def close(self) -> None:
         self._renewer.cancel()
+        self._describer.cancel()
         for watcher in self._watchers:
             watcher.cancel()
         with contextlib.suppress(Exception):  # the others take this node's tables at once
@@ -1012,6 +1117,16 @@ class JetStreamStore:
         with contextlib.suppress(Exception):
             self.bridge.run(self.nc.close(), 5)
         self.bridge.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _Heard:
+    """An owner record this node wrote, told to its mirror before the watcher says it."""
+
+    key: str
+    value: bytes
+    revision: int
+    operation: None = None
 
 
 def following_id(table_id: str) -> str:

@@ -55,6 +55,11 @@ class Leases:
             store.release(table_id)
             if table is not None:
                 self._given_up(table)
+            holder = store.holder(table_id)
+            if holder is not None and holder.get("node") == store.node:
+                # Its stream moved on under this node, which still owns it (its own commit
+                # that was said to fail landed, say): read again from the stream.
+                self.take_over(table_id)
         if now >= self._next_scan:
             self._next_scan = now + self.config.lease_seconds / 2
             self.describe()
@@ -77,8 +82,8 @@ class Leases:
             live = restore_from_store(store, table_id, commit_seating=False)
         except Exception as error:  # noqa: BLE001 - one damaged table must not stop us
             store.release(table_id)
-            print(f"starhall serve: cannot take table {table_id} over: {error}",
-                  file=sys.stderr)
+            print(f"starhall serve: cannot take table {table_id} over: "
+                  f"{str(error) or type(error).__name__}", file=sys.stderr)
             return
         self.master.tables[table_id] = live
         if live.create_key:

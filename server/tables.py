@@ -852,7 +852,9 @@ def _restore_from_store(store: LogStore, read_only: bool, say: Say | None
     progress.line(f"restoring {len(table_ids)} tables from {store.where}…")
     tables: dict[str, LiveTable] = {}
     for table_id in table_ids:  # several nodes: only the tables this one holds
-        if not read_only and not store.claim(table_id):
+        # Not those a node alive holds, nor a dead node's finished ones (any node reads
+        # them when asked, with no owner).
+        if not read_only and (store.orphan(table_id) != "live" or not store.claim(table_id)):
             continue
         try:
             tables[table_id] = restore_from_store(store, table_id, read_only=read_only)
