@@ -299,6 +299,8 @@ class JetStreamStore:
         for the loop to find at once; the latest ``FETCHED_KEPT``, kept up to date by the
         commits."""
         self._fetching: dict[tuple[str, bool], concurrent.futures.Future[bool]] = {}
+        self._claimed: dict[str, tuple[bytearray, int, Any]] = {}
+        """Logs read for a takeover, until it reopens them."""
         self._stale: set[str] = set()
         """Tables a commit wrote while they were being read ahead: read again."""
         self._lock = threading.Lock()
@@ -457,6 +459,8 @@ class JetStreamStore:
         with contextlib.suppress(Exception):
             self.bridge.run(self._remove(table_id))
         self.release(table_id)
+        with self._lock:
+            self.orphans.discard(table_id)  # no table: nothing to take over
 
     async def _remove(self, table_id: str) -> None:
         await self.js.purge_stream(self.stream, subject=self.subject(table_id))
@@ -950,8 +954,13 @@ class JetStreamStore:
 
     def release(self, table_id: str) -> None:
         """Forget a table this node no longer serves (its owner record stays: whoever holds
-        it next writes it)."""
+        it next writes it; one that still names this node, a takeover that failed half way,
+        is taken over again, as a dead node's)."""
         with self._lock:
+            self._claimed.pop(table_id, None)
+            heard = self.owners.get(table_id)
+            if heard is not None and heard[1].get("node") == self.node:
+                self.orphans.add(table_id)
             self.held.pop(table_id, None)
             self.described.pop(table_id, None)
             self.written.pop(table_id, None)
@@ -1007,10 +1016,10 @@ class JetStreamStore:
                 with self._lock:
                     if table_id in self._stale:
                         continue  # this node committed to it meanwhile: read again
-                    self._fetched[table_id] = (bytearray(data), last_seq, seating)
-                    self._fetched.move_to_end(table_id)
-                    while len(self._fetched) > FETCHED_KEPT:
-                        self._fetched.popitem(last=False)
+                    if claim:  # kept until its takeover reopens it, however many others
+                        self._claimed[table_id] = (bytearray(data), last_seq, seating)
+                    else:
+                        self._keep_fetched(table_id, (bytearray(data), last_seq, seating))
                 return True
         except FileNotFoundError:
             return False
@@ -1042,8 +1051,17 @@ class JetStreamStore:
             else:
                 del self._fetched[log.table_id]
 
+    def _keep_fetched(self, table_id: str, fetched: tuple[bytearray, int, Any]) -> None:
+        self._fetched[table_id] = fetched
+        self._fetched.move_to_end(table_id)
+        while len(self._fetched) > FETCHED_KEPT:
+            self._fetched.popitem(last=False)
+
     def _read_ahead(self, table_id: str) -> tuple[bytes, int, Any] | None:
         with self._lock:
+            claimed = self._claimed.pop(table_id, None)
+            if claimed is not None:  # a takeover reads it now: kept as any read ahead
+                self._keep_fetched(table_id, claimed)
             fetched = self._fetched.get(table_id)
             return None if fetched is None else (bytes(fetched[0]), *fetched[1:])
 
