@@ -21,11 +21,11 @@ Nothing here replicates, elects or fences by itself: JetStream does.
   bucket's TTL ends the lease of a node that stopped renewing. A node writes no table past
   0.8 TTL after it asked for its last renewal.
 - **Owner records, one per table**, written only when the owner changes (and when what the
-  lobby shows of the table changes, but for its ``seq``): a new table's is made only if
-  absent (so two nodes never pick the same id), a takeover's updated against the revision
-  that named the dead node (so two nodes never both take it). Every node mirrors both buckets
-  by watching them: a dead node's tables are those its owner records name, known the moment
-  its lease ends, with no scan of anything.
+  lobby shows of the table changes, but for what every move changes: ``seq``, ``to_act``): a
+  new table's is made only if absent (so two nodes never pick the same id), a takeover's
+  updated against the revision that named the dead node (so two nodes never both take it).
+  Every node mirrors both buckets by watching them: a dead node's tables are those its owner
+  records name, known the moment its lease ends, with no scan of anything.
 
 nats-py is asyncio and the server is one synchronous loop, so one asyncio loop runs on a
 thread of its own (``Bridge``); the server's loop never waits there for a table's sake
@@ -84,6 +84,8 @@ stream may have lost its leader with a NATS node, and a send made meanwhile is n
 answered); the messages' ids keep a send that landed from being stored twice."""
 FETCHED_KEPT = 64
 """How many tables' logs read ahead (``prefetch``) a node keeps at most."""
+EVERY_MOVE = frozenset({"seq", "to_act"})
+"""What a table's lobby entry changes with every move: no reason to write its owner record."""
 CREATE_SECONDS = 15.0
 """How long a new table waits for NATS at most (only its ``create`` waits)."""
 CREATE_ATTEMPTS = 100
@@ -715,11 +717,11 @@ class JetStreamStore:
                                  return_exceptions=True)
 
     def _description_of(self, table_id: str) -> tuple[str, dict[str, Any], Any]:
-        """What an owner record says of a table, but its ``seq`` (which changes with every
-        move, and is not worth a replicated write each time)."""
+        """What an owner record says of a table, but what changes with every move (``seq``,
+        ``to_act``: not worth a replicated write each time)."""
         described = self.described.get(table_id, {})
         info = {key: value for key, value in described.get("info", {}).items()
-                if key != "seq"}
+                if key not in EVERY_MOVE}
         return self.client_address, info, described.get("create_key")
 
     async def _write_owner(self, table_id: str) -> None:
@@ -837,7 +839,7 @@ class JetStreamStore:
                  ) -> None:
         """What this node's owner record of a table tells the other nodes: the table's
         ``TableInfo`` for their lobbies, its create key's hash for a resent ``create``;
-        written with the next renewal if it changed but for its ``seq``."""
+        written within half a TTL if it changed but for what every move changes."""
         with self._lock:
             self.described[table_id] = {"info": dict(info), "create_key": create_key}
             if table_id in self.held and self._description_of(table_id) != \
