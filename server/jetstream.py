@@ -787,7 +787,7 @@ class JetStreamStore:
     def _heard_node(self, entry: Any) -> None:
         with self._lock:
             if entry.operation is not None:  # deleted (a node that stopped): dead at once
-                self.nodes.pop(entry.key, None)
+                self.nodes[entry.key] = monotonic() - self.lease_seconds - 0.001
                 return
             # A lease's age is known from when NATS stored it (a lease heard at start may
             # be nearly over), not from when it was heard.
@@ -881,14 +881,27 @@ class JetStreamStore:
     def unheld(self) -> list[str]:
         """The live tables nobody alive holds (their node died, or let go), to be taken
         over; from the mirrors, so never waiting for NATS: the dead nodes' tables (one
-        look at their leases), those never owned, and none that is finished."""
+        look at their leases), those never owned, and none that is finished. Of a dead
+        node's tables each node alive takes at once those it is the first choice for (by
+        rendezvous hashing of the table's id and the nodes alive), so they spread over the
+        nodes and each is claimed by one, not raced for by all; the rest too once the dead
+        node has been dead half a TTL (their first choice may have died with it)."""
+        now = monotonic()
         with self._lock:
-            dead = [node for node, heard in self.nodes.items() if node != self.node
-                    and monotonic() - heard > self.lease_seconds]
+            alive = [node for node, heard in self.nodes.items()
+                     if node == self.node or now - heard <= self.lease_seconds]
+            if self.node not in alive:
+                alive.append(self.node)
             candidates = set(self.orphans)
             for node, tables in self.live_by_node.items():
-                if node != self.node and (node in dead or node not in self.nodes):
+                heard = self.nodes.get(node)
+                if node == self.node or (heard is not None and now - heard <= self.lease_seconds):
+                    continue
+                if heard is None or now - heard > 1.5 * self.lease_seconds:
                     candidates.update(tables)
+                else:
+                    candidates.update(table_id for table_id in tables
+                                      if first_choice(table_id, alive) == self.node)
         return sorted(table_id for table_id in candidates
                       if self.orphan(table_id) == "live")
 
@@ -1147,6 +1160,12 @@ class _Heard:
     value: bytes
     revision: int
     operation: None = None
+
+
+def first_choice(table_id: str, nodes: list[str]) -> str:
+    """The node of ``nodes`` that takes a dead node's table over first (rendezvous hashing:
+    each table's choice moves only if that node dies)."""
+    return max(nodes, key=lambda node: (zlib.crc32(f"{table_id}\0{node}".encode()), node))
 
 
 def following_id(table_id: str) -> str:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import os
 import signal
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from starhall.server.embed import EmbeddedServer
-from starhall.server.jetstream import JetStreamStore, TableLost
+from starhall.server.jetstream import JetStreamStore, TableLost, first_choice
 from starhall.shared import protocol
 from starhall.shared.bugreport import read_bug_report
 from starhall.shared.logfile import make_header, read_records
@@ -280,3 +281,17 @@ def test_a_bug_report_at_a_jetstream_table_holds_its_log(
             assert events[ack["seq"]].seat == 0
         lobby.close()
         ada.close()
+
+
+def test_a_dead_node_s_tables_spread_over_the_nodes_alive_and_stay_put() -> None:
+    """Each node alive takes first the dead node's tables it is the first choice for: about
+    a share each, and a table's choice moves only if its chosen node dies too."""
+    tables = [f"{number:04d}" for number in range(1, 1001)]
+    nodes = ["node-a", "node-b", "node-c", "node-d"]
+    chosen = {table: first_choice(table, nodes) for table in tables}
+    shares = Counter(chosen.values())
+    assert set(shares) == set(nodes) and min(shares.values()) > 150, shares
+    fewer = nodes[:-1]
+    for table, node in chosen.items():
+        if node != nodes[-1]:
+            assert first_choice(table, fewer) == node
