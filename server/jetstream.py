@@ -684,25 +684,25 @@ class JetStreamStore:
             self.renewed_at = asked
 
     async def _verify_held(self) -> None:
-        """After its lease lapsed, before it writes again: which of its tables a node still
-        holds, from their owner records (those another took are given up)."""
+        """After its lease lapsed, before it writes again: each of its tables claimed anew,
+        its owner record updated against the revision this node last wrote. A node that
+        took one over meanwhile moved that on (the table is given up); one taking it over
+        now is refused in its turn, as its claim is checked against the revision it read."""
         with self._lock:
-            held = list(self.held)
+            held = list(self.held.items())
 
-        async def verify(table_id: str) -> None:
+        async def verify(table_id: str, revision: int) -> None:
             try:
-                entry = await self.owners_kv.get(table_id)
-            except nats.js.errors.KeyNotFoundError:
+                renewed = await self.owners_kv.update(table_id, self._owner_value(table_id),
+                                                      last=revision)
+            except nats.js.errors.KeyWrongLastSequenceError:
                 self._taken(table_id)
                 return
-            owner: Any = None
-            with contextlib.suppress(ValueError):
-                owner = json.loads(entry.value or b"")
-            if not isinstance(owner, dict) or owner.get("node") != self.node:
-                self._heard_owner(entry)
-                self._taken(table_id)
+            with self._lock:
+                if table_id in self.held:
+                    self.held[table_id] = int(renewed)
 
-        await asyncio.gather(*(verify(table_id) for table_id in held))
+        await asyncio.gather(*(verify(table_id, revision) for table_id, revision in held))
 
     async def _describe_forever(self) -> None:
         """Write the owner records whose description changed (``describe``), all at once,
@@ -950,7 +950,8 @@ class JetStreamStore:
                 with contextlib.suppress(ValueError):
                     owner = json.loads(entry.value or b"")
                 node = owner.get("node") if isinstance(owner, dict) else None
-                if node != self.node and isinstance(node, str) and self.alive(node):
+                if node != self.node and isinstance(node, str) and (
+                        self.alive(node) or await self._lease_holds(node)):
                     self._heard_owner(entry)  # the watcher may not have said so yet
                     return False
                 revision = await self._answered(lambda: self.owners_kv.update(
@@ -965,6 +966,26 @@ class JetStreamStore:
             self.lost.discard(table_id)
             self.orphans.discard(table_id)
         self._heard_owner(_Heard(table_id, value, int(revision)))
+        return True
+
+    async def _lease_holds(self, node: str) -> bool:
+        """Whether a node's lease is in the bucket and within its TTL, as NATS says now: a
+        node that lapsed makes its lease again before it claims its tables anew
+        (``_verify_held``), so a claim that reads no lease here, and then its owner record
+        unchanged, cannot cross it."""
+        bucket = f"{self.stream}_leases"
+        try:
+            last = await self._answered(functools.partial(
+                self.js.get_last_msg, f"KV_{bucket}", f"$KV.{bucket}.{node}"))
+        except nats.js.errors.NotFoundError:
+            return False
+        if (last.headers or {}).get("KV-Operation") is not None or last.time is None:
+            return False  # deleted: the node stopped
+        age = time.time() - last.time.timestamp()
+        if age > self.lease_seconds:
+            return False
+        with self._lock:
+            self.nodes[node] = max(self.nodes.get(node, 0.0), monotonic() - max(0.0, age))
         return True
 
     def release(self, table_id: str) -> None:
