@@ -458,16 +458,18 @@ class JetStreamStore:
         return log
 
     def remove(self, table_id: str) -> None:
-        with contextlib.suppress(Exception):
-            self.bridge.run(self._remove(table_id))
+        # Not waited for: nobody was told of the table, and its owner record names this node
+        # (alive) until the purge has removed it.
+        self.bridge.submit(self._remove(table_id))
         self.release(table_id)
         with self._lock:
             self.orphans.discard(table_id)  # no table: nothing to take over
 
     async def _remove(self, table_id: str) -> None:
-        await self.js.purge_stream(self.stream, subject=self.subject(table_id))
-        await self.seats_kv.purge(table_id)
-        await self.owners_kv.purge(table_id)
+        with contextlib.suppress(Exception):  # NATS away: an empty table stays, ownerless
+            await self.js.purge_stream(self.stream, subject=self.subject(table_id))
+            await self.seats_kv.purge(table_id)
+            await self.owners_kv.purge(table_id)
 
     # --- seating ------------------------------------------------------------------------
 
