@@ -996,6 +996,7 @@ class JetStreamStore:
         is taken over again, as a dead node's)."""
         with self._lock:
             self._claimed.pop(table_id, None)
+            self._fetched.pop(table_id, None)  # another node may write it now
             heard = self.owners.get(table_id)
             if heard is not None and heard[1].get("node") == self.node:
                 self.orphans.add(table_id)

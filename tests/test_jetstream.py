@@ -19,6 +19,7 @@ from starhall.shared import protocol
 from starhall.shared.bugreport import read_bug_report
 from starhall.shared.logfile import make_header, read_records
 from starhall.shared.replay import Verified, load, verify
+from starhall.shared.table import seating_record
 from tests.nats_helpers import NatsNode, jetstream_settings
 from tests.server_helpers import (
     FAST_HEARTS,
@@ -295,3 +296,37 @@ def test_a_dead_node_s_tables_spread_over_the_nodes_alive_and_stay_put() -> None
     for table, node in chosen.items():
         if node != nodes[-1]:
             assert first_choice(table, fewer) == node
+
+
+def test_a_move_refused_because_another_node_wrote_the_table_says_elsewhere(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """Another writer moved the table's stream on (the fence's case): the node's next move
+    there is refused with ``elsewhere``, not ``storage``, and changes nothing; the node, still
+    the table's owner, reads it again from the stream and serves it on."""
+    config = settings(nats_node, request)
+    with EmbeddedServer(tmp_path, **config) as server:
+        assert server.address is not None
+        lobby, table, ada = ada_and_bots(server.address)
+        wait_for(lambda: ada.refresh(), timeout=30)  # her turn: the bots wait for her
+        command = choose(ada.feed.view)
+        assert command is not None
+        intruder = JetStreamStore(str(config["store"]), stream=str(config["stream"]),
+                                  node="intruder")
+        try:
+            data, log = intruder.reopen(table)
+            recording = load(intruder.source(table), data=data)
+            log.append(seating_record(recording.last_seq, 1, recording.seats_at()[1]))
+            assert intruder.commit([log]) == []
+        finally:
+            intruder.close()
+        reply = ada.connection.request({"type": "act", "table": table, "token": ada.token,
+                                         "seq": ada.feed.seq, "cid": "fenced",
+                                         "command": command}, timeout=30)
+        assert (reply["type"], reply["code"]) == (protocol.ERROR, protocol.ELSEWHERE), reply
+        assert "fenced" not in load(log_of(server, table)).cids.values()
+        watcher = Participant(server.address)
+        wait_for(lambda: watcher.request({"type": "watch", "table": table})["type"]
+                 == protocol.WATCHING, timeout=30)  # read again, served on
+        watcher.close()
+        lobby.close()
+        ada.close()
