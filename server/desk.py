@@ -5,6 +5,7 @@ its desks and hands each itself; a desk knows it only by this protocol, so impor
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -50,6 +51,9 @@ class Master(Protocol):
     def frozen(self) -> Mapping[str, object]:
         """Tables whose commit is under way."""
     @property
+    def loading(self) -> Mapping[str, object]:
+        """Tables the store is reading or claiming for this node."""
+    @property
     def changed_rosters(self) -> dict[str, LiveTable]: ...
     @property
     def created_keys(self) -> dict[str, str]: ...
@@ -94,6 +98,15 @@ class Master(Protocol):
 
     def deal(self, table: LiveTable) -> None:
         """Answer the game's chance requests (its deals)."""
+
+    def read_ahead(self, table: LiveTable) -> bool:
+        """Have the store read the table's log off the loop if it must; whether that is under
+        way (the table's requests wait, and its bots are woken once it is done)."""
+
+    def await_store(self, future: concurrent.futures.Future[Any], then: Callable[[Any], None],
+                    table_id: str | None = None) -> None:
+        """Call ``then(future)`` on the loop once the store's ``future`` is done; the
+        requests about ``table_id`` wait for it meanwhile."""
 
     def break_table(self, table: LiveTable, error: BaseException) -> None:
         """Stop the table after a fault (it answers ``broken`` from then on)."""

@@ -1,8 +1,9 @@
 """The JetStream log store: every table's log in one NATS JetStream stream, a subject per
 table, each message exactly the bytes of one record of ``docs/replay-format.md`` (so a
 table's messages, joined, are its ``.starhall`` file byte for byte), who sits where
-included; who may write a table in a key-value bucket, as leases (and in another, the seating
-files of older servers' folders, ``store import``ed, until a server records them in the logs).
+included; which nodes are alive (one lease each) and who holds each table (its owner record)
+in two key-value buckets, and in a third the seating files of older servers' folders,
+``store import``ed, until a server records them in the logs.
 
 Nothing here replicates, elects or fences by itself: JetStream does.
 
@@ -16,12 +17,21 @@ Nothing here replicates, elects or fences by itself: JetStream does.
 - **Acknowledged means stored**: the server answers a move only after JetStream's
   acknowledgement (on a stream of several replicas, a quorum holds it), as it waits for
   fdatasync with files.
-- **Leases**: a node writes a table only while it holds the table's key in the leases
-  bucket, made with ``create`` (only if absent) and renewed with ``update`` checked against
-  the revision it last wrote; the bucket's TTL ends the lease of a node that stopped renewing.
+- **Leases, one per node**: a node's key in the leases bucket, made with ``create`` and
+  renewed every quarter TTL with ``update`` checked against the revision it last wrote; the
+  bucket's TTL ends the lease of a node that stopped renewing. A node writes no table past
+  0.8 TTL after it asked for its last renewal.
+- **Owner records, one per table**, written only when the owner changes (and when what the
+  lobby shows of the table changes, but for what every move changes: ``seq``, ``to_act``): a
+  new table's is made only if absent (so two nodes never pick the same id), a takeover's
+  updated against the revision that named the dead node (so two nodes never both take it).
+  Every node mirrors both buckets by watching them: a dead node's tables are those its owner
+  records name, known the moment its lease ends, with no scan of anything.
 
 nats-py is asyncio and the server is one synchronous loop, so one asyncio loop runs on a
-thread of its own (``Bridge``) and the server waits on what it hands there.
+thread of its own (``Bridge``); the server's loop never waits there for a table's sake
+(``start_commit``, ``start_create``, ``prefetch`` give futures it polls): only the tools, a
+node starting and closing, wait.
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import json
 import logging
 import re
@@ -38,7 +49,9 @@ import ssl
 import threading
 import time
 import zlib
-from collections.abc import Coroutine, Mapping
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import nats
@@ -71,6 +84,14 @@ ATTEMPT_SECONDS = 1.0
 """How long one send of a commit waits for its acknowledgement before it is sent again (the
 stream may have lost its leader with a NATS node, and a send made meanwhile is never
 answered); the messages' ids keep a send that landed from being stored twice."""
+FETCHED_KEPT = 64
+"""How many tables' logs read ahead (``prefetch``) a node keeps at most."""
+EVERY_MOVE = frozenset({"seq", "to_act"})
+"""What a table's lobby entry changes with every move: no reason to write its owner record."""
+CREATE_SECONDS = 15.0
+"""How long a new table waits for NATS at most (only its ``create`` waits)."""
+CREATE_ATTEMPTS = 100
+"""How many ids a new table tries, each taken by another node meanwhile, before it fails."""
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Table ids a subject and a key can hold (those a server makes are digits)."""
 
@@ -183,9 +204,10 @@ class StreamLog:
 class StreamCommit:
     """A commit under way in JetStream: a task on the bridge's loop for each log."""
 
-    def __init__(self, jobs: list[tuple[StreamLog, int, concurrent.futures.Future[int]]]
-                 ) -> None:
+    def __init__(self, jobs: list[tuple[StreamLog, int, concurrent.futures.Future[int]]],
+                 stored: Callable[[StreamLog, list[bytes], int], None]) -> None:
         self._jobs = jobs
+        self._stored = stored
         self._failures: list[tuple[Any, OSError]] | None = None
 
     def done(self) -> bool:
@@ -201,14 +223,14 @@ class StreamCommit:
         if self._failures is None:
             self._failures = []
             for log, count, future in self._jobs:
-                error = _outcome(log, count, future)
+                error = _outcome(log, count, future, self._stored)
                 if error is not None:
                     self._failures.append((log, error))
         return self._failures
 
 
-def _outcome(log: StreamLog, count: int, future: concurrent.futures.Future[int]
-             ) -> OSError | None:
+def _outcome(log: StreamLog, count: int, future: concurrent.futures.Future[int],
+             stored: Callable[[StreamLog, list[bytes], int], None]) -> OSError | None:
     """What a log's publish came to: ``None`` when stored (and ``log`` is told so)."""
     if not future.done():
         future.cancel()
@@ -222,6 +244,7 @@ def _outcome(log: StreamLog, count: int, future: concurrent.futures.Future[int]
     except Exception as error:  # noqa: BLE001 - every failure of NATS is a failed write
         return OSError(f"NATS JetStream did not store table {log.table_id}'s log "
                        f"({describe(error)})")
+    stored(log, log.pending[:count], last_seq)
     log.stored(count, last_seq)
     return None
 
@@ -251,23 +274,41 @@ class JetStreamStore:
         self.node = node or f"{socket.gethostname()}-{secrets.token_hex(4)}"
         self.client_address = client_address
         """Where clients reach this node (a lease says it, for others to send them there)."""
-        self.leases: dict[str, int] = {}
-        """The tables this node holds: their lease's last revision."""
+        self.held: dict[str, int] = {}
+        """The tables this node holds: their owner record's last revision."""
         self.lost: set[str] = set()
-        """Tables whose lease renewal failed, for the server to give up."""
+        """Tables another node took over, for the server to give up."""
         self.described: dict[str, dict[str, Any]] = {}
-        """What this node's leases say of its tables (``describe``)."""
-        self.renewed_at: dict[str, float] = {}
-        """When (monotonic) the last request that made or renewed each lease was sent: the
-        lease holds until at least a TTL later, and this node writes the table no later."""
-        self.mirror: dict[str, tuple[float, dict[str, Any]]] = {}
-        """Every lease of the service as last heard (when, by this node's monotonic clock,
-        and its value): who serves which table, where, and the table as its owner sees it."""
+        """What this node's owner records say of its tables (``describe``)."""
+        self.written: dict[str, tuple[str, dict[str, Any], Any]] = {}
+        """What each of this node's owner records says now, but for the ``seq``: a record is
+        written again only when that changes (``describe``)."""
+        self.owners: dict[str, tuple[int, dict[str, Any]]] = {}
+        """Every owner record of the service as last heard: its revision and value (who
+        serves the table, where, and the table as its owner last described it)."""
+        self.live_by_node: dict[str, set[str]] = {}
+        """The live tables each node's owner records name: a dead node's at one look."""
+        self.nodes: dict[str, float] = {}
+        """Every node's lease as last heard (by this node's monotonic clock)."""
+        self.renewed_at = 0.0
+        """When (monotonic) the last request that made or renewed this node's lease was sent:
+        the lease holds until at least a TTL later, and this node writes no later."""
+        self.orphans: set[str] = set()
+        """Tables of the stream with no owner record (imported, or made before owner
+        records): taken over as a dead node's are."""
+        self._revision = 0
+        """This node's lease's last revision."""
+        self._fetched: OrderedDict[str, tuple[bytearray, int, Any]] = OrderedDict()
+        """Logs (bytes, last stream sequence) and seating entries read ahead (``prefetch``)
+        for the loop to find at once; the latest ``FETCHED_KEPT``, kept up to date by the
+        commits."""
+        self._fetching: dict[tuple[str, bool], concurrent.futures.Future[bool]] = {}
+        self._claimed: dict[str, tuple[bytearray, int, Any]] = {}
+        """Logs read for a takeover, until it reopens them."""
+        self._stale: set[str] = set()
+        """Tables a commit wrote while they were being read ahead: read again."""
         self._lock = threading.Lock()
         self._ahead: tuple[StreamLog, int, concurrent.futures.Future[int]] | None = None
-        self._look: concurrent.futures.Future[list[str]] | None = None
-        """The look for unheld tables under way (``unheld``)."""
-        self._next_look = 0.0
         self.bridge = Bridge()
         try:
             self.bridge.run(self._connect(servers, replicas), CONNECT_SECONDS + 5)
@@ -277,9 +318,14 @@ class JetStreamStore:
                 raise OSError(f"cannot use NATS JetStream at {address} "
                               f"({describe(error)})") from None
             raise
-        self._renew_now = asyncio.Event()
+        self._describe_now = asyncio.Event()
+        self._to_describe: set[str] = set()
+        """This node's tables whose owner record is to be written again (``describe``)."""
         self._renewer = self.bridge.submit(self._renew_forever())
-        self._mirrorer = self.bridge.submit(self._mirror_forever())
+        self._describer = self.bridge.submit(self._describe_forever())
+        self._watchers = [
+            self.bridge.submit(self._watch_forever(self.leases_kv, self._heard_node)),
+            self.bridge.submit(self._watch_forever(self.owners_kv, self._heard_owner))]
 
     async def _connect(self, servers: list[str], replicas: int) -> None:
         connected = False
@@ -315,6 +361,17 @@ class JetStreamStore:
         self.seats_kv = await self._bucket(f"{self.stream}_seats", replicas, None)
         self.leases_kv = await self._bucket(f"{self.stream}_leases", replicas,
                                             self.lease_seconds)
+        self.owners_kv = await self._bucket(f"{self.stream}_owners", replicas, None)
+        self.renewed_at = monotonic()
+        self._revision = await self._lease()
+        # What the service knows before this node serves: the nodes alive, who holds which
+        # table, and the tables nobody ever held.
+        await self._load(self.leases_kv, self._heard_node)
+        await self._load(self.owners_kv, self._heard_owner)
+        # A node given the name it had before holds what that run held, as a dead node's.
+        self.orphans = (set(await self._table_ids()) - set(self.owners)) | {
+            table_id for table_id, (_, value) in self.owners.items()
+            if value.get("node") == self.node}
 
     async def _bucket(self, name: str, replicas: int, ttl: float | None) -> Any:
         try:
@@ -343,10 +400,12 @@ class JetStreamStore:
         return table_id in self.table_ids()
 
     def read(self, table_id: str) -> bytes:
-        return self._read_whole(table_id)[0]
+        ahead = self._read_ahead(table_id)
+        return ahead[0] if ahead is not None else self._read_whole(table_id)[0]
 
     def reopen(self, table_id: str) -> tuple[bytes, StreamLog]:
-        data, last_seq = self._read_whole(table_id)
+        ahead = self._read_ahead(table_id)
+        data, last_seq = ahead[:2] if ahead is not None else self._read_whole(table_id)
         return data, StreamLog(table_id, self.subject(table_id), len(data), last_seq)
 
     def read_range(self, table_id: str, offset: int, length: int) -> bytes:
@@ -434,13 +493,18 @@ class JetStreamStore:
         return log
 
     def remove(self, table_id: str) -> None:
-        with contextlib.suppress(Exception):
-            self.bridge.run(self._remove(table_id))
+        # Not waited for: nobody was told of the table, and its owner record names this node
+        # (alive) until the purge has removed it.
+        self.bridge.submit(self._remove(table_id))
         self.release(table_id)
+        with self._lock:
+            self.orphans.discard(table_id)  # no table: nothing to take over
 
     async def _remove(self, table_id: str) -> None:
-        await self.js.purge_stream(self.stream, subject=self.subject(table_id))
-        await self.seats_kv.purge(table_id)
+        with contextlib.suppress(Exception):  # NATS away: an empty table stays, ownerless
+            await self.js.purge_stream(self.stream, subject=self.subject(table_id))
+            await self.seats_kv.purge(table_id)
+            await self.owners_kv.purge(table_id)
 
     # --- the seating files of older servers -------------------------------------------
 
@@ -453,9 +517,12 @@ class JetStreamStore:
             raise OSError(f"NATS did not store the seating ({describe(error)})") from None
 
     def legacy_seating(self, table_id: str, players: int) -> list[SeatRecord] | None:
+        ahead = self._read_ahead(table_id)
         try:
-            entry = self.bridge.run(self.seats_kv.get(table_id))
+            entry = ahead[2] if ahead is not None else self.bridge.run(self.seats_kv.get(table_id))
         except nats.js.errors.KeyNotFoundError:
+            return None
+        if entry is None:
             return None
         return seats_from_body(json.loads(entry.value or b"{}"), players,
                                f"{self.source(table_id)} (seating)")[1]
@@ -494,7 +561,7 @@ class JetStreamStore:
             early = ahead[1:] if ahead is not None and log is ahead[0] else None
             jobs.append((log, len(records), self.bridge.submit(
                 self._store(log, records, log.durable_length, log.last_seq, early))))
-        return StreamCommit(jobs)
+        return StreamCommit(jobs, self._stored)
 
     def commit(self, logs: list[Any]) -> list[tuple[Any, OSError]]:
         pending = self.start_commit(logs)
@@ -610,58 +677,148 @@ class JetStreamStore:
             log.forget_pending()
         return True
 
-    # --- leases -------------------------------------------------------------------------
+    # --- leases: one per node; a table's owner written when it changes -------------------
 
     def advertise(self, address: str) -> None:
         self.client_address = address
 
-    def lease_value(self, table_id: str) -> bytes:
-        """A lease says who holds the table, where its clients reach that node, and what the
-        lobby of every node shows of the table (``describe``)."""
+    def _node_value(self) -> bytes:
+        return json.dumps({"node": self.node, "address": self.client_address}).encode()
+
+    def _owner_value(self, table_id: str) -> bytes:
+        """An owner record says who holds the table, where its clients reach that node, and
+        what the lobby of every node shows of the table (``describe``)."""
         with self._lock:
             described = self.described.get(table_id, {})
         return json.dumps({"node": self.node, "address": self.client_address, **described},
                           default=str).encode()
 
-    def describe(self, table_id: str, info: Mapping[str, Any], create_key: str | None
-                 ) -> None:
-        """What this node's lease of a table tells the other nodes from its next renewal:
-        the table's ``TableInfo`` for their lobbies, its create key's hash for a resent
-        ``create``."""
-        with self._lock:
-            self.described[table_id] = {"info": dict(info), "create_key": create_key}
+    async def _lease(self) -> int:
+        """Make this node's lease, or renew it; its revision."""
+        value = self._node_value()
+        try:
+            return int(await self.leases_kv.update(self.node, value,
+                                                   last=self._revision or None))
+        except nats.js.errors.KeyWrongLastSequenceError:
+            pass
+        # Its key is this node's alone: a renewal that landed unanswered moved it on (its
+        # revision is taken as it is), or it ended by its TTL (NATS was away, or this node
+        # paused) and is made again. Another node may have taken some of its tables over
+        # meanwhile: their owner records say so (``_heard_owner``), and the stream's fence
+        # refuses this node's next append to any of them.
+        try:
+            entry = await self.leases_kv.get(self.node)
+        except nats.js.errors.KeyNotFoundError:
+            return int(await self.leases_kv.create(self.node, value))
+        return int(await self.leases_kv.update(self.node, value, last=entry.revision))
 
-    def holder(self, table_id: str) -> dict[str, Any] | None:
-        """The live lease of a table (``node``, ``address``, ``info``, ``create_key``) as
-        last heard, or ``None`` if nobody holds it now (its node died and it is not yet taken
-        over, or it is no table)."""
-        with self._lock:
-            heard = self.mirror.get(table_id)
-        if heard is None or monotonic() - heard[0] > self.lease_seconds:
-            return None
-        return heard[1]
+    async def _renew_forever(self) -> None:
+        """Renew this node's lease every quarter TTL, each try given half a TTL: one the
+        stream left unanswered (a leader being elected) is tried again, not waited for."""
+        while True:
+            await asyncio.sleep(self.lease_seconds / 4)
+            asked = monotonic()
+            lapsed = asked - self.renewed_at > self.lease_seconds * LEASE_MARGIN
+            try:
+                self._revision = await asyncio.wait_for(self._lease(), self.lease_seconds / 2)
+                if lapsed:  # paused, or NATS away: another node may hold its tables now
+                    await asyncio.wait_for(self._verify_held(), self.lease_seconds / 2)
+            except Exception:  # noqa: BLE001 - NATS away: try again next round
+                continue
+            self.renewed_at = asked
 
-    def service_tables(self) -> dict[str, dict[str, Any]]:
-        """Every table some node has held while this one listened, with its last lease."""
+    async def _verify_held(self) -> None:
+        """After its lease lapsed, before it writes again: each of its tables claimed anew,
+        its owner record updated against the revision this node last wrote. A node that
+        took one over meanwhile moved that on (the table is given up); one taking it over
+        now is refused in its turn, as its claim is checked against the revision it read."""
         with self._lock:
-            return {table_id: value for table_id, (_, value) in self.mirror.items()}
+            held = list(self.held.items())
 
-    async def _mirror_forever(self) -> None:
-        """Keep ``mirror`` up to date by watching the leases bucket. A lease that ends by its
-        TTL sends nothing: ``holder`` knows it by its age. A watcher that has heard nothing
-        for a TTL (NATS came back, and it did not) is made again."""
+        async def verify(table_id: str, revision: int) -> None:
+            try:
+                renewed = await self.owners_kv.update(table_id, self._owner_value(table_id),
+                                                      last=revision)
+            except nats.js.errors.KeyWrongLastSequenceError:
+                self._taken(table_id)
+                return
+            with self._lock:
+                if table_id in self.held:
+                    self.held[table_id] = int(renewed)
+
+        await asyncio.gather(*(verify(table_id, revision) for table_id, revision in held))
+
+    async def _describe_forever(self) -> None:
+        """Write the owner records whose description changed (``describe``), all at once,
+        when told to (``announce``) or every half TTL."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._describe_now.wait(), self.lease_seconds / 2)
+            self._describe_now.clear()
+            with self._lock:
+                changed, self._to_describe = self._to_describe, set()
+            await asyncio.gather(*(self._write_owner(table_id) for table_id in changed),
+                                 return_exceptions=True)
+
+    def _description_of(self, table_id: str) -> tuple[str, dict[str, Any], Any]:
+        """What an owner record says of a table, but what changes with every move (``seq``,
+        ``to_act``: not worth a replicated write each time)."""
+        described = self.described.get(table_id, {})
+        info = {key: value for key, value in described.get("info", {}).items()
+                if key not in EVERY_MOVE}
+        return self.client_address, info, described.get("create_key")
+
+    async def _write_owner(self, table_id: str) -> None:
+        with self._lock:
+            revision = self.held.get(table_id)
+            said = self._description_of(table_id)
+        if revision is None:
+            return
+        try:
+            renewed = await self.owners_kv.update(table_id, self._owner_value(table_id),
+                                                  last=revision)
+        except nats.js.errors.KeyWrongLastSequenceError:
+            self._taken(table_id)
+            return
+        except Exception:  # noqa: BLE001 - NATS away: written with the next change
+            return
+        with self._lock:
+            if table_id in self.held:
+                self.held[table_id] = renewed
+                self.written[table_id] = said
+
+    def _taken(self, table_id: str) -> None:
+        """Another node holds a table this one did: it is given up."""
+        with self._lock:
+            if self.held.pop(table_id, None) is not None:
+                self.lost.add(table_id)
+            self.written.pop(table_id, None)
+
+    async def _load(self, bucket: Any, heard: Any) -> None:
+        """Every key of a bucket as it is now, told to ``heard``."""
+        watcher = await bucket.watchall()
+        try:
+            while (entry := await watcher.updates(timeout=CONNECT_SECONDS)) is not None:
+                heard(entry)
+        finally:
+            with contextlib.suppress(Exception):
+                await watcher.stop()
+
+    async def _watch_forever(self, bucket: Any, heard: Any) -> None:
+        """Keep a mirror of a bucket up to date. A node's lease that ends by its TTL sends
+        nothing: ``alive`` knows it by its age. A watcher that has heard nothing for a TTL
+        (NATS came back, and it did not) is made again (hearing every key once more)."""
         while True:
             watcher = None
             try:
-                watcher = await self.leases_kv.watchall()
+                watcher = await bucket.watchall()
                 while True:
                     try:
                         entry = await watcher.updates(timeout=self.lease_seconds)
                     except nats.errors.TimeoutError:
                         break
-                    if entry is None:
-                        continue
-                    self._heard(entry)
+                    if entry is not None:
+                        heard(entry)
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - NATS away: watch again in a moment
@@ -671,69 +828,226 @@ class JetStreamStore:
                     with contextlib.suppress(Exception):
                         await watcher.stop()
 
-    def _heard(self, entry: Any) -> None:
+    def _heard_node(self, entry: Any) -> None:
         with self._lock:
-            if entry.operation is not None:  # deleted or purged: let go
-                self.mirror.pop(entry.key, None)
+            if entry.operation is not None:  # deleted (a node that stopped): dead at once
+                self.nodes[entry.key] = monotonic() - self.lease_seconds - 0.001
                 return
-            try:
+            # A lease's age is known from when NATS stored it (a lease heard at start may
+            # be nearly over), not from when it was heard.
+            age = 0.0
+            created = getattr(entry, "created", None)
+            if created is not None:
+                with contextlib.suppress(Exception):
+                    age = min(max(0.0, time.time() - created.timestamp()), self.lease_seconds)
+            self.nodes[entry.key] = max(self.nodes.get(entry.key, 0.0), monotonic() - age)
+
+    def _heard_owner(self, entry: Any) -> None:
+        table_id = entry.key
+        revision = int(entry.revision or 0)
+        value: Any = None
+        if entry.operation is None:
+            with contextlib.suppress(ValueError):
                 value = json.loads(entry.value or b"")
-            except ValueError:
+        with self._lock:
+            before = self.owners.get(table_id)
+            if before is not None and revision < before[0]:
+                return  # older than what was heard (a read that crossed the watcher's news)
+            self.owners.pop(table_id, None)
+            if before is not None:
+                self.live_by_node.get(str(before[1].get("node")), set()).discard(table_id)
+            if not isinstance(value, dict):
                 return
-            if isinstance(value, dict):
-                self.mirror[entry.key] = (monotonic(), value)
+            self.owners[table_id] = (revision, value)
+            info = value.get("info")
+            if not (isinstance(info, dict) and info.get("status") == "over"):
+                self.live_by_node.setdefault(str(value.get("node")), set()).add(table_id)
+            if value.get("node") != self.node:
+                self.orphans.discard(table_id)
+            held = self.held.get(table_id)
+            # Taken by another node: a record naming another, newer than this node's claim
+            # (an older one, heard late, is the one this node's claim replaced).
+            taken = held is not None and value.get("node") != self.node and revision > held
+        if taken:
+            self._taken(table_id)
+
+    def alive(self, node: str) -> bool:
+        """Whether a node's lease holds, as last heard."""
+        if node == self.node:
+            return True
+        with self._lock:
+            heard = self.nodes.get(node)
+        return heard is not None and monotonic() - heard <= self.lease_seconds
+
+    def describe(self, table_id: str, info: Mapping[str, Any], create_key: str | None
+                 ) -> None:
+        """What this node's owner record of a table tells the other nodes: the table's
+        ``TableInfo`` for their lobbies, its create key's hash for a resent ``create``;
+        written within half a TTL if it changed but for what every move changes."""
+        with self._lock:
+            self.described[table_id] = {"info": dict(info), "create_key": create_key}
+            if table_id in self.held and self._description_of(table_id) != \
+                    self.written.get(table_id):
+                self._to_describe.add(table_id)
+
+    def holder(self, table_id: str) -> dict[str, Any] | None:
+        """The owner record of a table (``node``, ``address``, ``info``, ``create_key``) as
+        last heard, if its node is alive; ``None`` if nobody holds it now (its node died and
+        it is not yet taken over, or it is no table)."""
+        with self._lock:
+            heard = self.owners.get(table_id)
+        if heard is None or not self.alive(str(heard[1].get("node"))):
+            return None
+        return heard[1]
+
+    def service_tables(self) -> dict[str, dict[str, Any]]:
+        """Every table of the service with an owner record, with it."""
+        with self._lock:
+            return {table_id: value for table_id, (_, value) in self.owners.items()}
+
+    def orphan(self, table_id: str) -> str | None:
+        """Whether nobody alive holds a table this node does not: ``"live"`` (it wants an
+        owner), ``"finished"`` (a finished game is read by any node, with no owner), or
+        ``None`` (held, or no table)."""
+        with self._lock:
+            if table_id in self.held:
+                return None
+            heard = self.owners.get(table_id)
+            orphan = table_id in self.orphans
+        if heard is None:
+            return "live" if orphan else None
+        if not orphan and self.alive(str(heard[1].get("node"))):
+            return None
+        info = heard[1].get("info")
+        finished = isinstance(info, dict) and info.get("status") == "over"
+        return "finished" if finished else "live"
+
+    def restores_at_start(self, table_id: str) -> bool:
+        return self.orphan(table_id) == "live" and self.claim(table_id)
+
+    def unheld(self) -> list[str]:
+        """The live tables nobody alive holds (their node died, or let go), to be taken
+        over; from the mirrors, so never waiting for NATS: the dead nodes' tables (one
+        look at their leases), those never owned, and none that is finished. Of a dead
+        node's tables each node alive takes at once those it is the first choice for (by
+        rendezvous hashing of the table's id and the nodes alive), so they spread over the
+        nodes and each is claimed by one, not raced for by all; the rest too once the dead
+        node has been dead half a TTL (their first choice may have died with it)."""
+        now = monotonic()
+        with self._lock:
+            alive = [node for node, heard in self.nodes.items()
+                     if node == self.node or now - heard <= self.lease_seconds]
+            if self.node not in alive:
+                alive.append(self.node)
+            candidates = set(self.orphans)
+            for node, tables in self.live_by_node.items():
+                heard = self.nodes.get(node)
+                if node == self.node or (heard is not None and now - heard <= self.lease_seconds):
+                    continue
+                if heard is None or now - heard > 1.5 * self.lease_seconds:
+                    candidates.update(tables)
+                else:
+                    candidates.update(table_id for table_id in tables
+                                      if first_choice(table_id, alive) == self.node)
+        return sorted(table_id for table_id in candidates
+                      if self.orphan(table_id) == "live")
+
+    async def _answered(self, ask: Callable[[], Awaitable[T]]) -> T:
+        """``ask()``, asked again while NATS reconnects or a bucket's stream elects a leader
+        (its answer is then 'no responders', or none), for ``COMMIT_SECONDS`` at most; a KV
+        write asked again is safe, as each is checked against a revision."""
+        deadline = asyncio.get_running_loop().time() + COMMIT_SECONDS
+        while True:
+            try:
+                return await asyncio.wait_for(ask(), ATTEMPT_SECONDS)
+            except (TimeoutError, nats.errors.NoRespondersError,
+                    nats.js.errors.NoStreamResponseError, nats.errors.TimeoutError,
+                    nats.errors.ConnectionReconnectingError):
+                if asyncio.get_running_loop().time() > deadline:
+                    raise
+                await asyncio.sleep(0.1)
 
     def claim(self, table_id: str, *, must: bool = False) -> bool:
-        """Take the lease of a table nobody holds; whether this node now holds it
-        (``OSError`` when ``must`` and it could not)."""
-        asked = monotonic()
+        """Take a table nobody alive holds; whether this node now holds it (``OSError`` when
+        ``must`` and it could not)."""
         try:
-            revision = self.bridge.run(self.leases_kv.create(table_id, self.lease_value(table_id)))
-        except nats.js.errors.KeyWrongLastSequenceError:
-            if must:
-                raise OSError(f"table {table_id} is held by another node") from None
-            return False
+            claimed = self.bridge.run(self._claim(table_id))
         except (TimeoutError, nats.errors.Error) as error:
             if must:
-                raise OSError(f"NATS did not grant the lease ({describe(error)})") from None
+                raise OSError(f"NATS did not grant the table ({describe(error)})") from None
+            return False
+        if must and not claimed:
+            raise OSError(f"table {table_id} is held by another node")
+        return claimed
+
+    async def _claim(self, table_id: str) -> bool:
+        """Write this node into a table's owner record, unless a node alive holds it: made if
+        absent, else updated against the revision read (two nodes taking a dead node's table
+        at once: one of them is refused)."""
+        value = self._owner_value(table_id)
+        try:
+            entry = await self._answered(lambda: self.owners_kv.get(table_id))
+        except nats.js.errors.KeyNotFoundError:
+            entry = None
+        try:
+            if entry is None:
+                revision = await self._answered(lambda: self.owners_kv.create(table_id, value))
+            else:
+                owner: Any = None
+                with contextlib.suppress(ValueError):
+                    owner = json.loads(entry.value or b"")
+                node = owner.get("node") if isinstance(owner, dict) else None
+                if node != self.node and isinstance(node, str) and (
+                        self.alive(node) or await self._lease_holds(node)):
+                    self._heard_owner(entry)  # the watcher may not have said so yet
+                    return False
+                revision = await self._answered(lambda: self.owners_kv.update(
+                    table_id, value, last=entry.revision))
+        except nats.js.errors.KeyWrongLastSequenceError:  # another node was quicker
+            with contextlib.suppress(Exception):
+                self._heard_owner(await self.owners_kv.get(table_id))
             return False
         with self._lock:
-            self.leases[table_id] = revision
-            self.renewed_at[table_id] = asked
+            self.held[table_id] = int(revision)
+            self.written.pop(table_id, None)
             self.lost.discard(table_id)
-        self.announce()
+            self.orphans.discard(table_id)
+        self._heard_owner(_Heard(table_id, value, int(revision)))
+        return True
+
+    async def _lease_holds(self, node: str) -> bool:
+        """Whether a node's lease is in the bucket and within its TTL, as NATS says now: a
+        node that lapsed makes its lease again before it claims its tables anew
+        (``_verify_held``), so a claim that reads no lease here, and then its owner record
+        unchanged, cannot cross it."""
+        bucket = f"{self.stream}_leases"
+        try:
+            last = await self._answered(functools.partial(
+                self.js.get_last_msg, f"KV_{bucket}", f"$KV.{bucket}.{node}"))
+        except nats.js.errors.NotFoundError:
+            return False
+        if (last.headers or {}).get("KV-Operation") is not None or last.time is None:
+            return False  # deleted: the node stopped
+        age = time.time() - last.time.timestamp()
+        if age > self.lease_seconds:
+            return False
+        with self._lock:
+            self.nodes[node] = max(self.nodes.get(node, 0.0), monotonic() - max(0.0, age))
         return True
 
     def release(self, table_id: str) -> None:
+        """Forget a table this node no longer serves (its owner record stays: whoever holds
+        it next writes it; one that still names this node, a takeover that failed half way,
+        is taken over again, as a dead node's)."""
         with self._lock:
-            revision = self.leases.pop(table_id, None)
+            self._claimed.pop(table_id, None)
+            self._fetched.pop(table_id, None)  # another node may write it now
+            heard = self.owners.get(table_id)
+            if heard is not None and heard[1].get("node") == self.node:
+                self.orphans.add(table_id)
+            self.held.pop(table_id, None)
             self.described.pop(table_id, None)
-            self.renewed_at.pop(table_id, None)
-        if revision is not None:
-            with contextlib.suppress(Exception):
-                self.bridge.run(self.leases_kv.delete(table_id, last=revision))
-
-    def unheld(self) -> list[str]:
-        """The tables of the stream whose lease nobody held (their node died, or let go),
-        as a look in the background found them: once, when it has ended (nothing until
-        then). A look starts every half TTL, so the server never waits for NATS to ask."""
-        look, found = self._look, []
-        if look is not None and look.done():
-            self._look = None
-            with contextlib.suppress(Exception):  # NATS away: the next look tries again
-                found = look.result()
-        elif look is None and monotonic() >= self._next_look:
-            self._next_look = monotonic() + self.lease_seconds / 2
-            self._look = self.bridge.submit(self._unheld())
-        return found
-
-    async def _unheld(self) -> list[str]:
-        tables = await self._table_ids()
-        try:
-            held = set(await self.leases_kv.keys())
-        except nats.js.errors.NoKeysError:
-            held = set()
-        return [table_id for table_id in tables if table_id not in held]
+            self.written.pop(table_id, None)
 
     def take_lost(self) -> set[str]:
         with self._lock:
@@ -741,60 +1055,191 @@ class JetStreamStore:
         return lost
 
     def announce(self) -> None:
-        """Renew every lease now, so that what ``describe`` said reaches the other nodes."""
+        """Write the owner records whose description changed now, not in half a TTL."""
         with contextlib.suppress(RuntimeError):  # the loop is closing
-            self.bridge.loop.call_soon_threadsafe(self._renew_now.set)
+            self.bridge.loop.call_soon_threadsafe(self._describe_now.set)
 
     def lapsed(self, table_id: str) -> bool:
-        """Whether this node's lease of a table may have ended (by its own clock, which runs
-        on while the process is paused): it must not write the table until it renews."""
+        """Whether this node may no longer write a table: another took it, or its lease may
+        have ended (by its own clock, which runs on while the process is paused)."""
         with self._lock:
             if table_id in self.lost:
                 return True
-            asked = self.renewed_at.get(table_id)
-        return asked is not None and monotonic() - asked > self.lease_seconds * LEASE_MARGIN
+        return monotonic() - self.renewed_at > self.lease_seconds * LEASE_MARGIN
 
-    async def _renew_forever(self) -> None:
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._renew_now.wait(), self.lease_seconds / 4)
-            self._renew_now.clear()
-            with self._lock:
-                held = dict(self.leases)
-            for table_id, revision in held.items():
-                asked = monotonic()
-                value = self.lease_value(table_id)
-                try:
-                    renewed = await self.leases_kv.update(table_id, value, last=revision)
-                except nats.js.errors.KeyWrongLastSequenceError:
-                    # Ended by its TTL (NATS was away, or this node paused), or another node
-                    # holds it. If nobody does, take it again: should another node have written
-                    # the table meanwhile, the next append is refused and the table given up.
-                    try:
-                        renewed = await self.leases_kv.create(table_id, value)
-                    except Exception:  # noqa: BLE001 - held by another: give it up
-                        renewed = None
-                except Exception:  # noqa: BLE001 - NATS away: try again next round
-                    continue
+    # --- read ahead: what the loop would wait for, fetched on the bridge -----------------
+
+    def prefetch(self, table_id: str, *, claim: bool = False
+                 ) -> concurrent.futures.Future[bool] | None:
+        """Start reading a table's log and seating (after claiming it, with ``claim``) on the
+        bridge's loop, for ``reopen``, ``read`` and ``legacy_seating`` to find at once; the
+        future says whether it is there (and claimed). ``None``: nothing to wait for."""
+        with self._lock:
+            if not claim and table_id in self._fetched:
+                self._fetched.move_to_end(table_id)
+                return None
+            under_way = self._fetching.get((table_id, claim))
+            if under_way is not None and not under_way.done():
+                return under_way
+            future = self.bridge.submit(self._fetch(table_id, claim))
+            self._fetching[table_id, claim] = future
+        return future
+
+    async def _fetch(self, table_id: str, claim: bool) -> bool:
+        try:
+            if claim and not await self._claim(table_id):
+                return False
+            while True:
                 with self._lock:
-                    if table_id not in self.leases:
-                        continue
-                    if renewed is None:
-                        del self.leases[table_id]
-                        self.renewed_at.pop(table_id, None)
-                        self.lost.add(table_id)
+                    self._stale.discard(table_id)
+                data, last_seq = await self._read_retrying(table_id)
+                try:
+                    seating: Any = await self.seats_kv.get(table_id)
+                except nats.js.errors.KeyNotFoundError:
+                    seating = None
+                with self._lock:
+                    if table_id in self._stale:
+                        continue  # this node committed to it meanwhile: read again
+                    if claim:  # kept until its takeover reopens it, however many others
+                        self._claimed[table_id] = (bytearray(data), last_seq, seating)
                     else:
-                        self.leases[table_id] = renewed
-                        self.renewed_at[table_id] = asked
+                        self._keep_fetched(table_id, (bytearray(data), last_seq, seating))
+                return True
+        except FileNotFoundError:
+            return False
+        finally:
+            with self._lock:
+                self._fetching.pop((table_id, claim), None)
+
+    async def _read_retrying(self, table_id: str) -> tuple[bytes, int]:
+        """``_read``, again a few times while NATS is busy or electing a leader."""
+        for _ in range(READ_ATTEMPTS - 1):
+            try:
+                return await self._read(table_id)
+            except (TimeoutError, nats.errors.Error):
+                await asyncio.sleep(0.5)
+        return await self._read(table_id)
+
+    def _stored(self, log: StreamLog, records: list[bytes], last_seq: int) -> None:
+        """A commit stored ``records`` (at the log's durable length): a log read ahead grows
+        with them, or is forgotten if it does not end where they begin."""
+        with self._lock:
+            if any(table_id == log.table_id for table_id, _ in self._fetching):
+                self._stale.add(log.table_id)
+            fetched = self._fetched.get(log.table_id)
+            if fetched is None:
+                return
+            if len(fetched[0]) == log.durable_length:
+                fetched[0].extend(b"".join(records))
+                self._fetched[log.table_id] = (fetched[0], last_seq, fetched[2])
+            else:
+                del self._fetched[log.table_id]
+
+    def _keep_fetched(self, table_id: str, fetched: tuple[bytearray, int, Any]) -> None:
+        self._fetched[table_id] = fetched
+        self._fetched.move_to_end(table_id)
+        while len(self._fetched) > FETCHED_KEPT:
+            self._fetched.popitem(last=False)
+
+    def _read_ahead(self, table_id: str) -> tuple[bytes, int, Any] | None:
+        with self._lock:
+            claimed = self._claimed.pop(table_id, None)
+            if claimed is not None:  # a takeover reads it now: kept as any read ahead
+                self._keep_fetched(table_id, claimed)
+            fetched = self._fetched.get(table_id)
+            return None if fetched is None else (bytes(fetched[0]), *fetched[1:])
+
+    # --- new tables: an id nobody else has, made without a clash --------------------------
+
+    def start_create(self, first_id: str, header_for: Callable[[str], Mapping[str, Any]]
+                     ) -> concurrent.futures.Future[tuple[str, Any]]:
+        """Make a new table on the bridge's loop: its id the first from ``first_id`` on whose
+        owner record this node is the first to make (created only if absent: two nodes
+        making tables at once get two ids) and whose subject is empty; its log holding
+        ``header_for(id)``, durable."""
+        return self.bridge.submit(self._create(first_id, header_for))
+
+    async def _create(self, first_id: str, header_for: Callable[[str], Mapping[str, Any]]
+                      ) -> tuple[str, Any]:
+        deadline = asyncio.get_running_loop().time() + CREATE_SECONDS
+        while True:
+            try:
+                return await self._make(first_id, header_for)
+            except (TimeoutError, nats.errors.Error, OSError) as error:
+                # NATS reconnecting, or a stream electing its leader (a NATS node died):
+                # the request that waits for it alone waits a little longer.
+                if asyncio.get_running_loop().time() > deadline:
+                    raise OSError(f"NATS did not make the table ({describe(error)})") from None
+                await asyncio.sleep(0.2)
+
+    async def _make(self, first_id: str, header_for: Callable[[str], Mapping[str, Any]]
+                    ) -> tuple[str, Any]:
+        table_id = first_id
+        for _ in range(CREATE_ATTEMPTS):
+            if not TABLE_ID.match(table_id):
+                raise OSError(f"{table_id!r} cannot be a table id in JetStream")
+            value = self._owner_value(table_id)
+            try:
+                revision = await self._answered(
+                    functools.partial(self.owners_kv.create, table_id, value))
+            except nats.js.errors.KeyWrongLastSequenceError:  # another node's: the next id
+                table_id = following_id(table_id)
+                continue
+            with self._lock:
+                self.held[table_id] = int(revision)
+            log = StreamLog(table_id, self.subject(table_id), 0, 0)
+            log.append(header_for(table_id))
+            records = list(log.pending)
+            try:
+                last_seq = await self._store(log, records, 0, 0, None)
+            except TableLost:  # a log nobody owned holds that id (imported): the next one
+                with self._lock:
+                    self.held.pop(table_id, None)
+                with contextlib.suppress(Exception):  # that log stays an orphan, taken over
+                    await self.owners_kv.delete(table_id, last=revision)
+                table_id = following_id(table_id)
+                continue
+            except BaseException:
+                with self._lock:
+                    self.held.pop(table_id, None)
+                with contextlib.suppress(Exception):
+                    await self.owners_kv.delete(table_id, last=revision)
+                raise
+            log.stored(len(records), last_seq)
+            return table_id, log
+        raise OSError(f"no free table id after {first_id} ({CREATE_ATTEMPTS} taken)")
 
     def close(self) -> None:
         self._renewer.cancel()
-        self._mirrorer.cancel()
-        for table_id in list(self.leases):
-            self.release(table_id)
+        self._describer.cancel()
+        for watcher in self._watchers:
+            watcher.cancel()
+        with contextlib.suppress(Exception):  # the others take this node's tables at once
+            self.bridge.run(self.leases_kv.delete(self.node), 2)
         with contextlib.suppress(Exception):
             self.bridge.run(self.nc.close(), 5)
         self.bridge.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _Heard:
+    """An owner record this node wrote, told to its mirror before the watcher says it."""
+
+    key: str
+    value: bytes
+    revision: int
+    operation: None = None
+
+
+def first_choice(table_id: str, nodes: list[str]) -> str:
+    """The node of ``nodes`` that takes a dead node's table over first (rendezvous hashing:
+    each table's choice moves only if that node dies)."""
+    return max(nodes, key=lambda node: (zlib.crc32(f"{table_id}\0{node}".encode()), node))
+
+
+def following_id(table_id: str) -> str:
+    """The id after a numbered table's (another node took that one)."""
+    return f"{int(table_id) + 1:04d}" if table_id.isdigit() else f"{table_id}-1"
 
 
 async def _cancel_the_rest() -> None:

@@ -5,17 +5,20 @@ node)."""
 from __future__ import annotations
 
 import bisect
+import concurrent.futures
+import sys
 import time
+import traceback
 from typing import TYPE_CHECKING, Any
 
 from starhall.server import fields
-from starhall.server.durability import ReadOnly
+from starhall.server.durability import STORAGE, ReadOnly, StorageError
 from starhall.server.fields import RequestError
-from starhall.server.seats import token_hash
+from starhall.server.seats import new_token_salt, token_hash
 from starhall.server.sessions import Session
-from starhall.server.tables import LiveTable, create_table, next_table_id
+from starhall.server.tables import LiveTable, create_table, next_table_id, table_header
 from starhall.shared import protocol
-from starhall.shared.engine import OptionError
+from starhall.shared.engine import Game, OptionError
 from starhall.shared.games import GAMES
 
 if TYPE_CHECKING:
@@ -33,6 +36,9 @@ class Lobby:
     def __init__(self, master: Master) -> None:
         self.master = master
         self.config = master.config
+        self.creating: dict[str, list[tuple[Session, Any]]] = {}
+        """Keyed ``create`` requests whose table the store is making: a resend waits for
+        the same table."""
 
     def hello(self, session: Session, message: dict[str, Any], rid: Any) -> None:
         version = fields.optional_whole(message, "protocol", minimum=fields.SMALLEST_INT)
@@ -119,6 +125,9 @@ class Lobby:
         if made is not None:  # a resend: the table its first sending made
             self.master.reply(session, rid, {"type": protocol.CREATED, "table": made.info()})
             return
+        if hashed_key in self.creating:  # a resend while its table is being made
+            self.creating[hashed_key].append((session, rid))
+            return
         made_elsewhere = self.master.leases.made_elsewhere(hashed_key)
         if made_elsewhere is not None:  # a resend to another node of the service
             self.master.reply(session, rid, {"type": protocol.CREATED, "table": made_elsewhere})
@@ -136,16 +145,52 @@ class Lobby:
             game.make_options(players, options)
         except OptionError as error:
             raise RequestError(protocol.BAD_OPTIONS, str(error)) from None
-        table_id = next_table_id(self.master.leases.every_table())
-        while self.master.store.exists(table_id):  # a log that failed to load, or another node's
-            table_id = f"{int(table_id) + 1:04d}"
+        first_id = next_table_id(self.master.leases.every_table())
         keyed: dict[str, Any] = {} if hashed_key is None else {"create_key_sha256": hashed_key}
+        keyed["token_salt"] = new_token_salt()  # in the header made off the loop, and the table
         if think is not None:
             keyed["think"] = float(think)
-        table = create_table(self.master.store, table_id, name or f"{game.title} {table_id}",
-                             game, players, options, **keyed)
+
+        def name_of(table_id: str) -> str:
+            return name or f"{game.title} {table_id}"
+
+        def header_for(table_id: str) -> dict[str, Any]:  # run on the store's thread
+            return table_header(game, players, options, table_id, name_of(table_id), **keyed)
+
+        # The store picks an id no node has, and makes its log durable, off the loop: this
+        # request waits for it, nobody else does.
+        waiters = [(session, rid)]
+        if hashed_key is not None:
+            self.creating[hashed_key] = waiters
+        self.master.await_store(
+            self.master.store.start_create(first_id, header_for),
+            lambda made: self._made(made, game, players, options, name_of, keyed, waiters))
+
+    def _made(self, made: concurrent.futures.Future[Any], game: Game[Any], players: int,
+              options: dict[str, Any], name_of: Any, keyed: dict[str, Any],
+              waiters: list[tuple[Session, Any]]) -> None:
+        """The store has made a new table's log (or failed): the table, and its replies."""
+        hashed_key = keyed.get("create_key_sha256")
+        if hashed_key is not None:
+            self.creating.pop(hashed_key, None)
+        try:
+            table_id, log = made.result()
+            table = create_table(self.master.store, table_id, name_of(table_id), game,
+                                 players, options, log=log, **keyed)
+        except Exception as error:  # noqa: BLE001 - each waiter hears why, in one line
+            if isinstance(error, OSError):
+                failed = error if isinstance(error, StorageError) else StorageError(error)
+                print(f"starhall serve: create: {failed.error}", file=sys.stderr)
+                code, reason = STORAGE, str(failed)
+            else:  # a bug must cost one request, never the server
+                traceback.print_exception(error, file=sys.stderr)
+                code, reason = protocol.INTERNAL, "the server failed on this request"
+            for session, rid in waiters:
+                self.master.send_error(session.identity, rid, code, reason)
+            return
         self.master.tables[table_id] = table
         if hashed_key is not None:
             self.master.created_keys[hashed_key] = table_id
         self.master.leases.describe([table])
-        self.master.reply(session, rid, {"type": protocol.CREATED, "table": table.info()})
+        for session, rid in waiters:
+            self.master.reply(session, rid, {"type": protocol.CREATED, "table": table.info()})

@@ -29,6 +29,7 @@ the log gets the events → the state evolves → every participant gets the eve
 
 from __future__ import annotations
 
+import concurrent.futures
 import secrets
 import sys
 import time
@@ -53,7 +54,7 @@ from starhall.server.durability import (
 from starhall.server.fields import RequestError
 from starhall.server.games_cli import game_info
 from starhall.server.history import HistoryDesk
-from starhall.server.leases import Leases
+from starhall.server.leases import Leases, Waiting
 from starhall.server.lobby import Lobby
 from starhall.server.rendering import Frames, LaterEvents, LaterView, Outgoing, table_of
 from starhall.server.reports import ReportDesk, ReportStore
@@ -81,6 +82,9 @@ it answers its move is played."""
 COMMIT_POLL = 0.002
 """Seconds the loop waits for messages at most while a commit is under way: how soon after
 it ends its replies go out."""
+STORE_POLL = 0.01
+"""Seconds the loop waits for messages at most while it awaits the store (a table being
+created, taken over or read): how soon after that ends its requests are answered."""
 Handler = Callable[[Session, dict[str, Any], Any], None]
 Deferred = tuple[bytes, dict[str, Any], Any, Handler]
 """A request that waits for its table's commit: who sent it, the request, its rid, its
@@ -147,7 +151,15 @@ class TableMaster:
         self.frozen: dict[str, InFlight] = {}
         """Tables whose commit is under way: nothing is done at them until it ends."""
         self.deferred: dict[str, list[Deferred]] = {}
-        """Requests about a frozen table, handled in order once its commit has ended."""
+        """Requests about a frozen or loading table, handled in order once its commit, or
+        its load, has ended."""
+        self.loading: dict[str, concurrent.futures.Future[Any]] = {}
+        """Tables the store is reading or claiming for this node (a takeover, a log read
+        back): their requests wait for it, nobody else does."""
+        self.awaiting: list[tuple[concurrent.futures.Future[Any], Callable[[Any], None],
+                                  str | None]] = []
+        """What the loop awaits of the store, with what to do once it is done (on the loop),
+        and the table it holds up, if any."""
         self.changed_rosters: dict[str, LiveTable] = {}
         """Tables whose participants should get a fresh ``table`` message."""
         self.created_keys: dict[str, str] = {
@@ -235,13 +247,47 @@ class TableMaster:
             wait = min(wait, THOUGHT_POLL)
         if self.in_flight:
             wait = min(wait, COMMIT_POLL)
+        if self.awaiting:
+            wait = min(wait, STORE_POLL)
         return max(0.0, wait)
+
+    def await_store(self, future: concurrent.futures.Future[Any], then: Callable[[Any], None],
+                    table_id: str | None = None) -> None:
+        """Have ``then(future)`` run on the loop once ``future`` (the store's work on its own
+        thread) is done, the loop serving everyone meanwhile; with ``table_id``, that table's
+        requests wait for it. Done already: at once."""
+        if future.done() and table_id is None:
+            then(future)
+            return
+        if table_id is not None:
+            self.loading[table_id] = future
+        self.awaiting.append((future, then, table_id))
+
+    def _finish_awaited(self) -> None:
+        """Each piece of the store's work that has ended: what waited for it, then the
+        requests its table held up."""
+        for entry in [e for e in self.awaiting if e[0].done()]:
+            self.awaiting.remove(entry)
+            future, then, table_id = entry
+            if table_id is not None and self.loading.get(table_id) is future:
+                del self.loading[table_id]
+            try:
+                then(future)
+            except Exception:  # a bug must cost one table, never the server
+                traceback.print_exc(file=sys.stderr)
+            if table_id is not None and table_id not in self.loading \
+                    and table_id not in self.frozen:
+                for identity, message, rid, handler in self.deferred.pop(table_id, ()):
+                    self._dispatch(self._session(identity, time.monotonic()), message, rid,
+                                   handler)
 
     def commit(self) -> Iterator[tuple[bytes, bytes]]:
         """Commit what this turn wrote, then give the frames it produced, in order, for the
         transport to send as they come (the first, the mover's update, at once). A commit the
         store has not ended within ``commit_patience`` keeps its tables' frames for a later
         call, which gives them once it has ended."""
+        if self.awaiting:
+            self._finish_awaited()
         if self.in_flight:
             yield from self._finish_commits()
         rosters = self.changed_rosters
@@ -393,8 +439,9 @@ class TableMaster:
         for index, (identity, message) in enumerate(messages):
             frame = first if index == 0 else None
             if undone and table_of(message) in undone:
-                kept = _without_undone(message, undone[table_of(message) or ""], identity,
-                                       answered)
+                undone_id = table_of(message) or ""
+                kept = _without_undone(message, undone[undone_id], identity, answered,
+                                       undone_id in self.leases.lost_tables)
                 if kept is None:
                     continue
                 message, frame = kept, None
@@ -462,12 +509,38 @@ class TableMaster:
             self.send_error(identity, rid, protocol.UNKNOWN_TYPE,
                         f"no request {message['type'][:40]!r}")
             return
-        if self.frozen:
-            table_id = message.get("table")
-            if type(table_id) is str and table_id in self.frozen:  # it waits for its commit
-                self.deferred.setdefault(table_id, []).append((identity, message, rid, handler))
-                return
+        table_id = message.get("table")
+        if type(table_id) is str and (table_id in self.frozen or table_id in self.loading
+                                      or self._reads_ahead(table_id, message)):
+            # It waits for its table's commit or read, in order; nobody else does.
+            self.deferred.setdefault(table_id, []).append((identity, message, rid, handler))
+            return
         self._dispatch(session, message, rid, handler)
+
+    def _reads_ahead(self, table_id: str, message: dict[str, Any]) -> bool:
+        """Whether a request about a table must wait for its log to be read (a finished
+        game's, the command ids or memory still to be read, a history): the store reads it
+        off the loop, and the request is handled once it has (``False``: at once)."""
+        table = self.tables.get(table_id)
+        if table is None or not (table.reads_log or message["type"] == protocol.HISTORY):
+            return False
+        return self.read_ahead(table)
+
+    def read_ahead(self, table: LiveTable) -> bool:
+        """Have the store read a table's log off the loop if it must; whether that is under
+        way (the table's requests wait, and its bots are woken once it is done)."""
+        if table.id in self.loading:
+            return True
+        future = self.store.prefetch(table.id)
+        if future is None or future.done():
+            return False
+
+        def read(_: Any) -> None:
+            if self.tables.get(table.id) is table:
+                self.advance(table)
+
+        self.await_store(future, read, table.id)
+        return True
 
     def _dispatch(self, session: Session, message: dict[str, Any], rid: Any,
                   handler: Handler) -> None:
@@ -482,6 +555,9 @@ class TableMaster:
             self.send_error(identity, rid, STORAGE, str(failed))
         except ReadOnly as refused:
             self.send_error(identity, rid, READ_ONLY, str(refused))
+        except Waiting as waiting:  # its table is being read or taken over: it waits for it
+            self.deferred.setdefault(waiting.table_id, []).append(
+                (identity, message, rid, handler))
         except Exception:  # a bug must cost one request, never the server
             traceback.print_exc(file=sys.stderr)
             self.send_error(identity, rid, protocol.INTERNAL, "the server failed on this request")
@@ -519,7 +595,7 @@ class TableMaster:
         table_id = fields.text(message, "table", max_chars=64)
         table = self.tables.get(table_id)
         if table is None:
-            raise self.leases.not_here(table_id)
+            table = self.leases.find(table_id)
         if playable:
             self.check_playable(table)
         return table
@@ -756,12 +832,13 @@ SEAT_CHANGES = (protocol.SEATED, protocol.BOTTED, protocol.UNBOTTED, protocol.LE
 
 
 def _without_undone(message: dict[str, Any], table: LiveTable, identity: bytes,
-                    answered: set[tuple[bytes, Any]]) -> dict[str, Any] | None:
+                    answered: set[tuple[bytes, Any]], lost: bool) -> dict[str, Any] | None:
     """A message to ``identity`` of a batch whose moves and seat changes at ``table`` were
     undone, as it may still go out: no update (its events never happened), a ``storage``
-    error for the ack of an undone move and for the reply to an undone change of a seat (a
-    ``sit`` has two replies, a snapshot of a seat the receiver no longer holds is one: one
-    error for both), snapshots and table messages made again from the table as it now is."""
+    error for the ack of an undone move (``elsewhere`` if another node holds the table now:
+    ``lost``) and for the reply to an undone change of a seat (a ``sit`` has two replies, a
+    snapshot of a seat the receiver no longer holds is one: one error for both), snapshots
+    and table messages made again from the table as it now is."""
     kind = message["type"]
     if kind == protocol.UPDATE:
         return None
@@ -773,14 +850,18 @@ def _without_undone(message: dict[str, Any], table: LiveTable, identity: bytes,
         if (identity, rid) in answered:
             return None
         answered.add((identity, rid))
-        error = {"type": protocol.ERROR, "code": STORAGE, "reason": table.stalled,
-                 "table": table.id}
+        refused: dict[str, Any] = {"type": protocol.ERROR, "code": STORAGE,
+                                   "reason": table.stalled, "table": table.id}
         if rid is not None:
-            error["rid"] = rid
-        return error
+            refused["rid"] = rid
+        return refused
     if kind == protocol.ACK and not message.get("duplicate"):
-        error = {"type": protocol.ERROR, "code": STORAGE, "reason": table.stalled,
-                 "table": table.id, "cid": message.get("cid")}
+        error: dict[str, Any] = {"type": protocol.ERROR, "code": STORAGE,
+                                 "reason": table.stalled, "table": table.id,
+                                 "cid": message.get("cid")}
+        if lost:
+            error.update(code=protocol.ELSEWHERE, address=None, reason=(
+                f"table {table.id} is served by another node now: ask again"))
         if "rid" in message:
             error["rid"] = message["rid"]
         return error

@@ -17,10 +17,11 @@ it has, never loses one and hears of no other node.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -64,6 +65,20 @@ class LogStore(Protocol):
     def create_log(self, table_id: str, header: Mapping[str, Any]) -> TableLog:
         """A new table's log holding ``header``, durable; ``OSError`` and nothing left if
         that failed."""
+        ...
+
+    def start_create(self, first_id: str, header_for: Callable[[str], Mapping[str, Any]]
+                     ) -> concurrent.futures.Future[tuple[str, TableLog]]:
+        """Start making a new table: the first id from ``first_id`` on that nobody has (nor
+        takes meanwhile, on any node), its log holding ``header_for(id)``, durable. The
+        server polls the future and never waits for it in its loop."""
+        ...
+
+    def prefetch(self, table_id: str, *, claim: bool = False
+                 ) -> concurrent.futures.Future[bool] | None:
+        """Start reading a table's log and seating (after claiming it, with ``claim``), so
+        that ``reopen``, ``read`` and ``legacy_seating`` then answer at once; the future says
+        whether it is there (and claimed). ``None``: they answer at once already."""
         ...
 
     def remove(self, table_id: str) -> None:
@@ -165,8 +180,19 @@ class LogStore(Protocol):
         ...
 
     def unheld(self) -> list[str]:
-        """The tables whose lease nobody holds (their node died): this node may take them.
-        Never waits for the network: what the last look found, perhaps a moment old."""
+        """The live tables nobody alive holds (their node died): this node may take them.
+        Never waits for the network."""
+        ...
+
+    def orphan(self, table_id: str) -> str | None:
+        """Whether nobody alive holds a table this node does not: ``"live"`` (it wants an
+        owner), ``"finished"`` (any node reads it, with no owner), else ``None``."""
+        ...
+
+    def restores_at_start(self, table_id: str) -> bool:
+        """Whether this node restores the table as it starts, holding it from then on: a
+        folder's every table; a shared store's live tables nobody alive holds, claimed now
+        (a finished one any node reads when asked, with no owner)."""
         ...
 
     def take_lost(self) -> set[str]:
@@ -270,6 +296,23 @@ class FileStore:
 
     def create_log(self, table_id: str, header: Mapping[str, Any]) -> TableLog:
         return LogWriter.create(self.log_path(table_id), header)
+
+    def start_create(self, first_id: str, header_for: Callable[[str], Mapping[str, Any]]
+                     ) -> concurrent.futures.Future[tuple[str, TableLog]]:
+        # One server's folder: the next free name, and a local disk answers at once.
+        made: concurrent.futures.Future[tuple[str, TableLog]] = concurrent.futures.Future()
+        table_id = first_id
+        while self.exists(table_id) or self.seating_path(table_id).exists():
+            table_id = f"{int(table_id) + 1:04d}"
+        try:
+            made.set_result((table_id, self.create_log(table_id, header_for(table_id))))
+        except BaseException as error:  # noqa: BLE001 - the caller reads it from the future
+            made.set_exception(error)
+        return made
+
+    def prefetch(self, table_id: str, *, claim: bool = False
+                 ) -> concurrent.futures.Future[bool] | None:
+        return None
 
     def remove(self, table_id: str) -> None:
         for made in (self.log_path(table_id), self.seating_path(table_id)):
@@ -415,6 +458,12 @@ class FileStore:
 
     def unheld(self) -> list[str]:
         return []
+
+    def orphan(self, table_id: str) -> str | None:
+        return None
+
+    def restores_at_start(self, table_id: str) -> bool:
+        return True
 
     def take_lost(self) -> set[str]:
         return set()

@@ -61,6 +61,7 @@ from starhall.shared.logfile import (
     LogError,
     TableLog,
     check_header,
+    make_header,
     read_records,
 )
 from starhall.shared.observation import Observation, SeatMemory
@@ -182,6 +183,13 @@ class LiveTable:
                                table=self.id) from None
         return Table(recording.game, recording.players, recording.options, state,
                      recording.last_seq, None, commands=recording.command_memory())
+
+    @property
+    def reads_log(self) -> bool:
+        """Whether its next request may read its log back (a finished game, command ids or
+        bots' memory still to be read): the server has the store read it off the loop
+        first."""
+        return self.loaded is None or self.commands_unread or self.memory_unread
 
     def command_done(self, number: int, cid: int | str) -> int | None:
         """The ``seq`` of seat ``number``'s command ``cid`` if its person made it already
@@ -616,16 +624,19 @@ def read_summary(store: LogStore, table_id: str) -> Finished | None:
 
 
 def create_table(where: Path | LogStore, table_id: str, name: str, game: Game[Any],
-                 players: int, options: Mapping[str, object], **info: Any) -> LiveTable:
+                 players: int, options: Mapping[str, object], *, log: TableLog | None = None,
+                 token_salt: str | None = None, **info: Any) -> LiveTable:
     """A new table with its log in its store (a folder, by default), every seat free:
     ``OptionError`` if the game refuses the options; ``StorageError`` if it could not be
     written, and then nothing is left; ``info`` goes into the log's header too (a fork's
-    ``forked_from``)."""
+    ``forked_from``). ``log``: its log, made already with the header ``table_header`` gives
+    (``LogStore.start_create``), with ``token_salt`` in it."""
     store = as_store(where)
-    salt = new_token_salt()
+    salt = token_salt or new_token_salt()
     try:
         table = Table.new(game, players, options, table=table_id, name=name, token_salt=salt,
-                          open_log=lambda header: store.create_log(table_id, header), **info)
+                          open_log=(lambda header: store.create_log(table_id, header))
+                          if log is None else (lambda header: log), **info)
     except OSError as error:
         raise StorageError(error) from error
     live = LiveTable(table_id, name, table, [SeatRecord() for _ in range(players)], store,
@@ -634,6 +645,15 @@ def create_table(where: Path | LogStore, table_id: str, name: str, game: Game[An
     if table.log is not None:
         table.log.spill_bytes = None  # the server's commits alone write
     return live
+
+
+def table_header(game: Game[Any], players: int, options: Mapping[str, object], table_id: str,
+                 name: str, **info: Any) -> dict[str, Any]:
+    """The header of a new table's log, as ``create_table`` makes it (``info`` holding its
+    ``token_salt``)."""
+    return make_header(game.id, game.rules_version, players,
+                       game.make_options(players, options), None, table=table_id, name=name,
+                       **info)
 
 
 def as_store(where: Path | LogStore) -> LogStore:
@@ -671,7 +691,7 @@ def _restore_tables(store: LogStore, read_only: bool, say: Say | None
     progress.line(f"restoring {len(table_ids)} tables from {store.where}…")
     to_rebuild: list[str] = []
     for table_id in table_ids:
-        if not read_only and not store.claim(table_id):  # another node's
+        if not read_only and not store.restores_at_start(table_id):  # another node's
             continue
         finished = read_summary(store, table_id)
         if finished is None:

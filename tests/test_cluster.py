@@ -5,11 +5,14 @@ loss of one NATS node of three goes unnoticed, the loss of all three refuses mov
 (``storage``, nothing changed) until they are back; a paused owner cannot write a table
 another node took over; two nodes started at once never both serve a table; the NATS node
 a Starhall node is connected to, killed under a live table, never keeps it from answering
-pings. Leases are short (2 s) to keep the file quick; every wait is for a condition, with a
-deadline only against a hang."""
+pings, nor does a NATS node killed while it makes tables, renews its lease and takes tables
+over; tables made on two nodes at once get distinct ids; the leases are one per node, and a
+dead node's finished table is read with no owner. Leases are short (2 s) to keep the file
+quick; every wait is for a condition, with a deadline only against a hang."""
 
 from __future__ import annotations
 
+import secrets
 import signal
 import threading
 from collections.abc import Iterator
@@ -276,3 +279,85 @@ def test_a_nats_node_killed_under_a_live_table_never_silences_the_starhall_node(
         for each in nats:
             if each.process is None:
                 each.start()
+
+
+def test_pings_are_answered_through_a_takeover_creations_and_renewals_without_a_nats_node(
+        service: StarhallService, cluster: NatsCluster) -> None:
+    """With a NATS node killed, a Starhall node answers every ping within the timeout it
+    announces while it makes tables, renews its lease and takes a dead node's tables over:
+    none of it waits for NATS in its loop."""
+    service.start()
+    first, second = service.nodes
+    tables = [new_table(first.address, people=0)[0] for _ in range(3)]
+    pinger = Pinger(second.address)
+    try:
+        cluster.nodes[0].kill()
+        with Connection(second.address) as lobby:
+            for key in [secrets.token_hex(16) for _ in range(4)]:
+                # A write NATS refused while it elected a leader is sent again, with its key.
+                wait_for(lambda k=key: lobby.request(
+                    {"type": "create", "game": "hearts", "players": 4, "key": k},
+                    timeout=30)["type"] == protocol.CREATED, timeout=60)
+        first.kill()  # its lease ends by its TTL: its tables are taken over
+        for table in tables:
+            wait_for(lambda t=table: serves(second.address, t), timeout=30)
+        answered = pinger.answered
+        wait_for(lambda: pinger.answered > answered + 5, timeout=30)
+    finally:
+        pinger.close()
+    assert pinger.missed == 0
+    assert "given up" not in second.output
+
+
+def test_two_nodes_creating_tables_at_once_get_distinct_ids(service: StarhallService) -> None:
+    """Tables made on two nodes at the same moment never clash: each gets an id nobody
+    else has, and no create is refused."""
+    service.start()
+    start = threading.Barrier(len(service.nodes))
+    replies: dict[str, list[dict[str, object]]] = {}
+
+    def make(address: str) -> None:
+        with Connection(address) as lobby:
+            start.wait()
+            replies[address] = [lobby.request({"type": "create", "game": "hearts",
+                                               "players": 4}, timeout=30) for _ in range(6)]
+
+    threads = [threading.Thread(target=make, args=(address,)) for address in service.addresses]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    made = [reply for each in replies.values() for reply in each]
+    assert [reply["type"] for reply in made] == [protocol.CREATED] * 12, made
+    ids = [reply["table"]["id"] for reply in made]  # type: ignore[index]
+    assert len(set(ids)) == 12, ids
+
+
+def test_one_lease_per_node_and_a_dead_node_s_finished_table_needs_no_owner(
+        service: StarhallService, tmp_path: Path) -> None:
+    """The leases bucket holds one key per node, however many tables they serve; a killed
+    node's live tables are taken over, its finished one is not, and any node shows it."""
+    service.start()
+    first, second = service.nodes
+    live = [new_table(first.address, people=0)[0] for _ in range(3)]
+    finished, _ = new_table(first.address, people=0, target=10)
+
+    def status(address: str, table: str) -> object:
+        with Connection(address) as lobby:
+            listed = lobby.request({"type": "list"})["tables"]
+        return next((info["status"] for info in listed if info["id"] == table), None)
+
+    wait_for(lambda: status(second.address, finished) == protocol.OVER, timeout=60)
+    probe = JetStreamStore(service.store, stream=service.stream, node="probe")
+    try:
+        keys = set(probe.bridge.run(probe.leases_kv.keys()))
+    finally:
+        probe.close()
+    assert len(keys) <= len(service.nodes) + 1, keys  # the nodes and the probe: no table's
+    first.kill()
+    for table in live:
+        wait_for(lambda t=table: serves(second.address, t), timeout=30)
+    reply = ask(second.address, {"type": "watch", "table": finished})
+    assert reply is not None and reply["type"] == protocol.WATCHING, reply
+    assert f"took table {finished} over" not in second.output
+    service.export(finished, tmp_path)

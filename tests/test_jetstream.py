@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import os
 import signal
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from starhall.server.embed import EmbeddedServer
-from starhall.server.jetstream import JetStreamStore, TableLost
+from starhall.server.jetstream import JetStreamStore, TableLost, first_choice
 from starhall.shared import protocol
 from starhall.shared.bugreport import read_bug_report
 from starhall.shared.logfile import make_header, read_records
 from starhall.shared.replay import Verified, load, verify
+from starhall.shared.table import seating_record
 from tests.nats_helpers import NatsNode, jetstream_settings
 from tests.server_helpers import (
     FAST_HEARTS,
@@ -278,5 +280,53 @@ def test_a_bug_report_at_a_jetstream_table_holds_its_log(
         events = dict(load(kept).events)
         for ack in ada.acks:  # every move acknowledged before the report is in it
             assert events[ack["seq"]].seat == 0
+        lobby.close()
+        ada.close()
+
+
+def test_a_dead_node_s_tables_spread_over_the_nodes_alive_and_stay_put() -> None:
+    """Each node alive takes first the dead node's tables it is the first choice for: about
+    a share each, and a table's choice moves only if its chosen node dies too."""
+    tables = [f"{number:04d}" for number in range(1, 1001)]
+    nodes = ["node-a", "node-b", "node-c", "node-d"]
+    chosen = {table: first_choice(table, nodes) for table in tables}
+    shares = Counter(chosen.values())
+    assert set(shares) == set(nodes) and min(shares.values()) > 150, shares
+    fewer = nodes[:-1]
+    for table, node in chosen.items():
+        if node != nodes[-1]:
+            assert first_choice(table, fewer) == node
+
+
+def test_a_move_refused_because_another_node_wrote_the_table_says_elsewhere(
+        nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """Another writer moved the table's stream on (the fence's case): the node's next move
+    there is refused with ``elsewhere``, not ``storage``, and changes nothing; the node, still
+    the table's owner, reads it again from the stream and serves it on."""
+    config = settings(nats_node, request)
+    with EmbeddedServer(tmp_path, **config) as server:
+        assert server.address is not None
+        lobby, table, ada = ada_and_bots(server.address)
+        wait_for(lambda: ada.refresh(), timeout=30)  # her turn: the bots wait for her
+        command = choose(ada.feed.view)
+        assert command is not None
+        intruder = JetStreamStore(str(config["store"]), stream=str(config["stream"]),
+                                  node="intruder")
+        try:
+            data, log = intruder.reopen(table)
+            recording = load(intruder.source(table), data=data)
+            log.append(seating_record(recording.last_seq, 1, recording.seats_at()[1]))
+            assert intruder.commit([log]) == []
+        finally:
+            intruder.close()
+        reply = ada.connection.request({"type": "act", "table": table, "token": ada.token,
+                                         "seq": ada.feed.seq, "cid": "fenced",
+                                         "command": command}, timeout=30)
+        assert (reply["type"], reply["code"]) == (protocol.ERROR, protocol.ELSEWHERE), reply
+        assert "fenced" not in load(log_of(server, table)).cids.values()
+        watcher = Participant(server.address)
+        wait_for(lambda: watcher.request({"type": "watch", "table": table})["type"]
+                 == protocol.WATCHING, timeout=30)  # read again, served on
+        watcher.close()
         lobby.close()
         ada.close()
