@@ -1,6 +1,7 @@
 """The ``strong`` bots of "what else?" and Stars and Bars: what they infer from an observation
-holds for the real hidden cards, they are given nothing hidden, their fast playouts follow
-the engine's rules, and they play whole games through the engine. No timing is asserted:
+holds for the real hidden cards, they are given nothing hidden, their playouts run on the
+engine (the moves they hand straight to ``evolve`` are the ones ``decide`` gives), and they
+play whole games through the engine. No timing is asserted:
 searches here run a fixed number of worlds (``worlds``) with no time budget."""
 
 from __future__ import annotations
@@ -12,31 +13,35 @@ from typing import Any
 import pytest
 
 from starhall.shared.bots import RandomBot, make_bot
-from starhall.shared.cards import bits
 from starhall.shared.engine import Command, Event, Game
 from starhall.shared.games import get_game
-from starhall.shared.games.stars_and_bars.rules import DECK, owed_duties
-from starhall.shared.games.stars_and_bars.strong import Playout as BarsPlayout
+from starhall.shared.games.stars_and_bars.rules import DECK, legal_placements, owed_duties
 from starhall.shared.games.stars_and_bars.strong import StrongBot as BarsStrong
-from starhall.shared.games.stars_and_bars.strong import sample_deck, unseen_cards
+from starhall.shared.games.stars_and_bars.strong import (
+    greedy_placement,
+    play_turn,
+    sample_deck,
+    unseen_cards,
+)
 from starhall.shared.games.what_else.bots import HeuristicBot
 from starhall.shared.games.what_else.rules import cards_for, legal_cards
+from starhall.shared.games.what_else.strong import StrongBot as WhatElseStrong
 from starhall.shared.games.what_else.strong import (
-    Playout,
     knowledge,
+    play_out,
+    rollout_event,
     sample_hidden,
     sample_world,
     template_state,
     world_state,
 )
-from starhall.shared.games.what_else.strong import StrongBot as WhatElseStrong
 from starhall.shared.games.what_else.strong import (
     unseen_cards as what_else_unseen,
 )
 from starhall.shared.observation import Observation, SeatMemory
 from starhall.shared.options import Options
 from starhall.shared.search_flat import paired_search
-from starhall.shared.shuffle import shuffle_command
+from starhall.shared.shuffle import shuffle_command, shuffle_event
 
 WHAT_ELSE = get_game("what_else")
 BARS = get_game("stars_and_bars")
@@ -157,41 +162,60 @@ def test_what_else_bot_is_given_nothing_hidden() -> None:
     assert moves[0] == moves[1] and samples[0] == samples[1]
 
 
-def test_what_else_playouts_follow_the_engine() -> None:
-    """A fast playout's moves and reshuffles, replayed as commands on the engine from the same
-    state, are all accepted and end with the same tokens and hands."""
+def test_what_else_playouts_move_as_the_engine_decides() -> None:
+    """A playout runs on the engine; each move its rollout policy hands straight to
+    ``evolve`` is the event the engine's ``decide`` gives for that move, and each reshuffle
+    is one the engine's shuffle check accepts. Followed through whole playouts from the
+    states of real games, refills and reshuffles included."""
     options = WHAT_ELSE.make_options(5, {})
     rng = random.Random(5)
-    replayed = {"playouts": 0}
+    checked = {"moves": 0, "shuffles": 0}
 
     def choose(state: Any, seat: int, seen: Observation) -> Command:
         command = WHAT_ELSE.random_action(state, seat, rng)
-        world = Playout(state, random.Random(seat))
-        world.log = []
-        world.run(state, command, 3)
-        code_of = state.rules.cards.deck.code_of
-        replay = state
-        for entry in world.log:  # ``command`` first
-            if entry[0] == "shuffle":
-                logged = Command("shuffle", None, {"order": [code_of[c] for c in entry[1]]})
-            elif entry[0] == "play":
-                logged = Command("play", entry[1], {"card": code_of[entry[2]]})
-            elif entry[0] == "pass":
-                logged = Command("pass", entry[1], {})
+        chance = random.Random(seat)
+        world = state
+        for event in WHAT_ELSE.decide(world, command):
+            world = WHAT_ELSE.evolve(world, event)
+        for _ in range(200):
+            if WHAT_ELSE.outcome(world).over:
+                break
+            event = rollout_event(world, chance)
+            if event.type == "shuffled":
+                request = WHAT_ELSE.chance(world)
+                assert shuffle_event(request, Command("shuffle", None, dict(event.data)),
+                                     "shuffled") == event
+                checked["shuffles"] += 1
             else:
-                logged = Command("refill", entry[1], {"discard": [
-                    code_of[c] for c in bits(entry[2])]})
-            for event in WHAT_ELSE.decide(replay, logged):
-                replay = WHAT_ELSE.evolve(replay, event)
-        assert list(replay.tokens) == world.tokens
-        if replay.phase != "over":
-            assert list(replay.hands) == world.hands
-        replayed["playouts"] += 1
+                asked = Command(WHAT_ELSE.event_commands[event.type], event.seat,
+                                dict(event.data))
+                assert WHAT_ELSE.decide(world, asked) == [event]
+                checked["moves"] += 1
+            world = WHAT_ELSE.evolve(world, event)
         return command
 
-    for deal in range(3):
+    for deal in range(2):
         play(WHAT_ELSE, 5, options, choose, deal)
-    assert replayed["playouts"] > 50
+    assert checked["moves"] > 1000 and checked["shuffles"] > 0
+
+
+def test_what_else_playout_values() -> None:
+    """A playout's value: the share of rounds won, plus the worth of the cards kept; 1 or 0
+    when the game ends in it; the same for the same random numbers."""
+    options = WHAT_ELSE.make_options(3, {})
+    values: list[float] = []
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        command = HeuristicBot(random.Random(0)).choose(seen, 0.0)
+        value = play_out(state, command, seat, random.Random(7))
+        assert value == play_out(state, command, seat, random.Random(7))
+        if max(state.tokens) < 2:
+            assert -3.0 < value < 3.0
+        values.append(value)
+        return command
+
+    play(WHAT_ELSE, 3, options, choose, 4)
+    assert len(set(values)) > 5
 
 
 def test_what_else_world_states_are_the_view() -> None:
@@ -355,48 +379,38 @@ def test_paired_search_plays_every_candidate_in_the_same_worlds() -> None:
     assert paired_search(3, lambda: 0, playout, 0.0, default=2, least=1).chosen == 2
 
 
-def test_bars_playouts_follow_the_engine() -> None:
-    """A fast playout's turns, replayed on the engine from the same state (each placement,
-    every duty it owes, the end of the turn; or a pass), are all accepted and end with the
-    same scores, hands and result."""
+def test_bars_playouts_move_as_the_engine_decides() -> None:
+    """A playout runs on the engine: each placement its greedy policy hands straight to
+    ``evolve`` is one the engine's ``decide`` accepts and gives the same event for, and a
+    pass comes only when no placement is legal."""
     options = BARS.make_options(2, {})
     rng = random.Random(8)
     lookahead = make_bot(BARS, "lookahead", rng)
-    replayed = {"playouts": 0}
-    duty_events = {"turn_over": "turned_over", "clear_centre": "centre_cleared",
-                   "remove": "removed"}
+    checked = {"turns": 0}
 
     def choose(state: Any, seat: int, seen: Observation) -> Command:
         command = lookahead.choose(seen, 0.0)
         if command.type != "place":
             return command
-        world = BarsPlayout(state, random.Random(seat))
-        world.log = []
+        chance = random.Random(seat)
         card = DECK.index_of[command.data["card"]]
-        world.run(seat, card, command.data["space"], 8)
-        replay = state
-        for mover, laid, space in world.log:
+        world = play_turn(state, seat, card, command.data["space"])
+        mover = seat
+        while world.phase != "over" and checked["turns"] % 50 != 49:
+            mover = 1 - mover
+            laid, space = greedy_placement(world, mover, chance)
             if laid < 0:
-                commands = [Command("pass", mover, {})]
+                assert not legal_placements(world, mover)
             else:
-                commands = [Command("place", mover, {"card": DECK.code_of[laid],
-                                                     "space": space})]
-            for command_now in commands:
-                for event in BARS.decide(replay, command_now):
-                    replay = BARS.evolve(replay, event)
-            while laid >= 0 and (owed := owed_duties(replay)):
-                kind, where = owed[0]
-                replay = BARS.evolve(replay, Event(duty_events[kind], mover,
-                                                   {} if where < 0 else {"space": where}))
-            if laid >= 0:
-                for event in BARS.decide(replay, Command("end_turn", mover, {})):
-                    replay = BARS.evolve(replay, event)
-        assert list(replay.scores) == world.scores
-        assert list(replay.hands) == world.hands
-        assert replay.result == world.result
-        replayed["playouts"] += 1
+                placed = Command("place", mover, {"card": DECK.code_of[laid], "space": space})
+                assert BARS.decide(world, placed) == [
+                    Event("placed", mover, {"card": DECK.code_of[laid], "space": space})]
+            world = play_turn(world, mover, laid, space)
+            assert not owed_duties(world)
+            checked["turns"] += 1
+        checked["turns"] += 1
         return command
 
-    for deal in range(3):
+    for deal in range(2):
         play(BARS, 2, options, choose, deal)
-    assert replayed["playouts"] > 30
+    assert checked["turns"] > 200

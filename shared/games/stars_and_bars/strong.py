@@ -9,7 +9,8 @@ them to the opponent) and searches only the placement.
 For the placement it keeps the ``lookahead`` bot's best few candidates (points now, less the
 opponent's best reply and the claims left to them), then plays each on in worlds sampled
 afresh (the deck shuffled anew), every candidate in the same worlds, both seats then placing
-greedily for a few turns (``Playout``: the engine's rules on plain lists); a candidate's
+greedily for a few turns on the engine itself (``play_out``: ``evolve``, and ``decide`` for
+the duties; a rule lives only in ``rules.py``); a candidate's
 value is the score difference then, or the result when the game ends on the way. It chooses
 the best mean when its time is up (``search_flat.paired_search``).
 """
@@ -26,21 +27,17 @@ from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Event, Seat
 from starhall.shared.games.stars_and_bars.bots import _admin, lookahead_scores
 from starhall.shared.games.stars_and_bars.rules import (
-    CENTRE,
-    CENTRE_MASK,
     DECK,
     EMPTY,
     FACE_DOWN,
+    GAME,
     NOBODY,
     SPACES,
-    STACK_FULL,
     BarsState,
-    Result,
     Tally,
     Turn,
-    end_result,
+    owed_duties,
     placement_points,
-    round_result,
     tops_of,
 )
 from starhall.shared.observation import Observation
@@ -124,99 +121,68 @@ def template_state(seen: Observation) -> BarsState:
         tally=Tally(zeros, zeros, zeros, zeros, zeros))
 
 
-class Playout:
-    """A world played on from the bot's placement, on plain lists rather than the engine's
-    immutable state (copying the state at every event was most of a playout's time). The
-    rules the engine's ``evolve`` applies, for players who always do their duties (so no claim
-    arises on the way); the tests replay playouts on the engine and find the same ends."""
+def greedy_placement(state: BarsState, seat: Seat, rng: random.Random) -> tuple[int, int]:
+    """The placement with the most points now (ties at random), or (-1, -1) for none: the
+    playouts' policy for both seats."""
+    tops = tops_of(state)
+    best, chosen, ties = -1, (-1, -1), 0
+    spaces = [space for space in range(SPACES) if tops[space] != FACE_DOWN]
+    hand = state.hands[seat]
+    while hand:
+        low = hand & -hand
+        hand ^= low
+        card = low.bit_length() - 1
+        for space in spaces:
+            points = placement_points(tops, card, space)
+            if points > best:
+                best, chosen, ties = points, (card, space), 1
+            elif points == best and points >= 0:
+                ties += 1
+                if rng.random() * ties < 1:
+                    chosen = (card, space)
+    return chosen
 
-    __slots__ = ("tops", "heights", "hands", "deck", "scores", "starter", "last_passed",
-                 "result", "rng", "log")
 
-    def __init__(self, state: BarsState, rng: random.Random) -> None:
-        self.tops = list(tops_of(state))
-        self.heights = [len(stack) for stack in state.stacks]
-        self.hands = list(state.hands)
-        self.deck = list(reversed(state.deck))
-        """The deck, its top card last (drawn with ``pop``)."""
-        self.scores = list(state.scores)
-        self.starter = state.starter
-        self.last_passed = state.last_turn is not None and state.last_turn.passed
-        self.result: Result | None = None
-        self.rng = rng
-        self.log: list[tuple[int, int, int]] | None = None
-        """When a list, every turn is written to it as (seat, card, space), card -1 for a
-        pass (the tests replay them on the engine)."""
+def play_turn(state: BarsState, seat: Seat, card: int, space: int) -> BarsState:
+    """``seat``'s turn on the engine: places ``card`` on ``space`` (card -1: passes), does
+    every duty it then owes and ends its turn. The placement is one the seat may make (the
+    policy found it on this board), so its event goes straight to ``evolve``."""
+    evolve = GAME.evolve
+    if card < 0:
+        return evolve(state, Event("passed", seat, {}))
+    state = evolve(state, Event("placed", seat, {"card": DECK.code_of[card], "space": space}))
+    while owed := owed_duties(state):
+        kind, where = owed[0]
+        for event in GAME.decide(state, Command(kind, seat, {} if where < 0 else
+                                                {"space": where})):
+            state = evolve(state, event)
+    return evolve(state, Event("turn_ended", seat, {}))
 
-    def greedy(self, seat: Seat) -> tuple[int, int]:
-        """The placement with the most points now (ties at random), or (-1, -1) for none."""
-        tops, rng = self.tops, self.rng
-        best, chosen, ties = -1, (-1, -1), 0
-        spaces = [space for space in range(SPACES) if tops[space] != FACE_DOWN]
-        hand = self.hands[seat]
-        while hand:
-            low = hand & -hand
-            hand ^= low
-            card = low.bit_length() - 1
-            for space in spaces:
-                points = placement_points(tops, card, space)
-                if points > best:
-                    best, chosen, ties = points, (card, space), 1
-                elif points == best and points >= 0:
-                    ties += 1
-                    if rng.random() * ties < 1:
-                        chosen = (card, space)
-        return chosen
 
-    def turn(self, seat: Seat, card: int, space: int) -> None:
-        """``seat`` places ``card`` on ``space`` (card -1: passes), does its duties and ends
-        its turn."""
-        if self.log is not None:
-            self.log.append((seat, card, space))
-        passed = card < 0
-        if not passed:
-            tops, heights = self.tops, self.heights
-            self.scores[seat] += placement_points(tops, card, space)
-            self.hands[seat] &= ~(1 << card)
-            heights[space] += 1
-            tops[space] = card
-            if heights[space] >= STACK_FULL:
-                if CENTRE_MASK >> space & 1:
-                    tops[space] = FACE_DOWN
-                    if all(tops[s] == FACE_DOWN for s in CENTRE):
-                        for s in CENTRE:
-                            tops[s], heights[s] = EMPTY, 0
-                else:
-                    tops[space], heights[space] = EMPTY, 0
-            if self.deck:
-                self.hands[seat] |= 1 << self.deck.pop()
-        scores = (self.scores[0], self.scores[1])
-        result = round_result(scores) if seat != self.starter else None
-        if result is None and ((not self.hands[0] and not self.hands[1])
-                               or (passed and self.last_passed)):
-            result = end_result(scores)
-        self.result = result
-        self.last_passed = passed
+def play_out(state: BarsState, seat: Seat, card: int, space: int, rng: random.Random,
+             turns: int = HORIZON) -> float:
+    """``seat``'s placement in ``state``, then ``turns`` greedy turns or to the end of the
+    game, on the engine; the playout's value to ``seat`` (``value``)."""
+    state = play_turn(state, seat, card, space)
+    mover = seat
+    for _ in range(turns):
+        if state.phase == "over":
+            break
+        mover = 1 - mover
+        state = play_turn(state, mover, *greedy_placement(state, mover, rng))
+    return value(state, seat)
 
-    def run(self, seat: Seat, card: int, space: int, turns: int) -> None:
-        """``seat``'s placement, then ``turns`` greedy turns or to the end of the game."""
-        self.turn(seat, card, space)
-        for _ in range(turns):
-            if self.result is not None:
-                return
-            seat = 1 - seat
-            self.turn(seat, *self.greedy(seat))
 
-    def value(self, seat: Seat) -> float:
-        """The playout's value to ``seat`` in [0, 1]: the result of a finished game, else the
-        score difference scaled by ``SPREAD``."""
-        result = self.result
-        if result is not None:
-            if len(result.winners) > 1:
-                return 0.5
-            return 1.0 if result.winners[0] == seat else 0.0
-        lead = self.scores[seat] - self.scores[1 - seat]
-        return min(1.0, max(0.0, 0.5 + lead / (2 * SPREAD)))
+def value(state: BarsState, seat: Seat) -> float:
+    """A playout's value to ``seat`` in [0, 1]: the result of a finished game, else the score
+    difference scaled by ``SPREAD``."""
+    result = state.result
+    if result is not None:
+        if len(result.winners) > 1:
+            return 0.5
+        return 1.0 if result.winners[0] == seat else 0.0
+    lead = state.scores[seat] - state.scores[1 - seat]
+    return min(1.0, max(0.0, 0.5 + lead / (2 * SPREAD)))
 
 
 class StrongBot(WorldsBot):
@@ -249,9 +215,7 @@ class StrongBot(WorldsBot):
         def playout(index: int, world: tuple[BarsState, int]) -> float:
             state, seed = world
             # the same greedy ties for every candidate in a world
-            played = Playout(state, random.Random(seed))
-            played.run(seat, *candidates[index], HORIZON)
-            return played.value(seat)
+            return play_out(state, seat, *candidates[index], random.Random(seed))
 
         result = paired_search(len(candidates), sample, playout,
                                think - (time.perf_counter() - start), 0, self.worlds)

@@ -3,8 +3,10 @@
 It is given only an ``Observation`` (its view, its legal commands, and every event as its
 seat was shown it). From the events it works out what each opponent's hand may hold, then
 plays each candidate move on in many worlds sampled afresh (opponents' hands and the draw
-pile's order), every candidate in the same worlds, every seat then played by a fast copy of
-the heuristic bot's rules to the end of the round, and chooses the move worth most over the
+pile's order), every candidate in the same worlds, every seat then played on the engine itself
+(``decide`` for the candidate, ``evolve`` for every event after it: a rule lives only in
+``rules.py``) by the heuristic bot's own choice of card (``bots.card_to_lay``) to the end of
+the round, and chooses the move worth most over the
 worlds (``search_flat.paired_search``): a world is worth the round won, and the cards the
 seat kept to its end (``KEEP_WEIGHT``).
 
@@ -37,20 +39,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
-from math import comb
 from typing import Any
 
 from starhall.shared.belief import KeptFold, fold_of
 from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Event, Seat
-from starhall.shared.games.what_else.bots import (
-    JOKER_LAST,
-    STARRED_LATER,
-    WIN_NOW,
-    HeuristicBot,
-    card_worth,
-)
+from starhall.shared.games.what_else.bots import HeuristicBot, card_to_lay, card_worth
 from starhall.shared.games.what_else.rules import (
+    GAME,
     HAND_SIZE,
     NO_SEAT,
     TARGET,
@@ -58,6 +54,8 @@ from starhall.shared.games.what_else.rules import (
     RoundResult,
     WhatElseState,
     cards_for,
+    in_round,
+    legal_cards,
     rules_for,
 )
 from starhall.shared.observation import Observation
@@ -353,7 +351,7 @@ def world_state(template: WhatElseState, seat: Seat, hand: CardSet,
     return replace(template, hands=tuple(listed), draw=tuple(draw))
 
 
-# --- the rollout policy: the heuristic bot's rules on a state ----------------------------------
+# --- the rollout policy: the heuristic bot's rules, played on the engine ----------------------
 
 @cache
 def _static_worth(table: str) -> tuple[tuple[float, ...], float]:
@@ -365,196 +363,77 @@ def _static_worth(table: str) -> tuple[tuple[float, ...], float]:
     return worth, sum(worth) / len(worth)
 
 
-@cache
-def _miss(unseen: int, followers: int, hand: int) -> float:
-    if hand > unseen:
-        return 0.0 if followers else 1.0
-    return comb(unseen - followers, hand) / comb(unseen, hand)
-
-
-@cache
-def _lay_keys(table: str) -> tuple[int, ...]:
-    """The heuristic bot's order for laying low cards first: a starred card counts
-    ``STARRED_LATER`` higher, a joker last."""
-    cards = cards_for(table)
-    return tuple(number + (STARRED_LATER if colours else 0) if number else JOKER_LAST
-                 for number, colours in zip(cards.numbers, cards.colours, strict=True))
-
-
-class Playout:
-    """One world played on to its end by the rollout policy, on plain lists rather than the
-    engine's immutable state (a playout makes a few hundred moves, and copying the state at
-    each was most of its time). The same rules as the engine's ``evolve``; the tests check
-    that both play the same worlds to the same results."""
-
-    __slots__ = ("cards", "players", "hands", "draw", "discard", "gone", "pile", "passed",
-                 "tokens", "rng", "rounds_ended", "log", "kept")
-
-    def __init__(self, state: WhatElseState, rng: random.Random) -> None:
-        self.cards = state.rules.cards
-        self.players = state.rules.players
-        self.hands = list(state.hands)
-        self.draw = list(reversed(state.draw))
-        """The draw pile, top card last (drawn with ``pop``)."""
-        self.discard = list(state.discard)
-        self.gone = sum(1 << card for card in state.discard)
-        """The cards on the discard pile and in this round's pile: seen by every seat."""
-        self.pile = list(state.pile)
-        for _, card in self.pile:
-            self.gone |= 1 << card
-        self.passed = list(state.passed)
-        self.tokens = list(state.tokens)
-        self.rng = rng
-        self.rounds_ended = 0
-        self.kept: list[CardSet] = []
-        """The hands when the last round ended, before anyone drew."""
-        self.log: list[tuple[Any, ...]] | None = None
-        """When a list, every move and shuffle is written to it (the tests replay them on
-        the engine): ("play", seat, card), ("pass", seat), ("refill", seat, discards),
-        ("shuffle", order)."""
-
-    def run(self, state: WhatElseState, first: Command, rounds: int) -> None:
-        """Play ``first`` (a command legal in ``state``), then on until ``rounds`` rounds have
-        ended (the one being played counts) or the game has."""
-        if state.phase == "refill":
-            order = list(state.refill_order)
-            discard = self.cards.deck.mask(first.data["discard"])
-            self._refill(order[0], discard)
-            for seat in order[1:]:
-                self._refill(seat, rollout_discards_of(self.cards, self.hands[seat]))
-            turn = state.opener
-        else:
-            seat = state.turn
-            card = (self.cards.deck.index_of[first.data["card"]] if first.type == "play"
-                    else -1)
-            turn = self._move(seat, card)
-        while turn >= 0 and self.rounds_ended < rounds:
-            turn = self._round(turn)
-
-    def _round(self, turn: Seat) -> Seat:
-        """Play from ``turn`` to the end of the round and its refill: the next opener, or -1
-        when the game is over."""
-        fits_on = self.cards.fits_on
-        while True:
-            hand = self.hands[turn]
-            playable = hand & fits_on[self.pile[-1][1]] if self.pile else hand
-            card = rollout_card_of(self, turn, playable) if playable else -1
-            turn = self._move(turn, card)
-            if not self.pile:  # the round is over: ``turn`` opens the next, or -1
-                return turn
-
-    def _move(self, seat: Seat, card: int) -> Seat:
-        """``seat`` lays ``card`` (-1: passes). The next seat to move in the round, or when the
-        round ended, its winner (having refilled) or -1 when the game is over."""
-        if self.log is not None:
-            self.log.append(("play", seat, card) if card >= 0 else ("pass", seat))
-        if card >= 0:
-            self.hands[seat] &= ~(1 << card)
-            self.pile.append((seat, card))
-            self.gone |= 1 << card
-        else:
-            self.passed[seat] = True
-        last = self.pile[-1][0]
-        players = self.players
-        staying = [other for other in range(players)
-                   if not self.passed[other] and self.hands[other]]
-        if staying and staying != [last]:
-            for step in range(1, players):
-                other = (seat + step) % players
-                if not self.passed[other] and self.hands[other]:
-                    return other
-        return self._end_round(last)
-
-    def _end_round(self, winner: Seat) -> Seat:
-        self.rounds_ended += 1
-        self.kept = list(self.hands)
-        self.tokens[winner] += 1
-        self.discard.extend(card for _, card in self.pile)
-        self.pile = []
-        self.passed = [False] * self.players
-        if self.tokens[winner] >= TARGET:
-            return -1
-        self._draw(winner)
-        for step in range(1, self.players):
-            seat = (winner + step) % self.players
-            self._refill(seat, rollout_discards_of(self.cards, self.hands[seat]))
-        return winner
-
-    def _refill(self, seat: Seat, discard: CardSet) -> None:
-        if self.log is not None:
-            self.log.append(("refill", seat, discard))
-        self.hands[seat] &= ~discard
-        self.discard.extend(bits(discard))
-        self.gone |= discard
-        self._draw(seat)
-
-    def _draw(self, seat: Seat) -> None:
-        need = HAND_SIZE - self.hands[seat].bit_count()
-        while need:
-            if not self.draw:
-                if not self.discard:
-                    return
-                order = sorted(self.discard)
-                self.rng.shuffle(order)  # the engine's reshuffle: the pile's cards in a new order
-                if self.log is not None:
-                    self.log.append(("shuffle", order))
-                self.draw = order[::-1]
-                self.discard = []
-                self.gone = sum(1 << card for _, card in self.pile)
-            card = self.draw.pop()
-            self.hands[seat] |= 1 << card
-            need -= 1
-
-
-def rollout_card_of(world: Playout, seat: Seat, playable: CardSet) -> int:
-    """The heuristic bot's card (``HeuristicBot._play``), from ``seat``'s side of a world."""
-    cards = world.cards
-    fits_on = cards.fits_on
-    keys = _lay_keys(cards.table)
-    hands, passed = world.hands, world.passed
-    unseen = cards.deck.full & ~hands[seat] & ~world.gone
-    total = unseen.bit_count()
-    others = [hands[other].bit_count() for other in range(world.players)
-              if other != seat and not passed[other] and hands[other]]
-    best, best_chance = -1, -1.0
-    lowest, lowest_key = -1, JOKER_LAST + 1
-    while playable:
-        low = playable & -playable
-        playable ^= low
-        card = low.bit_length() - 1
-        followers = (fits_on[card] & unseen).bit_count()
-        chance = 1.0
-        for count in others:
-            chance *= _miss(total, followers, count)
-        if chance > best_chance:
-            best, best_chance = card, chance
-        key = keys[card]
-        if key < lowest_key:
-            lowest, lowest_key = card, key
-    return best if best_chance >= WIN_NOW else lowest
-
-
 def rollout_discards_of(cards: Cards, hand: CardSet) -> CardSet:
     """The cards worth less than the average card (against a full deck)."""
     worth, average = _static_worth(cards.table)
     return sum(1 << card for card in bits(hand) if worth[card] < average)
 
 
+def rollout_event(state: WhatElseState, rng: random.Random) -> Event:
+    """The next event of a playout: the heuristic's card (or a pass) for the seat to play,
+    judged from that seat's side of the world; the rollout's discards for the seat to refill;
+    or a reshuffle of the discard pile in an order drawn from ``rng``."""
+    rules = state.rules
+    cards = rules.cards
+    if state.phase == "play":
+        seat = state.turn
+        playable = legal_cards(state, seat)
+        if not playable:
+            return rules.pass_events[seat]
+        gone = 0
+        for card in state.discard:
+            gone |= 1 << card
+        for _, card in state.pile:
+            gone |= 1 << card
+        hands = state.hands
+        unseen = cards.deck.full & ~hands[seat] & ~gone
+        opponents = [hands[other].bit_count() for other in rules.clockwise[seat]
+                     if in_round(state, other)]
+        return rules.plays.events[seat][card_to_lay(cards, playable, unseen, opponents)]
+    if state.phase == "refill":
+        seat = state.refill_order[0]
+        discard = rollout_discards_of(cards, state.hands[seat])
+        return Event("refilled", seat, {"discard": cards.deck.codes(discard)})
+    request = GAME.chance(state)
+    assert request is not None  # a playout never reaches the game's first deal
+    order = list(request.items)
+    rng.shuffle(order)
+    return Event("shuffled", None, {"order": order})
+
+
 def play_out(state: WhatElseState, first: Command, seat: Seat, rng: random.Random,
              rounds: int | None = None) -> float:
-    """Play ``first`` in ``state``, then on with the rollout policy for every seat until
-    ``rounds`` rounds have ended; ``seat``'s value: 1 for a won game, 0 for a lost one, else
-    its share of the tokens won in the playout."""
-    world = Playout(state, rng)
-    world.run(state, first, ROLLOUT_ROUNDS if rounds is None else rounds)
-    tokens = world.tokens
-    if max(tokens) >= TARGET:
+    """Play ``first`` in ``state`` through the engine (``decide``, then ``evolve``), then on
+    with the rollout policy for every seat (``rollout_event``) until ``rounds`` rounds have
+    ended (the one being played counts; from a refill, the next); ``seat``'s value: 1 for a
+    won game, 0 for a lost one, else the tokens it won per round ended plus ``KEEP_WEIGHT``
+    times the worth of the cards it held when the last of them ended."""
+    rounds = ROLLOUT_ROUNDS if rounds is None else rounds
+    evolve = GAME.evolve
+    tokens_before = state.tokens[seat]
+    ended = 0
+    kept = -1
+    events: Sequence[Event] = GAME.decide(state, first)
+    while True:
+        for event in events:
+            before = state
+            state = evolve(state, event)
+            if before.pile and not state.pile:  # the round ended: what the seat held then
+                ended += 1
+                kept = before.hands[seat]
+                if event.seat == seat and event.type == "played":
+                    kept &= ~(1 << state.rules.cards.deck.index_of[event.data["card"]])
+        if state.phase == "over" or ended >= rounds:
+            break
+        events = (rollout_event(state, rng),)
+    tokens = state.tokens
+    if state.phase == "over":
         return 1.0 if tokens[seat] >= TARGET else 0.0
-    won = (tokens[seat] - state.tokens[seat]) / max(world.rounds_ended, 1)
-    if not KEEP_WEIGHT or not world.kept:
+    won = (tokens[seat] - tokens_before) / max(ended, 1)
+    if not KEEP_WEIGHT or kept < 0:
         return won
-    worth, average = _static_worth(world.cards.table)
-    return won + KEEP_WEIGHT * sum(worth[card] - average for card in bits(world.kept[seat]))
+    worth, average = _static_worth(state.rules.cards.table)
+    return won + KEEP_WEIGHT * sum(worth[card] - average for card in bits(kept))
 
 
 # --- the bot ---------------------------------------------------------------------------------
