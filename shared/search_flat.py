@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from math import sqrt
 from typing import TypeVar
 
+from starhall.shared.engine import Command
+
 World = TypeVar("World")
 
 
@@ -30,6 +32,20 @@ class SearchResult:
     means: list[float]
     counts: list[int]
     """Worlds each candidate was played out in (fewer for one dropped as clearly beaten)."""
+    errors: list[float]
+    """The standard error of each candidate's mean (``inf`` with fewer than two worlds)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MoveValue:
+    """What a search found one legal move worth to the seat (replay analysis reads these)."""
+
+    command: Command
+    value: float
+    """The mean over the worlds it was played out in: the playouts' value, higher better."""
+    spread: float
+    """The standard error of ``value``."""
+    worlds: int
 
 
 PRUNE_AFTER = 4
@@ -84,7 +100,24 @@ def paired_search(count: int, sample: Callable[[], World],
                 results[i], results[default], strict=False)])
 
         chosen = max(active, key=lambda i: (doubted(i), i == default, counts[i]))
-    return SearchResult(chosen, sum(counts), worlds, means, counts)
+    errors = [_spread(values) for values in results]
+    return SearchResult(chosen, sum(counts), worlds, means, counts, errors)
+
+
+def _spread(values: list[float]) -> float:
+    """The standard error of the mean of ``values`` (``inf`` for fewer than two)."""
+    n = len(values)
+    if n < 2:
+        return float("inf")
+    mean = sum(values) / n
+    return sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
+
+
+def move_values(commands: list[Command], result: SearchResult) -> list[MoveValue]:
+    """Each candidate's value as ``result`` found it, best first."""
+    found = [MoveValue(command, result.means[i], result.errors[i], result.counts[i])
+             for i, command in enumerate(commands)]
+    return sorted(found, key=lambda move: -move.value)
 
 
 def _error(differences: list[float]) -> float:

@@ -361,6 +361,40 @@ def test_bars_strong_plays_whole_games() -> None:
 
 # --- the search -------------------------------------------------------------------------------
 
+def test_bars_claims_are_searched() -> None:
+    """Against a random player, who leaves duties undone, claims open for the strong bot: it
+    searches them with its placements (each claim, each of the lookahead's best placements),
+    its move is always legal, the same for the same random numbers, and its values list
+    every move it searched."""
+    options = BARS.make_options(2, {})
+    rng = random.Random(4)
+    opponent = RandomBot(rng)
+    searched = {"claims": 0, "declined": 0}
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        if seat == 1:
+            return opponent.choose(seen, 0.0)
+        bot = BarsStrong(random.Random(len(seen.seen)), worlds=4)
+        command = bot.choose(seen, 0.0)
+        assert command in seen.legal
+        claims = seen.view["legal"]["claims"]
+        if claims:
+            assert bot.searched and bot.last_playouts > 0
+            again = BarsStrong(random.Random(len(seen.seen)), worlds=4).choose(seen, 0.0)
+            assert again == command
+            values = BarsStrong(random.Random(len(seen.seen)), worlds=4).values(seen, 0.0)
+            assert sum(move.command.type == "claim" for move in values) == len(claims)
+            assert all(move.worlds == 4 for move in values)
+            assert values == sorted(values, key=lambda move: -move.value)
+            searched["claims"] += 1
+            searched["declined"] += command.type != "claim"
+        return command
+
+    for deal in range(6):
+        play(BARS, 2, options, choose, deal)
+    assert searched["claims"] > 3, searched
+
+
 def test_paired_search_plays_every_candidate_in_the_same_worlds() -> None:
     """Without time, the default move and no playout; with worlds, every candidate played
     once in each, and the best mean chosen (the default on a tie)."""

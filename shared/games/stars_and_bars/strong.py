@@ -3,11 +3,12 @@
 Both hands are open; only the deck's order is hidden. The bot is given an ``Observation``:
 the unseen cards are those never shown (every card comes into sight when it is drawn, in the
 set-up's draws or a turn's ``drew``), and the deck holds exactly them in some order. Like
-``lookahead`` it makes every claim first and does every duty (both are free points, or deny
-them to the opponent) and searches only the placement.
+``lookahead`` it does every duty (left undone, it is the opponent's to claim).
 
-For the placement it keeps the ``lookahead`` bot's best few candidates (points now, less the
-opponent's best reply and the claims left to them), then plays each on in worlds sampled
+It searches its claims and its placement: the candidates are each claim open to it (played
+out with the ``lookahead``'s placement after it) and the ``lookahead`` bot's best few
+placements (points now, less the opponent's best reply and the claims left to them), which
+forgo the claims for this turn. It plays each on in worlds sampled
 afresh (the deck shuffled anew), every candidate in the same worlds, both seats then placing
 greedily for a few turns on the engine itself (``play_out``: ``evolve``, and ``decide`` for
 the duties; a rule lives only in ``rules.py``); a candidate's
@@ -41,12 +42,21 @@ from starhall.shared.games.stars_and_bars.rules import (
     tops_of,
 )
 from starhall.shared.observation import Observation
-from starhall.shared.search_flat import WorldsBot, paired_search
+from starhall.shared.search_flat import (
+    MoveValue,
+    SearchResult,
+    WorldsBot,
+    move_values,
+    paired_search,
+)
 
 CANDIDATES = 6
 """How many of the lookahead's best placements the search plays out."""
 HORIZON = 6
 """Turns played after the bot's own (three each) before a playout is scored."""
+DOUBT = 2.0
+"""With a claim open, the search leaves it (the default) only for a move that beats it by
+more than this many standard errors over the worlds played (``paired_search``)."""
 SPREAD = 60.0
 """A score difference of this many points counts as a sure win (a value of 1) in a playout
 cut short; a lead over 50 at a round's end wins outright."""
@@ -185,9 +195,24 @@ def value(state: BarsState, seat: Seat) -> float:
     return min(1.0, max(0.0, 0.5 + lead / (2 * SPREAD)))
 
 
+Candidate = tuple[Command | None, int, int]
+"""A move searched: a claim to make first (``None`` for none), then the placement after it,
+(card, space), (-1, -1) for a pass."""
+
+
+def _best_placement(state: BarsState, seat: Seat) -> tuple[int, int]:
+    """The ``lookahead`` bot's placement on ``state``'s board, (-1, -1) when none is legal."""
+    view = GAME.view(state, seat)
+    scored = lookahead_scores(view, seat)
+    if not scored:
+        return -1, -1
+    _, card, space = max(scored, key=lambda entry: entry[0])
+    return card, space
+
+
 class StrongBot(WorldsBot):
-    """Plays out the lookahead's best placements over sampled deck orders; keeps the cards it
-    was shown from one move to the next (``unseen_cards``)."""
+    """Plays out the lookahead's best placements, and each claim open to it, over sampled deck
+    orders; keeps the cards it was shown from one move to the next (``unseen_cards``)."""
 
     def __init__(self, rng: random.Random, worlds: int = 0) -> None:
         super().__init__(rng, worlds)
@@ -197,16 +222,53 @@ class StrongBot(WorldsBot):
         start = time.perf_counter()  # the budget counts what is worked out before the search
         self.searched = False
         view, seat = seen.view, seen.seat
-        command = _admin(view, seat)
-        if command is not None:
-            return command
+        if not view["legal"]["claims"]:
+            command = _admin(view, seat)
+            if command is not None:  # a duty (free: left undone it is the opponent's to
+                return command       # claim), the end of the turn or a forced pass
+        commands, result = self._search(seen, think - (time.perf_counter() - start))
+        self.last_playouts = result.playouts
+        self.searched = True
+        return commands[result.chosen]
+
+    def values(self, seen: Observation, think: float) -> list[MoveValue]:
+        """Each move searched (each claim open, each of the lookahead's best placements) with
+        its value to the seat over the worlds played (a win 1, a tie ½, a lead scaled by
+        ``SPREAD``), best first; [] when the seat has no choice to search."""
+        view = seen.view
+        if not view["legal"]["claims"] and _admin(view, seen.seat) is not None:
+            return []
+        return move_values(*self._search(seen, think))
+
+    def _search(self, seen: Observation, think: float) -> tuple[list[Command], SearchResult]:
+        """The candidates (every claim open first, then the lookahead's best placements) and
+        the search over them. A claim is played out with the lookahead's placement after it;
+        with claims open the first is the default, kept unless another move is clearly better
+        (``DOUBT``): a claim is free points, and a search too short to tell keeps it."""
+        start = time.perf_counter()
+        view, seat = seen.view, seen.seat
         rng = self.rng
+        template = template_state(seen)
+        candidates: list[Candidate] = []
+        commands: list[Command] = []
+        for claim in view["legal"]["claims"]:
+            command = Command("claim", seat, {k: v for k, v in claim.items() if k != "points"})
+            after = template
+            for event in GAME.decide(template, command):
+                after = GAME.evolve(after, event)
+            candidates.append((command, *_best_placement(after, seat)))
+            commands.append(command)
         scored = lookahead_scores(view, seat)
         rng.shuffle(scored)  # ties between equal scores at random, as the lookahead breaks them
         scored.sort(key=lambda entry: -entry[0])
-        candidates = [(card, space) for _, card, space in scored[:CANDIDATES]]
+        for _, card, space in scored[:CANDIDATES]:
+            candidates.append((None, card, space))
+            commands.append(Command("place", seat, {"card": DECK.code_of[card],
+                                                    "space": space}))
+        if view["legal"]["pass"]:  # no placement now: the claims, or none and a pass
+            candidates.append((None, -1, -1))
+            commands.append(Command("pass", seat, {}))
         unseen = unseen_cards(seen, self.shown)
-        template = template_state(seen)
 
         def sample() -> tuple[BarsState, int]:
             deck = tuple(sample_deck(seen, unseen, rng))
@@ -214,15 +276,18 @@ class StrongBot(WorldsBot):
 
         def playout(index: int, world: tuple[BarsState, int]) -> float:
             state, seed = world
+            claim, card, space = candidates[index]
+            if claim is not None:
+                for event in GAME.decide(state, claim):
+                    state = GAME.evolve(state, event)
             # the same greedy ties for every candidate in a world
-            return play_out(state, seat, *candidates[index], random.Random(seed))
+            return play_out(state, seat, card, space, random.Random(seed))
 
+        claims = len(view["legal"]["claims"])
         result = paired_search(len(candidates), sample, playout,
-                               think - (time.perf_counter() - start), 0, self.worlds)
-        self.last_playouts = result.playouts
-        self.searched = True
-        card, space = candidates[result.chosen]
-        return Command("place", seat, {"card": DECK.code_of[card], "space": space})
+                               think - (time.perf_counter() - start), 0, self.worlds,
+                               DOUBT if claims else 0.0)
+        return commands, result
 
 
 BOTS = {"strong": StrongBot}

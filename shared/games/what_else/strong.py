@@ -59,7 +59,13 @@ from starhall.shared.games.what_else.rules import (
     rules_for,
 )
 from starhall.shared.observation import Observation
-from starhall.shared.search_flat import WorldsBot, paired_search
+from starhall.shared.search_flat import (
+    MoveValue,
+    SearchResult,
+    WorldsBot,
+    move_values,
+    paired_search,
+)
 
 KEEP_WEIGHT = 1.5
 """A playout cut short also counts the cards the seat kept to the round's end, each by its
@@ -462,23 +468,38 @@ class StrongBot(WorldsBot):
     def choose(self, seen: Observation, think: float) -> Command:
         start = time.perf_counter()  # the budget counts what is worked out before the search
         self.searched = False
-        view, seat = seen.view, seen.seat
         legal = seen.legal
         if len(legal) == 1:
             return legal[0]
+        commands, result = self._search(seen, think - (time.perf_counter() - start))
+        self.last_playouts = result.playouts
+        self.searched = True
+        return commands[result.chosen]
+
+    def values(self, seen: Observation, think: float) -> list[MoveValue]:
+        """Each move searched (every card it may lay, a pass where it may pass; at a refill the
+        discards tried) with its value to the seat over the worlds played (the rounds won
+        plus ``KEEP_WEIGHT`` times the worth of the cards kept; 1 or 0 for a game won or
+        lost on the way), best first; [] when the seat has no choice."""
+        if len(seen.legal) <= 1:
+            return []
+        return move_values(*self._search(seen, think))
+
+    def _search(self, seen: Observation, think: float) -> tuple[list[Command], SearchResult]:
+        start = time.perf_counter()
+        view, seat = seen.view, seen.seat
         cards = cards_for(view["options"]["star_table"])
         deck = cards.deck
         hand = deck.mask(view["hand"])
         unseen = unseen_cards(cards, view)
-        refill = view["legal"]["refill"]
-        if refill:
+        if view["legal"]["refill"]:
             heuristic = HeuristicBot._discards(cards, hand, unseen)
             discards = refill_candidates(cards, hand, unseen, heuristic)
             commands = [Command("refill", seat, {"discard": deck.codes(chosen)})
                         for chosen in discards]
             default = 0
         else:
-            commands = list(legal)
+            commands = list(seen.legal)  # every card it may lay, and a pass where allowed
             default = self._default_play(seen, cards, hand, unseen, commands)
         known = knowledge(seen, self.course)
         template = template_state(seen)
@@ -495,9 +516,7 @@ class StrongBot(WorldsBot):
         result = paired_search(len(commands), sample, playout,
                                think - (time.perf_counter() - start), default, self.worlds,
                                DOUBT)
-        self.last_playouts = result.playouts
-        self.searched = True
-        return commands[result.chosen]
+        return commands, result
 
     @staticmethod
     def _default_play(seen: Observation, cards: Cards, hand: CardSet, unseen: CardSet,
