@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from starhall.shared.belief import KeptFold
 from starhall.shared.bots import RandomBot, make_bot
 from starhall.shared.engine import Command, Event, Game
 from starhall.shared.games import get_game
@@ -44,6 +45,7 @@ from starhall.shared.search_flat import paired_search
 from starhall.shared.shuffle import shuffle_command, shuffle_event
 
 WHAT_ELSE = get_game("what_else")
+WHAT_ELSE_CARDS = 55
 BARS = get_game("stars_and_bars")
 
 Chooser = Callable[[Any, int, Observation], Command]
@@ -98,7 +100,7 @@ def test_what_else_knowledge_holds_for_the_real_hands(players: int, voluntary: b
     checked = {"moves": 0, "reshuffled": 0}
 
     def choose(state: Any, seat: int, seen: Observation) -> Command:
-        known = knowledge(seen)
+        known = knowledge(seen, read_policy=False)  # random players among them
         assert known.consistent
         for other, groups in known.groups.items():
             allowed = 0
@@ -128,6 +130,54 @@ def test_what_else_knowledge_holds_for_the_real_hands(players: int, voluntary: b
     for deal in range(3):
         play(WHAT_ELSE, players, options, choose, deal)
     assert checked["moves"] > 100 and checked["reshuffled"] > 0
+
+
+def held_by(groups: list[Any]) -> int:
+    """The cards any of an opponent's groups may hold."""
+    allowed = 0
+    for group in groups:
+        allowed |= group.allowed
+    return allowed
+
+
+@pytest.mark.parametrize("players", [3, 4, 6])
+def test_what_else_reading_heuristic_players_holds(players: int) -> None:
+    """Against heuristic players, what their plays and refills tell (no lower card that fits
+    than the one laid, no weak card kept) admits their real hands at every move, and says
+    more than the events alone; a random player, whose moves soon show it is none, is read
+    no more."""
+    options = WHAT_ELSE.make_options(players, {})
+    rng = random.Random(players)
+    narrowed = {"read": 0, "plain": 0}
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        read, plain = knowledge(seen), knowledge(seen, read_policy=False)
+        assert read.consistent
+        for other, groups in read.groups.items():
+            allowed = held_by(groups)
+            assert state.hands[other] & ~allowed == 0
+            narrowed["read"] += WHAT_ELSE_CARDS - allowed.bit_count()
+            narrowed["plain"] += WHAT_ELSE_CARDS - held_by(plain.groups[other]).bit_count()
+        return HeuristicBot(rng).choose(seen, 0.0)
+
+    for deal in range(3):
+        play(WHAT_ELSE, players, options, choose, deal)
+    assert narrowed["read"] > narrowed["plain"]
+
+
+def test_what_else_a_random_player_is_read_no_more() -> None:
+    options = WHAT_ELSE.make_options(3, {})
+    rng = random.Random(9)
+    course: KeptFold[Any] = KeptFold()
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        if seat == 0:
+            knowledge(seen, course)
+            return HeuristicBot(rng).choose(seen, 0.0)
+        return (RandomBot(rng) if seat == 1 else HeuristicBot(rng)).choose(seen, 0.0)
+
+    play(WHAT_ELSE, 3, options, choose, 2)
+    assert course.fold is not None and course.fold.plain == {1}
 
 
 def test_what_else_bot_is_given_nothing_hidden() -> None:

@@ -44,7 +44,13 @@ from typing import Any
 from starhall.shared.belief import KeptFold, fold_of
 from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Event, Seat
-from starhall.shared.games.what_else.bots import HeuristicBot, card_to_lay, card_worth
+from starhall.shared.games.what_else.bots import (
+    HeuristicBot,
+    card_to_lay,
+    card_worth,
+    lay_keys,
+    miss_chance,
+)
 from starhall.shared.games.what_else.rules import (
     GAME,
     HAND_SIZE,
@@ -80,6 +86,14 @@ DOUBT = 2.0
 standard errors over the worlds played (``paired_search``)."""
 SAMPLE_TRIES = 30
 """Attempts at a world that meets every group's constraints before they are dropped."""
+LOWEST_BELOW = 0.3
+"""An opponent's card that ends the round at once with less than this chance (as it could
+judge) was laid as its lowest card that fits (``_Course.laid_lowest``); the heuristic spends
+a card to win only at ``WIN_NOW`` (0.9)."""
+KEPT_ABOVE = 0.6
+"""An opponent keeps at a refill no card worth less than this share of an average card's
+worth (the heuristic keeps none below the average; the margin: it weighs against what it
+sees, a little other than what the seat sees)."""
 ROLLOUT_ROUNDS = 1
 """A playout stops when this many rounds have ended (the one being played counts; from a
 refill, the next) and is scored by the round won and the cards kept. Played to the game's
@@ -124,6 +138,11 @@ class _Course:
     pile_allowed: CardSet = 0
     groups: dict[Seat, list[Group]] = field(default_factory=dict)
     owed: tuple[Seat, int] | None = None
+    read_policy: bool = True
+    """Read the opponents' plays and refills as the heuristic's (``laid_lowest``,
+    ``weak_cards``): what a Normal bot's moves tell of its hand."""
+    plain: set[Seat] = field(default_factory=set)
+    """Opponents whose moves showed they do not play as the heuristic: read no more."""
     lost: bool = False
     """An event the course could not follow came: it follows no more, and says nothing."""
 
@@ -135,6 +154,7 @@ class _Course:
         groups = self.groups[seat]
         able = [group for group in groups if group.allowed >> card & 1]
         if not able:  # a history the groups cannot explain: forget what they said
+            self.plain.add(seat)  # most likely its policy was misread: read it no more
             able = list(groups)
             for group in groups:
                 group.allowed = self.cards.deck.full
@@ -151,6 +171,54 @@ class _Course:
         chosen.count -= 1
         if not chosen.count:
             groups.remove(chosen)
+
+    def gone(self) -> CardSet:
+        """The cards every seat has seen go: the discard pile and this round's pile."""
+        gone = 0
+        for card in self.discard:
+            gone |= 1 << card
+        for _, card in self.pile:
+            gone |= 1 << card
+        return gone
+
+    def laid_lowest(self, seat: Seat, card: int) -> None:
+        """``seat`` lays ``card``. The heuristic lays its lowest card that fits (by
+        ``lay_keys``) unless one likely ends the round at once; when ``card`` clearly could
+        not (``LOWEST_BELOW``), it held no lower card that fits. Worked out as the seat
+        would, from what it could see (every card not gone is unseen to it, but its own)."""
+        cards = self.cards
+        fitting = cards.fits_on[self.pile[-1][1]] if self.pile else cards.deck.full
+        unseen = cards.deck.full & ~self.gone() & ~(1 << card)
+        total = max(unseen.bit_count() - (self.counts[seat] - 1), 0)
+        followers = min((cards.fits_on[card] & unseen).bit_count(), total)
+        chance = 1.0
+        for other in range(self.players):
+            if other != seat and not self.passed[other] and self.counts[other]:
+                chance *= miss_chance(total, followers, self.counts[other])
+        if chance >= LOWEST_BELOW:
+            return
+        keys = lay_keys(cards.table)
+        lower = 0
+        for other in bits(fitting):
+            if keys[other] < keys[card]:
+                lower |= 1 << other
+        for group in self.groups[seat]:
+            group.allowed &= ~lower
+
+    def weak_and_strong(self) -> tuple[CardSet, CardSet]:
+        """The cards not gone that are clearly weak (worth less than ``KEPT_ABOVE`` of an
+        average one, against the cards not gone), and those clearly strong (worth more than
+        the average over ``KEPT_ABOVE``). The heuristic discards every card worth less than
+        the average card it cannot see, and no other: at a refill it keeps no weak card and
+        throws away no strong one."""
+        cards = self.cards
+        unseen = cards.deck.full & ~self.gone()
+        worth = {card: card_worth(cards, card, unseen & ~(1 << card)) for card in bits(unseen)}
+        average = sum(worth.values()) / max(len(worth), 1)
+        weak = sum(1 << card for card, value in worth.items() if value < KEPT_ABOVE * average)
+        strong = sum(1 << card for card, value in worth.items()
+                     if value > average / KEPT_ABOVE)
+        return weak, strong
 
     def draw(self, seat: Seat, need: int) -> None:
         taken = min(need, self.draw_count)
@@ -205,6 +273,8 @@ class _Course:
                            for seat in range(self.players) if seat != self.me}
         elif kind == "played" and seat is not None:
             card = index_of[data["card"]]
+            if seat != self.me and self.read_policy and seat not in self.plain:
+                self.laid_lowest(seat, card)
             self.take(seat, card)
             self.pile.append((seat, card))
             self.after_move()
@@ -216,23 +286,35 @@ class _Course:
                     group.allowed &= ~fitting
             self.after_move()
         elif kind == "refilled" and seat is not None:
-            for code in data["discard"]:
-                card = index_of[code]
+            discarded = [index_of[code] for code in data["discard"]]
+            reading = seat != self.me and self.read_policy and seat not in self.plain
+            weak, strong = self.weak_and_strong() if reading else (0, 0)
+            if any(strong >> card & 1 for card in discarded):
+                self.plain.add(seat)  # it threw a card away the heuristic would keep
+            for card in discarded:
                 self.take(seat, card)
                 self.discard.append(card)
+            if reading and seat not in self.plain:
+                for group in self.groups[seat]:
+                    group.allowed &= ~weak
             self.draw(seat, HAND_SIZE - self.counts[seat])
 
 
-def knowledge(seen: Observation, kept: KeptFold[_Course] | None = None) -> Knowledge:
+def knowledge(seen: Observation, kept: KeptFold[_Course] | None = None,
+              read_policy: bool = True) -> Knowledge:
     """What ``seen`` tells of the opponents' hands and the draw pile; ``kept``: the course
-    followed at the seat's moves before, to follow only the events since."""
+    followed at the seat's moves before, to follow only the events since. Without
+    ``read_policy`` only what holds whoever the opponents are; with it, also what their
+    moves tell if they play as the heuristic bot, for each opponent until its moves show it
+    does not (``_Course.plain``)."""
     view = seen.view
     cards = cards_for(view["options"]["star_table"])
     players = seen.players
 
     def start() -> _Course:
         return _Course(cards, players, seen.seat, bool(view["options"]["voluntary_pass"]),
-                       [0] * players, [False] * players, tokens=[0] * players)
+                       [0] * players, [False] * players, tokens=[0] * players,
+                       read_policy=read_policy)
 
     course = fold_of(seen.seat, seen.seen, start, kept)
     code_of = cards.deck.code_of
