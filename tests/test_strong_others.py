@@ -301,6 +301,35 @@ def test_what_else_strong_plays_whole_games(players: int) -> None:
     assert WHAT_ELSE.outcome(final).over
 
 
+def test_what_else_strong_searches_the_pass() -> None:
+    """With ``voluntary_pass`` the pass is a move like any other: searched beside every card
+    the seat may lay, its value listed; the move chosen is always legal and the same for the
+    same random numbers."""
+    options = WHAT_ELSE.make_options(4, {"voluntary_pass": True})
+    heuristic = HeuristicBot(random.Random(1))
+    found = {"passes searched": 0, "passed": 0}
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        if seat != 2:
+            return heuristic.choose(seen, 0.0)
+        command = WhatElseStrong(random.Random(len(seen.seen)), worlds=3).choose(seen, 0.0)
+        assert command in seen.legal
+        again = WhatElseStrong(random.Random(len(seen.seen)), worlds=3).choose(seen, 0.0)
+        assert again == command
+        if seen.view["legal"]["pass"] and seen.view["legal"]["play"]:
+            values = WhatElseStrong(random.Random(0), worlds=3).values(seen, 0.0)
+            assert sorted(move.command.type for move in values) == sorted(
+                c.type for c in seen.legal)
+            assert all(move.worlds == 3 and move.spread >= 0 for move in values)
+            found["passes searched"] += 1
+        found["passed"] += command.type == "pass"
+        return command
+
+    for deal in range(2):
+        play(WHAT_ELSE, 4, options, choose, deal)
+    assert found["passes searched"] > 5
+
+
 @pytest.mark.parametrize(("game", "others"), [(WHAT_ELSE, "heuristic"), (BARS, "lookahead")])
 def test_a_strong_bot_that_keeps_its_belief_moves_as_a_fresh_one(game: Game[Any],
                                                                    others: str) -> None:
