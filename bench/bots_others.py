@@ -1,15 +1,22 @@
-"""How strong the ``strong`` bots of "what else?" and Stars and Bars are (issue 26), in the
-duplicate format: every deal is played once with the strong bot in each seat and the other
-bots in the rest, so the luck of the deal falls alike on every seat and cancels.
+"""How strong the ``strong`` bots of "what else?" and Stars and Bars are (issues 26, 34), in
+the duplicate format: every deal is played once with the bot measured in each seat and the
+other bots in the rest, so the luck of the deal falls alike on every seat and cancels.
 
     python -m bench.bots_others what_else --players 3 4 6 --deals 50 --think 0.1
     python -m bench.bots_others stars_and_bars --deals 100 --think 0.1
 
+The ladder a person picks from (Easy < Normal < Strong) is each level measured against the
+one below: ``--bot heuristic --others random`` (what else?) or ``--bot lookahead --others
+greedy`` (Stars and Bars), then the defaults. ``--baseline REV`` measures the ``strong`` bot
+as it was at a git revision instead (``bench.playouts.baseline_module``), on the same deals:
+a before and after.
+
 "what else?": one ``strong`` against ``heuristic`` players; its share of the games won, with
 a 95% confidence interval over the deals (a deal's share is its rotations' mean), against
-the goal of 1.5 times a fair share. Stars and Bars: ``strong`` against ``lookahead``; the
-share of decided games it won (ties left out), with a 95% interval (Wilson's, each decided
-game a trial), against the goal of 60%. Both print the strong bot's time per move (p50,
+the goal of 1.5 times a fair share (and whether it is above a fair share at all). Stars and
+Bars: ``strong`` against ``lookahead``; the share of decided games it won (ties left out),
+with a 95% interval (Wilson's, each decided game a trial), against the goal of 60% (and
+whether it is above half). Both print the strong bot's time per move (p50,
 p99 over the moves it searched: the search stops at ``--think``, so p99 shows its overrun)
 and the run's length.
 
@@ -27,14 +34,13 @@ import argparse
 import random
 import statistics
 import time
+from collections.abc import Callable
 from math import sqrt
 from typing import Any
 
 from starhall.shared.bots import make_bot
 from starhall.shared.engine import Command, Game
 from starhall.shared.games import get_game
-from starhall.shared.games.stars_and_bars.strong import StrongBot as BarsStrong
-from starhall.shared.games.what_else.strong import StrongBot as WhatElseStrong
 from starhall.shared.observation import SeatMemory
 from starhall.shared.options import Options
 from starhall.shared.shuffle import shuffle_command
@@ -61,7 +67,7 @@ def play_deal(game: Game[Any], players: int, options: Options, strong_seat: int,
             if seat == strong_seat:
                 start = time.perf_counter()
                 command = strong.choose(observation, think)
-                if strong.searched:
+                if getattr(strong, "searched", False):
                     times.append(time.perf_counter() - start)
             else:
                 command = others[seat].choose(observation, think)
@@ -92,6 +98,24 @@ def wilson(wins: int, trials: int) -> tuple[float, float]:
     return centre - half, centre + half
 
 
+Maker = Callable[[random.Random], Any]
+
+
+def maker(game: Game[Any], kind: str, baseline: str | None) -> Maker:
+    """Makes the bot measured: ``kind``, or with ``baseline`` the ``strong`` bot as it was at
+    that git revision."""
+    if baseline is None:
+        return lambda rng: make_bot(game, kind, rng)
+    from bench.playouts import baseline_module  # git and exec only when asked
+
+    strong_then = baseline_module(baseline, game.id).StrongBot
+    return lambda rng: strong_then(rng)
+
+
+def verdict(low: float, high: float, goal: float) -> str:
+    return "met" if low >= goal else ("not met" if high < goal else "unclear")
+
+
 def percentiles(times: list[float]) -> str:
     if not times:
         return "no moves"
@@ -102,17 +126,19 @@ def percentiles(times: list[float]) -> str:
             f"({len(times)} moves)")
 
 
-def bench_what_else(players: int, deals: int, think: float, first: int) -> None:
+def bench_what_else(players: int, deals: int, think: float, first: int, bot: str,
+                    against: str, baseline: str | None) -> None:
     game = get_game("what_else")
     options = game.make_options(players, {})
+    make = maker(game, bot, baseline)
     shares: list[float] = []
     times: list[float] = []
     start = time.perf_counter()
     for deal in range(first, first + deals):
         won = 0
         for seat in range(players):
-            strong = WhatElseStrong(random.Random(deal * 10 + seat))
-            others = [make_bot(game, "heuristic", random.Random(deal * 100 + other))
+            strong = make(random.Random(deal * 10 + seat))
+            others = [make_bot(game, against, random.Random(deal * 100 + other))
                       for other in range(players)]
             winners = play_deal(game, players, options, seat, strong, others, deal, think, times)
             won += seat in winners
@@ -120,23 +146,26 @@ def bench_what_else(players: int, deals: int, think: float, first: int) -> None:
     mean, half = mean_interval(shares)
     fair = 1 / players
     goal = 1.5 * fair
-    verdict = "met" if mean - half >= goal else ("not met" if mean + half < goal else "unclear")
-    print(f"what_else, {players} players: strong won {mean:.1%} ± {half:.1%} of "
-          f"{deals * players} games ({deals} deals × {players} seats); fair share {fair:.1%}, "
-          f"goal ≥ {goal:.1%}: {verdict}")
+    name = bot if baseline is None else f"{bot} at {baseline}"
+    print(f"what_else, {players} players: {name} against {against} won {mean:.1%} ± {half:.1%} "
+          f"of {deals * players} games ({deals} deals × {players} seats); fair share "
+          f"{fair:.1%}, above it: {verdict(mean - half, mean + half, fair + 1e-9)}; goal ≥ "
+          f"{goal:.1%}: {verdict(mean - half, mean + half, goal)}")
     print(f"  {percentiles(times)}; {time.perf_counter() - start:.0f} s")
 
 
-def bench_stars_and_bars(deals: int, think: float, first: int) -> None:
+def bench_stars_and_bars(deals: int, think: float, first: int, bot: str, against: str,
+                         baseline: str | None) -> None:
     game = get_game("stars_and_bars")
     options = game.make_options(2, {})
+    make = maker(game, bot, baseline)
     wins = losses = ties = 0
     times: list[float] = []
     start = time.perf_counter()
     for deal in range(first, first + deals):
         for seat in range(2):
-            strong = BarsStrong(random.Random(deal * 10 + seat))
-            others = [make_bot(game, "lookahead", random.Random(deal * 100 + other))
+            strong = make(random.Random(deal * 10 + seat))
+            others = [make_bot(game, against, random.Random(deal * 100 + other))
                       for other in range(2)]
             winners = play_deal(game, 2, options, seat, strong, others, deal, think, times)
             if len(winners) > 1:
@@ -148,10 +177,11 @@ def bench_stars_and_bars(deals: int, think: float, first: int) -> None:
     decided = wins + losses
     low, high = wilson(wins, decided)
     share = wins / decided if decided else float("nan")
-    verdict = "met" if low >= 0.6 else ("not met" if high < 0.6 else "unclear")
-    print(f"stars_and_bars: strong won {wins}, lost {losses}, tied {ties} of {2 * deals} games "
-          f"({deals} deals × 2 seats); decided games won {share:.1%} "
-          f"(95% {low:.1%} to {high:.1%}), goal ≥ 60%: {verdict}")
+    name = bot if baseline is None else f"{bot} at {baseline}"
+    print(f"stars_and_bars: {name} against {against} won {wins}, lost {losses}, tied {ties} of "
+          f"{2 * deals} games ({deals} deals × 2 seats); decided games won {share:.1%} "
+          f"(95% {low:.1%} to {high:.1%}), above half: {verdict(low, high, 0.5 + 1e-9)}; "
+          f"goal ≥ 60%: {verdict(low, high, 0.6)}")
     print(f"  {percentiles(times)}; {time.perf_counter() - start:.0f} s")
 
 
@@ -165,12 +195,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--think", type=float, default=0.1,
                         help="the strong bot's seconds per move (default 0.1)")
     parser.add_argument("--first-deal", type=int, default=1, help="the first deal number")
+    parser.add_argument("--bot", default="strong", help="the bot measured (default strong)")
+    parser.add_argument("--others", help="the other seats' bot (default heuristic for what "
+                        "else?, lookahead for Stars and Bars)")
+    parser.add_argument("--baseline", help="measure the strong bot as it was at this git "
+                        "revision instead")
     args = parser.parse_args(argv)
     if args.game == "what_else":
         for players in args.players:
-            bench_what_else(players, args.deals, args.think, args.first_deal)
+            bench_what_else(players, args.deals, args.think, args.first_deal, args.bot,
+                            args.others or "heuristic", args.baseline)
     else:
-        bench_stars_and_bars(args.deals, args.think, args.first_deal)
+        bench_stars_and_bars(args.deals, args.think, args.first_deal, args.bot,
+                             args.others or "lookahead", args.baseline)
 
 
 if __name__ == "__main__":

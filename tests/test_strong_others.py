@@ -1,6 +1,7 @@
 """The ``strong`` bots of "what else?" and Stars and Bars: what they infer from an observation
-holds for the real hidden cards, they are given nothing hidden, their fast playouts follow
-the engine's rules, and they play whole games through the engine. No timing is asserted:
+holds for the real hidden cards, they are given nothing hidden, their playouts run on the
+engine (the moves they hand straight to ``evolve`` are the ones ``decide`` gives), and they
+play whole games through the engine. No timing is asserted:
 searches here run a fixed number of worlds (``worlds``) with no time budget."""
 
 from __future__ import annotations
@@ -11,34 +12,40 @@ from typing import Any
 
 import pytest
 
+from starhall.shared.belief import KeptFold
 from starhall.shared.bots import RandomBot, make_bot
-from starhall.shared.cards import bits
 from starhall.shared.engine import Command, Event, Game
 from starhall.shared.games import get_game
-from starhall.shared.games.stars_and_bars.rules import DECK, owed_duties
-from starhall.shared.games.stars_and_bars.strong import Playout as BarsPlayout
+from starhall.shared.games.stars_and_bars.rules import DECK, legal_placements, owed_duties
 from starhall.shared.games.stars_and_bars.strong import StrongBot as BarsStrong
-from starhall.shared.games.stars_and_bars.strong import sample_deck, unseen_cards
+from starhall.shared.games.stars_and_bars.strong import (
+    greedy_placement,
+    play_turn,
+    sample_deck,
+    unseen_cards,
+)
 from starhall.shared.games.what_else.bots import HeuristicBot
 from starhall.shared.games.what_else.rules import cards_for, legal_cards
+from starhall.shared.games.what_else.strong import StrongBot as WhatElseStrong
 from starhall.shared.games.what_else.strong import (
-    Playout,
     knowledge,
+    play_out,
+    rollout_event,
     sample_hidden,
     sample_world,
     template_state,
     world_state,
 )
-from starhall.shared.games.what_else.strong import StrongBot as WhatElseStrong
 from starhall.shared.games.what_else.strong import (
     unseen_cards as what_else_unseen,
 )
 from starhall.shared.observation import Observation, SeatMemory
 from starhall.shared.options import Options
 from starhall.shared.search_flat import paired_search
-from starhall.shared.shuffle import shuffle_command
+from starhall.shared.shuffle import shuffle_command, shuffle_event
 
 WHAT_ELSE = get_game("what_else")
+WHAT_ELSE_CARDS = 55
 BARS = get_game("stars_and_bars")
 
 Chooser = Callable[[Any, int, Observation], Command]
@@ -93,7 +100,7 @@ def test_what_else_knowledge_holds_for_the_real_hands(players: int, voluntary: b
     checked = {"moves": 0, "reshuffled": 0}
 
     def choose(state: Any, seat: int, seen: Observation) -> Command:
-        known = knowledge(seen)
+        known = knowledge(seen, read_policy=False)  # random players among them
         assert known.consistent
         for other, groups in known.groups.items():
             allowed = 0
@@ -123,6 +130,54 @@ def test_what_else_knowledge_holds_for_the_real_hands(players: int, voluntary: b
     for deal in range(3):
         play(WHAT_ELSE, players, options, choose, deal)
     assert checked["moves"] > 100 and checked["reshuffled"] > 0
+
+
+def held_by(groups: list[Any]) -> int:
+    """The cards any of an opponent's groups may hold."""
+    allowed = 0
+    for group in groups:
+        allowed |= group.allowed
+    return allowed
+
+
+@pytest.mark.parametrize("players", [3, 4, 6])
+def test_what_else_reading_heuristic_players_holds(players: int) -> None:
+    """Against heuristic players, what their plays and refills tell (no lower card that fits
+    than the one laid, no weak card kept) admits their real hands at every move, and says
+    more than the events alone; a random player, whose moves soon show it is none, is read
+    no more."""
+    options = WHAT_ELSE.make_options(players, {})
+    rng = random.Random(players)
+    narrowed = {"read": 0, "plain": 0}
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        read, plain = knowledge(seen), knowledge(seen, read_policy=False)
+        assert read.consistent
+        for other, groups in read.groups.items():
+            allowed = held_by(groups)
+            assert state.hands[other] & ~allowed == 0
+            narrowed["read"] += WHAT_ELSE_CARDS - allowed.bit_count()
+            narrowed["plain"] += WHAT_ELSE_CARDS - held_by(plain.groups[other]).bit_count()
+        return HeuristicBot(rng).choose(seen, 0.0)
+
+    for deal in range(3):
+        play(WHAT_ELSE, players, options, choose, deal)
+    assert narrowed["read"] > narrowed["plain"]
+
+
+def test_what_else_a_random_player_is_read_no_more() -> None:
+    options = WHAT_ELSE.make_options(3, {})
+    rng = random.Random(9)
+    course: KeptFold[Any] = KeptFold()
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        if seat == 0:
+            knowledge(seen, course)
+            return HeuristicBot(rng).choose(seen, 0.0)
+        return (RandomBot(rng) if seat == 1 else HeuristicBot(rng)).choose(seen, 0.0)
+
+    play(WHAT_ELSE, 3, options, choose, 2)
+    assert course.fold is not None and course.fold.plain == {1}
 
 
 def test_what_else_bot_is_given_nothing_hidden() -> None:
@@ -157,41 +212,60 @@ def test_what_else_bot_is_given_nothing_hidden() -> None:
     assert moves[0] == moves[1] and samples[0] == samples[1]
 
 
-def test_what_else_playouts_follow_the_engine() -> None:
-    """A fast playout's moves and reshuffles, replayed as commands on the engine from the same
-    state, are all accepted and end with the same tokens and hands."""
+def test_what_else_playouts_move_as_the_engine_decides() -> None:
+    """A playout runs on the engine; each move its rollout policy hands straight to
+    ``evolve`` is the event the engine's ``decide`` gives for that move, and each reshuffle
+    is one the engine's shuffle check accepts. Followed through whole playouts from the
+    states of real games, refills and reshuffles included."""
     options = WHAT_ELSE.make_options(5, {})
     rng = random.Random(5)
-    replayed = {"playouts": 0}
+    checked = {"moves": 0, "shuffles": 0}
 
     def choose(state: Any, seat: int, seen: Observation) -> Command:
         command = WHAT_ELSE.random_action(state, seat, rng)
-        world = Playout(state, random.Random(seat))
-        world.log = []
-        world.run(state, command, 3)
-        code_of = state.rules.cards.deck.code_of
-        replay = state
-        for entry in world.log:  # ``command`` first
-            if entry[0] == "shuffle":
-                logged = Command("shuffle", None, {"order": [code_of[c] for c in entry[1]]})
-            elif entry[0] == "play":
-                logged = Command("play", entry[1], {"card": code_of[entry[2]]})
-            elif entry[0] == "pass":
-                logged = Command("pass", entry[1], {})
+        chance = random.Random(seat)
+        world = state
+        for event in WHAT_ELSE.decide(world, command):
+            world = WHAT_ELSE.evolve(world, event)
+        for _ in range(200):
+            if WHAT_ELSE.outcome(world).over:
+                break
+            event = rollout_event(world, chance)
+            if event.type == "shuffled":
+                request = WHAT_ELSE.chance(world)
+                assert shuffle_event(request, Command("shuffle", None, dict(event.data)),
+                                     "shuffled") == event
+                checked["shuffles"] += 1
             else:
-                logged = Command("refill", entry[1], {"discard": [
-                    code_of[c] for c in bits(entry[2])]})
-            for event in WHAT_ELSE.decide(replay, logged):
-                replay = WHAT_ELSE.evolve(replay, event)
-        assert list(replay.tokens) == world.tokens
-        if replay.phase != "over":
-            assert list(replay.hands) == world.hands
-        replayed["playouts"] += 1
+                asked = Command(WHAT_ELSE.event_commands[event.type], event.seat,
+                                dict(event.data))
+                assert WHAT_ELSE.decide(world, asked) == [event]
+                checked["moves"] += 1
+            world = WHAT_ELSE.evolve(world, event)
         return command
 
-    for deal in range(3):
+    for deal in range(2):
         play(WHAT_ELSE, 5, options, choose, deal)
-    assert replayed["playouts"] > 50
+    assert checked["moves"] > 1000 and checked["shuffles"] > 0
+
+
+def test_what_else_playout_values() -> None:
+    """A playout's value: the share of rounds won, plus the worth of the cards kept; 1 or 0
+    when the game ends in it; the same for the same random numbers."""
+    options = WHAT_ELSE.make_options(3, {})
+    values: list[float] = []
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        command = HeuristicBot(random.Random(0)).choose(seen, 0.0)
+        value = play_out(state, command, seat, random.Random(7))
+        assert value == play_out(state, command, seat, random.Random(7))
+        if max(state.tokens) < 2:
+            assert -3.0 < value < 3.0
+        values.append(value)
+        return command
+
+    play(WHAT_ELSE, 3, options, choose, 4)
+    assert len(set(values)) > 5
 
 
 def test_what_else_world_states_are_the_view() -> None:
@@ -225,6 +299,37 @@ def test_what_else_strong_plays_whole_games(players: int) -> None:
 
     final = play(WHAT_ELSE, players, options, choose, players)
     assert WHAT_ELSE.outcome(final).over
+
+
+def test_what_else_strong_searches_the_pass() -> None:
+    """With ``voluntary_pass`` the pass is a move like any other: searched beside every card
+    the seat may lay, its value listed; the move chosen is always legal and the same for the
+    same random numbers."""
+    options = WHAT_ELSE.make_options(4, {"voluntary_pass": True})
+    heuristic = HeuristicBot(random.Random(1))
+    found = {"passes searched": 0, "passed": 0}
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        if seat != 2:
+            return heuristic.choose(seen, 0.0)
+        command = WhatElseStrong(random.Random(len(seen.seen)), worlds=3).choose(seen, 0.0)
+        assert command in seen.legal
+        again = WhatElseStrong(random.Random(len(seen.seen)), worlds=3).choose(seen, 0.0)
+        assert again == command
+        if seen.view["legal"]["pass"] and seen.view["legal"]["play"]:
+            appraisal = WhatElseStrong(random.Random(0)).appraise(seen, 0.0, worlds=3)
+            assert appraisal is not None
+            values = appraisal.moves
+            assert sorted(move.command.type for move in values) == sorted(
+                c.type for c in seen.legal)
+            assert all(move.worlds == 3 and move.error >= 0 for move in values)
+            found["passes searched"] += 1
+        found["passed"] += command.type == "pass"
+        return command
+
+    for deal in range(2):
+        play(WHAT_ELSE, 4, options, choose, deal)
+    assert found["passes searched"] > 5
 
 
 @pytest.mark.parametrize(("game", "others"), [(WHAT_ELSE, "heuristic"), (BARS, "lookahead")])
@@ -337,6 +442,41 @@ def test_bars_strong_plays_whole_games() -> None:
 
 # --- the search -------------------------------------------------------------------------------
 
+def test_bars_claims_are_searched() -> None:
+    """Against a random player, who leaves duties undone, claims open for the strong bot: it
+    searches them with its placements (each claim, each of the lookahead's best placements),
+    its move is always legal, the same for the same random numbers, and its values list
+    every move it searched."""
+    options = BARS.make_options(2, {})
+    rng = random.Random(4)
+    opponent = RandomBot(rng)
+    searched = {"claims": 0, "declined": 0}
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        if seat == 1:
+            return opponent.choose(seen, 0.0)
+        bot = BarsStrong(random.Random(len(seen.seen)), worlds=4)
+        command = bot.choose(seen, 0.0)
+        assert command in seen.legal
+        claims = seen.view["legal"]["claims"]
+        if claims:
+            assert bot.searched and bot.last_playouts > 0
+            again = BarsStrong(random.Random(len(seen.seen)), worlds=4).choose(seen, 0.0)
+            assert again == command
+            appraisal = BarsStrong(random.Random(len(seen.seen))).appraise(seen, 0.0, worlds=4)
+            assert appraisal is not None
+            values = appraisal.moves
+            assert sum(move.command.type == "claim" for move in values) == len(claims)
+            assert all(move.worlds == 4 for move in values)
+            searched["claims"] += 1
+            searched["declined"] += command.type != "claim"
+        return command
+
+    for deal in range(6):
+        play(BARS, 2, options, choose, deal)
+    assert searched["claims"] > 3, searched
+
+
 def test_paired_search_plays_every_candidate_in_the_same_worlds() -> None:
     """Without time, the default move and no playout; with worlds, every candidate played
     once in each, and the best mean chosen (the default on a tie)."""
@@ -355,48 +495,38 @@ def test_paired_search_plays_every_candidate_in_the_same_worlds() -> None:
     assert paired_search(3, lambda: 0, playout, 0.0, default=2, least=1).chosen == 2
 
 
-def test_bars_playouts_follow_the_engine() -> None:
-    """A fast playout's turns, replayed on the engine from the same state (each placement,
-    every duty it owes, the end of the turn; or a pass), are all accepted and end with the
-    same scores, hands and result."""
+def test_bars_playouts_move_as_the_engine_decides() -> None:
+    """A playout runs on the engine: each placement its greedy policy hands straight to
+    ``evolve`` is one the engine's ``decide`` accepts and gives the same event for, and a
+    pass comes only when no placement is legal."""
     options = BARS.make_options(2, {})
     rng = random.Random(8)
     lookahead = make_bot(BARS, "lookahead", rng)
-    replayed = {"playouts": 0}
-    duty_events = {"turn_over": "turned_over", "clear_centre": "centre_cleared",
-                   "remove": "removed"}
+    checked = {"turns": 0}
 
     def choose(state: Any, seat: int, seen: Observation) -> Command:
         command = lookahead.choose(seen, 0.0)
         if command.type != "place":
             return command
-        world = BarsPlayout(state, random.Random(seat))
-        world.log = []
+        chance = random.Random(seat)
         card = DECK.index_of[command.data["card"]]
-        world.run(seat, card, command.data["space"], 8)
-        replay = state
-        for mover, laid, space in world.log:
+        world = play_turn(state, seat, card, command.data["space"])
+        mover = seat
+        while world.phase != "over" and checked["turns"] % 50 != 49:
+            mover = 1 - mover
+            laid, space = greedy_placement(world, mover, chance)
             if laid < 0:
-                commands = [Command("pass", mover, {})]
+                assert not legal_placements(world, mover)
             else:
-                commands = [Command("place", mover, {"card": DECK.code_of[laid],
-                                                     "space": space})]
-            for command_now in commands:
-                for event in BARS.decide(replay, command_now):
-                    replay = BARS.evolve(replay, event)
-            while laid >= 0 and (owed := owed_duties(replay)):
-                kind, where = owed[0]
-                replay = BARS.evolve(replay, Event(duty_events[kind], mover,
-                                                   {} if where < 0 else {"space": where}))
-            if laid >= 0:
-                for event in BARS.decide(replay, Command("end_turn", mover, {})):
-                    replay = BARS.evolve(replay, event)
-        assert list(replay.scores) == world.scores
-        assert list(replay.hands) == world.hands
-        assert replay.result == world.result
-        replayed["playouts"] += 1
+                placed = Command("place", mover, {"card": DECK.code_of[laid], "space": space})
+                assert BARS.decide(world, placed) == [
+                    Event("placed", mover, {"card": DECK.code_of[laid], "space": space})]
+            world = play_turn(world, mover, laid, space)
+            assert not owed_duties(world)
+            checked["turns"] += 1
+        checked["turns"] += 1
         return command
 
-    for deal in range(3):
+    for deal in range(2):
         play(BARS, 2, options, choose, deal)
-    assert replayed["playouts"] > 30
+    assert checked["turns"] > 200

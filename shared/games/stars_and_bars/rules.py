@@ -716,7 +716,8 @@ class StarsAndBars(Game[BarsState]):
         turn = state.turn
         assert turn is not None
         seat = turn.seat
-        state = replace(state, round_ended=False)
+        if state.round_ended:  # only the event after a round's last turn copies the state here
+            state = replace(state, round_ended=False)
         if kind == "placed":
             card, space = DECK.index_of[data["card"]], data["space"]
             tops = tops_of(state)

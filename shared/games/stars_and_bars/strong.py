@@ -3,13 +3,15 @@
 Both hands are open; only the deck's order is hidden. The bot is given an ``Observation``:
 the unseen cards are those never shown (every card comes into sight when it is drawn, in the
 set-up's draws or a turn's ``drew``), and the deck holds exactly them in some order. Like
-``lookahead`` it makes every claim first and does every duty (both are free points, or deny
-them to the opponent) and searches only the placement.
+``lookahead`` it does every duty (left undone, it is the opponent's to claim).
 
-For the placement it keeps the ``lookahead`` bot's best few candidates (points now, less the
-opponent's best reply and the claims left to them), then plays each on in worlds sampled
+It searches its claims and its placement: the candidates are each claim open to it (played
+out with the ``lookahead``'s placement after it) and the ``lookahead`` bot's best few
+placements (points now, less the opponent's best reply and the claims left to them), which
+forgo the claims for this turn. It plays each on in worlds sampled
 afresh (the deck shuffled anew), every candidate in the same worlds, both seats then placing
-greedily for a few turns (``Playout``: the engine's rules on plain lists); a candidate's
+greedily for a few turns on the engine itself (``play_out``: ``evolve``, and ``decide`` for
+the duties; a rule lives only in ``rules.py``); a candidate's
 value is the score difference then, or the result when the game ends on the way. It chooses
 the best mean when its time is up (``search_flat.paired_search``).
 """
@@ -25,22 +27,18 @@ from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Event, Seat
 from starhall.shared.games.stars_and_bars.bots import _admin, lookahead_scores
 from starhall.shared.games.stars_and_bars.rules import (
-    CENTRE,
-    CENTRE_MASK,
     DECK,
     EMPTY,
     FACE_DOWN,
+    GAME,
     NOBODY,
     SPACES,
-    STACK_FULL,
     BarsState,
     BarsTurn,
-    Result,
     Tally,
     Turn,
-    end_result,
+    owed_duties,
     placement_points,
-    round_result,
     stars_and_bars_view,
     tops_of,
 )
@@ -57,6 +55,9 @@ CANDIDATES = 6
 """How many of the lookahead's best placements the search plays out."""
 HORIZON = 6
 """Turns played after the bot's own (three each) before a playout is scored."""
+DOUBT = 2.0
+"""With a claim open, the search leaves it (the default) only for a move that beats it by
+more than this many standard errors over the worlds played (``paired_search``)."""
 SPREAD = 60.0
 """A score difference of this many points counts as a sure win (a value of 1) in a playout
 cut short; a lead over 50 at a round's end wins outright."""
@@ -131,104 +132,87 @@ def template_state(seen: Observation) -> BarsState:
         tally=Tally(zeros, zeros, zeros, zeros, zeros))
 
 
-class Playout:
-    """A world played on from the bot's placement, on plain lists rather than the engine's
-    immutable state (copying the state at every event was most of a playout's time). The
-    rules the engine's ``evolve`` applies, for players who always do their duties (so no claim
-    arises on the way); the tests replay playouts on the engine and find the same ends."""
+def greedy_placement(state: BarsState, seat: Seat, rng: random.Random) -> tuple[int, int]:
+    """The placement with the most points now (ties at random), or (-1, -1) for none: the
+    playouts' policy for both seats."""
+    tops = tops_of(state)
+    best, chosen, ties = -1, (-1, -1), 0
+    spaces = [space for space in range(SPACES) if tops[space] != FACE_DOWN]
+    hand = state.hands[seat]
+    while hand:
+        low = hand & -hand
+        hand ^= low
+        card = low.bit_length() - 1
+        for space in spaces:
+            points = placement_points(tops, card, space)
+            if points > best:
+                best, chosen, ties = points, (card, space), 1
+            elif points == best and points >= 0:
+                ties += 1
+                if rng.random() * ties < 1:
+                    chosen = (card, space)
+    return chosen
 
-    __slots__ = ("tops", "heights", "hands", "deck", "scores", "starter", "last_passed",
-                 "result", "rng", "log")
 
-    def __init__(self, state: BarsState, rng: random.Random) -> None:
-        self.tops = list(tops_of(state))
-        self.heights = [len(stack) for stack in state.stacks]
-        self.hands = list(state.hands)
-        self.deck = list(reversed(state.deck))
-        """The deck, its top card last (drawn with ``pop``)."""
-        self.scores = list(state.scores)
-        self.starter = state.starter
-        self.last_passed = state.last_turn is not None and state.last_turn.passed
-        self.result: Result | None = None
-        self.rng = rng
-        self.log: list[tuple[int, int, int]] | None = None
-        """When a list, every turn is written to it as (seat, card, space), card -1 for a
-        pass (the tests replay them on the engine)."""
+def play_turn(state: BarsState, seat: Seat, card: int, space: int) -> BarsState:
+    """``seat``'s turn on the engine: places ``card`` on ``space`` (card -1: passes), does
+    every duty it then owes and ends its turn. The placement is one the seat may make (the
+    policy found it on this board), so its event goes straight to ``evolve``."""
+    evolve = GAME.evolve
+    if card < 0:
+        return evolve(state, Event("passed", seat, {}))
+    state = evolve(state, Event("placed", seat, {"card": DECK.code_of[card], "space": space}))
+    while owed := owed_duties(state):
+        kind, where = owed[0]
+        for event in GAME.decide(state, Command(kind, seat, {} if where < 0 else
+                                                {"space": where})):
+            state = evolve(state, event)
+    return evolve(state, Event("turn_ended", seat, {}))
 
-    def greedy(self, seat: Seat) -> tuple[int, int]:
-        """The placement with the most points now (ties at random), or (-1, -1) for none."""
-        tops, rng = self.tops, self.rng
-        best, chosen, ties = -1, (-1, -1), 0
-        spaces = [space for space in range(SPACES) if tops[space] != FACE_DOWN]
-        hand = self.hands[seat]
-        while hand:
-            low = hand & -hand
-            hand ^= low
-            card = low.bit_length() - 1
-            for space in spaces:
-                points = placement_points(tops, card, space)
-                if points > best:
-                    best, chosen, ties = points, (card, space), 1
-                elif points == best and points >= 0:
-                    ties += 1
-                    if rng.random() * ties < 1:
-                        chosen = (card, space)
-        return chosen
 
-    def turn(self, seat: Seat, card: int, space: int) -> None:
-        """``seat`` places ``card`` on ``space`` (card -1: passes), does its duties and ends
-        its turn."""
-        if self.log is not None:
-            self.log.append((seat, card, space))
-        passed = card < 0
-        if not passed:
-            tops, heights = self.tops, self.heights
-            self.scores[seat] += placement_points(tops, card, space)
-            self.hands[seat] &= ~(1 << card)
-            heights[space] += 1
-            tops[space] = card
-            if heights[space] >= STACK_FULL:
-                if CENTRE_MASK >> space & 1:
-                    tops[space] = FACE_DOWN
-                    if all(tops[s] == FACE_DOWN for s in CENTRE):
-                        for s in CENTRE:
-                            tops[s], heights[s] = EMPTY, 0
-                else:
-                    tops[space], heights[space] = EMPTY, 0
-            if self.deck:
-                self.hands[seat] |= 1 << self.deck.pop()
-        scores = (self.scores[0], self.scores[1])
-        result = round_result(scores) if seat != self.starter else None
-        if result is None and ((not self.hands[0] and not self.hands[1])
-                               or (passed and self.last_passed)):
-            result = end_result(scores)
-        self.result = result
-        self.last_passed = passed
+def play_out(state: BarsState, seat: Seat, card: int, space: int, rng: random.Random,
+             turns: int = HORIZON) -> float:
+    """``seat``'s placement in ``state``, then ``turns`` greedy turns or to the end of the
+    game, on the engine; the playout's value to ``seat`` (``value``)."""
+    state = play_turn(state, seat, card, space)
+    mover = seat
+    for _ in range(turns):
+        if state.phase == "over":
+            break
+        mover = 1 - mover
+        state = play_turn(state, mover, *greedy_placement(state, mover, rng))
+    return value(state, seat)
 
-    def run(self, seat: Seat, card: int, space: int, turns: int) -> None:
-        """``seat``'s placement, then ``turns`` greedy turns or to the end of the game."""
-        self.turn(seat, card, space)
-        for _ in range(turns):
-            if self.result is not None:
-                return
-            seat = 1 - seat
-            self.turn(seat, *self.greedy(seat))
 
-    def value(self, seat: Seat) -> float:
-        """The playout's value to ``seat`` in [0, 1]: the result of a finished game, else the
-        score difference scaled by ``SPREAD``."""
-        result = self.result
-        if result is not None:
-            if len(result.winners) > 1:
-                return 0.5
-            return 1.0 if result.winners[0] == seat else 0.0
-        lead = self.scores[seat] - self.scores[1 - seat]
-        return min(1.0, max(0.0, 0.5 + lead / (2 * SPREAD)))
+def value(state: BarsState, seat: Seat) -> float:
+    """A playout's value to ``seat`` in [0, 1]: the result of a finished game, else the score
+    difference scaled by ``SPREAD``."""
+    result = state.result
+    if result is not None:
+        if len(result.winners) > 1:
+            return 0.5
+        return 1.0 if result.winners[0] == seat else 0.0
+    lead = state.scores[seat] - state.scores[1 - seat]
+    return min(1.0, max(0.0, 0.5 + lead / (2 * SPREAD)))
+
+
+Candidate = tuple[Command | None, int, int]
+"""A move searched: a claim to make first (``None`` for none), then the placement after it,
+(card, space), (-1, -1) for a pass."""
+
+
+def _best_placement(state: BarsState, seat: Seat) -> tuple[int, int]:
+    """The ``lookahead`` bot's placement on ``state``'s board, (-1, -1) when none is legal."""
+    scored = lookahead_scores(GAME.typed_view(state, seat), seat)
+    if not scored:
+        return -1, -1
+    _, card, space = max(scored, key=lambda entry: entry[0])
+    return card, space
 
 
 class StrongBot(WorldsBot):
-    """Plays out the lookahead's best placements over sampled deck orders; keeps the cards it
-    was shown from one move to the next (``unseen_cards``)."""
+    """Plays out the lookahead's best placements, and each claim open to it, over sampled deck
+    orders; keeps the cards it was shown from one move to the next (``unseen_cards``)."""
 
     def __init__(self, rng: random.Random, worlds: int = 0) -> None:
         super().__init__(rng, worlds)
@@ -237,51 +221,68 @@ class StrongBot(WorldsBot):
     def choose(self, seen: Observation, think: float) -> Command:
         start = time.perf_counter()  # the budget counts what is worked out before the search
         self.searched = False
-        command = _admin(stars_and_bars_view(seen.view), seen.seat)
-        if command is not None:
-            return command
-        candidates, result = self._search(seen, start, think, self.worlds)
+        view, seat = stars_and_bars_view(seen.view), seen.seat
+        if not view["legal"]["claims"]:
+            command = _admin(view, seat)
+            if command is not None:  # a duty (free: left undone it is the opponent's to
+                return command       # claim), the end of the turn or a forced pass
+        commands, result = self._search(seen, think - (time.perf_counter() - start),
+                                        self.worlds)
         self.last_playouts = result.playouts
         self.searched = True
-        card, space = candidates[result.chosen]
-        return Command("place", seen.seat, {"card": DECK.code_of[card], "space": space})
+        return commands[result.chosen]
 
     def appraise(self, seen: Observation, think: float, worlds: int | None = None,
                  include: Command | None = None) -> Appraisal | None:
-        """The value of each placement the search ``choose`` plays by weighs (the lookahead's
-        best few, and ``include`` too: a move to value whatever the lookahead thinks of it),
-        the chance to win in percent (a playout's score lead counts toward it).
-        ``worlds``: exactly that many, whatever the clock. ``None`` where the bot does not
-        search (a claim or a duty comes first)."""
-        seat = seen.seat
-        if _admin(stars_and_bars_view(seen.view), seat) is not None:
+        """The value of each move the search ``choose`` plays by weighs (each claim open,
+        the lookahead's best placements, and ``include`` too: a move to value whatever the
+        lookahead thinks of it), the chance to win in percent (a playout's score lead counts
+        toward it). ``worlds``: exactly that many, whatever the clock. ``None`` where the
+        bot does not search (a duty or the end of a turn comes first)."""
+        view = stars_and_bars_view(seen.view)
+        if not view["legal"]["claims"] and _admin(view, seen.seat) is not None:
             return None
-        extra = None
-        if include is not None and include.type == "place":
-            extra = (DECK.index(include.data["card"]), include.data["space"])
-        candidates, result = self._search(seen, time.perf_counter(),
-                                          think if worlds is None else 0.0, worlds or 0, extra)
+        commands, result = self._search(seen, think if worlds is None else 0.0, worlds or 0,
+                                        include)
         return Appraisal(tuple(
-            MoveValue(Command("place", seat, {"card": DECK.code_of[card], "space": space}),
-                      mean, error, count)
-            for (card, space), mean, error, count in zip(
-                candidates, result.means, result.errors, result.counts, strict=True)),
+            MoveValue(command, mean, error, count) for command, mean, error, count in zip(
+                commands, result.means, result.errors, result.counts, strict=True)),
             "% win chance", 100.0)
 
-    def _search(self, seen: Observation, start: float, think: float, least: int,
-                extra: tuple[int, int] | None = None
-                ) -> tuple[list[tuple[int, int]], SearchResult]:
-        """The candidate placements (and ``extra``) and their playouts, from ``start`` on."""
+    def _search(self, seen: Observation, think: float, least: int,
+                include: Command | None = None) -> tuple[list[Command], SearchResult]:
+        """The candidates (every claim open first, then the lookahead's best placements, and
+        ``include``) and the search over them, at least ``least`` worlds. A claim is played
+        out with the lookahead's placement after it; with claims open the first is the
+        default, kept unless another move is clearly better (``DOUBT``): a claim is free
+        points, and a search too short to tell keeps it."""
+        start = time.perf_counter()
         view, seat = stars_and_bars_view(seen.view), seen.seat
         rng = self.rng
+        template = template_state(seen)
+        candidates: list[Candidate] = []
+        commands: list[Command] = []
+        for claim in view["legal"]["claims"]:
+            command = Command("claim", seat, {k: v for k, v in claim.items() if k != "points"})
+            after = template
+            for event in GAME.decide(template, command):
+                after = GAME.evolve(after, event)
+            candidates.append((command, *_best_placement(after, seat)))
+            commands.append(command)
         scored = lookahead_scores(view, seat)
         rng.shuffle(scored)  # ties between equal scores at random, as the lookahead breaks them
         scored.sort(key=lambda entry: -entry[0])
-        candidates = [(card, space) for _, card, space in scored[:CANDIDATES]]
-        if extra is not None and extra not in candidates:
-            candidates.append(extra)
+        for _, card, space in scored[:CANDIDATES]:
+            candidates.append((None, card, space))
+            commands.append(Command("place", seat, {"card": DECK.code_of[card],
+                                                    "space": space}))
+        if include is not None and include.type == "place" and include not in commands:
+            candidates.append((None, DECK.index(include.data["card"]), include.data["space"]))
+            commands.append(include)
+        if view["legal"]["pass"]:  # no placement now: the claims, or none and a pass
+            candidates.append((None, -1, -1))
+            commands.append(Command("pass", seat, {}))
         unseen = unseen_cards(seen, self.shown)
-        template = template_state(seen)
 
         def sample() -> tuple[BarsState, int]:
             deck = tuple(sample_deck(seen, unseen, rng))
@@ -289,14 +290,18 @@ class StrongBot(WorldsBot):
 
         def playout(index: int, world: tuple[BarsState, int]) -> float:
             state, seed = world
+            claim, card, space = candidates[index]
+            if claim is not None:
+                for event in GAME.decide(state, claim):
+                    state = GAME.evolve(state, event)
             # the same greedy ties for every candidate in a world
-            played = Playout(state, random.Random(seed))
-            played.run(seat, *candidates[index], HORIZON)
-            return played.value(seat)
+            return play_out(state, seat, card, space, random.Random(seed))
 
+        claims = len(view["legal"]["claims"])
         result = paired_search(len(candidates), sample, playout,
-                               think - (time.perf_counter() - start), 0, least)
-        return candidates, result
+                               think - (time.perf_counter() - start), 0, least,
+                               DOUBT if claims else 0.0)
+        return commands, result
 
 
 BOTS = {"strong": StrongBot}

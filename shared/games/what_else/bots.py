@@ -23,6 +23,8 @@ is most of the edge over random players, who never do.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from functools import cache
 from math import comb
 
 from starhall.shared.cards import CardSet, bits
@@ -47,6 +49,7 @@ OPPONENT_CARDS = 4
 """How many opposing cards a card must outlast, for a card's worth between rounds."""
 
 
+@cache  # a playout asks it at every move, always of a few small numbers
 def miss_chance(unseen: int, followers: int, hand: int) -> float:
     """The chance that a hand of ``hand`` cards drawn from ``unseen`` holds none of
     ``followers`` of them."""
@@ -64,6 +67,40 @@ def card_worth(cards: Cards, card: int, unseen: CardSet) -> float:
     playable = sum(1 for top in bits(unseen) if cards.fits_on[top] >> card & 1) / total
     followers = (cards.fits_on[card] & unseen).bit_count()
     return playable * miss_chance(total, followers, OPPONENT_CARDS)
+
+
+@cache
+def lay_keys(table: str) -> tuple[int, ...]:
+    """Each card's place in the order low cards are laid first: a starred card counts
+    ``STARRED_LATER`` higher, a joker last."""
+    cards = cards_for(table)
+    return tuple(number + (STARRED_LATER if colours else 0) if number else JOKER_LAST
+                 for number, colours in zip(cards.numbers, cards.colours, strict=True))
+
+
+def card_to_lay(cards: Cards, playable: CardSet, unseen: CardSet,
+                opponents: Sequence[int]) -> int:
+    """The heuristic's card among ``playable`` (not empty): the one nobody likely follows, at
+    ``WIN_NOW`` or more, else the lowest by ``lay_keys``. ``opponents``: the hand sizes of the
+    other players still in the round. The strong bot's playouts lay by it too."""
+    fits_on = cards.fits_on
+    keys = lay_keys(cards.table)
+    total = unseen.bit_count()
+    best, best_chance = -1, -1.0
+    lowest, lowest_key = -1, JOKER_LAST + 1
+    while playable:
+        low = playable & -playable
+        playable ^= low
+        card = low.bit_length() - 1
+        followers = (fits_on[card] & unseen).bit_count()
+        chance = 1.0
+        for count in opponents:
+            chance *= miss_chance(total, followers, count)
+        if chance > best_chance:
+            best, best_chance = card, chance
+        if keys[card] < lowest_key:
+            lowest, lowest_key = card, keys[card]
+    return best if best_chance >= WIN_NOW else lowest
 
 
 class HeuristicBot:
@@ -94,26 +131,9 @@ class HeuristicBot:
     def _play(cards: Cards, view: WhatElseView, seat: Seat, playable: CardSet,
               unseen: CardSet) -> int:
         counts = view["hand_counts"]
-        others = [other for other, status in enumerate(view["status"])
-                  if other != seat and status == "in"]
-        total = unseen.bit_count()
-        best, best_chance = -1, -1.0
-        for card in bits(playable):
-            followers = (cards.fits_on[card] & unseen).bit_count()
-            chance = 1.0
-            for other in others:
-                chance *= miss_chance(total, followers, counts[other])
-            if chance > best_chance:
-                best, best_chance = card, chance
-        if best_chance >= WIN_NOW:
-            return best
-        lowest, lowest_key = -1, JOKER_LAST + 1
-        for card in bits(playable):
-            number = cards.numbers[card]
-            key = number + (STARRED_LATER if cards.colours[card] else 0) if number else JOKER_LAST
-            if key < lowest_key:
-                lowest, lowest_key = card, key
-        return lowest
+        return card_to_lay(cards, playable, unseen, [
+            counts[other] for other, status in enumerate(view["status"])
+            if other != seat and status == "in"])
 
     @staticmethod
     def _discards(cards: Cards, hand: CardSet, unseen: CardSet) -> CardSet:

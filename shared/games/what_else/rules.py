@@ -290,17 +290,17 @@ def _bump(counts: tuple[int, ...], seat: Seat, by: int = 1) -> tuple[int, ...]:
     return tuple(listed)
 
 
-def _after_move(state: WhatElseState, mover: Seat) -> WhatElseState:
-    """After a play or a pass: the round ends when nobody is still in it, or when exactly one
-    player is and made the last play; otherwise the turn goes to the next player clockwise
-    who is still in."""
-    last_player = state.pile[-1][0]
-    staying = [seat for seat in range(state.rules.players) if in_round(state, seat)]
+def _next_turn(rules: Rules, hands: tuple[CardSet, ...], passed: tuple[bool, ...],
+               last_player: Seat, mover: Seat) -> Seat:
+    """After a play or a pass: the next player clockwise from ``mover`` still in the round
+    (not passed, still holding cards), or ``NO_SEAT`` when the round is over: nobody is still
+    in it, or exactly one player is and made the last play."""
+    staying = [seat for seat in range(rules.players) if not passed[seat] and hands[seat]]
     if not staying or staying == [last_player]:
-        return _end_round(state)
-    for seat in state.rules.clockwise[mover]:
-        if in_round(state, seat):
-            return replace(state, turn=seat)
+        return NO_SEAT
+    for seat in rules.clockwise[mover]:
+        if not passed[seat] and hands[seat]:
+            return seat
     raise AssertionError("a player still in the round has no turn")  # staying is not empty
 
 
@@ -572,10 +572,13 @@ class WhatElse(Game[WhatElseState]):
             return self._evolve_play(state, seat, event.data["card"])
         if kind == "passed":
             assert seat is not None
-            passed = list(state.passed)
-            passed[seat] = True
-            return _after_move(replace(state, passed=tuple(passed),
-                                       passes=_bump(state.passes, seat)), seat)
+            listed = list(state.passed)
+            listed[seat] = True
+            passed = tuple(listed)
+            turn = _next_turn(state.rules, state.hands, passed, state.pile[-1][0], seat)
+            moved = replace(state, passed=passed, passes=_bump(state.passes, seat),
+                            turn=state.turn if turn == NO_SEAT else turn)
+            return _end_round(moved) if turn == NO_SEAT else moved
         if kind == "refilled":
             assert seat is not None
             return self._evolve_refill(state, seat, event.data["discard"])
@@ -590,9 +593,13 @@ class WhatElse(Game[WhatElseState]):
         hands = list(state.hands)
         hands[seat] &= ~(1 << card)
         jokers = state.jokers_played if cards.numbers[card] else _bump(state.jokers_played, seat)
-        return _after_move(replace(state, hands=tuple(hands), pile=(*state.pile, (seat, card)),
-                                   jokers_played=jokers,
-                                   cards_played=_bump(state.cards_played, seat)), seat)
+        held = tuple(hands)
+        turn = _next_turn(state.rules, held, state.passed, seat, seat)
+        # one new state for a move that keeps the round going: playouts make thousands
+        moved = replace(state, hands=held, pile=(*state.pile, (seat, card)),
+                        jokers_played=jokers, cards_played=_bump(state.cards_played, seat),
+                        turn=state.turn if turn == NO_SEAT else turn)
+        return _end_round(moved) if turn == NO_SEAT else moved
 
     @staticmethod
     def _evolve_refill(state: WhatElseState, seat: Seat, codes: list[str]) -> WhatElseState:

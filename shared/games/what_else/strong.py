@@ -3,8 +3,10 @@
 It is given only an ``Observation`` (its view, its legal commands, and every event as its
 seat was shown it). From the events it works out what each opponent's hand may hold, then
 plays each candidate move on in many worlds sampled afresh (opponents' hands and the draw
-pile's order), every candidate in the same worlds, every seat then played by a fast copy of
-the heuristic bot's rules to the end of the round, and chooses the move worth most over the
+pile's order), every candidate in the same worlds, every seat then played on the engine itself
+(``decide`` for the candidate, ``evolve`` for every event after it: a rule lives only in
+``rules.py``) by the heuristic bot's own choice of card (``bots.card_to_lay``) to the end of
+the round, and chooses the move worth most over the
 worlds (``search_flat.paired_search``): a world is worth the round won, and the cards the
 seat kept to its end (``KEEP_WEIGHT``).
 
@@ -37,20 +39,19 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
-from math import comb
-from typing import Any
 
 from starhall.shared.belief import KeptFold, fold_of
 from starhall.shared.cards import CardSet, bits
 from starhall.shared.engine import Command, Event, Seat
 from starhall.shared.games.what_else.bots import (
-    JOKER_LAST,
-    STARRED_LATER,
-    WIN_NOW,
     HeuristicBot,
+    card_to_lay,
     card_worth,
+    lay_keys,
+    miss_chance,
 )
 from starhall.shared.games.what_else.rules import (
+    GAME,
     HAND_SIZE,
     NO_SEAT,
     TARGET,
@@ -59,6 +60,8 @@ from starhall.shared.games.what_else.rules import (
     WhatElseState,
     WhatElseView,
     cards_for,
+    in_round,
+    legal_cards,
     rules_for,
     what_else_view,
 )
@@ -84,6 +87,14 @@ DOUBT = 2.0
 standard errors over the worlds played (``paired_search``)."""
 SAMPLE_TRIES = 30
 """Attempts at a world that meets every group's constraints before they are dropped."""
+LOWEST_BELOW = 0.3
+"""An opponent's card that ends the round at once with less than this chance (as it could
+judge) was laid as its lowest card that fits (``_Course.laid_lowest``); the heuristic spends
+a card to win only at ``WIN_NOW`` (0.9)."""
+KEPT_ABOVE = 0.6
+"""An opponent keeps at a refill no card worth less than this share of an average card's
+worth (the heuristic keeps none below the average; the margin: it weighs against what it
+sees, a little other than what the seat sees)."""
 ROLLOUT_ROUNDS = 1
 """A playout stops when this many rounds have ended (the one being played counts; from a
 refill, the next) and is scored by the round won and the cards kept. Played to the game's
@@ -128,6 +139,11 @@ class _Course:
     pile_allowed: CardSet = 0
     groups: dict[Seat, list[Group]] = field(default_factory=dict)
     owed: tuple[Seat, int] | None = None
+    read_policy: bool = True
+    """Read the opponents' plays and refills as the heuristic's (``laid_lowest``,
+    ``weak_cards``): what a Normal bot's moves tell of its hand."""
+    plain: set[Seat] = field(default_factory=set)
+    """Opponents whose moves showed they do not play as the heuristic: read no more."""
     lost: bool = False
     """An event the course could not follow came: it follows no more, and says nothing."""
 
@@ -139,6 +155,7 @@ class _Course:
         groups = self.groups[seat]
         able = [group for group in groups if group.allowed >> card & 1]
         if not able:  # a history the groups cannot explain: forget what they said
+            self.plain.add(seat)  # most likely its policy was misread: read it no more
             able = list(groups)
             for group in groups:
                 group.allowed = self.cards.deck.full
@@ -155,6 +172,54 @@ class _Course:
         chosen.count -= 1
         if not chosen.count:
             groups.remove(chosen)
+
+    def gone(self) -> CardSet:
+        """The cards every seat has seen go: the discard pile and this round's pile."""
+        gone = 0
+        for card in self.discard:
+            gone |= 1 << card
+        for _, card in self.pile:
+            gone |= 1 << card
+        return gone
+
+    def laid_lowest(self, seat: Seat, card: int) -> None:
+        """``seat`` lays ``card``. The heuristic lays its lowest card that fits (by
+        ``lay_keys``) unless one likely ends the round at once; when ``card`` clearly could
+        not (``LOWEST_BELOW``), it held no lower card that fits. Worked out as the seat
+        would, from what it could see (every card not gone is unseen to it, but its own)."""
+        cards = self.cards
+        fitting = cards.fits_on[self.pile[-1][1]] if self.pile else cards.deck.full
+        unseen = cards.deck.full & ~self.gone() & ~(1 << card)
+        total = max(unseen.bit_count() - (self.counts[seat] - 1), 0)
+        followers = min((cards.fits_on[card] & unseen).bit_count(), total)
+        chance = 1.0
+        for other in range(self.players):
+            if other != seat and not self.passed[other] and self.counts[other]:
+                chance *= miss_chance(total, followers, self.counts[other])
+        if chance >= LOWEST_BELOW:
+            return
+        keys = lay_keys(cards.table)
+        lower = 0
+        for other in bits(fitting):
+            if keys[other] < keys[card]:
+                lower |= 1 << other
+        for group in self.groups[seat]:
+            group.allowed &= ~lower
+
+    def weak_and_strong(self) -> tuple[CardSet, CardSet]:
+        """The cards not gone that are clearly weak (worth less than ``KEPT_ABOVE`` of an
+        average one, against the cards not gone), and those clearly strong (worth more than
+        the average over ``KEPT_ABOVE``). The heuristic discards every card worth less than
+        the average card it cannot see, and no other: at a refill it keeps no weak card and
+        throws away no strong one."""
+        cards = self.cards
+        unseen = cards.deck.full & ~self.gone()
+        worth = {card: card_worth(cards, card, unseen & ~(1 << card)) for card in bits(unseen)}
+        average = sum(worth.values()) / max(len(worth), 1)
+        weak = sum(1 << card for card, value in worth.items() if value < KEPT_ABOVE * average)
+        strong = sum(1 << card for card, value in worth.items()
+                     if value > average / KEPT_ABOVE)
+        return weak, strong
 
     def draw(self, seat: Seat, need: int) -> None:
         taken = min(need, self.draw_count)
@@ -209,6 +274,8 @@ class _Course:
                            for seat in range(self.players) if seat != self.me}
         elif kind == "played" and seat is not None:
             card = index_of[data["card"]]
+            if seat != self.me and self.read_policy and seat not in self.plain:
+                self.laid_lowest(seat, card)
             self.take(seat, card)
             self.pile.append((seat, card))
             self.after_move()
@@ -220,23 +287,35 @@ class _Course:
                     group.allowed &= ~fitting
             self.after_move()
         elif kind == "refilled" and seat is not None:
-            for code in data["discard"]:
-                card = index_of[code]
+            discarded = [index_of[code] for code in data["discard"]]
+            reading = seat != self.me and self.read_policy and seat not in self.plain
+            weak, strong = self.weak_and_strong() if reading else (0, 0)
+            if any(strong >> card & 1 for card in discarded):
+                self.plain.add(seat)  # it threw a card away the heuristic would keep
+            for card in discarded:
                 self.take(seat, card)
                 self.discard.append(card)
+            if reading and seat not in self.plain:
+                for group in self.groups[seat]:
+                    group.allowed &= ~weak
             self.draw(seat, HAND_SIZE - self.counts[seat])
 
 
-def knowledge(seen: Observation, kept: KeptFold[_Course] | None = None) -> Knowledge:
+def knowledge(seen: Observation, kept: KeptFold[_Course] | None = None,
+              read_policy: bool = True) -> Knowledge:
     """What ``seen`` tells of the opponents' hands and the draw pile; ``kept``: the course
-    followed at the seat's moves before, to follow only the events since."""
+    followed at the seat's moves before, to follow only the events since. Without
+    ``read_policy`` only what holds whoever the opponents are; with it, also what their
+    moves tell if they play as the heuristic bot, for each opponent until its moves show it
+    does not (``_Course.plain``)."""
     view = what_else_view(seen.view)
     cards = cards_for(view["options"]["star_table"])
     players = seen.players
 
     def start() -> _Course:
         return _Course(cards, players, seen.seat, bool(view["options"]["voluntary_pass"]),
-                       [0] * players, [False] * players, tokens=[0] * players)
+                       [0] * players, [False] * players, tokens=[0] * players,
+                       read_policy=read_policy)
 
     course = fold_of(seen.seat, seen.seen, start, kept)
     code_of = cards.deck.code_of
@@ -362,7 +441,7 @@ def world_state(template: WhatElseState, seat: Seat, hand: CardSet,
     return replace(template, hands=tuple(listed), draw=tuple(draw))
 
 
-# --- the rollout policy: the heuristic bot's rules on a state ----------------------------------
+# --- the rollout policy: the heuristic bot's rules, played on the engine ----------------------
 
 @cache
 def _static_worth(table: str) -> tuple[tuple[float, ...], float]:
@@ -374,196 +453,77 @@ def _static_worth(table: str) -> tuple[tuple[float, ...], float]:
     return worth, sum(worth) / len(worth)
 
 
-@cache
-def _miss(unseen: int, followers: int, hand: int) -> float:
-    if hand > unseen:
-        return 0.0 if followers else 1.0
-    return comb(unseen - followers, hand) / comb(unseen, hand)
-
-
-@cache
-def _lay_keys(table: str) -> tuple[int, ...]:
-    """The heuristic bot's order for laying low cards first: a starred card counts
-    ``STARRED_LATER`` higher, a joker last."""
-    cards = cards_for(table)
-    return tuple(number + (STARRED_LATER if colours else 0) if number else JOKER_LAST
-                 for number, colours in zip(cards.numbers, cards.colours, strict=True))
-
-
-class Playout:
-    """One world played on to its end by the rollout policy, on plain lists rather than the
-    engine's immutable state (a playout makes a few hundred moves, and copying the state at
-    each was most of its time). The same rules as the engine's ``evolve``; the tests check
-    that both play the same worlds to the same results."""
-
-    __slots__ = ("cards", "players", "hands", "draw", "discard", "gone", "pile", "passed",
-                 "tokens", "rng", "rounds_ended", "log", "kept")
-
-    def __init__(self, state: WhatElseState, rng: random.Random) -> None:
-        self.cards = state.rules.cards
-        self.players = state.rules.players
-        self.hands = list(state.hands)
-        self.draw = list(reversed(state.draw))
-        """The draw pile, top card last (drawn with ``pop``)."""
-        self.discard = list(state.discard)
-        self.gone = sum(1 << card for card in state.discard)
-        """The cards on the discard pile and in this round's pile: seen by every seat."""
-        self.pile = list(state.pile)
-        for _, card in self.pile:
-            self.gone |= 1 << card
-        self.passed = list(state.passed)
-        self.tokens = list(state.tokens)
-        self.rng = rng
-        self.rounds_ended = 0
-        self.kept: list[CardSet] = []
-        """The hands when the last round ended, before anyone drew."""
-        self.log: list[tuple[Any, ...]] | None = None
-        """When a list, every move and shuffle is written to it (the tests replay them on
-        the engine): ("play", seat, card), ("pass", seat), ("refill", seat, discards),
-        ("shuffle", order)."""
-
-    def run(self, state: WhatElseState, first: Command, rounds: int) -> None:
-        """Play ``first`` (a command legal in ``state``), then on until ``rounds`` rounds have
-        ended (the one being played counts) or the game has."""
-        if state.phase == "refill":
-            order = list(state.refill_order)
-            discard = self.cards.deck.mask(first.data["discard"])
-            self._refill(order[0], discard)
-            for seat in order[1:]:
-                self._refill(seat, rollout_discards_of(self.cards, self.hands[seat]))
-            turn = state.opener
-        else:
-            seat = state.turn
-            card = (self.cards.deck.index_of[first.data["card"]] if first.type == "play"
-                    else -1)
-            turn = self._move(seat, card)
-        while turn >= 0 and self.rounds_ended < rounds:
-            turn = self._round(turn)
-
-    def _round(self, turn: Seat) -> Seat:
-        """Play from ``turn`` to the end of the round and its refill: the next opener, or -1
-        when the game is over."""
-        fits_on = self.cards.fits_on
-        while True:
-            hand = self.hands[turn]
-            playable = hand & fits_on[self.pile[-1][1]] if self.pile else hand
-            card = rollout_card_of(self, turn, playable) if playable else -1
-            turn = self._move(turn, card)
-            if not self.pile:  # the round is over: ``turn`` opens the next, or -1
-                return turn
-
-    def _move(self, seat: Seat, card: int) -> Seat:
-        """``seat`` lays ``card`` (-1: passes). The next seat to move in the round, or when the
-        round ended, its winner (having refilled) or -1 when the game is over."""
-        if self.log is not None:
-            self.log.append(("play", seat, card) if card >= 0 else ("pass", seat))
-        if card >= 0:
-            self.hands[seat] &= ~(1 << card)
-            self.pile.append((seat, card))
-            self.gone |= 1 << card
-        else:
-            self.passed[seat] = True
-        last = self.pile[-1][0]
-        players = self.players
-        staying = [other for other in range(players)
-                   if not self.passed[other] and self.hands[other]]
-        if staying and staying != [last]:
-            for step in range(1, players):
-                other = (seat + step) % players
-                if not self.passed[other] and self.hands[other]:
-                    return other
-        return self._end_round(last)
-
-    def _end_round(self, winner: Seat) -> Seat:
-        self.rounds_ended += 1
-        self.kept = list(self.hands)
-        self.tokens[winner] += 1
-        self.discard.extend(card for _, card in self.pile)
-        self.pile = []
-        self.passed = [False] * self.players
-        if self.tokens[winner] >= TARGET:
-            return -1
-        self._draw(winner)
-        for step in range(1, self.players):
-            seat = (winner + step) % self.players
-            self._refill(seat, rollout_discards_of(self.cards, self.hands[seat]))
-        return winner
-
-    def _refill(self, seat: Seat, discard: CardSet) -> None:
-        if self.log is not None:
-            self.log.append(("refill", seat, discard))
-        self.hands[seat] &= ~discard
-        self.discard.extend(bits(discard))
-        self.gone |= discard
-        self._draw(seat)
-
-    def _draw(self, seat: Seat) -> None:
-        need = HAND_SIZE - self.hands[seat].bit_count()
-        while need:
-            if not self.draw:
-                if not self.discard:
-                    return
-                order = sorted(self.discard)
-                self.rng.shuffle(order)  # the engine's reshuffle: the pile's cards in a new order
-                if self.log is not None:
-                    self.log.append(("shuffle", order))
-                self.draw = order[::-1]
-                self.discard = []
-                self.gone = sum(1 << card for _, card in self.pile)
-            card = self.draw.pop()
-            self.hands[seat] |= 1 << card
-            need -= 1
-
-
-def rollout_card_of(world: Playout, seat: Seat, playable: CardSet) -> int:
-    """The heuristic bot's card (``HeuristicBot._play``), from ``seat``'s side of a world."""
-    cards = world.cards
-    fits_on = cards.fits_on
-    keys = _lay_keys(cards.table)
-    hands, passed = world.hands, world.passed
-    unseen = cards.deck.full & ~hands[seat] & ~world.gone
-    total = unseen.bit_count()
-    others = [hands[other].bit_count() for other in range(world.players)
-              if other != seat and not passed[other] and hands[other]]
-    best, best_chance = -1, -1.0
-    lowest, lowest_key = -1, JOKER_LAST + 1
-    while playable:
-        low = playable & -playable
-        playable ^= low
-        card = low.bit_length() - 1
-        followers = (fits_on[card] & unseen).bit_count()
-        chance = 1.0
-        for count in others:
-            chance *= _miss(total, followers, count)
-        if chance > best_chance:
-            best, best_chance = card, chance
-        key = keys[card]
-        if key < lowest_key:
-            lowest, lowest_key = card, key
-    return best if best_chance >= WIN_NOW else lowest
-
-
 def rollout_discards_of(cards: Cards, hand: CardSet) -> CardSet:
     """The cards worth less than the average card (against a full deck)."""
     worth, average = _static_worth(cards.table)
     return sum(1 << card for card in bits(hand) if worth[card] < average)
 
 
+def rollout_event(state: WhatElseState, rng: random.Random) -> Event:
+    """The next event of a playout: the heuristic's card (or a pass) for the seat to play,
+    judged from that seat's side of the world; the rollout's discards for the seat to refill;
+    or a reshuffle of the discard pile in an order drawn from ``rng``."""
+    rules = state.rules
+    cards = rules.cards
+    if state.phase == "play":
+        seat = state.turn
+        playable = legal_cards(state, seat)
+        if not playable:
+            return rules.pass_events[seat]
+        gone = 0
+        for card in state.discard:
+            gone |= 1 << card
+        for _, card in state.pile:
+            gone |= 1 << card
+        hands = state.hands
+        unseen = cards.deck.full & ~hands[seat] & ~gone
+        opponents = [hands[other].bit_count() for other in rules.clockwise[seat]
+                     if in_round(state, other)]
+        return rules.plays.events[seat][card_to_lay(cards, playable, unseen, opponents)]
+    if state.phase == "refill":
+        seat = state.refill_order[0]
+        discard = rollout_discards_of(cards, state.hands[seat])
+        return Event("refilled", seat, {"discard": cards.deck.codes(discard)})
+    request = GAME.chance(state)
+    assert request is not None  # a playout never reaches the game's first deal
+    order = list(request.items)
+    rng.shuffle(order)
+    return Event("shuffled", None, {"order": order})
+
+
 def play_out(state: WhatElseState, first: Command, seat: Seat, rng: random.Random,
              rounds: int | None = None) -> float:
-    """Play ``first`` in ``state``, then on with the rollout policy for every seat until
-    ``rounds`` rounds have ended; ``seat``'s value: 1 for a won game, 0 for a lost one, else
-    its share of the tokens won in the playout."""
-    world = Playout(state, rng)
-    world.run(state, first, ROLLOUT_ROUNDS if rounds is None else rounds)
-    tokens = world.tokens
-    if max(tokens) >= TARGET:
+    """Play ``first`` in ``state`` through the engine (``decide``, then ``evolve``), then on
+    with the rollout policy for every seat (``rollout_event``) until ``rounds`` rounds have
+    ended (the one being played counts; from a refill, the next); ``seat``'s value: 1 for a
+    won game, 0 for a lost one, else the tokens it won per round ended plus ``KEEP_WEIGHT``
+    times the worth of the cards it held when the last of them ended."""
+    rounds = ROLLOUT_ROUNDS if rounds is None else rounds
+    evolve = GAME.evolve
+    tokens_before = state.tokens[seat]
+    ended = 0
+    kept = -1
+    events: Sequence[Event] = GAME.decide(state, first)
+    while True:
+        for event in events:
+            before = state
+            state = evolve(state, event)
+            if before.pile and not state.pile:  # the round ended: what the seat held then
+                ended += 1
+                kept = before.hands[seat]
+                if event.seat == seat and event.type == "played":
+                    kept &= ~(1 << state.rules.cards.deck.index_of[event.data["card"]])
+        if state.phase == "over" or ended >= rounds:
+            break
+        events = (rollout_event(state, rng),)
+    tokens = state.tokens
+    if state.phase == "over":
         return 1.0 if tokens[seat] >= TARGET else 0.0
-    won = (tokens[seat] - state.tokens[seat]) / max(world.rounds_ended, 1)
-    if not KEEP_WEIGHT or not world.kept:
+    won = (tokens[seat] - tokens_before) / max(ended, 1)
+    if not KEEP_WEIGHT or kept < 0:
         return won
-    worth, average = _static_worth(world.cards.table)
-    return won + KEEP_WEIGHT * sum(worth[card] - average for card in bits(world.kept[seat]))
+    worth, average = _static_worth(state.rules.cards.table)
+    return won + KEEP_WEIGHT * sum(worth[card] - average for card in bits(kept))
 
 
 # --- the bot ---------------------------------------------------------------------------------
@@ -621,20 +581,18 @@ class StrongBot(WorldsBot):
         """The candidates (and ``include``) and their playouts (``paired_search``), from
         ``start`` on."""
         view, seat = what_else_view(seen.view), seen.seat
-        legal = seen.legal
         cards = cards_for(view["options"]["star_table"])
         deck = cards.deck
         hand = deck.mask(view["hand"])
         unseen = unseen_cards(cards, view)
-        refill = view["legal"]["refill"]
-        if refill:
+        if view["legal"]["refill"]:
             heuristic = HeuristicBot._discards(cards, hand, unseen)
             discards = refill_candidates(cards, hand, unseen, heuristic)
             commands = [Command("refill", seat, {"discard": deck.codes(chosen)})
                         for chosen in discards]
             default = 0
         else:
-            commands = list(legal)
+            commands = list(seen.legal)  # every card it may lay, and a pass where allowed
             default = self._default_play(seen, cards, hand, unseen, commands)
         if include is not None and include not in commands:
             commands.append(include)
