@@ -69,6 +69,10 @@ ATTEMPT_SECONDS = 1.0
 """How long one send of a commit waits for its acknowledgement before it is sent again (the
 stream may have lost its leader with a NATS node, and a send made meanwhile is never
 answered); the messages' ids keep a send that landed from being stored twice."""
+SERVICE_KEY = "service.id"
+"""The seating bucket's key holding the service's id (a table's id has no dot)."""
+NODE_PREFIX = "node."
+"""Leases of nodes, not tables (``node.NAME``): each live node's address and key."""
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Table ids a subject and a key can hold (those a server makes are digits)."""
 
@@ -249,6 +253,10 @@ class JetStreamStore:
         self.node = node or f"{socket.gethostname()}-{secrets.token_hex(4)}"
         self.client_address = client_address
         """Where clients reach this node (a lease says it, for others to send them there)."""
+        self.client_key: str | None = None
+        """This node's CurveZMQ public key (Z85), in its node lease."""
+        self.leaving = False
+        """Draining: the node lease is gone, and not renewed."""
         self.leases: dict[str, int] = {}
         """The tables this node holds: their lease's last revision."""
         self.lost: set[str] = set()
@@ -313,6 +321,20 @@ class JetStreamStore:
         self.seats_kv = await self._bucket(f"{self.stream}_seats", replicas, None)
         self.leases_kv = await self._bucket(f"{self.stream}_leases", replicas,
                                             self.lease_seconds)
+        self._service = await self._service_id()
+
+    async def _service_id(self) -> str:
+        """The id every node of this store shares: the first node made it."""
+        made = secrets.token_hex(8)
+        with contextlib.suppress(nats.js.errors.KeyWrongLastSequenceError):
+            await self.seats_kv.create(SERVICE_KEY, made.encode())
+            return made
+        entry = await self.seats_kv.get(SERVICE_KEY)
+        return bytes(entry.value or b"").decode("ascii", "replace")
+
+    @property
+    def service(self) -> str:
+        return self._service
 
     async def _bucket(self, name: str, replicas: int, ttl: float | None) -> Any:
         try:
@@ -570,8 +592,33 @@ class JetStreamStore:
 
     # --- leases -------------------------------------------------------------------------
 
-    def advertise(self, address: str) -> None:
-        self.client_address = address
+    def advertise(self, address: str, key: str | None = None) -> None:
+        self.client_address, self.client_key = address, key
+        self.announce()
+
+    @property
+    def node_key(self) -> str:
+        return NODE_PREFIX + re.sub(r"[^-_A-Za-z0-9]", "_", self.node)
+
+    def nodes(self) -> list[dict[str, Any]]:
+        """This node (unless it is leaving) and those whose node lease was heard within a
+        TTL, by address."""
+        now, own = monotonic(), self.node_key
+        with self._lock:
+            heard = [value for key, (when, value) in self.mirror.items()
+                     if key.startswith(NODE_PREFIX) and key != own
+                     and now - when <= self.lease_seconds]
+        others = [{"address": v["address"], "key": v.get("key")}
+                  for v in sorted(heard, key=lambda v: str(v.get("address")))
+                  if isinstance(v.get("address"), str)]
+        mine = [] if self.leaving else [{"address": self.client_address,
+                                         "key": self.client_key}]
+        return mine + others
+
+    def leave_service(self) -> None:
+        self.leaving = True
+        with contextlib.suppress(Exception):
+            self.bridge.run(self.leases_kv.delete(self.node_key), CLOSE_SECONDS)
 
     def lease_value(self, table_id: str) -> bytes:
         """A lease says who holds the table, where its clients reach that node, and what the
@@ -602,7 +649,8 @@ class JetStreamStore:
     def service_tables(self) -> dict[str, dict[str, Any]]:
         """Every table some node has held while this one listened, with its last lease."""
         with self._lock:
-            return {table_id: value for table_id, (_, value) in self.mirror.items()}
+            return {table_id: value for table_id, (_, value) in self.mirror.items()
+                    if not table_id.startswith(NODE_PREFIX)}
 
     async def _mirror_forever(self) -> None:
         """Keep ``mirror`` up to date by watching the leases bucket. A lease that ends by its
@@ -633,6 +681,8 @@ class JetStreamStore:
         with self._lock:
             if entry.operation is not None:  # deleted or purged: let go
                 self.mirror.pop(entry.key, None)
+                if not entry.key.startswith(NODE_PREFIX) and entry.key not in self.leases:
+                    self._next_look = 0.0  # let go by its node (a drain): take it now
                 return
             try:
                 value = json.loads(entry.value or b"")
@@ -717,6 +767,10 @@ class JetStreamStore:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._renew_now.wait(), self.lease_seconds / 4)
             self._renew_now.clear()
+            if not self.leaving and self.client_address:
+                with contextlib.suppress(Exception):  # NATS away: the next round says it
+                    await self.leases_kv.put(self.node_key, json.dumps(
+                        {"address": self.client_address, "key": self.client_key}).encode())
             with self._lock:
                 held = dict(self.leases)
             for table_id, revision in held.items():
@@ -746,6 +800,8 @@ class JetStreamStore:
                         self.renewed_at[table_id] = asked
 
     def close(self) -> None:
+        if not self.leaving:
+            self.leave_service()
         self._renewer.cancel()
         self._mirrorer.cancel()
         for table_id in list(self.leases):

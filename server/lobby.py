@@ -45,6 +45,7 @@ class Lobby:
             "protocol": protocol.PROTOCOL_VERSION, "heartbeat": self.config.heartbeat,
             "timeout": self.config.timeout, "max_message": protocol.MAX_MESSAGE_BYTES,
             "games": self.master.games_info, "instance": self.master.instance,
+            "service": self.master.store.service, "nodes": self.master.store.nodes(),
         })
 
     def ping(self, session: Session, message: dict[str, Any], rid: Any) -> None:
@@ -125,6 +126,9 @@ class Lobby:
             return
         if self.config.read_only:
             raise ReadOnly()
+        if self.master.draining:
+            raise RequestError(protocol.DRAINING, "this node is stopping: make the table on "
+                               "another node of the service")
         game = GAMES.get(game_id)
         if game is None:
             raise RequestError(protocol.UNKNOWN_GAME,

@@ -154,6 +154,8 @@ class TableMaster:
         self.games_info = [game_info(GAMES[game_id]) for game_id in sorted(GAMES)]
         self.moves = 0
         """Game events appended since start (the benchmark reads it)."""
+        self.draining = False
+        """Stopping on purpose: no new table is made here (``server/drain.py``)."""
         self.instance = secrets.token_hex(8)
         """Names this run of the server in ``welcome`` and ``pong``: a client that sees it
         change knows the server restarted and forgot its session."""
@@ -199,9 +201,10 @@ class TableMaster:
 
     # --- the loop's turns -------------------------------------------------------------
 
-    def advertise(self, address: str) -> None:
-        """Where this node's clients reach it (the transport's address), for the leases."""
-        self.store.advertise(address)
+    def advertise(self, address: str, key: str | None = None) -> None:
+        """Where this node's clients reach it (the transport's address) and its public key,
+        for the leases and the list of the service's nodes."""
+        self.store.advertise(address, key)
         self.leases.describe()
 
     def bots(self, people_waiting: bool) -> bool:

@@ -16,13 +16,19 @@ it has, never loses one and hears of no other node.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 from starhall.server.durability import GroupCommit, read_whole, rollback
 from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_seating, save_seating
+from starhall.shared.atomic_files import write_durably
 from starhall.shared.logfile import SUFFIX, LogWriter, TableLog
+
+SERVICE_FILE = "service.id"
+"""In a file store's folder: the id of the service it is (``LogStore.service``)."""
 
 
 class LogStore(Protocol):
@@ -97,8 +103,23 @@ class LogStore(Protocol):
     node: str
     """This node's name in its leases."""
 
-    def advertise(self, address: str) -> None:
-        """Where this node's clients reach it, for the leases to tell the other nodes."""
+    @property
+    def service(self) -> str:
+        """The service this store's tables belong to: the same on every node that shares
+        the store (JetStream: kept in the seating bucket), its own for a folder."""
+        ...
+
+    def advertise(self, address: str, key: str | None = None) -> None:
+        """Where this node's clients reach it, and its CurveZMQ public key (Z85; ``None``:
+        plain), for the leases and the list of nodes to tell the other nodes."""
+        ...
+
+    def nodes(self) -> list[dict[str, Any]]:
+        """The service's live nodes, this one first: ``address`` and ``key`` each."""
+        ...
+
+    def leave_service(self) -> None:
+        """This node is stopping (a drain): the other nodes stop listing it now."""
         ...
 
     def claim(self, table_id: str, *, must: bool = False) -> bool:
@@ -256,8 +277,37 @@ class FileStore:
     # A folder is one server's alone: every table in it is this node's, for good.
 
     node = ""
+    _address = ""
+    _key: str | None = None
+    _service: str | None = None
 
-    def advertise(self, address: str) -> None:
+    @property
+    def service(self) -> str:
+        """A random id kept in the folder (``service.id``), made at its first use; a folder
+        that cannot be written is named by its path instead."""
+        if self._service is None:
+            path = self.folder / SERVICE_FILE
+            try:
+                self._service = path.read_text("ascii").strip()
+                if not self._service.isalnum():
+                    raise ValueError(f"{path}: no service id")
+            except (OSError, ValueError):
+                made = secrets.token_hex(8)
+                try:
+                    write_durably(path, made.encode("ascii"))
+                    self._service = made
+                except OSError:
+                    self._service = hashlib.sha256(
+                        str(self.folder.resolve()).encode()).hexdigest()[:16]
+        return self._service
+
+    def advertise(self, address: str, key: str | None = None) -> None:
+        self._address, self._key = address, key
+
+    def nodes(self) -> list[dict[str, Any]]:
+        return [{"address": self._address, "key": self._key}]
+
+    def leave_service(self) -> None:
         pass
 
     def claim(self, table_id: str, *, must: bool = False) -> bool:
