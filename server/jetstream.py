@@ -680,9 +680,12 @@ class JetStreamStore:
     def _heard(self, entry: Any) -> None:
         with self._lock:
             if entry.operation is not None:  # deleted or purged: let go
-                self.mirror.pop(entry.key, None)
-                if not entry.key.startswith(NODE_PREFIX) and entry.key not in self.leases:
-                    self._next_look = 0.0  # let go by its node (a drain): take it now
+                heard = self.mirror.pop(entry.key, None)
+                if heard is not None and not entry.key.startswith(NODE_PREFIX):
+                    # Still the service's table, held by nobody (its node let go of it in a
+                    # drain): listed as it was, and taken over now rather than at the next look.
+                    self.mirror[entry.key] = (-float("inf"), heard[1])
+                    self._next_look = 0.0
                 return
             try:
                 value = json.loads(entry.value or b"")

@@ -18,6 +18,7 @@ import contextlib
 import re
 import socket
 import time
+from pathlib import Path
 from typing import Any
 
 import pygame
@@ -25,6 +26,7 @@ import pygame
 from starhall.client.games.tricks.table import TITLES, TableView
 from starhall.client.net.embedded import Seat, SeatBook, user_data
 from starhall.client.net.link import KEY_REFUSED, LOST, REJOINED, ServerLink, normalise_address
+from starhall.client.net.roster import NODES_FILE, Roster
 from starhall.client.screens.live import LiveTable
 from starhall.client.screens.new_table import NewTableForm
 from starhall.client.screens.settings_screen import SettingsOverlay
@@ -43,6 +45,7 @@ LIST_GIVE_UP = 10.0
 FORGET_AFTER = 5.0
 OPEN = (protocol.WAITING, protocol.PLAYING)
 SERVERS_FOLDER = "servers"
+SERVICES_FOLDER = "services"
 
 
 def in_lobby_order(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -102,11 +105,36 @@ class ServerSeatBook(SeatBook):
 
 
 def seat_book(address: str) -> SeatBook:
-    """The user's seats and tokens at the tables of the server at ``address``: a
-    ``SeatBook`` (``client.net.embedded``, the same file ``starhall play`` keeps for its own
-    games) in ``servers/HOST_PORT/`` of the user's data folder."""
+    """The user's seats and tokens at the tables of the server at ``address``, for a server
+    that names no service: a ``SeatBook`` (``client.net.embedded``, the same file ``starhall
+    play`` keeps for its own games) in ``servers/HOST_PORT/`` of the user's data folder."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", host_port(address))
     return ServerSeatBook(user_data() / SERVERS_FOLDER / safe)
+
+
+def service_folder(service: str) -> Path:
+    """Where the user's seats at a service's tables and the service's nodes are kept:
+    ``services/ID/`` of the user's data folder (the id ``welcome`` gives, docs/protocol.md
+    §3b), whichever node the user reaches it by."""
+    return user_data() / SERVICES_FOLDER / re.sub(r"[^A-Za-z0-9._-]", "_", service)[:64]
+
+
+def service_book(service: str, address: str) -> SeatBook:
+    """The user's seats at the tables of ``service``, with those kept by an older window for
+    the node at ``address`` (``seat_book``) moved in, once."""
+    book = ServerSeatBook(service_folder(service))
+    old = seat_book(address)
+    moved = old.seats()
+    if moved:
+        kept = book.seats()
+        with contextlib.suppress(OSError):
+            for seat in moved.values():
+                if seat.table not in kept:
+                    book.remember(seat)
+            old.path.unlink()
+            with contextlib.suppress(OSError):
+                old.folder.rmdir()
+    return book
 
 
 class Discovery:
@@ -195,7 +223,12 @@ class Lobby:
         self.resuming: tuple[str, int] | None = None
         self.book: SeatBook | None = None
         self.held: dict[str, Seat] = {}
-        """The user's seats at the current server's tables, by table (``seat_book``)."""
+        """The user's seats at the current service's tables, by table (``service_book``)."""
+        self.service: str | None = None
+        """The service the server is a node of, as its ``welcome`` named it."""
+        self.roster = Roster()
+        """The service's nodes: the lobby (and its tables) go on at another when the node
+        it talks to stops answering."""
         self.local_games: list[Any] = []
         """The user's unfinished games on this computer (``client.net.embedded``)."""
         self.hosted: Any = None
@@ -229,8 +262,11 @@ class Lobby:
         self._listing, self._pages = None, []
         self.server_name = ""
         self.ever_connected = False
-        self.book = seat_book(self.link.address)
-        self.held = self.book.seats()
+        if self.link.address not in self.roster.nodes:  # another service, maybe
+            self.service, self.roster = None, Roster()
+        if self.service is None:  # until the server names its service
+            self.book = seat_book(self.link.address)
+            self.held = self.book.seats()
         self.last_list = -LIST_EVERY
         self.message = f"Connecting to {host_port(self.link.address)}…"
         if self.link.refusal is not None:
@@ -246,6 +282,7 @@ class Lobby:
             self.link.close()
         self.link = None
         self.tables, self.held, self.book = [], {}, None
+        self.service, self.roster = None, Roster()
         self.message = ""
 
     def _find_local_games(self) -> None:
@@ -273,6 +310,8 @@ class Lobby:
         for message in self.link.poll():
             self._changed = True
             self._receive(message)
+        if self.link.state == "lost" and self._go_on_elsewhere():
+            return
         now = time.monotonic()
         if (self.link.state == "connected" and now - self.last_list >= LIST_EVERY
                 and (self._listing is None or now - self.last_list >= LIST_GIVE_UP)):
@@ -294,6 +333,7 @@ class Lobby:
         assert self.link is not None
         kind = message.get("type")
         if kind == protocol.WELCOME:
+            self._take_service(message)
             self.games = list(message.get("games") or [])
             if self.form is None or self.form.games != self.games:
                 self.form = NewTableForm(self.games, self.options)
@@ -306,6 +346,9 @@ class Lobby:
                            f"({host_port(self.link.address)}), {secured}"
         elif kind == KEY_REFUSED:
             self._refuse(str(message.get("message")))
+        elif kind == protocol.DRAINING:
+            self.roster.learn(message.get("nodes"), gone=self.link.address)
+            self._go_on_elsewhere()
         elif kind == protocol.TABLES:
             if message.get("rid") != self._listing:
                 return  # an answer to a listing given up on
@@ -343,6 +386,31 @@ class Lobby:
         elif kind == REJOINED:
             self.last_list = -LIST_EVERY
             self._listing = None
+
+    def _take_service(self, welcome: dict[str, Any]) -> None:
+        """The service the server is a node of: the user's seats there and its nodes."""
+        assert self.link is not None
+        service = welcome.get("service")
+        if not isinstance(service, str) or not service:
+            return  # an older server: seats kept by its address
+        if service != self.service:
+            self.service = service
+            self.roster = Roster(service_folder(service) / NODES_FILE)
+            self.book = service_book(service, self.link.address)
+            self.held = self.book.seats()
+        self.roster.learn(welcome.get("nodes"))
+
+    def _go_on_elsewhere(self) -> bool:
+        """The lobby's node is silent or stopping: connect to the service's next node, if
+        another is known; whether it did."""
+        assert self.link is not None
+        others = self.roster.after(self.link.address)
+        if not others:
+            return False
+        gone = host_port(self.link.address)
+        self.connect(others[0], self.roster.key(others[0]))
+        self.message = f"{gone} stopped answering: connecting to {host_port(others[0])}…"
+        return True
 
     def _forget_finished(self) -> None:
         """Seats at tables that ended or are gone are no games to go back to."""
@@ -428,6 +496,7 @@ class Lobby:
                               open_replay=open_over_table)
         self._lobby_caption = next(iter(pygame.display.get_caption()), "") or "Starhall — lobby"
         self.live.seat_book = self.book
+        self.live.roster = self.roster
         return self.live
 
     def open_table(self, how: str, table: str, seat: int | None = None) -> None:

@@ -1,0 +1,214 @@
+"""The service is what a player knows, not the node (docs/protocol.md §3b, docs/scaling.md): a
+real cluster of three nats-server processes and three ``starhall serve`` nodes, and the
+window's own code (``Lobby``, ``LiveTable`` and its ``TableSession``, drawn on pygame surfaces
+by SDL's dummy driver). The user's seat is kept per service, so every node's lobby offers
+Resume; a seated window and a spectator go on by themselves when the table's node is killed
+(-9), and through a rolling restart (SIGTERM, each node in turn) with no error shown and no
+move lost or made twice. Every wait is for a condition, with a deadline only against a hang."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import signal
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pygame
+import pytest
+
+from starhall.client.net.embedded import Seat
+from starhall.client.net.roster import Roster
+from starhall.client.screens.lobby import Lobby, seat_book, service_book
+from starhall.shared import protocol
+from tests.connection import Connection
+from tests.nats_helpers import NatsCluster, StarhallService
+from tests.test_cluster_client import SIZE, Window, own_moves, table_waiting_for_seat_0
+
+pytestmark = pytest.mark.slow  # real NATS clusters, nodes killed: `make check` leaves it out
+
+LEASE = 2.0
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsCluster]:
+    nats = NatsCluster(tmp_path_factory.mktemp("cluster")).start()
+    try:
+        yield nats
+    finally:
+        nats.stop()
+
+
+@pytest.fixture
+def service(cluster: NatsCluster, tmp_path: Path, request: pytest.FixtureRequest
+            ) -> Iterator[StarhallService]:
+    made = StarhallService(cluster.address, tmp_path, request.node.name, 3, lease=LEASE,
+                           replicas=3).start()
+    try:
+        yield made
+    finally:
+        made.stop()
+
+
+@pytest.fixture(autouse=True)
+def own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STARHALL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("STARHALL_DATA_DIR", str(tmp_path / "data"))
+
+
+def until(step: Callable[[], None], condition: Callable[[], Any], timeout: float = 60.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        step()
+        found = condition()
+        if found:
+            return found
+    raise TimeoutError("never got there")
+
+
+class Watched(Window):
+    """A window that keeps every refusal and lost table it showed: none may be shown."""
+
+    def __init__(self, address: str) -> None:
+        super().__init__(address)
+        self.errors: list[str] = []
+
+    def frame(self) -> None:
+        super().frame()
+        live = self.live
+        shown = [live.problem, live.lost_table,
+                 live.table.model.refusal if live.table is not None else None]
+        self.errors += [error for error in shown if error and error not in self.errors]
+
+
+def test_seats_move_from_the_per_address_file_into_the_service(tmp_path: Path) -> None:
+    old = seat_book("tcp://10.0.0.7:47474")
+    old.folder.mkdir(parents=True)
+    old.remember(Seat("0003", 1, "a-token", "hearts", 4))
+    book = service_book("5e7f00d1", "tcp://10.0.0.7:47474")
+    assert book.seats()["0003"].token == "a-token"
+    assert not old.path.exists()  # moved once
+    assert service_book("5e7f00d1", "tcp://10.0.0.8:47474").seats().keys() == {"0003"}
+
+
+def test_a_roster_tries_the_next_node_and_keeps_them(tmp_path: Path) -> None:
+    roster = Roster(tmp_path / "nodes.json")
+    roster.learn([{"address": "tcp://h:1", "key": None}, {"address": "tcp://h:2"},
+                  {"address": "not an address"}, "junk", {"address": "tcp://h:3",
+                                                          "key": "not a key"}])
+    assert list(roster.nodes) == ["tcp://h:1", "tcp://h:2"]
+    roster.learn([{"address": "tcp://h:3"}])  # a node joined, the others maybe restarting
+    assert roster.after("tcp://h:3") == ["tcp://h:1", "tcp://h:2"]
+    assert roster.after("tcp://h:1") == ["tcp://h:2", "tcp://h:3"]
+    roster.learn([{"address": "tcp://h:1"}, {"address": "tcp://h:2"}], gone="tcp://h:3")
+    assert list(Roster(tmp_path / "nodes.json").nodes) == ["tcp://h:1", "tcp://h:2",
+                                                            "tcp://h:3"]
+
+
+def test_every_node_names_one_service_and_lists_its_nodes(service: StarhallService) -> None:
+    def welcomes() -> list[dict[str, Any]]:
+        found = []
+        for address in service.addresses:
+            with Connection(address) as client:
+                found.append(client.request({"type": protocol.HELLO}))
+        return found
+
+    heard = until(lambda: time.sleep(0.2), lambda: (w := welcomes()) and all(
+        len(each["nodes"]) == 3 for each in w) and w)
+    assert len({each["service"] for each in heard}) == 1
+    for address, welcome in zip(service.addresses, heard, strict=True):
+        assert welcome["nodes"][0]["address"] == address  # the node itself first
+        assert {node["address"] for node in welcome["nodes"]} == set(service.addresses)
+        assert all(len(node["key"]) == 40 for node in welcome["nodes"])
+
+
+def test_every_nodes_lobby_offers_resume_of_my_table(service: StarhallService) -> None:
+    pygame.display.init()
+    surface = pygame.Surface(SIZE)
+    table = table_waiting_for_seat_0(service.addresses[0])
+    lobby = Lobby(SIZE, service.addresses[0], "Ada")
+
+    def step() -> None:
+        lobby.frame(0.5)
+        lobby.draw(surface)
+        time.sleep(0.02)
+
+    until(step, lambda: lobby.tables)
+    lobby.open_table("sit", table, 0)
+    until(step, lambda: lobby.live is not None and lobby.live.table is not None)
+    lobby.close_table()  # the game is under way: the seat is kept for its token
+    lobby.close()
+    for address in [*reversed(service.addresses), service.addresses[0]]:
+        lobby = Lobby(SIZE, address, "Ada")
+        until(step, lambda: table in lobby._resumable())  # noqa: B023 - this lobby's
+        lobby.act(("resume", lobby._resumable()[table]))
+        live = until(step, lambda: lobby.live is not None and lobby.live.table is not None  # noqa: B023
+                     and lobby.live)
+        assert live.session.seat == 0 and live.problem is None
+        assert live.link.address == service.addresses[0]  # followed to the table's node
+        lobby.close_table()
+        lobby.close()
+
+
+def test_a_seated_window_and_a_spectator_go_on_through_kill_9_of_the_tables_node(
+        service: StarhallService, tmp_path: Path) -> None:
+    first = service.nodes[0]
+    table = table_waiting_for_seat_0(first.address)
+    ada = Watched(first.address)  # its own node serves the table: no other to go back to
+    ada.live.sit(table, 0, "Ada")
+    ada.play(3)
+    spectator = Watched(service.addresses[2])
+    spectator.live.watch(table)
+    spectator.until(lambda: spectator.live.table is not None)
+    first.kill()
+    ada.play(4, timeout=120)
+    assert ada.live.link.address != first.address
+    seen = ada.live.table.model.seq  # type: ignore[union-attr]
+    spectator.until(lambda: spectator.live.table.model.seq >= seen)  # type: ignore[union-attr]
+    assert ada.errors == [] and spectator.errors == []
+    assert any("silent" in notice for notice in ada.notices), ada.notices
+    moves = own_moves(service.export(table, tmp_path))
+    assert len(moves) == ada.moves and len(set(moves)) == len(moves)  # none lost nor doubled
+    for window in (ada, spectator):
+        window.close()
+
+
+def test_a_rolling_restart_under_play_shows_no_error(service: StarhallService,
+                                                     tmp_path: Path) -> None:
+    table = table_waiting_for_seat_0(service.addresses[0])
+    ada = Watched(service.addresses[0])
+    ada.live.sit(table, 0, "Ada")
+    ada.play(2)
+    spectator = Watched(service.addresses[1])
+    spectator.live.watch(table)
+    spectator.until(lambda: spectator.live.table is not None)
+    for node in service.nodes:
+        node.signal(signal.SIGTERM)
+        assert node.process is not None
+        while node.process.poll() is None:  # drained and gone, while both windows go on
+            ada.frame()
+            spectator.frame()
+        assert node.process.returncode == 0, node.output
+        ada.play(3, timeout=120)
+        node.start(wait=False)
+        ada.until(lambda: node.process is not None and _listens(node.port))  # noqa: B023
+    seen = ada.live.table.model.seq  # type: ignore[union-attr]
+    spectator.until(lambda: spectator.live.table.model.seq >= seen)  # type: ignore[union-attr]
+    assert ada.errors == [] and spectator.errors == []
+    assert any("stopping" in notice for notice in ada.notices), ada.notices
+    moves = own_moves(service.export(table, tmp_path))
+    assert len(moves) == ada.moves and len(set(moves)) == len(moves)
+    for window in (ada, spectator):
+        window.close()
+
+
+def _listens(port: int) -> bool:
+    import socket
+
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
