@@ -90,10 +90,10 @@ def test_seats_move_from_the_per_address_file_into_the_service(tmp_path: Path) -
     old = seat_book("tcp://10.0.0.7:47474")
     old.folder.mkdir(parents=True)
     old.remember(Seat("0003", 1, "a-token", "hearts", 4))
-    book = service_book("5e7f00d1", "tcp://10.0.0.7:47474")
+    book = service_book("5e7f00d1", ["tcp://10.0.0.8:47474", "tcp://10.0.0.7:47474"])
     assert book.seats()["0003"].token == "a-token"
     assert not old.path.exists()  # moved once
-    assert service_book("5e7f00d1", "tcp://10.0.0.8:47474").seats().keys() == {"0003"}
+    assert service_book("5e7f00d1", ["tcp://10.0.0.8:47474"]).seats().keys() == {"0003"}
 
 
 def test_a_roster_tries_the_next_node_and_keeps_them(tmp_path: Path) -> None:
@@ -131,24 +131,34 @@ def test_every_nodes_lobby_offers_resume_of_my_table(service: StarhallService) -
     pygame.display.init()
     surface = pygame.Surface(SIZE)
     table = table_waiting_for_seat_0(service.addresses[0])
+
+    def at_table(lobby: Lobby) -> Any:
+        """Frames of ``lobby`` until its table is drawn; the ``LiveTable``."""
+        def step() -> None:
+            lobby.frame(0.5)
+            lobby.draw(surface)
+            time.sleep(0.02)
+
+        return until(step, lambda: lobby.live is not None and lobby.live.table is not None
+                     and lobby.live)
+
+    def resumable(lobby: Lobby) -> Seat:
+        def step() -> None:
+            lobby.frame(0.5)
+            lobby.draw(surface)
+            time.sleep(0.02)
+
+        return until(step, lambda: lobby._resumable().get(table))
+
     lobby = Lobby(SIZE, service.addresses[0], "Ada")
-
-    def step() -> None:
-        lobby.frame(0.5)
-        lobby.draw(surface)
-        time.sleep(0.02)
-
-    until(step, lambda: lobby.tables)
     lobby.open_table("sit", table, 0)
-    until(step, lambda: lobby.live is not None and lobby.live.table is not None)
+    at_table(lobby)
     lobby.close_table()  # the game is under way: the seat is kept for its token
     lobby.close()
     for address in [*reversed(service.addresses), service.addresses[0]]:
         lobby = Lobby(SIZE, address, "Ada")
-        until(step, lambda: table in lobby._resumable())  # noqa: B023 - this lobby's
-        lobby.act(("resume", lobby._resumable()[table]))
-        live = until(step, lambda: lobby.live is not None and lobby.live.table is not None  # noqa: B023
-                     and lobby.live)
+        lobby.act(("resume", resumable(lobby)))
+        live = at_table(lobby)
         assert live.session.seat == 0 and live.problem is None
         assert live.link.address == service.addresses[0]  # followed to the table's node
         lobby.close_table()

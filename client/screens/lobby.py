@@ -119,13 +119,15 @@ def service_folder(service: str) -> Path:
     return user_data() / SERVICES_FOLDER / re.sub(r"[^A-Za-z0-9._-]", "_", service)[:64]
 
 
-def service_book(service: str, address: str) -> SeatBook:
-    """The user's seats at the tables of ``service``, with those kept by an older window for
-    the node at ``address`` (``seat_book``) moved in, once."""
+def service_book(service: str, addresses: list[str]) -> SeatBook:
+    """The user's seats at the tables of ``service``, with those an older window kept for
+    each of its nodes' ``addresses`` (``seat_book``) moved in, once."""
     book = ServerSeatBook(service_folder(service))
-    old = seat_book(address)
-    moved = old.seats()
-    if moved:
+    for address in addresses:
+        old = seat_book(address)
+        moved = old.seats()
+        if not moved:
+            continue
         kept = book.seats()
         with contextlib.suppress(OSError):
             for seat in moved.values():
@@ -396,9 +398,11 @@ class Lobby:
         if service != self.service:
             self.service = service
             self.roster = Roster(service_folder(service) / NODES_FILE)
-            self.book = service_book(service, self.link.address)
-            self.held = self.book.seats()
         self.roster.learn(welcome.get("nodes"))
+        self.book = service_book(service, [self.link.address, *self.roster.nodes])
+        self.held = self.book.seats()
+        if self.live is not None:  # a table opened before the server answered
+            self.live.seat_book, self.live.roster = self.book, self.roster
 
     def _go_on_elsewhere(self) -> bool:
         """The lobby's node is silent or stopping: connect to the service's next node, if
@@ -445,6 +449,8 @@ class Lobby:
     def _table_frame(self, dt: float) -> None:
         live = self.live
         assert live is not None and self.link is not None
+        if self.service is None and self.link.welcome is not None:
+            self._take_service(self.link.welcome)  # it came to the table, not to the lobby
         live.frame(dt)
         session = live.session
         seen = (id(session.info) if session else None, self.waiting_info() is None,
