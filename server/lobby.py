@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from starhall.server import fields
 from starhall.server.durability import ReadOnly
 from starhall.server.fields import RequestError
+from starhall.server.placement import least_loaded
 from starhall.server.seats import token_hash
 from starhall.server.sessions import Session
 from starhall.server.tables import LiveTable, create_table, next_table_id
@@ -129,17 +130,23 @@ class Lobby:
         if self.master.draining:
             raise RequestError(protocol.DRAINING, "this node is stopping: make the table on "
                                "another node of the service")
+        anywhere = fields.flag(message, "anywhere")
         game = GAMES.get(game_id)
         if game is None:
             raise RequestError(protocol.UNKNOWN_GAME,
                                f"no game {game_id!r} (games: {', '.join(sorted(GAMES))})")
-        open_tables = sum(1 for t in self.master.tables.values() if t.status in OPEN_STATUSES)
-        if open_tables >= self.config.max_open_tables:
-            raise RequestError(protocol.SERVER_FULL, "too many open tables; try again later")
         try:
             game.make_options(players, options)
         except OptionError as error:
             raise RequestError(protocol.BAD_OPTIONS, str(error)) from None
+        open_tables = sum(1 for t in self.master.tables.values() if t.status in OPEN_STATUSES)
+        if anywhere:
+            placed = least_loaded(self.master.store, open_tables)
+            if placed != self.master.store.nodes()[0]["address"]:
+                raise RequestError(protocol.ELSEWHERE, "the service places this table on "
+                                   f"another node: ask {placed}", address=placed)
+        if open_tables >= self.config.max_open_tables:
+            raise RequestError(protocol.SERVER_FULL, "too many open tables; try again later")
         table_id = next_table_id(self.master.leases.every_table())
         while self.master.store.exists(table_id):  # a log that failed to load, or another node's
             table_id = f"{int(table_id) + 1:04d}"

@@ -222,3 +222,36 @@ def _listens(port: int) -> bool:
 
     with socket.socket() as probe:
         return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_new_tables_from_the_window_go_to_the_nodes_serving_fewest(
+        service: StarhallService) -> None:
+    pygame.display.init()
+    surface = pygame.Surface(SIZE)
+    first, second, third = service.addresses
+    busy = [table_waiting_for_seat_0(first) for _ in range(2)]  # made where asked: no anywhere
+
+    def listed(address: str) -> set[str]:
+        with Connection(address) as client:
+            return {str(t["id"]) for t in client.request({"type": protocol.LIST})["tables"]}
+
+    until(lambda: time.sleep(0.1), lambda: set(busy) <= listed(second) & listed(third))
+    lobby = Lobby(SIZE, first, "Ada")
+
+    def step() -> None:
+        lobby.frame(0.5)
+        lobby.draw(surface)
+        time.sleep(0.02)
+
+    placed = []
+    for _ in range(2):
+        until(step, lambda: lobby.form is not None and lobby.link is not None
+              and lobby.link.state == "connected")
+        lobby.create(True)  # with bots: the game starts, the table stays open
+        live = until(step, lambda: lobby.live is not None and lobby.live.table is not None
+                     and lobby.live)
+        placed.append((live.link.address, live.session.table))
+        lobby.close_table()
+        until(step, lambda: placed[-1][1] in listed(first))  # its lease heard everywhere
+    assert {address for address, _ in placed} == {second, third}  # one each, none on first
+    lobby.close()

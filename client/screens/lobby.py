@@ -215,6 +215,8 @@ class Lobby:
         """Values the new-table form starts from (tests shorten games with a low target)."""
         self.form: NewTableForm | None = None
         self.creating: int | None = None
+        self._create_request: dict[str, Any] = {}
+        """The last ``create`` sent, for a resend to the node the service placed it on."""
         """The ``rid`` of the ``create`` awaiting its reply."""
         self.created: set[str] = set()
         """Tables this lobby created: their waiting room offers to start with bots."""
@@ -374,6 +376,12 @@ class Lobby:
             reason = str(message.get("reason"))
             if message.get("rid") == self._listing and self._listing is not None:
                 self._listing = None  # listed again from the first page in a moment
+            placed = message.get("address")
+            if (message.get("rid") == self.creating and self.creating is not None
+                    and message.get("code") == protocol.ELSEWHERE and isinstance(placed, str)):
+                with contextlib.suppress(ValueError):
+                    self._create_at(normalise_address(placed))
+                    return
             if message.get("rid") == self.creating and self.creating is not None:
                 self.creating = None
                 if self.form is not None:
@@ -523,8 +531,19 @@ class Lobby:
             return
         form = self.form
         form.fill_with_bots = with_bots
-        self.creating = self.link.send({"type": protocol.CREATE, "game": form.game["id"],
-                                        "players": form.players, "options": form.options()})
+        # anywhere: the service may place it on another node, which the lobby then moves to
+        self._create_request = {"type": protocol.CREATE, "game": form.game["id"],
+                                "players": form.players, "options": form.options(),
+                                "key": protocol.new_key(), "anywhere": True}
+        self.creating = self.link.send(self._create_request)
+
+    def _create_at(self, address: str) -> None:
+        """The service placed the table on the node at ``address``: the lobby moves there
+        and asks again (the same ``key``: one table, whatever happens)."""
+        request = {k: v for k, v in self._create_request.items() if k != "anywhere"}
+        self.connect(address, self.roster.key(address))
+        assert self.link is not None
+        self.creating = self.link.send(request)
 
     def _open_created(self, info: dict[str, Any]) -> None:
         form = self.form
