@@ -17,18 +17,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import secrets
+import socket
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 from starhall.server.durability import GroupCommit, read_whole, rollback
 from starhall.server.seats import SEATING_SUFFIX, SeatRecord, load_seating, save_seating
-from starhall.shared.atomic_files import write_durably
 from starhall.shared.logfile import SUFFIX, LogWriter, TableLog
-
-SERVICE_FILE = "service.id"
-"""In a file store's folder: the id of the service it is (``LogStore.service``)."""
 
 
 class LogStore(Protocol):
@@ -106,7 +102,7 @@ class LogStore(Protocol):
     @property
     def service(self) -> str:
         """The service this store's tables belong to: the same on every node that shares
-        the store (JetStream: kept in the seating bucket), its own for a folder."""
+        the store (JetStream: kept in the seating bucket); a folder's is its server's."""
         ...
 
     def advertise(self, address: str, key: str | None = None) -> None:
@@ -279,27 +275,14 @@ class FileStore:
     node = ""
     _address = ""
     _key: str | None = None
-    _service: str | None = None
 
     @property
     def service(self) -> str:
-        """A random id kept in the folder (``service.id``), made at its first use; a folder
-        that cannot be written is named by its path instead."""
-        if self._service is None:
-            path = self.folder / SERVICE_FILE
-            try:
-                self._service = path.read_text("ascii").strip()
-                if not self._service.isalnum():
-                    raise ValueError(f"{path}: no service id")
-            except (OSError, ValueError):
-                made = secrets.token_hex(8)
-                try:
-                    write_durably(path, made.encode("ascii"))
-                    self._service = made
-                except OSError:
-                    self._service = hashlib.sha256(
-                        str(self.folder.resolve()).encode()).hexdigest()[:16]
-        return self._service
+        """Named by the server's public key, kept in the data folder with the tables (a
+        plain server: by its machine and folder); nothing is written for it, so a
+        ``--read-only`` server has one too."""
+        seed = self._key or f"{socket.gethostname()}:{self.folder.resolve()}"
+        return hashlib.sha256(seed.encode()).hexdigest()[:16]
 
     def advertise(self, address: str, key: str | None = None) -> None:
         self._address, self._key = address, key

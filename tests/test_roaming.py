@@ -23,8 +23,7 @@ import pygame
 import pytest
 
 from starhall.client.net.embedded import Seat
-from starhall.client.net.roster import Roster
-from starhall.client.screens.lobby import Lobby, seat_book, service_book
+from starhall.client.screens.lobby import Lobby
 from starhall.shared import protocol
 from tests.connection import Connection
 from tests.nats_helpers import NatsCluster, StarhallService
@@ -84,30 +83,6 @@ class Watched(Window):
         shown = [live.problem, live.lost_table,
                  live.table.model.refusal if live.table is not None else None]
         self.errors += [error for error in shown if error and error not in self.errors]
-
-
-def test_seats_move_from_the_per_address_file_into_the_service(tmp_path: Path) -> None:
-    old = seat_book("tcp://10.0.0.7:47474")
-    old.folder.mkdir(parents=True)
-    old.remember(Seat("0003", 1, "a-token", "hearts", 4))
-    book = service_book("5e7f00d1", ["tcp://10.0.0.8:47474", "tcp://10.0.0.7:47474"])
-    assert book.seats()["0003"].token == "a-token"
-    assert not old.path.exists()  # moved once
-    assert service_book("5e7f00d1", ["tcp://10.0.0.8:47474"]).seats().keys() == {"0003"}
-
-
-def test_a_roster_tries_the_next_node_and_keeps_them(tmp_path: Path) -> None:
-    roster = Roster(tmp_path / "nodes.json")
-    roster.learn([{"address": "tcp://h:1", "key": None}, {"address": "tcp://h:2"},
-                  {"address": "not an address"}, "junk", {"address": "tcp://h:3",
-                                                          "key": "not a key"}])
-    assert list(roster.nodes) == ["tcp://h:1", "tcp://h:2"]
-    roster.learn([{"address": "tcp://h:3"}])  # a node joined, the others maybe restarting
-    assert roster.after("tcp://h:3") == ["tcp://h:1", "tcp://h:2"]
-    assert roster.after("tcp://h:1") == ["tcp://h:2", "tcp://h:3"]
-    roster.learn([{"address": "tcp://h:1"}, {"address": "tcp://h:2"}], gone="tcp://h:3")
-    assert list(Roster(tmp_path / "nodes.json").nodes) == ["tcp://h:1", "tcp://h:2",
-                                                            "tcp://h:3"]
 
 
 def test_every_node_names_one_service_and_lists_its_nodes(service: StarhallService) -> None:
