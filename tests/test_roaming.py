@@ -150,6 +150,10 @@ def test_a_seated_window_and_a_spectator_go_on_through_kill_9_of_the_tables_node
     spectator = Watched(service.addresses[2])
     spectator.live.watch(table)
     spectator.until(lambda: spectator.live.table is not None)
+    ada.until(lambda: my_turn(ada))
+    first.signal(signal.SIGSTOP)  # paused: the move sent now is never answered there
+    ada._move_if_mine()
+    assert ada.live.session is not None and ada.live.session._acts
     first.kill()
     ada.play(4, timeout=120)
     assert ada.live.link.address != first.address
@@ -177,6 +181,7 @@ def test_a_rolling_restart_under_play_shows_no_error(service: StarhallService,
         assert node.process is not None
         while node.process.poll() is None:  # drained and gone, while both windows go on
             ada.frame()
+            ada._move_if_mine()
             spectator.frame()
         assert node.process.returncode == 0, node.output
         ada.play(3, timeout=120)
@@ -190,6 +195,14 @@ def test_a_rolling_restart_under_play_shows_no_error(service: StarhallService,
     assert len(moves) == ada.moves and len(set(moves)) == len(moves)
     for window in (ada, spectator):
         window.close()
+
+
+def my_turn(window: Window) -> bool:
+    """Seat 0 is to move on a view no move of it waits on."""
+    live, session = window.live, window.live.session
+    return (live.table is not None and session is not None and not session._acts
+            and 0 in live.table.model.view.get("to_act", [])
+            and live.table.model.seq != window._moved_at)
 
 
 def _listens(port: int) -> bool:

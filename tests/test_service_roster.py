@@ -27,6 +27,7 @@ from starhall.server.stores import FileStore
 from starhall.shared import protocol
 from starhall.shared.curve import key_text
 from tests.connection import Connection
+from tests.server_helpers import wait_for
 from tests.test_follow_elsewhere import SIZE, ScriptedLink, seated_at
 
 
@@ -112,3 +113,24 @@ def test_a_table_whose_node_goes_moves_to_the_next_node_with_its_seat_and_move(
     assert why in table.table.model.connection  # type: ignore[union-attr]
     table.draw(pygame.Surface(SIZE))
     table.close()
+
+
+def test_a_lobby_whose_node_does_not_answer_goes_on_at_a_node_kept_from_before(
+        tmp_path: Path) -> None:
+    from starhall.client.screens.lobby import SERVICES_FOLDER, Lobby
+    from starhall.client.user.folders import data_dir
+
+    pygame.display.init()
+    dead = f"tcp://127.0.0.1:{free_loopback_port()}"
+    with EmbeddedServer(tmp_path / "node") as server:
+        Roster(data_dir() / SERVICES_FOLDER / "5e7f00d1" / "nodes.json").learn(
+            [{"address": dead}, {"address": server.address,
+                                 "key": key_text(server.key or b"")}])
+        lobby = Lobby(SIZE, dead, "Ada")
+        assert lobby.service == "5e7f00d1"  # as the last run knew that node
+        surface = pygame.Surface(SIZE)
+        wait_for(lambda: (lobby.frame(0.1), lobby.draw(surface), lobby.wait(0.05))
+                 and lobby.link is not None and lobby.link.address == server.address
+                 and lobby.link.state == "connected", timeout=30)
+        assert lobby.service != "5e7f00d1"  # now as the server names itself
+        lobby.close()

@@ -119,6 +119,16 @@ def service_folder(service: str) -> Path:
     return user_data() / SERVICES_FOLDER / re.sub(r"[^A-Za-z0-9._-]", "_", service)[:64]
 
 
+def known_service(address: str) -> tuple[str, Roster] | None:
+    """The service a node at ``address`` was last heard to be part of, and its nodes (kept
+    from an earlier run): a lobby whose node does not answer goes on at the others."""
+    for path in sorted((user_data() / SERVICES_FOLDER).glob(f"*/{NODES_FILE}")):
+        roster = Roster(path)
+        if address in roster.nodes:
+            return path.parent.name, roster
+    return None
+
+
 def service_book(service: str, addresses: list[str]) -> SeatBook:
     """The user's seats at the tables of ``service``, with those an older window kept for
     each of its nodes' ``addresses`` (``seat_book``) moved in, once."""
@@ -268,6 +278,11 @@ class Lobby:
         self.ever_connected = False
         if self.link.address not in self.roster.nodes:  # another service, maybe
             self.service, self.roster = None, Roster()
+            known = known_service(self.link.address)
+            if known is not None:  # as an earlier run knew it, until the server says
+                self.service, self.roster = known
+                self.book = service_book(self.service, [self.link.address])
+                self.held = self.book.seats()
         if self.service is None:  # until the server names its service
             self.book = seat_book(self.link.address)
             self.held = self.book.seats()
