@@ -71,7 +71,9 @@ def until(step: Callable[[], None], condition: Callable[[], Any], timeout: float
 
 
 class Watched(Window):
-    """A window that keeps every refusal and lost table it showed: none may be shown."""
+    """A window that keeps every refusal and lost table it showed (none may be shown), and
+    whose player closes each hand's summary (which stays until dismissed, holding the next
+    hand back) as a player clicks it away."""
 
     def __init__(self, address: str) -> None:
         super().__init__(address)
@@ -80,6 +82,8 @@ class Watched(Window):
     def frame(self) -> None:
         super().frame()
         live = self.live
+        if live.table is not None and live.table.summaries.shown is not None:
+            live.table.summaries.shown.dismiss()
         shown = [live.problem, live.lost_table,
                  live.table.model.refusal if live.table is not None else None]
         self.errors += [error for error in shown if error and error not in self.errors]
