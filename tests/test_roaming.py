@@ -188,7 +188,7 @@ def test_a_rolling_restart_under_play_shows_no_error(service: StarhallService,
             ada._move_if_mine()
             spectator.frame()
         assert node.process.returncode == 0, node.output
-        ada.play(3, timeout=120)
+        ada.play(6, timeout=120)  # 20 moves in all: past a hand's end (16 cards each)
         node.start(wait=False)
         ada.until(lambda: node.process is not None and _listens(node.port))  # noqa: B023
     seen = ada.live.table.model.seq  # type: ignore[union-attr]
