@@ -134,3 +134,24 @@ def test_a_lobby_whose_node_does_not_answer_goes_on_at_a_node_kept_from_before(
                  and lobby.link.state == "connected", timeout=30)
         assert lobby.service != "5e7f00d1"  # now as the server names itself
         lobby.close()
+
+
+def test_a_move_answered_while_its_table_is_taken_over_is_sent_again_not_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from starhall.client.screens import live as live_module
+    from tests.test_follow_elsewhere import elsewhere
+
+    pygame.display.init()
+    monkeypatch.setattr(live_module, "ELSEWHERE_WAIT", 0.0)
+    link = ScriptedLink()
+    table = seated_at(link)
+    assert table.session is not None and table.table is not None
+    table.session.act("play", {"card": "2C"})
+    act = link.sent[-1]
+    link.said.append(elsewhere(None, rid=act["rid"]))  # a node is taking the table over
+    table.frame(0.1)
+    table.frame(0.1)  # asks again
+    assert table.table.model.refusal is None
+    again = [m for m in link.sent if m["type"] == protocol.ACT][-1]
+    assert again["rid"] != act["rid"] and (again["cid"], again["seq"]) == (act["cid"],
+                                                                           act["seq"])
