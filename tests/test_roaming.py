@@ -190,7 +190,7 @@ def test_a_rolling_restart_under_play_shows_no_error(service: StarhallService,
         assert node.process.returncode == 0, node.output
         ada.play(6, timeout=120)  # 20 moves in all: past a hand's end (16 cards each)
         node.start(wait=False)
-        ada.until(lambda: node.process is not None and _listens(node.port))  # noqa: B023
+        ada.until(lambda: node.process is not None and listens(node.port))  # noqa: B023
     seen = ada.live.table.model.seq  # type: ignore[union-attr]
     spectator.until(lambda: spectator.live.table.model.seq >= seen)  # type: ignore[union-attr]
     assert ada.errors == [] and spectator.errors == []
@@ -209,7 +209,7 @@ def my_turn(window: Window) -> bool:
             and live.table.model.seq != window._moved_at)
 
 
-def _listens(port: int) -> bool:
+def listens(port: int) -> bool:
     import socket
 
     with socket.socket() as probe:
