@@ -40,6 +40,7 @@ than the building of a few frames."""
 
 DRAIN_COMMIT_SECONDS = 5.0
 """How long a stopping node waits for its commits under way (JetStream's own limit)."""
+DRAIN_POLL_SECONDS = 0.005
 DRAIN_LINGER_SECONDS = 0.5
 """How long a stopping node answers requests after sending its clients on."""
 
@@ -120,6 +121,8 @@ class Service:
         deadline = time.monotonic() + DRAIN_COMMIT_SECONDS
         while (master.in_flight or master.dirty) and time.monotonic() < deadline:
             self._send(master.commit())
+            if master.in_flight:
+                time.sleep(DRAIN_POLL_SECONDS)  # JetStream acknowledges on its own thread
         if not hand_over(master):
             return
         self._send(master.commit())
