@@ -326,8 +326,9 @@ class LiveTable:
             return False
         if moving:
             assert isinstance(address, str)
-            link = ServerLink(address, name=self.link.name, clock=self.link.clock,
-                              key=self.roster.key(address), known=self.link.known)
+            link = self.home if address == self.home.address else ServerLink(
+                address, name=self.link.name, clock=self.link.clock,
+                key=self.roster.key(address), known=self.link.known)
             self._follow(link, f"table {session.table} moved to {host_port(address)}")
             self.moved_to = host_port(address)
             return True
@@ -343,7 +344,7 @@ class LiveTable:
         node (the link tries again by itself)."""
         home = self.home
         others = [a for a in self.roster.after(self.link.address) if a != home.address]
-        if home is not self.link:
+        if home is not self.link and home.address != self.link.address:
             # first while it answers, else last: silent too, or stopping
             answers = home.state != "lost" and home.address not in self.roster.gone
             others.insert(0 if answers else len(others), home.address)
