@@ -137,6 +137,9 @@ def test_every_nodes_lobby_offers_resume_of_my_table(service: StarhallService) -
     for address in [*reversed(service.addresses), service.addresses[0]]:
         lobby = Lobby(SIZE, address, "Ada")
         lobby.act(("resume", resumable(lobby)))
+        offered = {spot.action[1] for spot in lobby.hotspots.spots
+                   if spot.action[0] == "server"}
+        assert set(service.addresses) <= offered  # every node, though none sends a beacon
         live = at_table(lobby)
         assert live.session.seat == 0 and live.problem is None
         assert live.link.address == service.addresses[0]  # followed to the table's node

@@ -700,7 +700,8 @@ class Lobby:
         if self.form is not None:
             self.form.commit_typing()
         if kind == "server":
-            self.connect(action[1], self.discovery.keys.get(action[1]))
+            key = self.discovery.keys.get(action[1], self.roster.key(action[1]))
+            self.connect(action[1], key)
         elif kind in ("sit", "watch"):
             self.open_table(kind, action[1])
         elif kind == "resume":
@@ -816,25 +817,35 @@ class Lobby:
     def _servers_height(self) -> int:
         """What the servers' panel needs: its title, a button per server heard (or a line
         saying none is), the button for this computer."""
-        heard = len(self.discovery.servers)
+        heard = len(self._server_buttons())
         return 50 + (heard * 48 if heard else 30) + 52
+
+    def _server_buttons(self) -> list[tuple[str, str, bytes | None]]:
+        """The servers to offer: those heard on the LAN, then the other nodes of the service
+        the lobby is connected to (which send no beacon, maybe): (address, name, key)."""
+        found = [(address, name, self.discovery.keys.get(address))
+                 for address, (name, _) in sorted(self.discovery.servers.items())]
+        heard = {address for address, _, _ in found}
+        if len(self.roster.nodes) > 1:  # a lone server is no service of several nodes
+            found += [(address, "node of this service", key)
+                      for address, key in self.roster.nodes.items() if address not in heard]
+        return found
 
     def _servers(self, surface: pygame.Surface, servers: pygame.Rect) -> None:
         panel(surface, servers)
         blit_text(surface, "Servers on the LAN", 19, theme.TEXT, "topleft",
                   (servers.x + 16, servers.y + 14))
         y = servers.y + 50
-        heard = sorted(self.discovery.servers.items())
+        heard = self._server_buttons()
         if not heard:
             blit_text(surface, "None heard yet (listening…)", 15, theme.TEXT_DIM, "topleft",
                       (servers.x + 16, y))
             y += 30
-        for address, (name, _) in heard:
+        for address, name, key in heard:
             if y + 40 > servers.bottom - 48:
                 break
             rect = pygame.Rect(servers.x + 12, y, servers.w - 24, 40)
             current = self.link is not None and self.link.address == address
-            key = self.discovery.keys.get(address)
             label = f"{name}  ({host_port(address)})  " + (
                 "plain" if key is None else f"key {fingerprint(key)}")
             button(surface, self.hotspots, rect, label, "server",
