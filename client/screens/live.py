@@ -98,8 +98,9 @@ class LiveTable:
         self.roster = Roster()
         """The service's nodes, to go on at when the table's node stops answering (the
         lobby hands its own, kept in the user's data folder)."""
-        if link.welcome is not None:
-            self.roster.learn(link.welcome.get("nodes"))
+        welcome = getattr(link, "welcome", None)  # a link fed by hand has none
+        if isinstance(welcome, dict):
+            self.roster.learn(welcome.get("nodes"))
         self.replay: Any = None
         """The replay viewer on the finished game's log, open over the table."""
         self.quitting = False
