@@ -62,6 +62,9 @@ class Master(Protocol):
     @property
     def instance(self) -> str: ...
     @property
+    def draining(self) -> bool:
+        """Stopping on purpose: it hands its tables over, and makes no new one."""
+    @property
     def message_waiting(self) -> Callable[[], bool]: ...
     @property
     def leases(self) -> LeaseBook: ...

@@ -42,6 +42,7 @@ import contextlib
 import functools
 import json
 import logging
+import math
 import re
 import secrets
 import socket
@@ -92,6 +93,8 @@ CREATE_SECONDS = 15.0
 """How long a new table waits for NATS at most (only its ``create`` waits)."""
 CREATE_ATTEMPTS = 100
 """How many ids a new table tries, each taken by another node meanwhile, before it fails."""
+SERVICE_KEY = "service.id"
+"""The seating bucket's key holding the service's id (a table's id has no dot)."""
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Table ids a subject and a key can hold (those a server makes are digits)."""
 
@@ -274,6 +277,10 @@ class JetStreamStore:
         self.node = node or f"{socket.gethostname()}-{secrets.token_hex(4)}"
         self.client_address = client_address
         """Where clients reach this node (a lease says it, for others to send them there)."""
+        self.client_key: str | None = None
+        """This node's CurveZMQ public key (Z85), in its lease."""
+        self.leaving = False
+        """Draining: the node's lease is gone, and not renewed."""
         self.held: dict[str, int] = {}
         """The tables this node holds: their owner record's last revision."""
         self.lost: set[str] = set()
@@ -288,8 +295,10 @@ class JetStreamStore:
         serves the table, where, and the table as its owner last described it)."""
         self.live_by_node: dict[str, set[str]] = {}
         """The live tables each node's owner records name: a dead node's at one look."""
-        self.nodes: dict[str, float] = {}
+        self.node_heard: dict[str, float] = {}
         """Every node's lease as last heard (by this node's monotonic clock)."""
+        self.node_values: dict[str, dict[str, Any]] = {}
+        """What each node's lease says: where its clients reach it, and its key."""
         self.renewed_at = 0.0
         """When (monotonic) the last request that made or renewed this node's lease was sent:
         the lease holds until at least a TTL later, and this node writes no later."""
@@ -372,6 +381,20 @@ class JetStreamStore:
         self.orphans = (set(await self._table_ids()) - set(self.owners)) | {
             table_id for table_id, (_, value) in self.owners.items()
             if value.get("node") == self.node}
+        self._service = await self._service_id()
+
+    async def _service_id(self) -> str:
+        """The id every node of this store shares: the first node made it."""
+        made = secrets.token_hex(8)
+        with contextlib.suppress(nats.js.errors.KeyWrongLastSequenceError):
+            await self.seats_kv.create(SERVICE_KEY, made.encode())
+            return made
+        entry = await self.seats_kv.get(SERVICE_KEY)
+        return bytes(entry.value or b"").decode("ascii", "replace")
+
+    @property
+    def service(self) -> str:
+        return self._service
 
     async def _bucket(self, name: str, replicas: int, ttl: float | None) -> Any:
         try:
@@ -679,11 +702,35 @@ class JetStreamStore:
 
     # --- leases: one per node; a table's owner written when it changes -------------------
 
-    def advertise(self, address: str) -> None:
-        self.client_address = address
+    def advertise(self, address: str, key: str | None = None) -> None:
+        self.client_address, self.client_key = address, key
+        self.announce()
+
+    def nodes(self) -> list[dict[str, Any]]:
+        """This node (unless it is leaving) and those whose lease holds, as last heard, by
+        address: each one's ``address`` and ``key``."""
+        now = monotonic()
+        with self._lock:
+            heard = [value for node, value in self.node_values.items()
+                     if node != self.node
+                     and now - self.node_heard.get(node, -math.inf) <= self.lease_seconds]
+        others = [{"address": v["address"], "key": v.get("key")}
+                  for v in sorted(heard, key=lambda v: str(v.get("address")))
+                  if isinstance(v.get("address"), str) and v["address"]]
+        mine = [] if self.leaving else [{"address": self.client_address,
+                                         "key": self.client_key}]
+        return mine + others
+
+    def leave_service(self) -> None:
+        """Draining: the node's lease goes now (the other nodes take its tables over at
+        once) and is not renewed."""
+        self.leaving = True
+        with contextlib.suppress(Exception):
+            self.bridge.run(self.leases_kv.delete(self.node), CLOSE_SECONDS)
 
     def _node_value(self) -> bytes:
-        return json.dumps({"node": self.node, "address": self.client_address}).encode()
+        return json.dumps({"node": self.node, "address": self.client_address,
+                           "key": self.client_key}).encode()
 
     def _owner_value(self, table_id: str) -> bytes:
         """An owner record says who holds the table, where its clients reach that node, and
@@ -717,6 +764,8 @@ class JetStreamStore:
         stream left unanswered (a leader being elected) is tried again, not waited for."""
         while True:
             await asyncio.sleep(self.lease_seconds / 4)
+            if self.leaving:
+                return  # draining: its lease is gone for good
             asked = monotonic()
             lapsed = asked - self.renewed_at > self.lease_seconds * LEASE_MARGIN
             try:
@@ -831,8 +880,13 @@ class JetStreamStore:
     def _heard_node(self, entry: Any) -> None:
         with self._lock:
             if entry.operation is not None:  # deleted (a node that stopped): dead at once
-                self.nodes[entry.key] = monotonic() - self.lease_seconds - 0.001
+                self.node_heard[entry.key] = monotonic() - self.lease_seconds - 0.001
+                self.node_values.pop(entry.key, None)
                 return
+            with contextlib.suppress(ValueError):
+                value = json.loads(entry.value or b"")
+                if isinstance(value, dict):
+                    self.node_values[entry.key] = value
             # A lease's age is known from when NATS stored it (a lease heard at start may
             # be nearly over), not from when it was heard.
             age = 0.0
@@ -840,7 +894,8 @@ class JetStreamStore:
             if created is not None:
                 with contextlib.suppress(Exception):
                     age = min(max(0.0, time.time() - created.timestamp()), self.lease_seconds)
-            self.nodes[entry.key] = max(self.nodes.get(entry.key, 0.0), monotonic() - age)
+            self.node_heard[entry.key] = max(self.node_heard.get(entry.key, 0.0),
+                                             monotonic() - age)
 
     def _heard_owner(self, entry: Any) -> None:
         table_id = entry.key
@@ -876,7 +931,7 @@ class JetStreamStore:
         if node == self.node:
             return True
         with self._lock:
-            heard = self.nodes.get(node)
+            heard = self.node_heard.get(node)
         return heard is not None and monotonic() - heard <= self.lease_seconds
 
     def describe(self, table_id: str, info: Mapping[str, Any], create_key: str | None
@@ -935,13 +990,13 @@ class JetStreamStore:
         node has been dead half a TTL (their first choice may have died with it)."""
         now = monotonic()
         with self._lock:
-            alive = [node for node, heard in self.nodes.items()
+            alive = [node for node, heard in self.node_heard.items()
                      if node == self.node or now - heard <= self.lease_seconds]
             if self.node not in alive:
                 alive.append(self.node)
             candidates = set(self.orphans)
             for node, tables in self.live_by_node.items():
-                heard = self.nodes.get(node)
+                heard = self.node_heard.get(node)
                 if node == self.node or (heard is not None and now - heard <= self.lease_seconds):
                     continue
                 if heard is None or now - heard > 1.5 * self.lease_seconds:
@@ -1032,7 +1087,7 @@ class JetStreamStore:
         if age > self.lease_seconds:
             return False
         with self._lock:
-            self.nodes[node] = max(self.nodes.get(node, 0.0), monotonic() - max(0.0, age))
+            self.node_heard[node] = max(self.node_heard.get(node, 0.0), monotonic() - max(0.0, age))
         return True
 
     def release(self, table_id: str) -> None:
@@ -1210,6 +1265,8 @@ class JetStreamStore:
         raise OSError(f"no free table id after {first_id} ({CREATE_ATTEMPTS} taken)")
 
     def close(self) -> None:
+        if not self.leaving:
+            self.leave_service()
         self._renewer.cancel()
         self._describer.cancel()
         for watcher in self._watchers:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from starhall.server import fields
 from starhall.server.durability import STORAGE, ReadOnly, StorageError
 from starhall.server.fields import RequestError
+from starhall.server.placement import least_loaded
 from starhall.server.seats import new_token_salt, token_hash
 from starhall.server.sessions import Session
 from starhall.server.tables import LiveTable, create_table, next_table_id, table_header
@@ -51,6 +52,7 @@ class Lobby:
             "protocol": protocol.PROTOCOL_VERSION, "heartbeat": self.config.heartbeat,
             "timeout": self.config.timeout, "max_message": protocol.MAX_MESSAGE_BYTES,
             "games": self.master.games_info, "instance": self.master.instance,
+            "service": self.master.store.service, "nodes": self.master.store.nodes(),
         })
 
     def ping(self, session: Session, message: dict[str, Any], rid: Any) -> None:
@@ -134,17 +136,26 @@ class Lobby:
             return
         if self.config.read_only:
             raise ReadOnly()
+        if self.master.draining:
+            raise RequestError(protocol.DRAINING, "this node is stopping: make the table on "
+                               "another node of the service")
+        anywhere = fields.flag(message, "anywhere")
         game = GAMES.get(game_id)
         if game is None:
             raise RequestError(protocol.UNKNOWN_GAME,
                                f"no game {game_id!r} (games: {', '.join(sorted(GAMES))})")
-        open_tables = sum(1 for t in self.master.tables.values() if t.status in OPEN_STATUSES)
-        if open_tables >= self.config.max_open_tables:
-            raise RequestError(protocol.SERVER_FULL, "too many open tables; try again later")
         try:
             game.make_options(players, options)
         except OptionError as error:
             raise RequestError(protocol.BAD_OPTIONS, str(error)) from None
+        open_tables = sum(1 for t in self.master.tables.values() if t.status in OPEN_STATUSES)
+        if anywhere:
+            placed = least_loaded(self.master.store, open_tables)
+            if placed != self.master.store.nodes()[0]["address"]:
+                raise RequestError(protocol.ELSEWHERE, "the service places this table on "
+                                   f"another node: ask {placed}", address=placed)
+        if open_tables >= self.config.max_open_tables:
+            raise RequestError(protocol.SERVER_FULL, "too many open tables; try again later")
         first_id = next_table_id(self.master.leases.every_table())
         keyed: dict[str, Any] = {} if hashed_key is None else {"create_key_sha256": hashed_key}
         keyed["token_salt"] = new_token_salt()  # in the header made off the loop, and the table

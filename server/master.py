@@ -174,6 +174,8 @@ class TableMaster:
         """Errors sent since start, by code (``/metrics``)."""
         self.commit_timer: Callable[[float], None] | None = None
         """Told each commit's latency, in seconds (``server/figures.py``), when it is watched."""
+        self.draining = False
+        """Stopping on purpose: no new table is made here (``server/drain.py``)."""
         self.instance = secrets.token_hex(8)
         """Names this run of the server in ``welcome`` and ``pong``: a client that sees it
         change knows the server restarted and forgot its session."""
@@ -217,9 +219,10 @@ class TableMaster:
 
     # --- the loop's turns -------------------------------------------------------------
 
-    def advertise(self, address: str) -> None:
-        """Where this node's clients reach it (the transport's address), for the leases."""
-        self.store.advertise(address)
+    def advertise(self, address: str, key: str | None = None) -> None:
+        """Where this node's clients reach it (the transport's address) and its public key,
+        for the leases and the list of the service's nodes."""
+        self.store.advertise(address, key)
         self.leases.describe()
 
     def bots(self, people_waiting: bool) -> bool:

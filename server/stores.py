@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import hashlib
 import os
+import socket
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -166,8 +168,23 @@ class LogStore(Protocol):
     node: str
     """This node's name in its leases."""
 
-    def advertise(self, address: str) -> None:
-        """Where this node's clients reach it, for the leases to tell the other nodes."""
+    @property
+    def service(self) -> str:
+        """The service this store's tables belong to: the same on every node that shares
+        the store (JetStream: kept in the seating bucket); a folder's is its server's."""
+        ...
+
+    def advertise(self, address: str, key: str | None = None) -> None:
+        """Where this node's clients reach it, and its CurveZMQ public key (Z85; ``None``:
+        plain), for the leases and the list of nodes to tell the other nodes."""
+        ...
+
+    def nodes(self) -> list[dict[str, Any]]:
+        """The service's live nodes, this one first: ``address`` and ``key`` each."""
+        ...
+
+    def leave_service(self) -> None:
+        """This node is stopping (a drain): the other nodes stop listing it now."""
         ...
 
     def claim(self, table_id: str, *, must: bool = False) -> bool:
@@ -446,8 +463,24 @@ class FileStore:
     # A folder is one server's alone: every table in it is this node's, for good.
 
     node = ""
+    _address = ""
+    _key: str | None = None
 
-    def advertise(self, address: str) -> None:
+    @property
+    def service(self) -> str:
+        """Named by the server's public key, kept in the data folder with the tables (a
+        plain server: by its machine and folder); nothing is written for it, so a
+        ``--read-only`` server has one too."""
+        seed = self._key or f"{socket.gethostname()}:{self.folder.resolve()}"
+        return hashlib.sha256(seed.encode()).hexdigest()[:16]
+
+    def advertise(self, address: str, key: str | None = None) -> None:
+        self._address, self._key = address, key
+
+    def nodes(self) -> list[dict[str, Any]]:
+        return [{"address": self._address, "key": self._key}]
+
+    def leave_service(self) -> None:
         pass
 
     def claim(self, table_id: str, *, must: bool = False) -> bool:

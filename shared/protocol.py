@@ -51,6 +51,9 @@ WELCOME, PONG, TABLES, CREATED, SEATED, LEFT = "welcome", "pong", "tables", "cre
 WATCHING, UNWATCHED, BOTTED, UNBOTTED, ACK = "watching", "unwatched", "botted", "unbotted", "ack"
 SNAPSHOT, UPDATE, TABLE, ERROR = "snapshot", "update", "table", "error"
 REPORTED = "reported"
+DRAINING = "draining"
+"""Unasked: this node is stopping (SIGTERM) and has handed its tables to the other nodes of
+the service, which ``nodes`` names; also the error code of a ``create`` sent to it then."""
 
 # Error codes the server itself gives; any other code is a refusal by the game's rules.
 BAD_MESSAGE = "bad_message"

@@ -38,6 +38,8 @@ class ScriptedLink:
     clock = staticmethod(time.monotonic)
     known = None
     """The pinned keys a link checks (none here: nothing is connected)."""
+    welcome = None
+    """No server answered: the service's nodes are not known."""
 
     def __init__(self) -> None:
         self.sent: list[dict[str, Any]] = []

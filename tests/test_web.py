@@ -339,12 +339,14 @@ def test_web_says_in_one_line_what_it_cannot_do(server: EmbeddedServer) -> None:
         assert len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("drained", [False, True])
 def test_a_watched_table_named_elsewhere_is_followed_there(
-        server: EmbeddedServer, lobby: Connection, tmp_path: Path) -> None:
+        server: EmbeddedServer, lobby: Connection, tmp_path: Path, drained: bool) -> None:
     """The node a table was asked of answers ``elsewhere`` with another node's address (a
     service of several nodes, docs/protocol.md §3b): the browsers watching it go on with
-    the table as that node serves it; when that node dies, the table is asked of the first
-    node again (which here serves it itself)."""
+    the table as that node serves it; when that node dies, or says it is stopping
+    (``draining``, naming the first node), the table is asked of the first node again (which
+    here serves it itself)."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
@@ -370,7 +372,12 @@ def test_a_watched_table_named_elsewhere_is_followed_there(
             while (seen[-1]["type"], seen[-1].get("info", {}).get("name")) != (
                     "state", "over there"):
                 seen.append(await asyncio.wait_for(queue.get(), 30))
-            other.stop()
+            if drained:  # the node stops on purpose and names the first node to go to
+                hub._dispatch(hub._link(other.address), {
+                    "type": protocol.DRAINING, "reason": "stopping",
+                    "nodes": [{"address": server.address, "key": None}]})
+            else:
+                other.stop()
             while (seen[-1]["type"], seen[-1].get("info", {}).get("name")) != (
                     "state", "a game of hearts"):
                 seen.append(await asyncio.wait_for(queue.get(), 30))

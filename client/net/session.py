@@ -233,6 +233,10 @@ class TableSession:
         return Batch(events, view, seq, fresh)
 
     def _error(self, message: dict[str, Any]) -> None:
+        if message.get("code") == protocol.ELSEWHERE:
+            # Not refused: served by another node, or being taken over. The move stays in
+            # ``_acts``, sent again (same ``cid``) where the table is followed to.
+            return
         request = self._acts.pop(message.get("rid"), None)  # type: ignore[arg-type]
         if (message.get("code") == protocol.STALE and request is not None
                 and not request.get("retried")):

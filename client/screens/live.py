@@ -8,9 +8,10 @@ A table served by another node of a service (docs/protocol.md §3b) is followed 
 request answered ``elsewhere`` with an address moves the table's session to a new link to that
 node, and the requests it had sent are sent again there; with no address (a takeover under
 way), or an unasked ``elsewhere`` (the node gave the table up), the same node is asked again
-a moment later. A node moved to that falls silent sends the table back to the node it was
-opened on, which says where it went. The link the table was opened on (the lobby's) is kept
-alive meanwhile.
+a moment later. When the table's node falls silent, or says it is stopping (``draining``), the
+table goes on by itself at another node of the service (the ``Roster`` its ``welcome``s
+listed, the node it was opened on first when that one still answers), which serves it or
+says where it went. The link the table was opened on (the lobby's) is kept alive meanwhile.
 
 Leaving a seat at a game that is not over asks first (the seat is kept: the token opens it
 again); once the game is over, the table screen's game-over panel offers Play again and, when
@@ -30,6 +31,7 @@ import pygame
 from starhall.client.games.tricks.table import TableView
 from starhall.client.net.embedded import SeatBook
 from starhall.client.net.link import LOST, ServerLink, normalise_address
+from starhall.client.net.roster import Roster
 from starhall.client.net.session import Batch, TableSession
 from starhall.client.screens.bug_report import (
     REPORT_WAIT_SECONDS,
@@ -93,6 +95,12 @@ class LiveTable:
         the question asked first."""
         self.seat_book: SeatBook | None = None
         """Where the user's seats are kept for a later process (its own server's games)."""
+        self.roster = Roster()
+        """The service's nodes, to go on at when the table's node stops answering (the
+        lobby hands its own, kept in the user's data folder)."""
+        welcome = getattr(link, "welcome", None)  # a link fed by hand has none
+        if isinstance(welcome, dict):
+            self.roster.learn(welcome.get("nodes"))
         self.replay: Any = None
         """The replay viewer on the finished game's log, open over the table."""
         self.quitting = False
@@ -207,7 +215,13 @@ class LiveTable:
         if self._ask_again_at is not None and time.monotonic() >= self._ask_again_at:
             self._ask_again()
         if self.link is not self.home:
-            self.home.poll()  # keeps the home node's session alive; nothing it says is ours
+            # keeps the home node's session alive; nothing it says is ours, but whether it
+            # stops or answers again
+            for message in self.home.poll():
+                if message.get("type") == protocol.DRAINING:
+                    self.roster.learn(message.get("nodes"), gone=self.home.address)
+                elif message.get("type") == protocol.WELCOME:
+                    self.roster.learn(message.get("nodes"))
         for message in self.link.poll():
             self._changed = True
             if self._report is not None and message.get("rid") == self._report[0]:
@@ -215,9 +229,14 @@ class LiveTable:
                 continue
             if self._elsewhere(message):
                 break  # the rest came from the node left behind
-            if message.get("type") == LOST and self.link is not self.home:
-                self._follow(self.home, "the table's node is silent: asking "
-                             f"{host_port(self.home.address)}")
+            kind = message.get("type")
+            if kind == protocol.WELCOME:
+                self.roster.learn(message.get("nodes"))
+            if kind == protocol.DRAINING:
+                self.roster.learn(message.get("nodes"), gone=self.link.address)
+                if self._go_on_elsewhere("the table's node is stopping"):
+                    break
+            if kind == LOST and self._go_on_elsewhere("the table's node is silent"):
                 break
             self._sent.pop(message.get("rid"), None)  # type: ignore[arg-type]
             then = self._replies.pop(message.get("rid"), None)  # type: ignore[arg-type]
@@ -308,14 +327,36 @@ class LiveTable:
             return False
         if moving:
             assert isinstance(address, str)
-            link = ServerLink(address, name=self.link.name, clock=self.link.clock,
-                              known=self.link.known)
+            link = self.home if address == self.home.address else ServerLink(
+                address, name=self.link.name, clock=self.link.clock,
+                key=self.roster.key(address), known=self.link.known)
             self._follow(link, f"table {session.table} moved to {host_port(address)}")
             self.moved_to = host_port(address)
             return True
         # Nobody serves it at the moment (a takeover), or this node gave it up: ask again.
         self._ask_again_at = time.monotonic() + ELSEWHERE_WAIT
         return False
+
+    def _go_on_elsewhere(self, why: str) -> bool:
+        """The table's node is silent or stopping: go on at another node of the service
+        (the home node first, while it answers), which serves the table or says where it
+        went; ``True`` when the table moved to another link. With no other node known, a
+        table followed away from home goes back there, and a table at home waits for its
+        node (the link tries again by itself)."""
+        home = self.home
+        others = [a for a in self.roster.after(self.link.address) if a != home.address]
+        if home is not self.link and home.address != self.link.address:
+            # first while it answers, else last: silent too, or stopping
+            answers = home.state != "lost" and home.address not in self.roster.gone
+            others.insert(0 if answers else len(others), home.address)
+        if not others:
+            return False
+        target = others[0]
+        link = self.home if target == self.home.address else ServerLink(
+            target, name=self.link.name, clock=self.link.clock, key=self.roster.key(target),
+            known=self.link.known)
+        self._follow(link, f"{why}: asking {host_port(target)}")
+        return True
 
     def _follow(self, link: ServerLink, why: str) -> None:
         """Go on with the table on ``link``: the requests still unanswered on the old one

@@ -18,6 +18,7 @@ import contextlib
 import re
 import socket
 import time
+from pathlib import Path
 from typing import Any
 
 import pygame
@@ -25,6 +26,7 @@ import pygame
 from starhall.client.games.tricks.table import TITLES, TableView
 from starhall.client.net.embedded import Seat, SeatBook, user_data
 from starhall.client.net.link import KEY_REFUSED, LOST, REJOINED, ServerLink, normalise_address
+from starhall.client.net.roster import NODES_FILE, Roster
 from starhall.client.screens.live import LiveTable
 from starhall.client.screens.new_table import NewTableForm
 from starhall.client.screens.settings_screen import SettingsOverlay
@@ -43,6 +45,7 @@ LIST_GIVE_UP = 10.0
 FORGET_AFTER = 5.0
 OPEN = (protocol.WAITING, protocol.PLAYING)
 SERVERS_FOLDER = "servers"
+SERVICES_FOLDER = "services"
 
 
 def in_lobby_order(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -102,11 +105,48 @@ class ServerSeatBook(SeatBook):
 
 
 def seat_book(address: str) -> SeatBook:
-    """The user's seats and tokens at the tables of the server at ``address``: a
-    ``SeatBook`` (``client.net.embedded``, the same file ``starhall play`` keeps for its own
-    games) in ``servers/HOST_PORT/`` of the user's data folder."""
+    """The user's seats and tokens at the tables of the server at ``address``, for a server
+    that names no service: a ``SeatBook`` (``client.net.embedded``, the same file ``starhall
+    play`` keeps for its own games) in ``servers/HOST_PORT/`` of the user's data folder."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", host_port(address))
     return ServerSeatBook(user_data() / SERVERS_FOLDER / safe)
+
+
+def service_folder(service: str) -> Path:
+    """Where the user's seats at a service's tables and the service's nodes are kept:
+    ``services/ID/`` of the user's data folder (the id ``welcome`` gives, docs/protocol.md
+    §3b), whichever node the user reaches it by."""
+    return user_data() / SERVICES_FOLDER / re.sub(r"[^A-Za-z0-9._-]", "_", service)[:64]
+
+
+def known_service(address: str) -> tuple[str, Roster] | None:
+    """The service a node at ``address`` was last heard to be part of, and its nodes (kept
+    from an earlier run): a lobby whose node does not answer goes on at the others."""
+    for path in sorted((user_data() / SERVICES_FOLDER).glob(f"*/{NODES_FILE}")):
+        roster = Roster(path)
+        if address in roster.nodes:
+            return path.parent.name, roster
+    return None
+
+
+def service_book(service: str, addresses: list[str]) -> SeatBook:
+    """The user's seats at the tables of ``service``, with those an older window kept for
+    each of its nodes' ``addresses`` (``seat_book``) moved in, once."""
+    book = ServerSeatBook(service_folder(service))
+    for address in addresses:
+        old = seat_book(address)
+        moved = old.seats()
+        if not moved:
+            continue
+        kept = book.seats()
+        with contextlib.suppress(OSError):
+            for seat in moved.values():
+                if seat.table not in kept:
+                    book.remember(seat)
+            old.path.unlink()
+            with contextlib.suppress(OSError):
+                old.folder.rmdir()
+    return book
 
 
 class Discovery:
@@ -185,6 +225,8 @@ class Lobby:
         """Values the new-table form starts from (tests shorten games with a low target)."""
         self.form: NewTableForm | None = None
         self.creating: int | None = None
+        self._create_request: dict[str, Any] = {}
+        """The last ``create`` sent, for a resend to the node the service placed it on."""
         """The ``rid`` of the ``create`` awaiting its reply."""
         self.created: set[str] = set()
         """Tables this lobby created: their waiting room offers to start with bots."""
@@ -195,7 +237,12 @@ class Lobby:
         self.resuming: tuple[str, int] | None = None
         self.book: SeatBook | None = None
         self.held: dict[str, Seat] = {}
-        """The user's seats at the current server's tables, by table (``seat_book``)."""
+        """The user's seats at the current service's tables, by table (``service_book``)."""
+        self.service: str | None = None
+        """The service the server is a node of, as its ``welcome`` named it."""
+        self.roster = Roster()
+        """The service's nodes: the lobby (and its tables) go on at another when the node
+        it talks to stops answering."""
         self.local_games: list[Any] = []
         """The user's unfinished games on this computer (``client.net.embedded``)."""
         self.hosted: Any = None
@@ -229,8 +276,16 @@ class Lobby:
         self._listing, self._pages = None, []
         self.server_name = ""
         self.ever_connected = False
-        self.book = seat_book(self.link.address)
-        self.held = self.book.seats()
+        if self.link.address not in self.roster.nodes:  # another service, maybe
+            self.service, self.roster = None, Roster()
+            known = known_service(self.link.address)
+            if known is not None:  # as an earlier run knew it, until the server says
+                self.service, self.roster = known
+                self.book = service_book(self.service, [self.link.address])
+                self.held = self.book.seats()
+        if self.service is None:  # until the server names its service
+            self.book = seat_book(self.link.address)
+            self.held = self.book.seats()
         self.last_list = -LIST_EVERY
         self.message = f"Connecting to {host_port(self.link.address)}…"
         if self.link.refusal is not None:
@@ -246,6 +301,7 @@ class Lobby:
             self.link.close()
         self.link = None
         self.tables, self.held, self.book = [], {}, None
+        self.service, self.roster = None, Roster()
         self.message = ""
 
     def _find_local_games(self) -> None:
@@ -273,6 +329,8 @@ class Lobby:
         for message in self.link.poll():
             self._changed = True
             self._receive(message)
+        if self.link.state == "lost" and self._go_on_elsewhere():
+            return
         now = time.monotonic()
         if (self.link.state == "connected" and now - self.last_list >= LIST_EVERY
                 and (self._listing is None or now - self.last_list >= LIST_GIVE_UP)):
@@ -294,6 +352,7 @@ class Lobby:
         assert self.link is not None
         kind = message.get("type")
         if kind == protocol.WELCOME:
+            self._take_service(message)
             self.games = list(message.get("games") or [])
             if self.form is None or self.form.games != self.games:
                 self.form = NewTableForm(self.games, self.options)
@@ -306,6 +365,9 @@ class Lobby:
                            f"({host_port(self.link.address)}), {secured}"
         elif kind == KEY_REFUSED:
             self._refuse(str(message.get("message")))
+        elif kind == protocol.DRAINING:
+            self.roster.learn(message.get("nodes"), gone=self.link.address)
+            self._go_on_elsewhere()
         elif kind == protocol.TABLES:
             if message.get("rid") != self._listing:
                 return  # an answer to a listing given up on
@@ -329,6 +391,12 @@ class Lobby:
             reason = str(message.get("reason"))
             if message.get("rid") == self._listing and self._listing is not None:
                 self._listing = None  # listed again from the first page in a moment
+            placed = message.get("address")
+            if (message.get("rid") == self.creating and self.creating is not None
+                    and message.get("code") == protocol.ELSEWHERE and isinstance(placed, str)):
+                with contextlib.suppress(ValueError):
+                    self._create_at(normalise_address(placed))
+                    return
             if message.get("rid") == self.creating and self.creating is not None:
                 self.creating = None
                 if self.form is not None:
@@ -343,6 +411,33 @@ class Lobby:
         elif kind == REJOINED:
             self.last_list = -LIST_EVERY
             self._listing = None
+
+    def _take_service(self, welcome: dict[str, Any]) -> None:
+        """The service the server is a node of: the user's seats there and its nodes."""
+        assert self.link is not None
+        service = welcome.get("service")
+        if not isinstance(service, str) or not service:
+            return  # an older server: seats kept by its address
+        if service != self.service:
+            self.service = service
+            self.roster = Roster(service_folder(service) / NODES_FILE)
+        self.roster.learn(welcome.get("nodes"))
+        self.book = service_book(service, [self.link.address, *self.roster.nodes])
+        self.held = self.book.seats()
+        if self.live is not None:  # a table opened before the server answered
+            self.live.seat_book, self.live.roster = self.book, self.roster
+
+    def _go_on_elsewhere(self) -> bool:
+        """The lobby's node is silent or stopping: connect to the service's next node, if
+        another is known; whether it did."""
+        assert self.link is not None
+        others = self.roster.after(self.link.address)
+        if not others:
+            return False
+        gone = host_port(self.link.address)
+        self.connect(others[0], self.roster.key(others[0]))
+        self.message = f"{gone} stopped answering: connecting to {host_port(others[0])}…"
+        return True
 
     def _forget_finished(self) -> None:
         """Seats at tables that ended or are gone are no games to go back to."""
@@ -377,6 +472,8 @@ class Lobby:
     def _table_frame(self, dt: float) -> None:
         live = self.live
         assert live is not None and self.link is not None
+        if self.service is None and self.link.welcome is not None:
+            self._take_service(self.link.welcome)  # it came to the table, not to the lobby
         live.frame(dt)
         session = live.session
         seen = (id(session.info) if session else None, self.waiting_info() is None,
@@ -428,6 +525,7 @@ class Lobby:
                               open_replay=open_over_table)
         self._lobby_caption = next(iter(pygame.display.get_caption()), "") or "Starhall — lobby"
         self.live.seat_book = self.book
+        self.live.roster = self.roster
         return self.live
 
     def open_table(self, how: str, table: str, seat: int | None = None) -> None:
@@ -448,8 +546,19 @@ class Lobby:
             return
         form = self.form
         form.fill_with_bots = with_bots
-        self.creating = self.link.send({"type": protocol.CREATE, "game": form.game["id"],
-                                        "players": form.players, "options": form.options()})
+        # anywhere: the service may place it on another node, which the lobby then moves to
+        self._create_request = {"type": protocol.CREATE, "game": form.game["id"],
+                                "players": form.players, "options": form.options(),
+                                "key": protocol.new_key(), "anywhere": True}
+        self.creating = self.link.send(self._create_request)
+
+    def _create_at(self, address: str) -> None:
+        """The service placed the table on the node at ``address``: the lobby moves there
+        and asks again (the same ``key``: one table, whatever happens)."""
+        request = {k: v for k, v in self._create_request.items() if k != "anywhere"}
+        self.connect(address, self.roster.key(address))
+        assert self.link is not None
+        self.creating = self.link.send(request)
 
     def _open_created(self, info: dict[str, Any]) -> None:
         form = self.form
@@ -591,7 +700,8 @@ class Lobby:
         if self.form is not None:
             self.form.commit_typing()
         if kind == "server":
-            self.connect(action[1], self.discovery.keys.get(action[1]))
+            key = self.discovery.keys.get(action[1], self.roster.key(action[1]))
+            self.connect(action[1], key)
         elif kind in ("sit", "watch"):
             self.open_table(kind, action[1])
         elif kind == "resume":
@@ -707,25 +817,35 @@ class Lobby:
     def _servers_height(self) -> int:
         """What the servers' panel needs: its title, a button per server heard (or a line
         saying none is), the button for this computer."""
-        heard = len(self.discovery.servers)
+        heard = len(self._server_buttons())
         return 50 + (heard * 48 if heard else 30) + 52
+
+    def _server_buttons(self) -> list[tuple[str, str, bytes | None]]:
+        """The servers to offer: those heard on the LAN, then the other nodes of the service
+        the lobby is connected to (which send no beacon, maybe): (address, name, key)."""
+        found = [(address, name, self.discovery.keys.get(address))
+                 for address, (name, _) in sorted(self.discovery.servers.items())]
+        heard = {address for address, _, _ in found}
+        if len(self.roster.nodes) > 1:  # a lone server is no service of several nodes
+            found += [(address, "node of this service", key)
+                      for address, key in self.roster.nodes.items() if address not in heard]
+        return found
 
     def _servers(self, surface: pygame.Surface, servers: pygame.Rect) -> None:
         panel(surface, servers)
         blit_text(surface, "Servers on the LAN", 19, theme.TEXT, "topleft",
                   (servers.x + 16, servers.y + 14))
         y = servers.y + 50
-        heard = sorted(self.discovery.servers.items())
+        heard = self._server_buttons()
         if not heard:
             blit_text(surface, "None heard yet (listening…)", 15, theme.TEXT_DIM, "topleft",
                       (servers.x + 16, y))
             y += 30
-        for address, (name, _) in heard:
+        for address, name, key in heard:
             if y + 40 > servers.bottom - 48:
                 break
             rect = pygame.Rect(servers.x + 12, y, servers.w - 24, 40)
             current = self.link is not None and self.link.address == address
-            key = self.discovery.keys.get(address)
             label = f"{name}  ({host_port(address)})  " + (
                 "plain" if key is None else f"key {fingerprint(key)}")
             button(surface, self.hotspots, rect, label, "server",

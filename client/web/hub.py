@@ -145,6 +145,9 @@ class Hub:
         if kind == protocol.ERROR and message.get("code") == protocol.ELSEWHERE:
             self._elsewhere(message)
             return
+        if kind == protocol.DRAINING:
+            self._drained(link, message)
+            return
         if kind in (LOST, REJOINED) and link is self.primary:
             self._listing_now = False  # its reply went with the old session
             self.connected = kind == REJOINED
@@ -177,6 +180,20 @@ class Hub:
             return
         self._later.append((asyncio.get_running_loop().time() + ASK_AGAIN_SECONDS,
                             lambda: watch.session.move_to(self.primary)))
+
+    def _drained(self, link: ServerLink, message: Message) -> None:
+        """A node stopping on purpose hands its tables to the others: the tables watched
+        there are asked of the first node it names (the node asked first when it names
+        none), which serves each or says where it went."""
+        nodes = [node["address"] for node in message.get("nodes") or []
+                 if isinstance(node, dict) and isinstance(node.get("address"), str)]
+        target = self.primary
+        if nodes:
+            with contextlib.suppress(ValueError):
+                target = self._link(nodes[0])
+        for watch in self.watches.values():
+            if watch.session.link is link and target is not link:
+                watch.session.move_to(target)
 
     # --- the lobby -------------------------------------------------------------------------
 
