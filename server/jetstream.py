@@ -705,6 +705,12 @@ class JetStreamStore:
     def advertise(self, address: str, key: str | None = None) -> None:
         self.client_address, self.client_key = address, key
         self.announce()
+        self.bridge.submit(self._say_where())  # the other nodes list it now, not in a while
+
+    async def _say_where(self) -> None:
+        """This node's lease written again now, saying where its clients reach it."""
+        with contextlib.suppress(Exception):  # NATS away: the next renewal says it
+            self._revision = await self._lease()
 
     def nodes(self) -> list[dict[str, Any]]:
         """This node (unless it is leaving) and those whose lease holds, as last heard, by
