@@ -13,6 +13,10 @@ Parts (``--part``):
   time per move. The hand is played in our engine and in pyspiel's side by side; every move
   of each is checked legal in the other. Needs ``pip install -e '.[bench]'``.
 * ``classic``: classic Hearts with passing (left), ``strong`` against ``heuristic``.
+* ``passing``: classic Hearts (OpenSpiel's rules), ``strong`` against ``strong-heuristic-pass``
+  (the same bot passing as the heuristic does, as before its pass was searched), each pass
+  direction in turn (``--directions``: the deal is played as the first, second or third hand,
+  passing left, right or across); the two differ only in the pass.
 * ``stardeck4``, ``stardeck6``: Stardeck Hearts (the default exchange mode), 4 and 6 players,
   ``strong`` against ``heuristic``.
 * ``stars``: Stars, ``strong`` against ``heuristic``: points per hand (the hand's change to
@@ -70,18 +74,37 @@ def hand_over(state: Any) -> bool:
     return state.hand_number >= 1 and state.phase in ("deal", "over")
 
 
+BASELINES = {"strong-heuristic-pass": ("strong", "passing", "heuristic")}
+"""The bench's own kinds: a registered kind with one attribute set (the bot as it was before a
+decision of its was searched), ``(kind, attribute, value)``."""
+
+
 def make_player(game: Game[Any], kind: str, seed: int, think: float) -> Player:
-    bot = make_bot(game, kind, random.Random(seed))
+    registered, attribute, value = BASELINES.get(kind, (kind, "", None))
+    bot = make_bot(game, registered, random.Random(seed))
+    if attribute:
+        setattr(bot, attribute, value)
     return Player(bot, think)
 
 
 def play_deal(game: Game[Any], players: int, options: dict[str, Any], deal: int,
-              kinds: list[str], think: float, rng: random.Random) -> tuple[Any, list[Player]]:
-    """One hand of deal number ``deal``, ``kinds[seat]`` in each seat."""
+              kinds: list[str], think: float, rng: random.Random,
+              hands_before: int = 0) -> tuple[Any, list[Player]]:
+    """One hand of deal number ``deal``, ``kinds[seat]`` in each seat, played as the hand after
+    ``hands_before`` others (which sets the pass direction)."""
     table = ObservedTable(game, players, game.make_options(players, options))
+    if hands_before:
+        table.state = table.state.replace(hand_number=hands_before)
     seated = [make_player(game, kind, int(rng.random() * 2**31), think) for kind in kinds]
-    table.play_until(seated, hand_over, lambda: deal)
+    table.play_until(seated, lambda state: state.hand_number > hands_before
+                     and state.phase in ("deal", "over"), lambda: deal)
     return table.state, seated
+
+
+def play_as_hand(hands_before: int) -> Callable[..., tuple[Any, list[Player]]]:
+    def play(*args: Any) -> tuple[Any, list[Player]]:
+        return play_deal(*args, hands_before=hands_before)
+    return play
 
 
 def duplicate(game: Game[Any], players: int, options: dict[str, Any], deals: int,
@@ -281,8 +304,10 @@ def _our_code(theirs: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--part", choices=("ismcts", "classic", "stardeck4", "stardeck6",
-                                           "stars", "all"), default="all")
+    parser.add_argument("--part", choices=("ismcts", "classic", "passing", "stardeck4",
+                                           "stardeck6", "stars", "all"), default="all")
+    parser.add_argument("--directions", default="left,right,across",
+                        help="--part passing: the pass directions, of left, right, across")
     parser.add_argument("--deals", type=int, default=20,
                         help="deals, each played twice with the seats swapped")
     parser.add_argument("--think", type=float, default=0.1, help="seconds per move")
@@ -306,6 +331,12 @@ def main() -> None:
             print("classic Hearts, strong vs heuristic:")
             duplicate(HEARTS, 4, CLASSIC, args.deals, "strong", "heuristic", args.think,
                       args.seed)
+        elif part == "passing":
+            for direction in args.directions.split(","):
+                print(f"classic Hearts, passing {direction}, strong vs strong-heuristic-pass:")
+                hands_before = ("left", "right", "across").index(direction)
+                duplicate(HEARTS, 4, CLASSIC, args.deals, "strong", "strong-heuristic-pass",
+                          args.think, args.seed, play_as_hand(hands_before))
         elif part in ("stardeck4", "stardeck6"):
             players = int(part[-1])
             print(f"Stardeck Hearts, {players} players, strong vs heuristic:")

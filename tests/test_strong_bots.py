@@ -17,10 +17,14 @@ from starhall.shared.games.hearts.bots import HeuristicHeartsBot
 from starhall.shared.games.hearts.rules import HeartsState, rules_for
 from starhall.shared.games.hearts.strong import (
     HeartsKnowledge,
+    HeartsPassing,
     StrongHeartsBot,
     determinized,
     distinct_cards,
     hearts_hidden,
+    pass_candidates,
+    passing_state,
+    search_pass,
 )
 from starhall.shared.games.stars.bots import SURE_ENOUGH, HeuristicStarsBot
 from starhall.shared.games.stars.strong import StrongStarsBot, stars_hidden
@@ -319,3 +323,58 @@ def test_strong_stars_bids_a_hand_it_makes_more_often_than_not() -> None:
     cautious = StrongStarsBot(random.Random(3), iterations=60)
     cautious.sure_enough = SURE_ENOUGH
     assert cautious.choose(seen, 60.0).type == "pass"
+
+
+def at_the_pass(players: int, options: dict[str, Any], hands_before: int,
+                seed: int) -> ObservedTable:
+    """A table at its pass, ``hands_before`` hands already counted (so the pass goes in the
+    direction of hand ``hands_before + 1``), the exchange (if any) done by heuristic bots."""
+    table = ObservedTable(HEARTS, players, HEARTS.make_options(players, options))
+    table.state = table.state.replace(hand_number=hands_before)
+    table.shuffle(seed)
+    bots = [Player(HeuristicHeartsBot(random.Random(s))) for s in range(players)]
+    while table.state.phase == "exchange":
+        seat = HEARTS.to_act(table.state)[0]
+        table.apply(bots[seat].choose(HEARTS, table.state, table.observation(seat)))
+    assert table.state.phase == "pass"
+    return table
+
+
+PASS_TABLES = [(4, {"deck": "classic"}, hand) for hand in range(3)] + [
+    (4, {}, 0), (6, {}, 2), (3, {"mode": "blind_trick"}, 1), (5, {"pass_cards": 1}, 0)]
+
+
+@pytest.mark.parametrize(("players", "options", "hands_before"), PASS_TABLES)
+def test_strong_hearts_pass_is_searched_legal_and_seeded(
+        players: int, options: dict[str, Any], hands_before: int) -> None:
+    """The searched pass is a legal pass of every seat, in every direction; the same seed and
+    number of deals give the same pass; a think time of nothing plays out one deal only."""
+    table = at_the_pass(players, options, hands_before, 40 + hands_before)
+    rules = table.state.rules
+    for seat in HEARTS.to_act(table.state):
+        seen = table.observation(seat)
+        result = search_pass(seen, random.Random(seat), 60.0, iterations=12)
+        assert result.iterations == 12
+        assert result.move.bit_count() == rules.pass_cards
+        assert result.move & ~table.state.hands[seat] == 0
+        again = search_pass(seen, random.Random(seat), 60.0, iterations=12)
+        assert again == result
+        command = StrongHeartsBot(random.Random(seat), iterations=12).choose(seen, 60.0)
+        assert command.type == "pass"
+        assert HEARTS.decide(table.state, command)[0].data["cards"] == rules.deck.codes(
+            result.move)
+        assert search_pass(seen, random.Random(seat), 0.0).iterations == 1
+
+
+def test_a_searched_pass_is_played_out_with_the_receiver_holding_it() -> None:
+    table = at_the_pass(4, {"deck": "classic"}, 2, 11)  # the third hand: across
+    seen = table.observation(0)
+    knowledge = hearts_hidden(seen)
+    passing = HeartsPassing(0)
+    state = passing_state(seen, knowledge, random.Random(1))
+    passed = pass_candidates(knowledge.rules, knowledge.hand)[4]
+    after = passing.apply(state, passed)
+    assert after.phase == "play" and after.pass_offset == 2
+    assert after.hands[2] & passed == passed and after.hands[0] & passed == 0
+    assert after.received[2] == passed
+    assert passing.rollout(after, random.Random(2)).phase != "play"
