@@ -24,6 +24,8 @@ Parts (``--part``):
 * ``stars``: Stars, ``strong`` against ``heuristic``: points per hand (the hand's change to
   the totals, the contract's ± bid included), and for each kind the contracts it declared,
   the share it made and the mean bid.
+* ``burial``: Stars, ``strong`` against ``strong-heuristic-bury`` (the same bot burying as
+  the heuristic does, as before its burial was searched).
 
 Run: ``.venv/bin/python bench/bots.py --part ismcts --deals 1000 --think 0.1``
 (``--deals`` deals, each played twice: 1,000 deals are 2,000 hands).
@@ -71,7 +73,8 @@ def hand_over(state: Any) -> bool:
     return state.hand_number >= 1 and state.phase in ("deal", "over")
 
 
-BASELINES = {"strong-heuristic-pass": ("strong", "passing", "heuristic")}
+BASELINES = {"strong-heuristic-pass": ("strong", "passing", "heuristic"),
+             "strong-heuristic-bury": ("strong", "burying", "heuristic")}
 """The bench's own kinds: a registered kind with one attribute set (the bot as it was before a
 decision of its was searched), ``(kind, attribute, value)``."""
 
@@ -323,7 +326,8 @@ def _our_code(theirs: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--part", choices=("ismcts", "classic", "passing", "stardeck4",
-                                           "stardeck6", "stars", "all"), default="all")
+                                           "stardeck6", "stars", "burial", "all"),
+                        default="all")
     parser.add_argument("--directions", default="left,right,across",
                         help="--part passing: the pass directions, of left, right, across")
     parser.add_argument("--deals", type=int, default=20,
@@ -365,6 +369,10 @@ def main() -> None:
             print(f"Stardeck Hearts, {players} players, strong vs heuristic:")
             duplicate(HEARTS, players, {}, args.deals, "strong", "heuristic", args.think,
                       args.seed)
+        elif part == "burial":
+            print("Stars, strong vs strong-heuristic-bury:")
+            duplicate(get_game("stars"), 4, {}, args.deals, "strong", "strong-heuristic-bury",
+                      args.think, args.seed)
         else:
             print("Stars, strong vs heuristic:")
             duplicate(get_game("stars"), 4, {}, args.deals, "strong", "heuristic", args.think,

@@ -27,7 +27,14 @@ from starhall.shared.games.hearts.strong import (
     search_pass,
 )
 from starhall.shared.games.stars.bots import SURE_ENOUGH, HeuristicStarsBot
-from starhall.shared.games.stars.strong import StrongStarsBot, stars_hidden
+from starhall.shared.games.stars.rules import DECK as STARS_DECK
+from starhall.shared.games.stars.strong import (
+    StarsBurial,
+    StrongStarsBot,
+    burying_state,
+    search_burial,
+    stars_hidden,
+)
 from starhall.shared.games.stars.strong import determinized as stars_determinized
 from starhall.shared.search import Hidden, Place, flat_search
 from tests.bot_driver import ObservedTable, Player
@@ -378,3 +385,44 @@ def test_a_searched_pass_is_played_out_with_the_receiver_holding_it() -> None:
     assert after.hands[2] & passed == passed and after.hands[0] & passed == 0
     assert after.received[2] == passed
     assert passing.rollout(after, random.Random(2)).phase != "play"
+
+
+def at_the_burial(seed: int) -> ObservedTable:
+    table = ObservedTable(STARS, 4, STARS.make_options(4, {}))
+    table.shuffle(seed)
+    bots = [Player(HeuristicStarsBot(random.Random(s))) for s in range(4)]
+    while table.state.phase != "bury":
+        seat = STARS.to_act(table.state)[0]
+        table.apply(bots[seat].choose(STARS, table.state, table.observation(seat)))
+    return table
+
+
+@pytest.mark.parametrize("deal", [3, 4, 5])
+def test_strong_stars_burial_is_searched_legal_and_seeded(deal: int) -> None:
+    """The searched burial is three cards of the declarer's hand, the engine takes it; the same
+    seed and number of deals give the same burial; no think time plays out one deal only."""
+    table = at_the_burial(deal)
+    seat = table.state.turn
+    seen = table.observation(seat)
+    result = search_burial(seen, random.Random(deal), 60.0, iterations=8)
+    assert result.iterations == 8
+    assert result.move.bit_count() == 3 and result.move & ~table.state.hands[seat] == 0
+    assert search_burial(seen, random.Random(deal), 60.0, iterations=8) == result
+    command = StrongStarsBot(random.Random(deal), iterations=8).choose(seen, 60.0)
+    assert STARS.decide(table.state, command)[0].data["cards"] == STARS_DECK.codes(result.move)
+    assert search_burial(seen, random.Random(deal), 0.0).iterations == 1
+
+
+def test_a_burial_is_played_out_from_the_declarers_information() -> None:
+    table = at_the_burial(4)
+    seat = table.state.turn
+    seen = table.observation(seat)
+    hidden = stars_hidden(seen.view, seat)
+    state = burying_state(seen, hidden, random.Random(1))
+    assert STARS.view(state, seat) == seen.view
+    burial = StarsBurial(seat)
+    buried = burial.moves(state)[3]
+    after = burial.apply(state, buried)
+    assert after.phase == "play" and after.buried == buried
+    assert after.hands[seat] == state.hands[seat] & ~buried
+    assert len(burial.rollout(after, random.Random(2)).results) == 1
