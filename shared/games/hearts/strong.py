@@ -415,6 +415,8 @@ class HeartsPassing:
 
     def __init__(self, seat: Seat) -> None:
         self.seat = seat
+        self.others: tuple[HeartsState | None, list[Event]] = (None, [])
+        """The other seats' passes in the last deal (every candidate is played from it)."""
 
     def actor(self, state: HeartsState) -> int:
         return self.seat
@@ -424,9 +426,14 @@ class HeartsPassing:
 
     def apply(self, state: HeartsState, move: CardSet) -> HeartsState:
         codes = state.rules.deck.codes
-        for seat in range(state.rules.players):
-            cards = move if seat == self.seat else policy_pass(state, seat)
-            state = GAME.evolve(state, Event("passed", seat, {"cards": codes(cards)}))
+        dealt, others = self.others
+        if dealt is not state:
+            others = [Event("passed", seat, {"cards": codes(policy_pass(state, seat))})
+                      for seat in range(state.rules.players) if seat != self.seat]
+            self.others = (state, others)
+        state = GAME.evolve(state, Event("passed", self.seat, {"cards": codes(move)}))
+        for event in others:
+            state = GAME.evolve(state, event)
         return state
 
     def done(self, state: HeartsState) -> bool:
