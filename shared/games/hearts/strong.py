@@ -463,7 +463,7 @@ def search_pass(seen: Observation, rng: Random, think: float,
     knowledge = hearts_hidden(seen)
     candidates = pass_candidates(knowledge.rules, knowledge.hand)
     return flat_search(HeartsPassing(seen.seat), lambda r: passing_state(seen, knowledge, r),
-                       rng, think, iterations, candidates, doubt=PASS_DOUBT)
+                       rng, think, iterations, candidates, doubt=PASS_DOUBT, least=0)
 
 
 class StrongHeartsBot:

@@ -289,7 +289,7 @@ def search_burial(seen: Observation, rng: Random, think: float,
     hidden = stars_hidden(seen.view, seen.seat)
     candidates = ranked_burials(DECK.mask(seen.view["hand"]), BURIAL_CHOICES)
     return flat_search(StarsBurial(seen.seat), lambda r: burying_state(seen, hidden, r), rng,
-                       think, iterations, candidates, doubt=BURIAL_DOUBT)
+                       think, iterations, candidates, doubt=BURIAL_DOUBT, least=0)
 
 
 def rough_burial(hand: CardSet) -> list[str]:
