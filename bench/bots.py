@@ -208,8 +208,9 @@ class TimedISMCTS:
     """OpenSpiel's C++ ``pyspiel.ISMCTSBot`` (random rollouts, the most visited move) given a
     think time per move. The C++ bot counts simulations, not time, so each move gets as many
     simulations as the time buys at the speed it has shown lately (simulations a second over
-    its last moves, the newest weighing half): on a machine whose speed swings, its think
-    times (reported) stay near the budget."""
+    its last moves, the newest weighing half, at most doubling from one move to the next: a
+    move its tree settles at once says little of the next): on a machine whose speed swings,
+    its think times (reported) stay near the budget."""
 
     FIRST_RATE = 2000.0
     """Simulations a second assumed before the first move is timed."""
@@ -233,7 +234,7 @@ class TimedISMCTS:
         start = time.perf_counter()
         action = int(bot.step(state))
         spent = time.perf_counter() - start
-        self.rate = (self.rate + count / max(spent, 1e-4)) / 2
+        self.rate = min(2 * self.rate, (self.rate + count / max(spent, 1e-4)) / 2)
         self.times.append(spent)
         return action
 
