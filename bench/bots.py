@@ -18,7 +18,9 @@ Parts (``--part``):
 * ``passing``: classic Hearts (OpenSpiel's rules), ``strong`` against ``strong-heuristic-pass``
   (the same bot passing as the heuristic does, as before its pass was searched), each pass
   direction in turn (``--directions``: the deal is played as the first, second or third hand,
-  passing left, right or across); the two differ only in the pass.
+  passing left, right or across); the two differ only in the pass. With ``--pass-only``,
+  ``heuristic-searched-pass`` (the heuristic bot passing by the strong bot's search) against
+  ``heuristic``: the pass alone, cheaply, so at a longer think time.
 * ``stardeck4``, ``stardeck6``: Stardeck Hearts (the default exchange mode), 4 and 6 players,
   ``strong`` against ``heuristic``.
 * ``stars``: Stars, ``strong`` against ``heuristic``: points per hand (the hand's change to
@@ -79,7 +81,24 @@ BASELINES = {"strong-heuristic-pass": ("strong", "passing", "heuristic"),
 decision of its was searched), ``(kind, attribute, value)``."""
 
 
+class SearchedPassOnly:
+    """``heuristic-searched-pass``: Hearts' heuristic bot, but for its pass, the strong bot's
+    (``search_pass``): against ``heuristic`` it measures the pass alone, at little cost (four
+    searched decisions a hand), the play being the playouts' own policy."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.strong = make_bot(HEARTS, "strong", rng)
+        self.heuristic = make_bot(HEARTS, "heuristic", rng)
+
+    def choose(self, seen: Any, think: float) -> Command:
+        bot = self.strong if "pass" in seen.view["legal"] else self.heuristic
+        command: Command = bot.choose(seen, think)
+        return command
+
+
 def make_player(game: Game[Any], kind: str, seed: int, think: float) -> Player:
+    if kind == "heuristic-searched-pass":
+        return Player(SearchedPassOnly(random.Random(seed)), think)
     registered, attribute, value = BASELINES.get(kind, (kind, "", None))
     bot = make_bot(game, registered, random.Random(seed))
     if attribute:
@@ -329,6 +348,8 @@ def main() -> None:
     parser.add_argument("--part", choices=("ismcts", "classic", "passing", "stardeck4",
                                            "stardeck6", "stars", "burial", "all"),
                         default="all")
+    parser.add_argument("--pass-only", action="store_true",
+                        help="--part passing: heuristic-searched-pass against heuristic")
     parser.add_argument("--directions", default="left,right,across",
                         help="--part passing: the pass directions, of left, right, across")
     parser.add_argument("--deals", type=int, default=20,
@@ -361,10 +382,12 @@ def main() -> None:
                       args.seed)
         elif part == "passing":
             for direction in args.directions.split(","):
-                print(f"classic Hearts, passing {direction}, strong vs strong-heuristic-pass:")
+                first, second = (("heuristic-searched-pass", "heuristic") if args.pass_only
+                                 else ("strong", "strong-heuristic-pass"))
+                print(f"classic Hearts, passing {direction}, {first} vs {second}:")
                 hands_before = ("left", "right", "across").index(direction)
-                duplicate(HEARTS, 4, CLASSIC, args.deals, "strong", "strong-heuristic-pass",
-                          args.think, args.seed, play_as_hand(hands_before))
+                duplicate(HEARTS, 4, CLASSIC, args.deals, first, second, args.think, args.seed,
+                          play_as_hand(hands_before))
         elif part in ("stardeck4", "stardeck6"):
             players = int(part[-1])
             print(f"Stardeck Hearts, {players} players, strong vs heuristic:")
