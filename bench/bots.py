@@ -226,13 +226,14 @@ def direction_of(deal: int) -> str:
 class TimedISMCTS:
     """OpenSpiel's C++ ``pyspiel.ISMCTSBot`` (random rollouts, the most visited move) given a
     think time per move. The C++ bot counts simulations, not time, so each move gets as many
-    simulations as the time buys at the speed it has shown lately (simulations a second over
-    its last moves, the newest weighing half, at most doubling from one move to the next: a
-    move its tree settles at once says little of the next): on a machine whose speed swings,
-    its think times (reported) stay near the budget."""
+    simulations as the time buys at the speed its last move showed, slower at once but faster
+    by ``GROWTH`` at most (a simulation costs more the bigger the tree and the longer the
+    hand left, so a quick move says little of the next): on a machine whose speed swings, its
+    think times (reported) stay near the budget."""
 
     FIRST_RATE = 2000.0
     """Simulations a second assumed before the first move is timed."""
+    GROWTH = 1.25
 
     def __init__(self, pyspiel: Any, uct_c: float, seed: int, think: float) -> None:
         self.pyspiel = pyspiel
@@ -253,7 +254,7 @@ class TimedISMCTS:
         start = time.perf_counter()
         action = int(bot.step(state))
         spent = time.perf_counter() - start
-        self.rate = min(2 * self.rate, (self.rate + count / max(spent, 1e-4)) / 2)
+        self.rate = min(count / max(spent, 1e-4), self.rate * self.GROWTH)
         self.times.append(spent)
         return action
 
