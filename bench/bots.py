@@ -18,7 +18,7 @@ Parts (``--part``):
 * ``passing``: classic Hearts (OpenSpiel's rules), ``strong`` against ``strong-heuristic-pass``
   (the same bot passing as the heuristic does, as before its pass was searched), each pass
   direction in turn (``--directions``: the deal is played as the first, second or third hand,
-  passing left, right or across); the two differ only in the pass. With ``--pass-only``,
+  passing left, right or across); the two differ only in the pass. With ``--alone``,
   ``heuristic-searched-pass`` (the heuristic bot passing by the strong bot's search) against
   ``heuristic``: the pass alone, cheaply, so at a longer think time.
 * ``stardeck4``, ``stardeck6``: Stardeck Hearts (the default exchange mode), 4 and 6 players,
@@ -27,7 +27,8 @@ Parts (``--part``):
   the totals, the contract's ± bid included), and for each kind the contracts it declared,
   the share it made and the mean bid.
 * ``burial``: Stars, ``strong`` against ``strong-heuristic-bury`` (the same bot burying as
-  the heuristic does, as before its burial was searched).
+  the heuristic does, as before its burial was searched); with ``--alone``,
+  ``heuristic-searched-bury`` against ``heuristic``, the burial alone.
 
 Run: ``.venv/bin/python bench/bots.py --part ismcts --deals 1000 --think 0.1``
 (``--deals`` deals, each played twice: 1,000 deals are 2,000 hands).
@@ -81,24 +82,29 @@ BASELINES = {"strong-heuristic-pass": ("strong", "passing", "heuristic"),
 decision of its was searched), ``(kind, attribute, value)``."""
 
 
-class SearchedPassOnly:
-    """``heuristic-searched-pass``: Hearts' heuristic bot, but for its pass, the strong bot's
-    (``search_pass``): against ``heuristic`` it measures the pass alone, at little cost (four
+class SearchedAlone:
+    """``heuristic-searched-pass`` (Hearts) and ``heuristic-searched-bury`` (Stars): the game's
+    heuristic bot, but for one decision (``offer``, the pass or the burial) the strong bot's
+    search. Against ``heuristic`` it measures that decision alone, at little cost (a few
     searched decisions a hand), the play being the playouts' own policy."""
 
-    def __init__(self, rng: random.Random) -> None:
-        self.strong = make_bot(HEARTS, "strong", rng)
-        self.heuristic = make_bot(HEARTS, "heuristic", rng)
+    def __init__(self, game: Game[Any], offer: str, rng: random.Random) -> None:
+        self.offer = offer
+        self.strong = make_bot(game, "strong", rng)
+        self.heuristic = make_bot(game, "heuristic", rng)
 
     def choose(self, seen: Any, think: float) -> Command:
-        bot = self.strong if "pass" in seen.view["legal"] else self.heuristic
+        bot = self.strong if self.offer in seen.view["legal"] else self.heuristic
         command: Command = bot.choose(seen, think)
         return command
 
 
+SEARCHED_ALONE = {"heuristic-searched-pass": "pass", "heuristic-searched-bury": "bury"}
+
+
 def make_player(game: Game[Any], kind: str, seed: int, think: float) -> Player:
-    if kind == "heuristic-searched-pass":
-        return Player(SearchedPassOnly(random.Random(seed)), think)
+    if kind in SEARCHED_ALONE:
+        return Player(SearchedAlone(game, SEARCHED_ALONE[kind], random.Random(seed)), think)
     registered, attribute, value = BASELINES.get(kind, (kind, "", None))
     bot = make_bot(game, registered, random.Random(seed))
     if attribute:
@@ -349,8 +355,9 @@ def main() -> None:
     parser.add_argument("--part", choices=("ismcts", "classic", "passing", "stardeck4",
                                            "stardeck6", "stars", "burial", "all"),
                         default="all")
-    parser.add_argument("--pass-only", action="store_true",
-                        help="--part passing: heuristic-searched-pass against heuristic")
+    parser.add_argument("--alone", action="store_true",
+                        help="--part passing, burial: the searched decision alone, in the "
+                             "heuristic bot, against the heuristic")
     parser.add_argument("--directions", default="left,right,across",
                         help="--part passing: the pass directions, of left, right, across")
     parser.add_argument("--deals", type=int, default=20,
@@ -383,7 +390,7 @@ def main() -> None:
                       args.seed)
         elif part == "passing":
             for direction in args.directions.split(","):
-                first, second = (("heuristic-searched-pass", "heuristic") if args.pass_only
+                first, second = (("heuristic-searched-pass", "heuristic") if args.alone
                                  else ("strong", "strong-heuristic-pass"))
                 print(f"classic Hearts, passing {direction}, {first} vs {second}:")
                 hands_before = ("left", "right", "across").index(direction)
@@ -395,9 +402,11 @@ def main() -> None:
             duplicate(HEARTS, players, {}, args.deals, "strong", "heuristic", args.think,
                       args.seed)
         elif part == "burial":
-            print("Stars, strong vs strong-heuristic-bury:")
-            duplicate(get_game("stars"), 4, {}, args.deals, "strong", "strong-heuristic-bury",
-                      args.think, args.seed)
+            first, second = (("heuristic-searched-bury", "heuristic") if args.alone
+                             else ("strong", "strong-heuristic-bury"))
+            print(f"Stars, {first} vs {second}:")
+            duplicate(get_game("stars"), 4, {}, args.deals, first, second, args.think,
+                      args.seed)
         else:
             print("Stars, strong vs heuristic:")
             duplicate(get_game("stars"), 4, {}, args.deals, "strong", "heuristic", args.think,
