@@ -232,27 +232,30 @@ def direction_of(deal: int) -> str:
 class TimedISMCTS:
     """OpenSpiel's C++ ``pyspiel.ISMCTSBot`` (random rollouts, the most visited move) given a
     think time per move. The C++ bot counts simulations, not time, so each move gets as many
-    simulations as the time buys at the speed its last move showed, slower at once but faster
-    by ``GROWTH`` at most (a simulation costs more the bigger the tree and the longer the
-    hand left, so a quick move says little of the next): on a machine whose speed swings, its
-    think times (reported) stay near the budget."""
+    simulations as the time buys at the speed shown so far: a simulation's cost taken as
+    proportional to the cards left in the hand (its rollout's length), the speed in cards
+    simulated a second, kept from hand to hand for the same think time, slower at once but
+    faster by ``GROWTH`` at most a move (a quick move says little of the next). On a machine
+    whose speed swings, its think times (reported) stay near the budget."""
 
-    FIRST_RATE = 2000.0
-    """Simulations a second assumed before the first move is timed."""
+    FIRST_SPEED = 20000.0
+    """Cards simulated a second assumed before a move is timed."""
     GROWTH = 1.25
+    speeds: dict[float, float] = {}
+    """The speed last seen, by think time."""
 
     def __init__(self, pyspiel: Any, uct_c: float, seed: int, think: float) -> None:
         self.pyspiel = pyspiel
         self.uct_c = uct_c
         self.rng = random.Random(seed)
         self.think = think
-        self.rate = self.FIRST_RATE
         self.times: list[float] = []
 
-    def step(self, state: Any) -> int:
+    def step(self, state: Any, cards_left: int) -> int:
         if len(state.legal_actions()) == 1:
             return int(state.legal_actions()[0])
-        count = max(2, int(self.rate * self.think))
+        speed = self.speeds.get(self.think, self.FIRST_SPEED)
+        count = max(2, int(speed * self.think / cards_left))
         spiel = self.pyspiel
         seed = int(self.rng.random() * 2**31)
         bot = spiel.ISMCTSBot(seed, spiel.RandomRolloutEvaluator(1, seed), self.uct_c, count,
@@ -260,7 +263,8 @@ class TimedISMCTS:
         start = time.perf_counter()
         action = int(bot.step(state))
         spent = time.perf_counter() - start
-        self.rate = min(count / max(spent, 1e-4), self.rate * self.GROWTH)
+        self.speeds[self.think] = min(count * cards_left / max(spent, 1e-4),
+                                      speed * self.GROWTH)
         self.times.append(spent)
         return action
 
@@ -299,7 +303,7 @@ def play_against_ismcts(uct_c: float, ismcts_think: float | None) -> Callable[..
         turned = dealt(direction, hands, seat)
         chosen = []
         while turned.current_player() == 0:
-            action = bot.step(turned)
+            action = bot.step(turned, 52)
             chosen.append(ours_of[action])
             turned.apply_action(action)
         return chosen
@@ -328,7 +332,8 @@ def play_against_ismcts(uct_c: float, ismcts_think: float | None) -> Callable[..
                     command = Command("pass", seat, {"cards": ismcts_pass(
                         player, DIRECTIONS.index(direction), hands, seat)})
                 else:
-                    command = Command("play", seat, {"card": ours_of[player.step(theirs)]})
+                    left = sum(hand.bit_count() for hand in table.state.hands)
+                    command = Command("play", seat, {"card": ours_of[player.step(theirs, left)]})
             else:
                 command = player.choose(ours_game, table.state, table.observation(seat))
             table.apply(command)  # our engine refuses an illegal card (IllegalCommand)
