@@ -432,3 +432,27 @@ def test_a_burial_is_played_out_from_the_declarers_information() -> None:
     assert after.phase == "play" and after.buried == buried
     assert after.hands[seat] == state.hands[seat] & ~buried
     assert len(burial.rollout(after, random.Random(2)).results) == 1
+
+
+def test_strong_hearts_card_with_no_time_is_the_heuristics() -> None:
+    """The card play's search keeps within its time: with none to play a deal out, the card
+    is the heuristic's (or the lower card it comes to the same as)."""
+    table = ObservedTable(HEARTS, 4, HEARTS.make_options(4, {"deck": "classic"}))
+    table.shuffle(21)
+    heuristic = [Player(HeuristicHeartsBot(random.Random(s))) for s in range(4)]
+    checked = 0
+    while not hand_over(table.state):
+        seat = HEARTS.to_act(table.state)[0]
+        seen = table.observation(seat)
+        command = heuristic[seat].choose(HEARTS, table.state, seen)
+        if table.state.phase == "play" and len(seen.legal) > 1:
+            knowledge = hearts_hidden(seen)
+            deck = knowledge.rules.deck
+            cards = distinct_cards(knowledge, deck.mask(seen.view["legal"]["play"]))
+            played = deck.index(command.data["card"])
+            same = max(card for card in cards if card <= played)
+            hurried = StrongHeartsBot(random.Random(seat)).choose(seen, 0.0)
+            assert hurried.data["card"] == deck.code_of[same]
+            checked += 1
+        table.apply(command)
+    assert checked > 10

@@ -508,7 +508,14 @@ class StrongHeartsBot:
             cards = distinct_cards(knowledge, rules.deck.mask(seen.view["legal"]["play"]))
             if len(cards) == 1:  # every legal card comes to the same
                 return rules.plays.commands[seen.seat][cards[0]]
-            result = flat_search(HAND, deal, self.rng, think, self.iterations, cards)
+            # The heuristic's card (or the lower one it comes to the same as) goes first: the
+            # choice if the time runs out before one deal is played out, so a slow machine
+            # makes the search shorter, never later.
+            played = rules.deck.index(self.heuristic.choose(seen, think).data["card"])
+            first = max(card for card in cards if card <= played)
+            cards.remove(first)
+            result = flat_search(HAND, deal, self.rng, think, self.iterations,
+                                 [first, *cards], least=0)
         else:
             result = search(HAND, deal, self.rng, think, self.iterations,
                             exploration=self.exploration)
