@@ -234,15 +234,16 @@ class TimedISMCTS:
     think time per move. The C++ bot counts simulations, not time, so each move gets as many
     simulations as the time buys at the speed shown so far: a simulation's cost taken as
     proportional to the cards left in the hand (its rollout's length), the speed in cards
-    simulated a second, kept from hand to hand for the same think time, slower at once but
-    faster by ``GROWTH`` at most a move (a quick move says little of the next). On a machine
-    whose speed swings, its think times (reported) stay near the budget."""
+    simulated a second, kept from hand to hand for the same think time and apart for the
+    passing (whose simulations are far quicker), slower at once but faster by ``GROWTH`` at
+    most a move (a quick move says little of the next). On a machine whose speed swings, its
+    think times (reported) stay near the budget."""
 
     FIRST_SPEED = 20000.0
     """Cards simulated a second assumed before a move is timed."""
     GROWTH = 1.25
-    speeds: dict[float, float] = {}
-    """The speed last seen, by think time."""
+    speeds: dict[tuple[float, bool], float] = {}
+    """The speed last seen, by think time and whether passing."""
 
     def __init__(self, pyspiel: Any, uct_c: float, seed: int, think: float) -> None:
         self.pyspiel = pyspiel
@@ -251,10 +252,10 @@ class TimedISMCTS:
         self.think = think
         self.times: list[float] = []
 
-    def step(self, state: Any, cards_left: int) -> int:
+    def step(self, state: Any, cards_left: int, passing: bool = False) -> int:
         if len(state.legal_actions()) == 1:
             return int(state.legal_actions()[0])
-        speed = self.speeds.get(self.think, self.FIRST_SPEED)
+        speed = self.speeds.get((self.think, passing), self.FIRST_SPEED)
         count = max(2, int(speed * self.think / cards_left))
         spiel = self.pyspiel
         seed = int(self.rng.random() * 2**31)
@@ -263,8 +264,8 @@ class TimedISMCTS:
         start = time.perf_counter()
         action = int(bot.step(state))
         spent = time.perf_counter() - start
-        self.speeds[self.think] = min(count * cards_left / max(spent, 1e-4),
-                                      speed * self.GROWTH)
+        self.speeds[self.think, passing] = min(count * cards_left / max(spent, 1e-4),
+                                               speed * self.GROWTH)
         self.times.append(spent)
         return action
 
@@ -303,7 +304,7 @@ def play_against_ismcts(uct_c: float, ismcts_think: float | None) -> Callable[..
         turned = dealt(direction, hands, seat)
         chosen = []
         while turned.current_player() == 0:
-            action = bot.step(turned, 52)
+            action = bot.step(turned, 52, passing=True)
             chosen.append(ours_of[action])
             turned.apply_action(action)
         return chosen
