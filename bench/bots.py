@@ -276,10 +276,10 @@ def play_against_ismcts(uct_c: float, ismcts_think: float | None) -> Callable[..
     card either side plays or passes is checked legal in the other engine, and the hand's
     points must come out the same in both.
 
-    OpenSpiel's hearts resamples, for a seat passing after another seat passed, states that
-    cannot be played to the end (``resample_from_infostate`` keeps the cards passed in both
-    hands: open_spiel 2.0.2, the passing seat's receiver having passed), so ISMCTSBot cannot
-    search those passes as they are. It passes instead from the same deal turned round so that
+    OpenSpiel's hearts (open_spiel 2.0.2) resamples, for a seat passing once the seat that
+    passes to it has passed, states that cannot be played to the end (``resample_from_infostate``:
+    a seat runs out of cards with tricks to play), so ISMCTSBot cannot search those passes as
+    they are. It passes instead from the same deal turned round so that
     it is player 0, the first to pass, and nobody has passed yet: all it knows of the deal
     before the passes are delivered is its hand and the direction, the same in both."""
     import pyspiel  # type: ignore[import-not-found]
