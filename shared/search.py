@@ -228,7 +228,8 @@ def search(game: Searchable[S, M], determinize: Callable[[Random], S], rng: Rand
 
 def flat_search(game: Searchable[S, M], determinize: Callable[[Random], S], rng: Random,
                 think: float, iterations: int | None = None,
-                root_moves: Sequence[M] | None = None, prune: bool = True) -> Searched[M]:
+                root_moves: Sequence[M] | None = None, prune: bool = True,
+                doubt: float = 0.0, least: int = 1) -> Searched[M]:
     """Flat Monte Carlo from the seat's information set, in pairs: each iteration deals the
     hidden cards once and plays every move of the seat's out from that one deal with the
     rollout policy, each from the same random stream (common random numbers), so the moves
@@ -236,9 +237,14 @@ def flat_search(game: Searchable[S, M], determinize: Callable[[Random], S], rng:
     cancels between them. A move the best one beats clearly, deal by deal (``PRUNE_Z``), is
     played out no more (``prune``), so the deals go to the moves still in doubt. The move with
     the best mean reward is the choice. Stops once ``think`` seconds have passed (a deal cut
-    short counts for nothing; the first deal is always played out) or after ``iterations``
+    short counts for nothing; the first ``least`` deals are played out whatever the clock
+    says) or after ``iterations``
     deals. ``root_moves`` narrows the moves to these (one of each set of moves that come to
-    the same)."""
+    the same). With ``doubt``, the first move is a default that another replaces only when its
+    mean beats it by more than ``doubt`` standard errors of their difference deal by deal
+    (``paired_search``): a search too short to tell moves apart keeps the policy's own, and
+    with ``least=0`` a search whose time runs out before its first deal is played out keeps
+    it too, within its time however slow the machine."""
     first = determinize(rng)
     moves = list(root_moves) if root_moves is not None else list(game.moves(first))
     dealt = [first]
@@ -251,8 +257,8 @@ def flat_search(game: Searchable[S, M], determinize: Callable[[Random], S], rng:
         state, actor, seed = world
         return game.rewards(game.rollout(game.apply(state, moves[index]), Random(seed)))[actor]
 
-    found = paired_search(len(moves), sample, playout, think, least=1, most=iterations,
-                          prune=prune)
+    found = paired_search(len(moves), sample, playout, think, least=least, most=iterations,
+                          prune=prune, doubt=doubt)
     if len(moves) == 1:
         return Searched(moves[0], 0, {}, {})
     played = [i for i in range(len(moves)) if found.counts[i]]

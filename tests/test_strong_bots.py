@@ -17,13 +17,24 @@ from starhall.shared.games.hearts.bots import HeuristicHeartsBot
 from starhall.shared.games.hearts.rules import HeartsState, rules_for
 from starhall.shared.games.hearts.strong import (
     HeartsKnowledge,
+    HeartsPassing,
     StrongHeartsBot,
     determinized,
     distinct_cards,
     hearts_hidden,
+    pass_candidates,
+    passing_state,
+    search_pass,
 )
-from starhall.shared.games.stars.bots import SURE_ENOUGH, HeuristicStarsBot
-from starhall.shared.games.stars.strong import StrongStarsBot, stars_hidden
+from starhall.shared.games.stars.bots import SURE_ENOUGH, HeuristicStarsBot, ranked_burials
+from starhall.shared.games.stars.rules import DECK as STARS_DECK
+from starhall.shared.games.stars.strong import (
+    StarsBurial,
+    StrongStarsBot,
+    burying_state,
+    search_burial,
+    stars_hidden,
+)
 from starhall.shared.games.stars.strong import determinized as stars_determinized
 from starhall.shared.search import Hidden, Place, flat_search
 from tests.bot_driver import ObservedTable, Player
@@ -319,3 +330,129 @@ def test_strong_stars_bids_a_hand_it_makes_more_often_than_not() -> None:
     cautious = StrongStarsBot(random.Random(3), iterations=60)
     cautious.sure_enough = SURE_ENOUGH
     assert cautious.choose(seen, 60.0).type == "pass"
+
+
+def at_the_pass(players: int, options: dict[str, Any], hands_before: int,
+                seed: int) -> ObservedTable:
+    """A table at its pass, ``hands_before`` hands already counted (so the pass goes in the
+    direction of hand ``hands_before + 1``), the exchange (if any) done by heuristic bots."""
+    table = ObservedTable(HEARTS, players, HEARTS.make_options(players, options))
+    table.state = table.state.replace(hand_number=hands_before)
+    table.shuffle(seed)
+    bots = [Player(HeuristicHeartsBot(random.Random(s))) for s in range(players)]
+    while table.state.phase == "exchange":
+        seat = HEARTS.to_act(table.state)[0]
+        table.apply(bots[seat].choose(HEARTS, table.state, table.observation(seat)))
+    assert table.state.phase == "pass"
+    return table
+
+
+PASS_TABLES = [(4, {"deck": "classic"}, hand) for hand in range(3)] + [
+    (4, {}, 0), (6, {}, 2), (3, {"mode": "blind_trick"}, 1), (5, {"pass_cards": 1}, 0)]
+
+
+@pytest.mark.parametrize(("players", "options", "hands_before"), PASS_TABLES)
+def test_strong_hearts_pass_is_searched_legal_and_seeded(
+        players: int, options: dict[str, Any], hands_before: int) -> None:
+    """The searched pass is a legal pass of every seat, in every direction; the same seed and
+    number of deals give the same pass; with no time to play a deal out it is the heuristic's
+    (the search keeps within its time however slow the machine)."""
+    table = at_the_pass(players, options, hands_before, 40 + hands_before)
+    rules = table.state.rules
+    for seat in HEARTS.to_act(table.state):
+        seen = table.observation(seat)
+        result = search_pass(seen, random.Random(seat), 60.0, iterations=12)
+        assert result.iterations == 12
+        assert result.move.bit_count() == rules.pass_cards
+        assert result.move & ~table.state.hands[seat] == 0
+        again = search_pass(seen, random.Random(seat), 60.0, iterations=12)
+        assert again == result
+        command = StrongHeartsBot(random.Random(seat), iterations=12).choose(seen, 60.0)
+        assert command.type == "pass"
+        assert HEARTS.decide(table.state, command)[0].data["cards"] == rules.deck.codes(
+            result.move)
+        hurried = search_pass(seen, random.Random(seat), 0.0)
+        assert hurried.iterations == 0
+        assert hurried.move == pass_candidates(rules, table.state.hands[seat])[0]
+
+
+def test_a_searched_pass_is_played_out_with_the_receiver_holding_it() -> None:
+    table = at_the_pass(4, {"deck": "classic"}, 2, 11)  # the third hand: across
+    seen = table.observation(0)
+    knowledge = hearts_hidden(seen)
+    passing = HeartsPassing(0)
+    state = passing_state(seen, knowledge, random.Random(1))
+    passed = pass_candidates(knowledge.rules, knowledge.hand)[4]
+    after = passing.apply(state, passed)
+    assert after.phase == "play" and after.pass_offset == 2
+    assert after.hands[2] & passed == passed and after.hands[0] & passed == 0
+    assert after.received[2] == passed
+    assert passing.rollout(after, random.Random(2)).phase != "play"
+
+
+def at_the_burial(seed: int) -> ObservedTable:
+    table = ObservedTable(STARS, 4, STARS.make_options(4, {}))
+    table.shuffle(seed)
+    bots = [Player(HeuristicStarsBot(random.Random(s))) for s in range(4)]
+    while table.state.phase != "bury":
+        seat = STARS.to_act(table.state)[0]
+        table.apply(bots[seat].choose(STARS, table.state, table.observation(seat)))
+    return table
+
+
+@pytest.mark.parametrize("deal", [3, 4, 5])
+def test_strong_stars_burial_is_searched_legal_and_seeded(deal: int) -> None:
+    """The searched burial is three cards of the declarer's hand, the engine takes it; the same
+    seed and number of deals give the same burial; with no time to play a deal out it is the
+    heuristic's."""
+    table = at_the_burial(deal)
+    seat = table.state.turn
+    seen = table.observation(seat)
+    result = search_burial(seen, random.Random(deal), 60.0, iterations=8)
+    assert result.iterations == 8
+    assert result.move.bit_count() == 3 and result.move & ~table.state.hands[seat] == 0
+    assert search_burial(seen, random.Random(deal), 60.0, iterations=8) == result
+    command = StrongStarsBot(random.Random(deal), iterations=8).choose(seen, 60.0)
+    assert STARS.decide(table.state, command)[0].data["cards"] == STARS_DECK.codes(result.move)
+    hurried = search_burial(seen, random.Random(deal), 0.0)
+    assert hurried.iterations == 0
+    assert hurried.move == ranked_burials(table.state.hands[seat], 1)[0]
+
+
+def test_a_burial_is_played_out_from_the_declarers_information() -> None:
+    table = at_the_burial(4)
+    seat = table.state.turn
+    seen = table.observation(seat)
+    hidden = stars_hidden(seen.view, seat)
+    state = burying_state(seen, hidden, random.Random(1))
+    assert STARS.view(state, seat) == seen.view
+    burial = StarsBurial(seat)
+    buried = burial.moves(state)[3]
+    after = burial.apply(state, buried)
+    assert after.phase == "play" and after.buried == buried
+    assert after.hands[seat] == state.hands[seat] & ~buried
+    assert len(burial.rollout(after, random.Random(2)).results) == 1
+
+
+def test_strong_hearts_card_with_no_time_is_the_heuristics() -> None:
+    """The card play's search keeps within its time: with none to play a deal out, the card
+    is the heuristic's (or the lower card it comes to the same as)."""
+    table = ObservedTable(HEARTS, 4, HEARTS.make_options(4, {"deck": "classic"}))
+    table.shuffle(21)
+    heuristic = [Player(HeuristicHeartsBot(random.Random(s))) for s in range(4)]
+    checked = 0
+    while not hand_over(table.state):
+        seat = HEARTS.to_act(table.state)[0]
+        seen = table.observation(seat)
+        command = heuristic[seat].choose(HEARTS, table.state, seen)
+        if table.state.phase == "play" and len(seen.legal) > 1:
+            knowledge = hearts_hidden(seen)
+            deck = knowledge.rules.deck
+            cards = distinct_cards(knowledge, deck.mask(seen.view["legal"]["play"]))
+            played = deck.index(command.data["card"])
+            same = max(card for card in cards if card <= played)
+            hurried = StrongHeartsBot(random.Random(seat)).choose(seen, 0.0)
+            assert hurried.data["card"] == deck.code_of[same]
+            checked += 1
+        table.apply(command)
+    assert checked > 10

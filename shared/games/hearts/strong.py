@@ -9,8 +9,13 @@ middle or face down in a pile. Each search iteration deals them at random that w
 engine state the view and that deal describe (``determinized``), and plays the hand out from
 each of the seat's cards (``shared.search.flat_search``; cards that come to the same counted
 once, ``distinct_cards``) by the heuristic bot's rules on bitmasks (``rollout_card``) to the
-hand's end, scored by the engine (the moon included). Passing and the exchange are the
-heuristic bot's choices.
+hand's end, scored by the engine (the moon included).
+
+The pass is searched the same way (``search_pass``): the cards passed together, chosen among
+the sets of the cards the heuristic ranks most dangerous, each set played out from the same
+deals of the unseen cards, where the other seats pass as the policy does, the receiver holds
+the cards passed to it and the hand is played out to its end, all through the engine's events.
+The exchange is the heuristic bot's choice.
 """
 
 from __future__ import annotations
@@ -19,10 +24,11 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from random import Random
 
 from starhall.shared.cards import CardSet, bits, lowest, random_card
-from starhall.shared.engine import Command, Event
+from starhall.shared.engine import Command, Event, Seat
 from starhall.shared.games.hearts.bots import HeuristicHeartsBot
 from starhall.shared.games.hearts.rules import (
     GAME,
@@ -37,6 +43,7 @@ from starhall.shared.search import (
     EXPLORATION,
     Hidden,
     Place,
+    Searched,
     TrickPlay,
     flat_search,
     search,
@@ -370,17 +377,117 @@ class HeartsHand(TrickPlay):
 HAND = HeartsHand()
 
 
+PASS_CHOICE = 3
+"""The pass is chosen from the cards the heuristic would pass and this many more after them in
+its order (``danger_order``), every set of them: with three cards passed, 20 sets."""
+PASS_DOUBT = 1.0
+"""Standard errors by which a pass must beat the heuristic's over the deals played out to
+replace it: a search too short to tell the passes apart keeps the heuristic's."""
+
+
+def danger_order(cards: CardSet, hand: CardSet, rules: Rules, masks: _Masks) -> list[int]:
+    """``cards``, the most dangerous to keep first: the heuristic bot's order of passing and
+    discarding (``_most_dangerous`` again and again)."""
+    order = []
+    while cards:
+        card = _most_dangerous(cards, hand, rules, masks)
+        order.append(card)
+        cards &= ~(1 << card)
+    return order
+
+
+def policy_pass(state: HeartsState, seat: Seat) -> CardSet:
+    """The cards a seat passes in a playout: the heuristic's choice (its most dangerous)."""
+    rules = state.rules
+    hand = state.hands[seat]
+    order = danger_order(hand, hand, rules, _masks(rules))
+    return sum(1 << card for card in order[:rules.pass_cards])
+
+
+def pass_candidates(rules: Rules, hand: CardSet) -> list[CardSet]:
+    """The passes the search weighs: every set of ``rules.pass_cards`` among the cards the
+    heuristic ranks most dangerous (``PASS_CHOICE`` beyond what it passes), the heuristic's own
+    set first."""
+    order = danger_order(hand, hand, rules, _masks(rules))
+    pool = order[:rules.pass_cards + PASS_CHOICE]
+    return [sum(1 << card for card in chosen)
+            for chosen in combinations(pool, rules.pass_cards)]
+
+
+class HeartsPassing:
+    """The passing as the search plays it (``shared.search.Searchable``), for one seat: a move
+    is the set of cards it passes; the other seats pass by ``policy_pass``, every pass goes
+    through the engine's ``passed`` event (the last one delivers them), and the hand is then
+    played out by ``rollout_card`` (``HAND``), the receivers holding what they were passed."""
+
+    def __init__(self, seat: Seat) -> None:
+        self.seat = seat
+        self.others: tuple[HeartsState | None, list[Event]] = (None, [])
+        """The other seats' passes in the last deal (every candidate is played from it)."""
+
+    def actor(self, state: HeartsState) -> int:
+        return self.seat
+
+    def moves(self, state: HeartsState) -> list[CardSet]:
+        return pass_candidates(state.rules, state.hands[self.seat])
+
+    def apply(self, state: HeartsState, move: CardSet) -> HeartsState:
+        codes = state.rules.deck.codes
+        dealt, others = self.others
+        if dealt is not state:
+            others = [Event("passed", seat, {"cards": codes(policy_pass(state, seat))})
+                      for seat in range(state.rules.players) if seat != self.seat]
+            self.others = (state, others)
+        state = GAME.evolve(state, Event("passed", self.seat, {"cards": codes(move)}))
+        for event in others:
+            state = GAME.evolve(state, event)
+        return state
+
+    def done(self, state: HeartsState) -> bool:
+        return state.phase != "pass"
+
+    def rollout(self, state: HeartsState, rng: Random) -> HeartsState:
+        return HAND.rollout(state, rng)
+
+    def rewards(self, state: HeartsState) -> list[float]:
+        return HAND.rewards(state)
+
+
+def passing_state(seen: Observation, knowledge: HeartsKnowledge, rng: Random) -> HeartsState:
+    """One engine state of the seat's information set before the cards are passed, the
+    others' hands dealt at random, nobody's pass chosen yet (a seat that has passed already
+    passes again in the playout, as the policy would have)."""
+    state = determinized(seen, knowledge, rng)
+    return state.replace(phase="pass", passes=(None,) * state.rules.players, turn=knowledge.seat)
+
+
+def search_pass(seen: Observation, rng: Random, think: float,
+                iterations: int | None = None) -> Searched[CardSet]:
+    """The seat's pass by search: each candidate (``pass_candidates``) played out from the same
+    deals of the unseen cards, the others passing as the policy does and the receiver playing
+    what it was given; each candidate's value is its mean reward (minus the seat's points over
+    26, the moon included)."""
+    knowledge = hearts_hidden(seen)
+    candidates = pass_candidates(knowledge.rules, knowledge.hand)
+    return flat_search(HeartsPassing(seen.seat), lambda r: passing_state(seen, knowledge, r),
+                       rng, think, iterations, candidates, doubt=PASS_DOUBT, least=0)
+
+
 class StrongHeartsBot:
     """Plays by information-set search (``hearts.strong``) with the engine: flat Monte Carlo
     over deals of the unseen cards, each card played out by the heuristic bot's rules on the
     same deal (``method = "uct"``: the ISMCTS tree instead, which the flat search beat); passes
-    and takes the exchange as the heuristic bot does. Given the seat's ``Observation`` only, and
-    ``think`` seconds; ``iterations`` caps the search too (tests fix it to be deterministic)."""
+    by search too (``search_pass``), and takes the exchange as the heuristic bot does. Given
+    the seat's ``Observation`` only, and ``think`` seconds; ``iterations`` caps the search too
+    (tests fix it to be deterministic)."""
 
     searches = True
     """It thinks for its whole budget: the server asks it in a worker process."""
     method = "flat"
     """``flat`` (``shared.search.flat_search``) or ``uct`` (``shared.search.search``)."""
+    passing = "search"
+    """``search`` (``search_pass``: the three cards together, by playouts) or ``heuristic``
+    (the heuristic bot's pass, as before the search; the bench's baseline)."""
 
     def __init__(self, rng: random.Random, iterations: int | None = None) -> None:
         self.rng = rng
@@ -394,7 +501,13 @@ class StrongHeartsBot:
         if len(legal) == 1:
             return legal[0]
         view = hearts_view(seen.view)
-        if "play" not in view["legal"]:
+        offer = view["legal"]
+        if "pass" in offer and self.passing == "search":
+            result = search_pass(seen, self.rng, think, self.iterations)
+            self.last_iterations = result.iterations
+            deck = rules_for(seen.players, seen.options).deck
+            return Command("pass", seen.seat, {"cards": deck.codes(result.move)})
+        if "play" not in offer:
             return self.heuristic.choose(seen, think)
         knowledge = hearts_hidden(seen)
         rules = knowledge.rules
@@ -403,7 +516,14 @@ class StrongHeartsBot:
             cards = distinct_cards(knowledge, rules.deck.mask(view["legal"]["play"]))
             if len(cards) == 1:  # every legal card comes to the same
                 return rules.plays.commands[seen.seat][cards[0]]
-            result = flat_search(HAND, deal, self.rng, think, self.iterations, cards)
+            # The heuristic's card (or the lower one it comes to the same as) goes first: the
+            # choice if the time runs out before one deal is played out, so a slow machine
+            # makes the search shorter, never later.
+            played = rules.deck.index(self.heuristic.choose(seen, think).data["card"])
+            first = max(card for card in cards if card <= played)
+            cards.remove(first)
+            result = flat_search(HAND, deal, self.rng, think, self.iterations,
+                                 [first, *cards], least=0)
         else:
             result = search(HAND, deal, self.rng, think, self.iterations,
                             exploration=self.exploration)

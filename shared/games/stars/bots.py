@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from heapq import nlargest
 from itertools import combinations
 from math import erf, sqrt
 
@@ -95,25 +96,33 @@ def best_bid(estimate: float, low: int, high: int) -> tuple[int, float]:
     return best, best_gain
 
 
-def choose_burial(hand: CardSet) -> list[str]:
-    """The three cards whose burial gains most: points that would be lost, and short colored
-    suits emptied so Skulls can take those leads; top Skulls and Champions are kept."""
+def burial_gain(hand: CardSet, chosen: tuple[int, ...]) -> float:
+    """What burying ``chosen`` from ``hand`` gains: points that would be lost, and short
+    colored suits emptied so Skulls can take those leads; top Skulls and Champions gain
+    nothing buried."""
     skulls = (hand & SUIT_MASK[TRUMP]).bit_count()
+    total = 0.0
+    mask = 0
+    for card in chosen:
+        mask |= 1 << card
+        keep = win_chance(card, hand) * (POINTS[card] + AVERAGE_TRICK)
+        total += POINTS[card] - keep
+    for suit in COLORED:
+        if hand & SUIT_MASK[suit] and not hand & SUIT_MASK[suit] & ~mask and skulls >= 3:
+            total += 3.0  # a new void: this suit's leads can be trumped
+    return total
 
-    def gain(chosen: tuple[int, ...]) -> float:
-        total = 0.0
-        mask = 0
-        for card in chosen:
-            mask |= 1 << card
-            keep = win_chance(card, hand) * (POINTS[card] + AVERAGE_TRICK)
-            total += POINTS[card] - keep
-        for suit in COLORED:
-            if hand & SUIT_MASK[suit] and not hand & SUIT_MASK[suit] & ~mask and skulls >= 3:
-                total += 3.0  # a new void: this suit's leads can be trumped
-        return total
 
-    best = max(combinations(bits(hand), BURY_COUNT), key=gain)
-    return DECK.codes(sum(1 << card for card in best))
+def ranked_burials(hand: CardSet, count: int) -> list[CardSet]:
+    """The ``count`` burials that gain most (``burial_gain``), the best first."""
+    best = nlargest(count, combinations(bits(hand), BURY_COUNT),
+                    key=lambda chosen: burial_gain(hand, chosen))
+    return [sum(1 << card for card in chosen) for chosen in best]
+
+
+def choose_burial(hand: CardSet) -> list[str]:
+    """The three cards whose burial gains most (``burial_gain``)."""
+    return DECK.codes(ranked_burials(hand, 1)[0])
 
 
 @dataclass(frozen=True, slots=True)

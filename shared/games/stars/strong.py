@@ -7,8 +7,10 @@ hands, less every suit a seat showed it lacked, and, for a defender, the declare
 buried cards, which may be any. The play is ISMCTS over deals of those cards, each played
 out by a fast policy (``rollout_card``) and scored by the engine: each seat's change to its
 total, the contract's ± bid included, against the others' mean. The bidding plays the hand
-out as declarer over many deals of the others' hands and the widow (burying as the heuristic
-bot does) and bids the amount whose expected bonus is best, given the scores it reached.
+out as declarer over many deals of the others' hands and the widow (burying by a quick rule,
+``rough_burial``) and bids the amount whose expected bonus is best, given the distribution of
+the scores it reached. The burial is searched too (``search_burial``): the heuristic's best
+burials by its own measure, each played out from the same deals of the others' hands.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from random import Random
 from typing import Any
 
 from starhall.shared.cards import CardSet, bits, lowest, random_card
-from starhall.shared.engine import Command
-from starhall.shared.games.stars.bots import HeuristicStarsBot, choose_burial, win_chance
+from starhall.shared.engine import Command, Event
+from starhall.shared.games.stars.bots import HeuristicStarsBot, ranked_burials, win_chance
 from starhall.shared.games.stars.rules import (
     BURY_COUNT,
     DECK,
@@ -42,6 +44,7 @@ from starhall.shared.observation import Observation
 from starhall.shared.search import (
     Hidden,
     Place,
+    Searched,
     TrickPlay,
     flat_search,
     search,
@@ -105,10 +108,6 @@ def determinized(seen: Observation, hidden: Hidden, rng: Random) -> StarsState:
          TrickResult(past["star"], past["white"], past["taker"], past["star_pile"],
                      tuple(past["shared_by"]), past["leader"], past["points"], past["paid"]))
         for past in view["tricks"])
-    results = tuple(
-        HandResult(c["hand_number"], c["declarer"], c["bid"], tuple(c["points"]),
-                   tuple(change), c["made"], (0,) * PLAYERS)
-        for c, change in zip(view["contracts"], view["score_sheet"], strict=True))
     turn = view["turn"]
     assert turn is not None  # the play's
     return StarsState(
@@ -122,7 +121,33 @@ def determinized(seen: Observation, hidden: Hidden, rng: Random) -> StarsState:
         star_piles=tuple(DECK.mask(codes) for codes in view["star_piles"]),
         star_values=tuple(view["star_pile_points"]), shared=DECK.mask(view["shared_stars"]),
         shared_credit=tuple(view["shared_credit"]), totals=tuple(view["totals"]),
-        results=results,
+        results=_results(view),
+    )
+
+
+def _results(view: StarsView) -> tuple[HandResult, ...]:
+    """The finished hands' results, as the view shows them."""
+    return tuple(
+        HandResult(c["hand_number"], c["declarer"], c["bid"], tuple(c["points"]),
+                   tuple(change), c["made"], (0,) * PLAYERS)
+        for c, change in zip(view["contracts"], view["score_sheet"], strict=True))
+
+
+def burying_state(seen: Observation, hidden: Hidden, rng: Random) -> StarsState:
+    """One engine state of the declarer's information set at its burial: the widow picked up,
+    the others' hands dealt at random."""
+    view = stars_view(seen.view)
+    me = seen.seat
+    dealt = hidden.deal(rng)
+    empty = (0,) * PLAYERS
+    return StarsState(
+        rules=rules_for(seen.options), phase="bury", hand_number=view["hand_number"],
+        dealer=view["dealer"], hands=_hands(me, DECK.mask(view["hand"]), dealt[:PLAYERS - 1]),
+        widow=DECK.mask(view["widow"]), widow_taken=True, buried=0, turn=me,
+        bids=tuple((s, a) for s, a in view["bids"]), passed=tuple(view["passed"]),
+        high_bid=view["high_bid"], declarer=me, trick=(), tricks=(), won=empty,
+        star_piles=empty, star_values=empty, shared=0, shared_credit=empty,
+        totals=tuple(view["totals"]), results=_results(view),
     )
 
 
@@ -228,6 +253,53 @@ class StarsHand(TrickPlay):
 HAND = StarsHand()
 
 
+BURIAL_CHOICES = 10
+"""The burials the search weighs: the heuristic's best by its own measure (``burial_gain``)."""
+BURIAL_DOUBT = 1.0
+"""Standard errors by which a burial must beat the heuristic's over the deals played out to
+replace it: a search too short to tell the burials apart keeps the heuristic's."""
+
+
+class StarsBurial:
+    """The declarer's burial as the search plays it (``shared.search.Searchable``): a move is
+    the set of cards buried, made by the engine's ``buried`` event, and the hand is then played
+    out by ``rollout_card`` (``HAND``) and scored by the engine, the contract included."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+
+    def actor(self, state: StarsState) -> int:
+        return self.seat
+
+    def moves(self, state: StarsState) -> list[CardSet]:
+        return ranked_burials(state.hands[self.seat], BURIAL_CHOICES)
+
+    def apply(self, state: StarsState, move: CardSet) -> StarsState:
+        return GAME.evolve(state, Event("buried", self.seat, {"cards": DECK.codes(move)}))
+
+    def done(self, state: StarsState) -> bool:
+        return state.phase != "bury"
+
+    def rollout(self, state: StarsState, rng: Random) -> StarsState:
+        return HAND.rollout(state, rng)
+
+    def rewards(self, state: StarsState) -> list[float]:
+        return HAND.rewards(state)
+
+
+def search_burial(seen: Observation, rng: Random, think: float,
+                  iterations: int | None = None) -> Searched[CardSet]:
+    """The declarer's burial by search: each of the heuristic's best burials
+    (``BURIAL_CHOICES``) played out from the same deals of the others' hands; each one's value
+    is its mean reward (the seat's score less the others' mean, over 100, the contract's ± bid
+    included)."""
+    view = stars_view(seen.view)
+    hidden = stars_hidden(view, seen.seat)
+    candidates = ranked_burials(DECK.mask(view["hand"]), BURIAL_CHOICES)
+    return flat_search(StarsBurial(seen.seat), lambda r: burying_state(seen, hidden, r), rng,
+                       think, iterations, candidates, doubt=BURIAL_DOUBT, least=0)
+
+
 def rough_burial(hand: CardSet) -> list[str]:
     """The three cards most likely to be lost with their points: a burial quick enough for
     the thousands of hands the strong bot's bidding plays out (``choose_burial`` weighs
@@ -250,7 +322,7 @@ bot's."""
 class StrongStarsBot:
     """Plays by information-set search (``stars.strong``) with the engine (flat Monte Carlo:
     every card played out from the same deals of the unseen cards), and bids from hands played
-    out as declarer over deals of the unseen cards; buries as the heuristic bot.
+    out as declarer over deals of the unseen cards; buries by search (``search_burial``).
     Given the seat's ``Observation`` only, and ``think`` seconds; ``iterations`` caps the
     search too (tests fix it to be deterministic)."""
 
@@ -259,6 +331,9 @@ class StrongStarsBot:
     method = "flat"
     """``flat`` (``shared.search.flat_search``, which beat the tree) or ``uct``
     (``shared.search.search``)."""
+    burying = "search"
+    """``search`` (``search_burial``) or ``heuristic`` (``bots.choose_burial``, as before the
+    search; the bench's baseline)."""
     sure_enough = BID_WHEN_AHEAD
     """The expected contract bonus (× the bid) from the played-out deals it bids from."""
 
@@ -283,7 +358,13 @@ class StrongStarsBot:
             self.last_iterations = result.iterations
             return Command("play", seat, {"card": DECK.code_of[result.move]})
         if "bury" in offer:
-            return Command("bury", seat, {"cards": choose_burial(DECK.mask(offer["bury"]["from"]))})
+            if self.burying == "heuristic":
+                burial = ranked_burials(DECK.mask(offer["bury"]["from"]), 1)[0]
+            else:
+                found = search_burial(seen, self.rng, think, self.iterations)
+                self.last_iterations = found.iterations
+                burial = found.move
+            return Command("bury", seat, {"cards": DECK.codes(burial)})
         return self._bid(seen, think)
 
     def appraise(self, seen: Observation, think: float, worlds: int | None = None,
