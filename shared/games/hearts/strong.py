@@ -190,7 +190,8 @@ def determinized(seen: Observation, knowledge: HeartsKnowledge, rng: Random) -> 
     passes = tuple((my_pass if seat == me else 0) if passed else None
                    for seat, passed in enumerate(view["passed"]))
     turn = view["turn"]
-    assert turn is not None  # the play phase's
+    if turn is None:  # before the play: the pass (``passing_state``), the seat's to make
+        turn = me
     return HeartsState(
         rules=rules, phase="play", hand_number=view["hand_number"], dealer=view["dealer"],
         undealt=undealt, out_of_play=deck.full & ~in_play,
