@@ -97,4 +97,4 @@ bench: $(COMPILED)
 	$(BIN)/python bench/client.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.so shared/*.so shared/games/*.so server/*.so shared/engines_build.json
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.so shared/*.so shared/games/*.so shared/games/*/*.so server/*.so shared/engines_build.json
