@@ -25,12 +25,13 @@ from starhall.shared.games.stars_and_bars.strong import (
     unseen_cards,
 )
 from starhall.shared.games.what_else.bots import HeuristicBot
-from starhall.shared.games.what_else.rules import cards_for, legal_cards
+from starhall.shared.games.what_else.rules import PlayoutState, cards_for, legal_cards
 from starhall.shared.games.what_else.strong import StrongBot as WhatElseStrong
 from starhall.shared.games.what_else.strong import (
     knowledge,
     play_out,
     rollout_event,
+    rollout_step,
     sample_hidden,
     sample_world,
     template_state,
@@ -247,6 +248,37 @@ def test_what_else_playouts_move_as_the_engine_decides() -> None:
     for deal in range(2):
         play(WHAT_ELSE, 5, options, choose, deal)
     assert checked["moves"] > 1000 and checked["shuffles"] > 0
+
+
+def test_what_else_playout_steps_are_the_events() -> None:
+    """A playout's moves made straight on a ``PlayoutState`` (``rollout_step``) leave it as
+    the engine leaves its state after the same moves as events (``rollout_event``, checked by
+    ``decide``, folded by ``evolve``), and a ``PlayoutState`` frozen unchanged is its state."""
+    options = WHAT_ELSE.make_options(4, {})
+    rng = random.Random(9)
+    checked = {"steps": 0}
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        assert PlayoutState(state).frozen() == state
+        playing = PlayoutState(state)
+        world = state
+        for step in range(120):
+            if WHAT_ELSE.outcome(world).over:
+                break
+            event = rollout_event(world, random.Random(step))
+            if event.type != "shuffled":
+                asked = Command(WHAT_ELSE.event_commands[event.type], event.seat,
+                                dict(event.data))
+                assert WHAT_ELSE.decide(world, asked) == [event]
+            world = WHAT_ELSE.evolve(world, event)
+            rollout_step(playing, random.Random(step))
+            assert playing.frozen() == world
+            checked["steps"] += 1
+        return WHAT_ELSE.random_action(state, seat, rng)
+
+    for deal in range(2):
+        play(WHAT_ELSE, 4, options, choose, deal)
+    assert checked["steps"] > 1000
 
 
 def test_what_else_playout_values() -> None:
