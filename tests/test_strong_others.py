@@ -527,10 +527,30 @@ def test_paired_search_plays_every_candidate_in_the_same_worlds() -> None:
     assert paired_search(3, lambda: 0, playout, 0.0, default=2, least=1).chosen == 2
 
 
+def engine_turn(state: Any, seat: int, card: int, space: int) -> Any:
+    """A playout's turn as commands through ``decide`` and ``evolve``: the placement (or a
+    pass), each duty owed, the end of the turn."""
+    def command(kind: str, data: dict[str, Any]) -> None:
+        nonlocal state
+        for event in BARS.decide(state, Command(kind, seat, data)):
+            state = BARS.evolve(state, event)
+
+    if card < 0:
+        command("pass", {})
+        return state
+    command("place", {"card": DECK.code_of[card], "space": space})
+    while owed := owed_duties(state):
+        kind, where = owed[0]
+        command(kind, {} if where < 0 else {"space": where})
+    command("end_turn", {})
+    return state
+
+
 def test_bars_playouts_move_as_the_engine_decides() -> None:
-    """A playout runs on the engine: each placement its greedy policy hands straight to
-    ``evolve`` is one the engine's ``decide`` accepts and gives the same event for, and a
-    pass comes only when no placement is legal."""
+    """A playout runs on the rules' own steps (``BarsPlayout``): each placement its greedy
+    policy makes is one the engine's ``decide`` accepts and gives the same event for, a pass
+    comes only when no placement is legal, and each turn leaves the state the engine leaves
+    after the same commands (duties included) through ``decide`` and ``evolve``."""
     options = BARS.make_options(2, {})
     rng = random.Random(8)
     lookahead = make_bot(BARS, "lookahead", rng)
@@ -553,7 +573,9 @@ def test_bars_playouts_move_as_the_engine_decides() -> None:
                 placed = Command("place", mover, {"card": DECK.code_of[laid], "space": space})
                 assert BARS.decide(world, placed) == [
                     Event("placed", mover, {"card": DECK.code_of[laid], "space": space})]
-            world = play_turn(world, mover, laid, space)
+            after = play_turn(world, mover, laid, space)
+            assert after == engine_turn(world, mover, laid, space)
+            world = after
             assert not owed_duties(world)
             checked["turns"] += 1
         checked["turns"] += 1
