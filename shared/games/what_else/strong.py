@@ -3,10 +3,10 @@
 It is given only an ``Observation`` (its view, its legal commands, and every event as its
 seat was shown it). From the events it works out what each opponent's hand may hold, then
 plays each candidate move on in many worlds sampled afresh (opponents' hands and the draw
-pile's order), every candidate in the same worlds, every seat then played on the engine itself
-(``decide`` for the candidate, ``evolve`` for every event after it: a rule lives only in
-``rules.py``) by the heuristic bot's own choice of card (``bots.card_to_lay``) to the end of
-the round, and chooses the move worth most over the
+pile's order), every candidate in the same worlds, every seat then played on the rules' own
+fold (``decide`` for the candidate, then the steps of one ``rules.PlayoutState``, which
+``evolve`` is built on: a rule lives only in ``rules.py``) by the heuristic bot's own choice
+of card (``bots.card_to_lay``) to the end of the round, and chooses the move worth most over the
 worlds (``search_flat.paired_search``): a world is worth the round won, and the cards the
 seat kept to its end (``KEEP_WEIGHT``).
 
