@@ -606,7 +606,7 @@ def owed_duties(state: Position) -> list[Duty]:
     return []
 
 
-def legal_placements(state: BarsState, seat: Seat) -> list[tuple[int, int, int]]:
+def legal_placements(state: Position, seat: Seat) -> list[tuple[int, int, int]]:
     """(card, space, points) for every placement ``seat`` may make now, cards in deck order."""
     turn = state.turn
     if state.phase != "play" or turn is None or turn.seat != seat or turn.placed is not None \

@@ -29,20 +29,17 @@ from starhall.shared.games.stars_and_bars.bots import _admin, lookahead_scores
 from starhall.shared.games.stars_and_bars.rules import (
     DECK,
     EMPTY,
-    FACE_DOWN,
     GAME,
     NOBODY,
-    SPACES,
     BarsPlayout,
     BarsState,
     BarsTurn,
     Position,
     Tally,
     Turn,
+    legal_placements,
     owed_duties,
-    placement_points,
     stars_and_bars_view,
-    tops_of,
 )
 from starhall.shared.observation import Observation
 from starhall.shared.search_flat import (
@@ -136,23 +133,15 @@ def template_state(seen: Observation) -> BarsState:
 
 def greedy_placement(state: Position, seat: Seat, rng: random.Random) -> tuple[int, int]:
     """The placement with the most points now (ties at random), or (-1, -1) for none: the
-    playouts' policy for both seats."""
-    tops = tops_of(state)
+    playouts' policy for both seats, over the rules' own list of legal placements."""
     best, chosen, ties = -1, (-1, -1), 0
-    spaces = [space for space in range(SPACES) if tops[space] != FACE_DOWN]
-    hand = state.hands[seat]
-    while hand:
-        low = hand & -hand
-        hand ^= low
-        card = low.bit_length() - 1
-        for space in spaces:
-            points = placement_points(tops, card, space)
-            if points > best:
-                best, chosen, ties = points, (card, space), 1
-            elif points == best and points >= 0:
-                ties += 1
-                if rng.random() * ties < 1:
-                    chosen = (card, space)
+    for card, space, points in legal_placements(state, seat):
+        if points > best:
+            best, chosen, ties = points, (card, space), 1
+        elif points == best:
+            ties += 1
+            if rng.random() * ties < 1:
+                chosen = (card, space)
     return chosen
 
 
