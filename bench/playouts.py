@@ -1,7 +1,9 @@
 """Playouts a second of the ``strong`` bots of "what else?" and Stars and Bars: the playouts
-as they are now (on the engine: ``decide`` for the candidate, then ``evolve``) against a
-baseline's, read from git (by default the last commit whose playouts ran on a second copy of
-the rules), in the same process, alternated block by block because the machine's speed swings.
+as they are now (on the rules' own fold: ``decide`` for the candidate, then the steps of the
+game's playout state, ``PlayoutState`` or ``BarsPlayout``, that ``evolve`` is built on)
+against a baseline's, read from git (by default the last commit whose playouts ran on a
+second copy of the rules), in the same process, alternated block by block because the
+machine's speed swings.
 
     python -m bench.playouts
     python -m bench.playouts --baseline 665f552 --blocks 6 --seconds 1
@@ -10,12 +12,17 @@ Both play the same candidates in the same sampled worlds with the same random nu
 run also counts the playouts whose values differ (none, when the two follow the same rules
 and the same rollout policy).
 
-Measured on a 2-core machine shared with other work (load 11 to 16), ``--blocks 4``:
-"what else?" 10,792 playouts/s with the copy, 4,445 on the engine (0.41), Stars and Bars
-4,736 and 1,785 (0.38), pure Python; with only the two games' ``rules.py`` compiled by mypyc
-(the rest pure Python), 14,679 and 5,183 (0.35), 7,832 and 2,239 (0.29). No value differed.
-Most of a playout on the engine is spent making the next immutable state
-(``dataclasses.replace``).
+Measured on a 2-core machine shared with other work (load 9 to 16). On the immutable state
+(``decide``, then ``evolve`` making a new state with ``dataclasses.replace`` at each event),
+``--blocks 4``: "what else?" 10,792 playouts/s with the copy, 4,445 on the engine (0.41),
+Stars and Bars 4,736 and 1,785 (0.38), pure Python; with only the two games' ``rules.py``
+compiled by mypyc (the rest pure Python), 0.35 and 0.29.
+On the playout states, ``--blocks 10 --seconds 0.5``: "what else?" 7,689 and 8,044 (1.05;
+other runs 0.91 to 1.23), Stars and Bars 3,053 and 2,096 (0.69; other runs 0.73 to 1.36),
+pure Python; the two ``rules.py`` compiled, 9,240 and 13,238 (1.43), 8,192 and 7,625
+(0.93). No value differed. What is left of Stars and Bars' gap is the engine's bookkeeping
+a copy skipped: the scoring and owner kept with each placement, the duties owed looked up
+twice a turn, each turn's record.
 """
 
 from __future__ import annotations

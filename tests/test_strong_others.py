@@ -25,12 +25,13 @@ from starhall.shared.games.stars_and_bars.strong import (
     unseen_cards,
 )
 from starhall.shared.games.what_else.bots import HeuristicBot
-from starhall.shared.games.what_else.rules import cards_for, legal_cards
+from starhall.shared.games.what_else.rules import PlayoutState, cards_for, legal_cards
 from starhall.shared.games.what_else.strong import StrongBot as WhatElseStrong
 from starhall.shared.games.what_else.strong import (
     knowledge,
     play_out,
     rollout_event,
+    rollout_step,
     sample_hidden,
     sample_world,
     template_state,
@@ -247,6 +248,37 @@ def test_what_else_playouts_move_as_the_engine_decides() -> None:
     for deal in range(2):
         play(WHAT_ELSE, 5, options, choose, deal)
     assert checked["moves"] > 1000 and checked["shuffles"] > 0
+
+
+def test_what_else_playout_steps_are_the_events() -> None:
+    """A playout's moves made straight on a ``PlayoutState`` (``rollout_step``) leave it as
+    the engine leaves its state after the same moves as events (``rollout_event``, checked by
+    ``decide``, folded by ``evolve``), and a ``PlayoutState`` frozen unchanged is its state."""
+    options = WHAT_ELSE.make_options(4, {})
+    rng = random.Random(9)
+    checked = {"steps": 0}
+
+    def choose(state: Any, seat: int, seen: Observation) -> Command:
+        assert PlayoutState(state).frozen() == state
+        playing = PlayoutState(state)
+        world = state
+        for step in range(120):
+            if WHAT_ELSE.outcome(world).over:
+                break
+            event = rollout_event(world, random.Random(step))
+            if event.type != "shuffled":
+                asked = Command(WHAT_ELSE.event_commands[event.type], event.seat,
+                                dict(event.data))
+                assert WHAT_ELSE.decide(world, asked) == [event]
+            world = WHAT_ELSE.evolve(world, event)
+            rollout_step(playing, random.Random(step))
+            assert playing.frozen() == world
+            checked["steps"] += 1
+        return WHAT_ELSE.random_action(state, seat, rng)
+
+    for deal in range(2):
+        play(WHAT_ELSE, 4, options, choose, deal)
+    assert checked["steps"] > 1000
 
 
 def test_what_else_playout_values() -> None:
@@ -495,10 +527,30 @@ def test_paired_search_plays_every_candidate_in_the_same_worlds() -> None:
     assert paired_search(3, lambda: 0, playout, 0.0, default=2, least=1).chosen == 2
 
 
+def engine_turn(state: Any, seat: int, card: int, space: int) -> Any:
+    """A playout's turn as commands through ``decide`` and ``evolve``: the placement (or a
+    pass), each duty owed, the end of the turn."""
+    def command(kind: str, data: dict[str, Any]) -> None:
+        nonlocal state
+        for event in BARS.decide(state, Command(kind, seat, data)):
+            state = BARS.evolve(state, event)
+
+    if card < 0:
+        command("pass", {})
+        return state
+    command("place", {"card": DECK.code_of[card], "space": space})
+    while owed := owed_duties(state):
+        kind, where = owed[0]
+        command(kind, {} if where < 0 else {"space": where})
+    command("end_turn", {})
+    return state
+
+
 def test_bars_playouts_move_as_the_engine_decides() -> None:
-    """A playout runs on the engine: each placement its greedy policy hands straight to
-    ``evolve`` is one the engine's ``decide`` accepts and gives the same event for, and a
-    pass comes only when no placement is legal."""
+    """A playout runs on the rules' own steps (``BarsPlayout``): each placement its greedy
+    policy makes is one the engine's ``decide`` accepts and gives the same event for, a pass
+    comes only when no placement is legal, and each turn leaves the state the engine leaves
+    after the same commands (duties included) through ``decide`` and ``evolve``."""
     options = BARS.make_options(2, {})
     rng = random.Random(8)
     lookahead = make_bot(BARS, "lookahead", rng)
@@ -521,7 +573,9 @@ def test_bars_playouts_move_as_the_engine_decides() -> None:
                 placed = Command("place", mover, {"card": DECK.code_of[laid], "space": space})
                 assert BARS.decide(world, placed) == [
                     Event("placed", mover, {"card": DECK.code_of[laid], "space": space})]
-            world = play_turn(world, mover, laid, space)
+            after = play_turn(world, mover, laid, space)
+            assert after == engine_turn(world, mover, laid, space)
+            world = after
             assert not owed_duties(world)
             checked["turns"] += 1
         checked["turns"] += 1

@@ -15,7 +15,7 @@ data. The set-up, points, draws, rounds and the result follow from those in ``ev
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Final, Literal, NotRequired, TypedDict, cast
 
 from starhall.shared.cards import CardSet, Deck, bits
@@ -312,14 +312,258 @@ class BarsState:
     tally: Tally
 
 
-def tops_of(state: BarsState) -> tuple[int, ...]:
+class TurnPlaying:
+    """A ``Turn`` being played, changed in place (``BarsPlayout``)."""
+
+    __slots__ = ("seat", "claims", "placed", "duties", "points", "passed", "forgotten", "drew",
+                 "touched")
+
+    def __init__(self, turn: Turn) -> None:
+        self.seat: Seat = turn.seat
+        self.claims: tuple[tuple[str, int, int], ...] = turn.claims
+        self.placed: Placement | None = turn.placed
+        self.duties: tuple[Duty, ...] = turn.duties
+        self.points: int = turn.points
+        self.passed: bool = turn.passed
+        self.forgotten: tuple[Duty, ...] = turn.forgotten
+        self.drew: int = turn.drew
+        self.touched: bool = turn.touched
+
+    def frozen(self) -> Turn:
+        return Turn(self.seat, self.claims, self.placed, self.duties, self.points, self.passed,
+                    self.forgotten, self.drew, self.touched)
+
+
+_FRESH_TURNS: Final = (_fresh_turn(0), _fresh_turn(1))
+
+
+class BarsPlayout:
+    """A ``BarsState`` being played: its fields changed in place as each event is applied
+    (``apply``, or the steps it is made of: ``place``, ``take_back``, ``claim``, ``duty``,
+    ``end_turn``, ``pass_turn``), the one place the rules fold an event. ``evolve`` copies
+    its state into one, applies the event and freezes the result (``frozen``); the strong
+    bot's playouts make every move of a playout on one, with no new state each time."""
+
+    __slots__ = ("phase", "round", "starter", "stacks", "face_down", "owners", "clear_owner",
+                 "hands", "deck", "discards", "scores", "turn", "last_turn", "result",
+                 "round_ended", "claims", "claim_points", "forgotten", "passes", "take_backs",
+                 "tops")
+
+    def __init__(self, state: BarsState) -> None:
+        self.phase: str = state.phase
+        self.round: int = state.round
+        self.starter: Seat = state.starter
+        self.stacks: list[tuple[int, ...]] = list(state.stacks)
+        self.face_down: int = state.face_down
+        self.owners: list[int] = list(state.owners)
+        self.clear_owner: int = state.clear_owner
+        self.hands: list[CardSet] = list(state.hands)
+        self.deck: tuple[int, ...] = state.deck
+        self.discards: CardSet = state.discards
+        self.scores: tuple[int, int] = state.scores
+        self.turn: TurnPlaying | None = None if state.turn is None else TurnPlaying(state.turn)
+        self.last_turn: Turn | TurnPlaying | None = state.last_turn
+        """A turn once ended is not changed: it is frozen with the state (``frozen``)."""
+        self.result: Result | None = state.result
+        self.round_ended: bool = state.round_ended
+        tally = state.tally
+        self.claims: tuple[int, int] = tally.claims
+        self.claim_points: tuple[int, int] = tally.claim_points
+        self.forgotten: tuple[int, int] = tally.forgotten
+        self.passes: tuple[int, int] = tally.passes
+        self.take_backs: tuple[int, int] = tally.take_backs
+        self.tops: list[int] = list(tops_of(state))
+        """``tops_of`` the stacks, kept as they change (the playouts read it at every
+        placement)."""
+
+    def frozen(self) -> BarsState:
+        return BarsState(
+            self.phase, self.round, self.starter, tuple(self.stacks), self.face_down,
+            tuple(self.owners), self.clear_owner, (self.hands[0], self.hands[1]), self.deck,
+            self.discards, self.scores, None if self.turn is None else self.turn.frozen(),
+            self.last_turn.frozen() if isinstance(self.last_turn, TurnPlaying)
+            else self.last_turn, self.result, self.round_ended,
+            Tally(self.claims, self.claim_points, self.forgotten, self.passes,
+                  self.take_backs))
+
+    def _playing(self) -> TurnPlaying:
+        turn = self.turn
+        assert turn is not None
+        self.round_ended = False  # set by a round's last turn, until the next event
+        return turn
+
+    def apply(self, event: Event) -> None:
+        """Fold one event into the state; ``decide`` has checked it."""
+        kind = event.type
+        data = event.data
+        if kind == "shuffled":
+            self.set_up([DECK.index_of[code] for code in data["order"]])
+        elif kind == "placed":
+            self.place(DECK.index_of[data["card"]], data["space"])
+        elif kind == "taken_back":
+            self.take_back()
+        elif kind == "claimed":
+            self.claim(data["kind"], data.get("space", EMPTY))
+        elif kind in _DUTY_OF_EVENT:
+            self.duty(_DUTY_OF_EVENT[kind], data.get("space", EMPTY))
+        elif kind == "turn_ended":
+            self.end_turn()
+        elif kind == "passed":
+            self.pass_turn()
+        else:
+            raise ValueError(f"stars_and_bars has no event {kind!r}")
+
+    def set_up(self, cards: list[int]) -> None:
+        """Players alternate drawing, seat 0 first: four cards to the centre, then to hands of
+        four; the first to draw a starred card begins (seat 0 when nobody does)."""
+        stacks: list[tuple[int, ...]] = [()] * SPACES
+        hands = [0, 0]
+        starter = NOBODY
+        for draw, card in enumerate(cards[:len(CENTRE) + PLAYERS * HAND_SIZE]):
+            seat = draw % PLAYERS
+            if starter == NOBODY and STARRED >> card & 1:
+                starter = seat
+            if draw < len(CENTRE):
+                stacks[CENTRE[draw]] = (card,)
+            else:
+                hands[seat] |= 1 << card
+        starter = 0 if starter == NOBODY else starter
+        self.phase, self.round, self.starter = "play", 1, starter
+        self.stacks, self.hands = stacks, hands
+        self.tops = [stack[-1] if stack else EMPTY for stack in stacks]
+        self.deck = tuple(cards[len(CENTRE) + PLAYERS * HAND_SIZE:])
+        self.turn = TurnPlaying(_FRESH_TURNS[starter])
+
+    def place(self, card: int, space: int) -> None:
+        turn = self._playing()
+        seat = turn.seat
+        tops = self.tops
+        met = tuple(scoring(tops, card, space))
+        points = sum(p for _, _, _, p in met)
+        stack = (*self.stacks[space], card)
+        self.stacks[space] = stack
+        tops[space] = card
+        turn.placed = Placement(card, space, points, met, self.owners[space])
+        if len(stack) >= STACK_FULL:
+            self.owners[space] = seat
+        self.hands[seat] &= ~(1 << card)
+        self.scores = _bump(self.scores, seat, points)
+        turn.points += points
+        turn.touched = True
+
+    def take_back(self) -> None:
+        turn = self._playing()
+        seat = turn.seat
+        placed = turn.placed
+        assert placed is not None
+        stack = self.stacks[placed.space][:-1]
+        self.stacks[placed.space] = stack
+        self.tops[placed.space] = stack[-1] if stack else EMPTY
+        self.owners[placed.space] = placed.previous_owner
+        self.hands[seat] |= 1 << placed.card
+        self.scores = _bump(self.scores, seat, -placed.points)
+        turn.placed = None
+        turn.points -= placed.points
+        self.take_backs = _bump(self.take_backs, seat)
+
+    def claim(self, kind: str, space: int) -> None:
+        turn = self._playing()
+        seat = turn.seat
+        points = CLAIM_POINTS[kind]
+        if kind == "turn_over":
+            self.face_down |= 1 << space
+            self.owners[space] = NOBODY
+            self.tops[space] = FACE_DOWN
+        elif kind == "remove":
+            self._discard((space,))
+        else:
+            self._discard(CENTRE)
+        self.claims = _bump(self.claims, seat)
+        self.claim_points = _bump(self.claim_points, seat, points)
+        self.scores = _bump(self.scores, seat, points)
+        turn.claims = (*turn.claims, (kind, space, points))
+        turn.points += points
+
+    def duty(self, kind: str, space: int) -> None:
+        """A duty done: ``turn_over``, ``remove`` (on ``space``) or ``clear_centre``."""
+        turn = self._playing()
+        if kind == "turn_over":
+            self.face_down |= 1 << space
+            self.owners[space] = NOBODY
+            self.tops[space] = FACE_DOWN
+            if centre_face_down(self):
+                self.clear_owner = turn.seat
+        elif kind == "remove":
+            self._discard((space,))
+        else:
+            self._discard(CENTRE)
+        turn.duties = (*turn.duties, (kind, EMPTY if kind == "clear_centre" else space))
+
+    def end_turn(self) -> None:
+        turn = self._playing()
+        seat = turn.seat
+        turn.forgotten = tuple(owed_duties(self))
+        if self.deck:
+            turn.drew = self.deck[0]
+            self.hands[seat] |= 1 << turn.drew
+            self.deck = self.deck[1:]
+        else:
+            turn.drew = EMPTY
+        self.forgotten = _bump(self.forgotten, seat, len(turn.forgotten))
+        self._close_turn(turn)
+
+    def pass_turn(self) -> None:
+        turn = self._playing()
+        self.passes = _bump(self.passes, turn.seat)
+        turn.passed = True
+        self._close_turn(turn)
+
+    def _close_turn(self, playing: TurnPlaying) -> None:
+        """Close a turn: the round's end and its checks, the game's end, or the next turn."""
+        turn = playing
+        seat = turn.seat
+        round_over = seat != self.starter
+        result = round_result(self.scores) if round_over else None
+        ended = not self.hands[0] and not self.hands[1]
+        both_passed = turn.passed and self.last_turn is not None and self.last_turn.passed
+        if result is None and (ended or both_passed):
+            result = end_result(self.scores)
+        self.last_turn, self.round_ended = turn, round_over
+        if result is not None:
+            self.phase, self.turn, self.result = "over", None, result
+            return
+        if round_over:
+            self.round += 1
+        self.turn = TurnPlaying(_FRESH_TURNS[1 - seat])
+
+    def _discard(self, spaces: tuple[int, ...]) -> None:
+        """The stacks on ``spaces`` go to the discards; ``spaces`` being the centre clears
+        it."""
+        for space in spaces:
+            for card in self.stacks[space]:
+                self.discards |= 1 << card
+            self.stacks[space] = ()
+            self.tops[space] = EMPTY
+            self.owners[space] = NOBODY
+            self.face_down &= ~(1 << space)
+        if spaces == CENTRE:
+            self.clear_owner = NOBODY
+
+
+Position = BarsState | BarsPlayout
+"""A state, frozen or being played out: what the rules' questions below read."""
+
+
+def tops_of(state: Position) -> tuple[int, ...]:
     """Each space's face-up top card, ``EMPTY`` or ``FACE_DOWN``."""
+    if isinstance(state, BarsPlayout):
+        return tuple(state.tops)
     down = state.face_down
     return tuple(FACE_DOWN if down >> space & 1 else (stack[-1] if stack else EMPTY)
                  for space, stack in enumerate(state.stacks))
 
 
-def centre_face_down(state: BarsState) -> bool:
+def centre_face_down(state: Position) -> bool:
     return state.face_down & CENTRE_MASK == CENTRE_MASK
 
 
@@ -346,7 +590,7 @@ def available_claims(state: BarsState) -> list[tuple[str, int, int]]:
     return claims
 
 
-def owed_duties(state: BarsState) -> list[Duty]:
+def owed_duties(state: Position) -> list[Duty]:
     """What the player to act still owes for the card placed this turn."""
     turn = state.turn
     if state.phase != "play" or turn is None or turn.placed is None:
@@ -362,7 +606,7 @@ def owed_duties(state: BarsState) -> list[Duty]:
     return []
 
 
-def legal_placements(state: BarsState, seat: Seat) -> list[tuple[int, int, int]]:
+def legal_placements(state: Position, seat: Seat) -> list[tuple[int, int, int]]:
     """(card, space, points) for every placement ``seat`` may make now, cards in deck order."""
     turn = state.turn
     if state.phase != "play" or turn is None or turn.seat != seat or turn.placed is not None \
@@ -420,6 +664,7 @@ _COMMANDS: Final = ("claim", "place", "take_back", "turn_over", "clear_centre", 
                     "end_turn", "pass")
 _DUTY_EVENTS: Final = {"turn_over": "turned_over", "clear_centre": "centre_cleared",
                        "remove": "removed"}
+_DUTY_OF_EVENT: Final = {event: duty for duty, event in _DUTY_EVENTS.items()}
 _PAIR0: Final = (0, 0)
 
 
@@ -709,142 +954,9 @@ class StarsAndBars(Game[BarsState]):
     # --- evolve ------------------------------------------------------------------------
 
     def evolve(self, state: BarsState, event: Event) -> BarsState:
-        kind = event.type
-        data = event.data
-        if kind == "shuffled":
-            return self._set_up(state, data["order"])
-        turn = state.turn
-        assert turn is not None
-        seat = turn.seat
-        if state.round_ended:  # only the event after a round's last turn copies the state here
-            state = replace(state, round_ended=False)
-        if kind == "placed":
-            card, space = DECK.index_of[data["card"]], data["space"]
-            tops = tops_of(state)
-            met = tuple(scoring(tops, card, space))
-            points = sum(p for _, _, _, p in met)
-            stacks = list(state.stacks)
-            stacks[space] = (*stacks[space], card)
-            owners = list(state.owners)
-            placement = Placement(card, space, points, met, owners[space])
-            if len(stacks[space]) >= STACK_FULL:
-                owners[space] = seat
-            return replace(state, stacks=tuple(stacks), owners=tuple(owners),
-                           hands=_with_hand(state.hands, seat, state.hands[seat] & ~(1 << card)),
-                           scores=_bump(state.scores, seat, points),
-                           turn=replace(turn, placed=placement, points=turn.points + points,
-                                        touched=True))
-        if kind == "taken_back":
-            placed = turn.placed
-            assert placed is not None
-            stacks = list(state.stacks)
-            stacks[placed.space] = stacks[placed.space][:-1]
-            owners = list(state.owners)
-            owners[placed.space] = placed.previous_owner
-            hand = state.hands[seat] | 1 << placed.card
-            return replace(state, stacks=tuple(stacks), owners=tuple(owners),
-                           hands=_with_hand(state.hands, seat, hand),
-                           scores=_bump(state.scores, seat, -placed.points),
-                           turn=replace(turn, placed=None, points=turn.points - placed.points),
-                           tally=replace(state.tally,
-                                         take_backs=_bump(state.tally.take_backs, seat)))
-        if kind == "claimed":
-            return self._evolve_claim(state, turn, data)
-        if kind in ("turned_over", "centre_cleared", "removed"):
-            return self._evolve_duty(state, turn, kind, data)
-        if kind == "turn_ended":
-            forgotten = tuple(owed_duties(state))
-            hands = state.hands
-            deck = state.deck
-            drew = EMPTY
-            if deck:
-                drew = deck[0]
-                hands = _with_hand(hands, seat, hands[seat] | 1 << drew)
-                deck = deck[1:]
-            tally = replace(state.tally,
-                            forgotten=_bump(state.tally.forgotten, seat, len(forgotten)))
-            return self._end_turn(replace(state, hands=hands, deck=deck, tally=tally),
-                                  replace(turn, forgotten=forgotten, drew=drew))
-        if kind == "passed":
-            tally = replace(state.tally, passes=_bump(state.tally.passes, seat))
-            return self._end_turn(replace(state, tally=tally), replace(turn, passed=True))
-        raise ValueError(f"stars_and_bars has no event {kind!r}")
-
-    @staticmethod
-    def _set_up(state: BarsState, order: list[str]) -> BarsState:
-        """Players alternate drawing, seat 0 first: four cards to the centre, then to hands of
-        four; the first to draw a starred card begins (seat 0 when nobody does)."""
-        cards = [DECK.index_of[code] for code in order]
-        stacks: list[tuple[int, ...]] = [()] * SPACES
-        hands = [0, 0]
-        starter = NOBODY
-        for draw, card in enumerate(cards[:len(CENTRE) + PLAYERS * HAND_SIZE]):
-            seat = draw % PLAYERS
-            if starter == NOBODY and STARRED >> card & 1:
-                starter = seat
-            if draw < len(CENTRE):
-                stacks[CENTRE[draw]] = (card,)
-            else:
-                hands[seat] |= 1 << card
-        starter = 0 if starter == NOBODY else starter
-        return replace(state, phase="play", round=1, starter=starter, stacks=tuple(stacks),
-                       hands=(hands[0], hands[1]),
-                       deck=tuple(cards[len(CENTRE) + PLAYERS * HAND_SIZE:]),
-                       turn=_fresh_turn(starter))
-
-    @staticmethod
-    def _evolve_claim(state: BarsState, turn: Turn, data: Any) -> BarsState:
-        kind = data["kind"]
-        space = data.get("space", EMPTY)
-        points = CLAIM_POINTS[kind]
-        seat = turn.seat
-        if kind == "turn_over":
-            state = replace(state, face_down=state.face_down | 1 << space,
-                            owners=_with_owner(state.owners, space, NOBODY))
-        elif kind == "remove":
-            state = _discard(state, (space,))
-        else:
-            state = _discard(state, CENTRE)
-        tally = state.tally
-        tally = replace(tally, claims=_bump(tally.claims, seat),
-                        claim_points=_bump(tally.claim_points, seat, points))
-        return replace(state, scores=_bump(state.scores, seat, points), tally=tally,
-                       turn=replace(turn, claims=(*turn.claims, (kind, space, points)),
-                                    points=turn.points + points))
-
-    @staticmethod
-    def _evolve_duty(state: BarsState, turn: Turn, kind: str, data: Any) -> BarsState:
-        space = data.get("space", EMPTY)
-        if kind == "turned_over":
-            state = replace(state, face_down=state.face_down | 1 << space,
-                            owners=_with_owner(state.owners, space, NOBODY))
-            if centre_face_down(state):
-                state = replace(state, clear_owner=turn.seat)
-            duty: Duty = ("turn_over", space)
-        elif kind == "removed":
-            state = _discard(state, (space,))
-            duty = ("remove", space)
-        else:
-            state = _discard(state, CENTRE)
-            duty = ("clear_centre", EMPTY)
-        return replace(state, turn=replace(turn, duties=(*turn.duties, duty)))
-
-    @staticmethod
-    def _end_turn(state: BarsState, turn: Turn) -> BarsState:
-        """Close a turn: the round's end and its checks, the game's end, or the next turn."""
-        seat = turn.seat
-        round_over = seat != state.starter
-        result = round_result(state.scores) if round_over else None
-        ended = not state.hands[0] and not state.hands[1]
-        both_passed = turn.passed and state.last_turn is not None and state.last_turn.passed
-        if result is None and (ended or both_passed):
-            result = end_result(state.scores)
-        if result is not None:
-            return replace(state, phase="over", turn=None, last_turn=turn, result=result,
-                           round_ended=round_over)
-        return replace(state, round=state.round + (1 if round_over else 0),
-                       turn=_fresh_turn(1 - seat),
-                       last_turn=turn, round_ended=round_over)
+        playing = BarsPlayout(state)
+        playing.apply(event)
+        return playing.frozen()
 
     # --- views -------------------------------------------------------------------------
 
@@ -1162,32 +1274,6 @@ def _claim_view(kind: str, space: int, points: int) -> BarsClaim:
 
 def _duty_view(kind: str, space: int) -> BarsDuty:
     return {"kind": kind} if space < 0 else {"kind": kind, "space": space}
-
-
-def _with_hand(hands: tuple[CardSet, CardSet], seat: Seat, hand: CardSet
-               ) -> tuple[CardSet, CardSet]:
-    return (hand, hands[1]) if seat == 0 else (hands[0], hand)
-
-
-def _with_owner(owners: tuple[int, ...], space: int, owner: int) -> tuple[int, ...]:
-    return (*owners[:space], owner, *owners[space + 1:])
-
-
-def _discard(state: BarsState, spaces: tuple[int, ...]) -> BarsState:
-    """The stacks on ``spaces`` go to the discards; ``spaces`` being the centre clears it."""
-    stacks = list(state.stacks)
-    owners = list(state.owners)
-    discards = state.discards
-    face_down = state.face_down
-    for space in spaces:
-        for card in stacks[space]:
-            discards |= 1 << card
-        stacks[space] = ()
-        owners[space] = NOBODY
-        face_down &= ~(1 << space)
-    clear_owner = NOBODY if spaces == CENTRE else state.clear_owner
-    return replace(state, stacks=tuple(stacks), owners=tuple(owners), discards=discards,
-                   face_down=face_down, clear_owner=clear_owner)
 
 
 GAME = StarsAndBars()

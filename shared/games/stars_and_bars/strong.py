@@ -10,8 +10,8 @@ out with the ``lookahead``'s placement after it) and the ``lookahead`` bot's bes
 placements (points now, less the opponent's best reply and the claims left to them), which
 forgo the claims for this turn. It plays each on in worlds sampled
 afresh (the deck shuffled anew), every candidate in the same worlds, both seats then placing
-greedily for a few turns on the engine itself (``play_out``: ``evolve``, and ``decide`` for
-the duties; a rule lives only in ``rules.py``); a candidate's
+greedily for a few turns on the rules' own fold (``play_out``: the steps of a
+``BarsPlayout``, which ``evolve`` is built on; a rule lives only in ``rules.py``); a candidate's
 value is the score difference then, or the result when the game ends on the way. It chooses
 the best mean when its time is up (``search_flat.paired_search``).
 """
@@ -29,18 +29,17 @@ from starhall.shared.games.stars_and_bars.bots import _admin, lookahead_scores
 from starhall.shared.games.stars_and_bars.rules import (
     DECK,
     EMPTY,
-    FACE_DOWN,
     GAME,
     NOBODY,
-    SPACES,
+    BarsPlayout,
     BarsState,
     BarsTurn,
+    Position,
     Tally,
     Turn,
+    legal_placements,
     owed_duties,
-    placement_points,
     stars_and_bars_view,
-    tops_of,
 )
 from starhall.shared.observation import Observation
 from starhall.shared.search_flat import (
@@ -132,59 +131,57 @@ def template_state(seen: Observation) -> BarsState:
         tally=Tally(zeros, zeros, zeros, zeros, zeros))
 
 
-def greedy_placement(state: BarsState, seat: Seat, rng: random.Random) -> tuple[int, int]:
+def greedy_placement(state: Position, seat: Seat, rng: random.Random) -> tuple[int, int]:
     """The placement with the most points now (ties at random), or (-1, -1) for none: the
-    playouts' policy for both seats."""
-    tops = tops_of(state)
+    playouts' policy for both seats, over the rules' own list of legal placements."""
     best, chosen, ties = -1, (-1, -1), 0
-    spaces = [space for space in range(SPACES) if tops[space] != FACE_DOWN]
-    hand = state.hands[seat]
-    while hand:
-        low = hand & -hand
-        hand ^= low
-        card = low.bit_length() - 1
-        for space in spaces:
-            points = placement_points(tops, card, space)
-            if points > best:
-                best, chosen, ties = points, (card, space), 1
-            elif points == best and points >= 0:
-                ties += 1
-                if rng.random() * ties < 1:
-                    chosen = (card, space)
+    for card, space, points in legal_placements(state, seat):
+        if points > best:
+            best, chosen, ties = points, (card, space), 1
+        elif points == best:
+            ties += 1
+            if rng.random() * ties < 1:
+                chosen = (card, space)
     return chosen
 
 
-def play_turn(state: BarsState, seat: Seat, card: int, space: int) -> BarsState:
-    """``seat``'s turn on the engine: places ``card`` on ``space`` (card -1: passes), does
-    every duty it then owes and ends its turn. The placement is one the seat may make (the
-    policy found it on this board), so its event goes straight to ``evolve``."""
-    evolve = GAME.evolve
+def take_turn(playing: BarsPlayout, seat: Seat, card: int, space: int) -> None:
+    """``seat``'s turn, made on ``playing`` by the rules' own steps: places ``card`` on
+    ``space`` (card -1: passes), does every duty it then owes and ends its turn. The placement
+    is one the seat may make (the policy found it on this board)."""
     if card < 0:
-        return evolve(state, Event("passed", seat, {}))
-    state = evolve(state, Event("placed", seat, {"card": DECK.code_of[card], "space": space}))
-    while owed := owed_duties(state):
-        kind, where = owed[0]
-        for event in GAME.decide(state, Command(kind, seat, {} if where < 0 else
-                                                {"space": where})):
-            state = evolve(state, event)
-    return evolve(state, Event("turn_ended", seat, {}))
+        playing.pass_turn()
+        return
+    playing.place(card, space)
+    while owed := owed_duties(playing):
+        playing.duty(*owed[0])
+    playing.end_turn()
+
+
+def play_turn(state: BarsState, seat: Seat, card: int, space: int) -> BarsState:
+    """``take_turn`` on a copy of ``state``: the state after the turn."""
+    playing = BarsPlayout(state)
+    take_turn(playing, seat, card, space)
+    return playing.frozen()
 
 
 def play_out(state: BarsState, seat: Seat, card: int, space: int, rng: random.Random,
              turns: int = HORIZON) -> float:
     """``seat``'s placement in ``state``, then ``turns`` greedy turns or to the end of the
-    game, on the engine; the playout's value to ``seat`` (``value``)."""
-    state = play_turn(state, seat, card, space)
+    game, on one ``BarsPlayout`` (the rules' own steps, no state copied); the playout's
+    value to ``seat`` (``value``)."""
+    playing = BarsPlayout(state)
+    take_turn(playing, seat, card, space)
     mover = seat
     for _ in range(turns):
-        if state.phase == "over":
+        if playing.phase == "over":
             break
         mover = 1 - mover
-        state = play_turn(state, mover, *greedy_placement(state, mover, rng))
-    return value(state, seat)
+        take_turn(playing, mover, *greedy_placement(playing, mover, rng))
+    return value(playing, seat)
 
 
-def value(state: BarsState, seat: Seat) -> float:
+def value(state: Position, seat: Seat) -> float:
     """A playout's value to ``seat`` in [0, 1]: the result of a finished game, else the score
     difference scaled by ``SPREAD``."""
     result = state.result

@@ -18,7 +18,7 @@ next opener and the end of the game follow from those in ``evolve``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from random import Random
 from typing import Any, Final, Literal, TypedDict, cast
@@ -254,7 +254,203 @@ class WhatElseState:
     reshuffles: int
 
 
-def legal_cards(state: WhatElseState, seat: Seat) -> CardSet:
+class PlayoutState:
+    """A ``WhatElseState`` being played: its fields in lists changed in place as each event
+    is applied (``apply``, or the steps it is made of: ``play``, ``pass_turn``, ``refill``,
+    ``shuffle``), the one place the rules fold an event. ``WhatElse.evolve`` copies its state
+    into one, applies the event and freezes the result (``frozen``); a playout of the strong
+    bot applies hundreds of moves to one with no new state each time."""
+
+    __slots__ = ("rules", "phase", "round", "hands", "draw", "discard", "pile", "passed", "turn",
+                 "opener", "tokens", "refill_order", "owed_seat", "owed", "last_round", "drawn",
+                 "discarded", "rounds_won", "jokers_played", "cards_played", "passes",
+                 "reshuffles", "laid")
+
+    def __init__(self, state: WhatElseState) -> None:
+        self.rules: Rules = state.rules
+        self.phase: str = state.phase
+        self.round: int = state.round
+        self.hands: list[CardSet] = list(state.hands)
+        self.draw: tuple[int, ...] = state.draw
+        self.discard: list[int] = list(state.discard)
+        self.pile: list[tuple[Seat, int]] = list(state.pile)
+        self.passed: list[bool] = list(state.passed)
+        self.turn: Seat = state.turn
+        self.opener: Seat = state.opener
+        self.tokens: list[int] = list(state.tokens)
+        self.refill_order: tuple[Seat, ...] = state.refill_order
+        self.owed_seat: Seat = state.owed_seat
+        self.owed: int = state.owed
+        self.last_round: RoundResult | None = state.last_round
+        """The last round as it ended; its draws and discards since are ``drawn`` and
+        ``discarded`` (``None`` until one changes: ``last_round`` holds them then)."""
+        self.drawn: list[int] | None = None
+        self.discarded: list[CardSet] | None = None
+        self.rounds_won: list[int] = list(state.rounds_won)
+        self.jokers_played: list[int] = list(state.jokers_played)
+        self.cards_played: list[int] = list(state.cards_played)
+        self.passes: list[int] = list(state.passes)
+        self.reshuffles: int = state.reshuffles
+        self.laid: CardSet = laid_cards(state)
+        """The cards face up (the discard pile and this round's), kept as they change: what
+        a playout's heuristic counts as gone."""
+
+    def frozen(self) -> WhatElseState:
+        last = self.last_round
+        if last is not None and (self.drawn is not None or self.discarded is not None):
+            last = RoundResult(
+                last.number, last.winner, last.ended, last.plays, last.status,
+                last.drawn if self.drawn is None else tuple(self.drawn),
+                last.discarded if self.discarded is None else tuple(self.discarded))
+        return WhatElseState(
+            self.rules, self.phase, self.round, tuple(self.hands), self.draw,
+            tuple(self.discard), tuple(self.pile), tuple(self.passed), self.turn, self.opener,
+            tuple(self.tokens), self.refill_order, self.owed_seat, self.owed, last,
+            tuple(self.rounds_won), tuple(self.jokers_played), tuple(self.cards_played),
+            tuple(self.passes), self.reshuffles)
+
+    def apply(self, event: Event) -> None:
+        """Fold one event (``played``, ``passed``, ``refilled`` or ``shuffled``) into the
+        state; ``decide`` has checked it."""
+        kind = event.type
+        seat = event.seat
+        if kind == "played":
+            assert seat is not None
+            self.play(seat, self.rules.cards.deck.index_of[event.data["card"]])
+        elif kind == "passed":
+            assert seat is not None
+            self.pass_turn(seat)
+        elif kind == "refilled":
+            assert seat is not None
+            self.refill(seat, self.rules.cards.deck.mask(event.data["discard"]))
+        elif kind == "shuffled":
+            index_of = self.rules.cards.deck.index_of
+            self.shuffle(tuple(index_of[code] for code in event.data["order"]))
+        else:
+            raise ValueError(f"what_else has no event {kind!r}")
+
+    def play(self, seat: Seat, card: int) -> None:
+        self.hands[seat] &= ~(1 << card)
+        if not self.rules.cards.numbers[card]:
+            self.jokers_played[seat] += 1
+        self.cards_played[seat] += 1
+        self.pile.append((seat, card))
+        self.laid |= 1 << card
+        self._next_turn(seat, seat)
+
+    def pass_turn(self, seat: Seat) -> None:
+        self.passed[seat] = True
+        self.passes[seat] += 1
+        self._next_turn(self.pile[-1][0], seat)
+
+    def refill(self, seat: Seat, chosen: CardSet) -> None:
+        self.hands[seat] &= ~chosen
+        if self.discarded is None:
+            assert self.last_round is not None
+            self.discarded = list(self.last_round.discarded)
+        self.discarded[seat] = chosen
+        self.discard.extend(bits(chosen))
+        self.laid |= chosen
+        self.refill_order = self.refill_order[1:]
+        self._draw(seat, HAND_SIZE - self.hands[seat].bit_count())
+
+    def shuffle(self, order: tuple[int, ...]) -> None:
+        if self.owed_seat != NO_SEAT:  # a reshuffle: the interrupted draw goes on
+            seat, owed = self.owed_seat, self.owed
+            self.draw, self.discard, self.laid = order, [], 0  # no round is being played
+            self.owed_seat, self.owed = NO_SEAT, 0
+            self.reshuffles += 1
+            self._draw(seat, owed)
+            return
+        players = self.rules.players
+        hands = [0] * players
+        dealt = HAND_SIZE * players
+        for position in range(dealt):
+            hands[(self.opener + position) % players] |= 1 << order[position]
+        self.phase, self.hands, self.draw, self.turn = "play", hands, order[dealt:], self.opener
+
+    def _next_turn(self, last_player: Seat, mover: Seat) -> None:
+        """After a play or a pass: the turn passes to the next player clockwise from
+        ``mover`` still in the round (not passed, still holding cards), or the round ends:
+        nobody is still in it, or exactly one player is and made the last play."""
+        hands, passed = self.hands, self.passed
+        staying, one = 0, NO_SEAT
+        for seat in range(self.rules.players):
+            if hands[seat] and not passed[seat]:
+                staying, one = staying + 1, seat
+        if not staying or (staying == 1 and one == last_player):
+            self._end_round()
+            return
+        for seat in self.rules.clockwise[mover]:
+            if hands[seat] and not passed[seat]:
+                self.turn = seat
+                return
+        raise AssertionError("a player still in the round has no turn")  # staying is not 0
+
+    def _end_round(self) -> None:
+        """The last player to lay a card takes a token; the round's cards go to the discard
+        pile; the game ends at three tokens, else the winner draws back to five and the refill
+        begins."""
+        rules = self.rules
+        winner = self.pile[-1][0]
+        players = rules.players
+        self.last_round = RoundResult(
+            number=self.round, winner=winner,
+            ended="all passed" if self.hands[winner] else "last card",
+            plays=tuple(self.pile), status=status_of(self), drawn=(0,) * players,
+            discarded=(0,) * players,
+        )
+        self.drawn = self.discarded = None
+        self.tokens[winner] += 1
+        self.rounds_won[winner] += 1
+        self.discard.extend(card for _, card in self.pile)
+        self.pile = []
+        self.passed = [False] * players
+        self.opener = self.turn = winner
+        if self.tokens[winner] >= TARGET:
+            self.phase = "over"
+            return
+        self.refill_order = rules.clockwise[winner]
+        self._draw(winner, HAND_SIZE - self.hands[winner].bit_count())
+
+    def _draw(self, seat: Seat, count: int) -> None:
+        """``seat`` draws ``count`` cards from the top of the draw pile. When the pile runs
+        out first, the game waits for the discard pile to be shuffled (``owed`` cards still to
+        draw); otherwise the next refill is due, or the next round opens."""
+        draw = self.draw
+        taken = min(count, len(draw))
+        for card in draw[:taken]:
+            self.hands[seat] |= 1 << card
+        self.draw = draw[taken:]
+        if self.drawn is None:
+            assert self.last_round is not None
+            self.drawn = list(self.last_round.drawn)
+        self.drawn[seat] += taken
+        if taken < count:
+            self.phase, self.owed_seat, self.owed = "deal", seat, count - taken
+        elif self.refill_order:
+            self.phase = "refill"
+        else:
+            self.phase, self.round, self.turn = "play", self.round + 1, self.opener
+
+
+Position = WhatElseState | PlayoutState
+"""A state, frozen or being played out: what the rules' questions below read."""
+
+
+def laid_cards(state: Position) -> CardSet:
+    """The cards face up: the discard pile and the round's plays."""
+    if isinstance(state, PlayoutState):
+        return state.laid
+    laid = 0
+    for card in state.discard:
+        laid |= 1 << card
+    for _, card in state.pile:
+        laid |= 1 << card
+    return laid
+
+
+def legal_cards(state: Position, seat: Seat) -> CardSet:
     """The cards ``seat`` may lay now (an empty set when it may not play)."""
     if state.phase != "play" or seat != state.turn:
         return 0
@@ -264,7 +460,7 @@ def legal_cards(state: WhatElseState, seat: Seat) -> CardSet:
     return hand & state.rules.cards.fits_on[state.pile[-1][1]]
 
 
-def may_pass(state: WhatElseState, seat: Seat) -> bool:
+def may_pass(state: Position, seat: Seat) -> bool:
     """A seat may pass on its turn when a card lies to beat and it holds no card that fits
     (or, with ``voluntary_pass``, whenever a card lies to beat)."""
     if state.phase != "play" or seat != state.turn or not state.pile:
@@ -272,77 +468,28 @@ def may_pass(state: WhatElseState, seat: Seat) -> bool:
     return state.rules.voluntary_pass or not legal_cards(state, seat)
 
 
-def in_round(state: WhatElseState, seat: Seat) -> bool:
+def in_round(state: Position, seat: Seat) -> bool:
     """Still in the round: not passed and still holding cards."""
     return not state.passed[seat] and state.hands[seat] != 0
 
 
-def status_of(state: WhatElseState) -> tuple[str, ...]:
+def status_of(state: Position) -> tuple[str, ...]:
     if state.phase != "play":
         return ("in",) * state.rules.players
     return tuple("passed" if state.passed[seat] else "out" if not state.hands[seat] else "in"
                  for seat in range(state.rules.players))
 
 
-def _bump(counts: tuple[int, ...], seat: Seat, by: int = 1) -> tuple[int, ...]:
-    listed = list(counts)
-    listed[seat] += by
-    return tuple(listed)
-
-
-def _next_turn(rules: Rules, hands: tuple[CardSet, ...], passed: tuple[bool, ...],
-               last_player: Seat, mover: Seat) -> Seat:
-    """After a play or a pass: the next player clockwise from ``mover`` still in the round
-    (not passed, still holding cards), or ``NO_SEAT`` when the round is over: nobody is still
-    in it, or exactly one player is and made the last play."""
-    staying = [seat for seat in range(rules.players) if not passed[seat] and hands[seat]]
-    if not staying or staying == [last_player]:
-        return NO_SEAT
-    for seat in rules.clockwise[mover]:
-        if not passed[seat] and hands[seat]:
-            return seat
-    raise AssertionError("a player still in the round has no turn")  # staying is not empty
-
-
-def _end_round(state: WhatElseState) -> WhatElseState:
-    """The last player to lay a card takes a token; the round's cards go to the discard pile;
-    the game ends at three tokens, else the winner draws back to five and the refill begins."""
-    rules = state.rules
-    winner = state.pile[-1][0]
-    players = rules.players
-    result = RoundResult(
-        number=state.round, winner=winner,
-        ended="all passed" if state.hands[winner] else "last card",
-        plays=state.pile, status=status_of(state), drawn=(0,) * players,
-        discarded=(0,) * players,
-    )
-    tokens = _bump(state.tokens, winner)
-    state = replace(state, tokens=tokens, rounds_won=_bump(state.rounds_won, winner),
-                    discard=(*state.discard, *(card for _, card in state.pile)), pile=(),
-                    passed=(False,) * players, opener=winner, turn=winner, last_round=result)
-    if tokens[winner] >= TARGET:
-        return replace(state, phase="over")
-    state = replace(state, refill_order=rules.clockwise[winner])
-    return _draw(state, winner, HAND_SIZE - state.hands[winner].bit_count())
-
-
-def _draw(state: WhatElseState, seat: Seat, count: int) -> WhatElseState:
-    """``seat`` draws ``count`` cards from the top of the draw pile. When the pile runs out
-    first, the game waits for the discard pile to be shuffled (``owed`` cards still to
-    draw); otherwise the next refill is due, or the next round opens."""
-    taken = min(count, len(state.draw))
-    hands = list(state.hands)
-    for card in state.draw[:taken]:
-        hands[seat] |= 1 << card
-    last = state.last_round
-    assert last is not None
-    last = replace(last, drawn=_bump(last.drawn, seat, taken))
-    state = replace(state, hands=tuple(hands), draw=state.draw[taken:], last_round=last)
-    if taken < count:
-        return replace(state, phase="deal", owed_seat=seat, owed=count - taken)
-    if state.refill_order:
-        return replace(state, phase="refill")
-    return replace(state, phase="play", round=state.round + 1, turn=state.opener)
+def chance_request(state: Position) -> ChanceRequest | None:
+    """The shuffle the game waits for: the first deal's, or the discard pile's (its cards in
+    deck order) in the middle of a draw; ``None`` when no shuffle is due."""
+    if state.phase != "deal":
+        return None
+    if state.owed_seat == NO_SEAT:
+        return state.rules.deal_request
+    code_of = state.rules.cards.deck.code_of
+    return ChanceRequest(tuple(code_of[card] for card in sorted(state.discard)),
+                         purpose="reshuffle")
 
 
 _PHASES: Final = {**CARD_GAME_PHASES, "deal": "the cards are being shuffled",
@@ -457,13 +604,7 @@ class WhatElse(Game[WhatElseState]):
     # --- who may do what ---------------------------------------------------------------
 
     def chance(self, state: WhatElseState) -> ChanceRequest | None:
-        if state.phase != "deal":
-            return None
-        if state.owed_seat == NO_SEAT:
-            return state.rules.deal_request
-        code_of = state.rules.cards.deck.code_of
-        return ChanceRequest(tuple(code_of[card] for card in sorted(state.discard)),
-                             purpose="reshuffle")
+        return chance_request(state)
 
     def to_act(self, state: WhatElseState) -> tuple[Seat, ...]:
         if state.phase == "play":
@@ -565,74 +706,9 @@ class WhatElse(Game[WhatElseState]):
     # --- evolve ------------------------------------------------------------------------
 
     def evolve(self, state: WhatElseState, event: Event) -> WhatElseState:
-        kind = event.type
-        seat = event.seat
-        if kind == "played":
-            assert seat is not None
-            return self._evolve_play(state, seat, event.data["card"])
-        if kind == "passed":
-            assert seat is not None
-            listed = list(state.passed)
-            listed[seat] = True
-            passed = tuple(listed)
-            turn = _next_turn(state.rules, state.hands, passed, state.pile[-1][0], seat)
-            moved = replace(state, passed=passed, passes=_bump(state.passes, seat),
-                            turn=state.turn if turn == NO_SEAT else turn)
-            return _end_round(moved) if turn == NO_SEAT else moved
-        if kind == "refilled":
-            assert seat is not None
-            return self._evolve_refill(state, seat, event.data["discard"])
-        if kind == "shuffled":
-            return self._evolve_shuffle(state, event.data["order"])
-        raise ValueError(f"what_else has no event {kind!r}")
-
-    @staticmethod
-    def _evolve_play(state: WhatElseState, seat: Seat, code: str) -> WhatElseState:
-        cards = state.rules.cards
-        card = cards.deck.index_of[code]
-        hands = list(state.hands)
-        hands[seat] &= ~(1 << card)
-        jokers = state.jokers_played if cards.numbers[card] else _bump(state.jokers_played, seat)
-        held = tuple(hands)
-        turn = _next_turn(state.rules, held, state.passed, seat, seat)
-        # one new state for a move that keeps the round going: playouts make thousands
-        moved = replace(state, hands=held, pile=(*state.pile, (seat, card)),
-                        jokers_played=jokers, cards_played=_bump(state.cards_played, seat),
-                        turn=state.turn if turn == NO_SEAT else turn)
-        return _end_round(moved) if turn == NO_SEAT else moved
-
-    @staticmethod
-    def _evolve_refill(state: WhatElseState, seat: Seat, codes: list[str]) -> WhatElseState:
-        deck = state.rules.cards.deck
-        chosen = deck.mask(codes)
-        hands = list(state.hands)
-        hands[seat] &= ~chosen
-        last = state.last_round
-        assert last is not None
-        discarded = list(last.discarded)
-        discarded[seat] = chosen
-        state = replace(state, hands=tuple(hands),
-                        discard=(*state.discard, *bits(chosen)),
-                        refill_order=state.refill_order[1:],
-                        last_round=replace(last, discarded=tuple(discarded)))
-        return _draw(state, seat, HAND_SIZE - hands[seat].bit_count())
-
-    @staticmethod
-    def _evolve_shuffle(state: WhatElseState, codes: list[str]) -> WhatElseState:
-        index_of = state.rules.cards.deck.index_of
-        order = tuple(index_of[code] for code in codes)
-        if state.owed_seat != NO_SEAT:  # a reshuffle: the interrupted draw goes on
-            seat, owed = state.owed_seat, state.owed
-            state = replace(state, draw=order, discard=(), owed_seat=NO_SEAT, owed=0,
-                            reshuffles=state.reshuffles + 1)
-            return _draw(state, seat, owed)
-        players = state.rules.players
-        hands = [0] * players
-        dealt = HAND_SIZE * players
-        for position in range(dealt):
-            hands[(state.opener + position) % players] |= 1 << order[position]
-        return replace(state, phase="play", hands=tuple(hands), draw=order[dealt:],
-                       turn=state.opener)
+        playing = PlayoutState(state)
+        playing.apply(event)
+        return playing.frozen()
 
     # --- views -------------------------------------------------------------------------
 

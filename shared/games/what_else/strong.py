@@ -3,10 +3,10 @@
 It is given only an ``Observation`` (its view, its legal commands, and every event as its
 seat was shown it). From the events it works out what each opponent's hand may hold, then
 plays each candidate move on in many worlds sampled afresh (opponents' hands and the draw
-pile's order), every candidate in the same worlds, every seat then played on the engine itself
-(``decide`` for the candidate, ``evolve`` for every event after it: a rule lives only in
-``rules.py``) by the heuristic bot's own choice of card (``bots.card_to_lay``) to the end of
-the round, and chooses the move worth most over the
+pile's order), every candidate in the same worlds, every seat then played on the rules' own
+fold (``decide`` for the candidate, then the steps of one ``rules.PlayoutState``, which
+``evolve`` is built on: a rule lives only in ``rules.py``) by the heuristic bot's own choice
+of card (``bots.card_to_lay``) to the end of the round, and chooses the move worth most over the
 worlds (``search_flat.paired_search``): a world is worth the round won, and the cards the
 seat kept to its end (``KEEP_WEIGHT``).
 
@@ -56,11 +56,15 @@ from starhall.shared.games.what_else.rules import (
     NO_SEAT,
     TARGET,
     Cards,
+    PlayoutState,
+    Position,
     RoundResult,
     WhatElseState,
     WhatElseView,
     cards_for,
+    chance_request,
     in_round,
+    laid_cards,
     legal_cards,
     rules_for,
     what_else_view,
@@ -459,70 +463,107 @@ def rollout_discards_of(cards: Cards, hand: CardSet) -> CardSet:
     return sum(1 << card for card in bits(hand) if worth[card] < average)
 
 
-def rollout_event(state: WhatElseState, rng: random.Random) -> Event:
-    """The next event of a playout: the heuristic's card (or a pass) for the seat to play,
-    judged from that seat's side of the world; the rollout's discards for the seat to refill;
-    or a reshuffle of the discard pile in an order drawn from ``rng``."""
+def rollout_card(state: Position, seat: Seat) -> int:
+    """The heuristic's card for ``seat`` to lay, judged from its side of the world, or -1
+    when it holds none that fits and passes."""
+    playable = legal_cards(state, seat)
+    if not playable:
+        return -1
+    rules = state.rules
+    cards = rules.cards
+    hands = state.hands
+    unseen = cards.deck.full & ~hands[seat] & ~laid_cards(state)
+    opponents = [hands[other].bit_count() for other in rules.clockwise[seat]
+                 if in_round(state, other)]
+    return card_to_lay(cards, playable, unseen, opponents)
+
+
+def rollout_order(state: Position, rng: random.Random) -> list[str]:
+    """A reshuffle of the discard pile in an order drawn from ``rng``."""
+    request = chance_request(state)
+    assert request is not None  # a playout never reaches the game's first deal
+    order = list(request.items)
+    rng.shuffle(order)
+    return order
+
+
+def rollout_event(state: Position, rng: random.Random) -> Event:
+    """The next event of a playout: the heuristic's card (or a pass) for the seat to play
+    (``rollout_card``); the rollout's discards for the seat to refill; or a reshuffle of the
+    discard pile in an order drawn from ``rng``."""
     rules = state.rules
     cards = rules.cards
     if state.phase == "play":
         seat = state.turn
-        playable = legal_cards(state, seat)
-        if not playable:
-            return rules.pass_events[seat]
-        gone = 0
-        for card in state.discard:
-            gone |= 1 << card
-        for _, card in state.pile:
-            gone |= 1 << card
-        hands = state.hands
-        unseen = cards.deck.full & ~hands[seat] & ~gone
-        opponents = [hands[other].bit_count() for other in rules.clockwise[seat]
-                     if in_round(state, other)]
-        return rules.plays.events[seat][card_to_lay(cards, playable, unseen, opponents)]
+        card = rollout_card(state, seat)
+        return rules.pass_events[seat] if card < 0 else rules.plays.events[seat][card]
     if state.phase == "refill":
         seat = state.refill_order[0]
         discard = rollout_discards_of(cards, state.hands[seat])
         return Event("refilled", seat, {"discard": cards.deck.codes(discard)})
-    request = GAME.chance(state)
-    assert request is not None  # a playout never reaches the game's first deal
-    order = list(request.items)
-    rng.shuffle(order)
-    return Event("shuffled", None, {"order": order})
+    return Event("shuffled", None, {"order": rollout_order(state, rng)})
+
+
+def rollout_step(playing: PlayoutState, rng: random.Random) -> int:
+    """``rollout_event``'s move made on ``playing`` by the rules' own steps (``play``,
+    ``pass_turn``, ``refill``, ``shuffle``), with no event in between; the card laid, or -1."""
+    if playing.phase == "play":
+        seat = playing.turn
+        card = rollout_card(playing, seat)
+        if card < 0:
+            playing.pass_turn(seat)
+        else:
+            playing.play(seat, card)
+        return card
+    if playing.phase == "refill":
+        seat = playing.refill_order[0]
+        playing.refill(seat, rollout_discards_of(playing.rules.cards, playing.hands[seat]))
+        return -1
+    index_of = playing.rules.cards.deck.index_of
+    playing.shuffle(tuple(index_of[code] for code in rollout_order(playing, rng)))
+    return -1
 
 
 def play_out(state: WhatElseState, first: Command, seat: Seat, rng: random.Random,
              rounds: int | None = None) -> float:
-    """Play ``first`` in ``state`` through the engine (``decide``, then ``evolve``), then on
-    with the rollout policy for every seat (``rollout_event``) until ``rounds`` rounds have
-    ended (the one being played counts; from a refill, the next); ``seat``'s value: 1 for a
-    won game, 0 for a lost one, else the tokens it won per round ended plus ``KEEP_WEIGHT``
-    times the worth of the cards it held when the last of them ended."""
+    """Play ``first`` in ``state`` through the engine (``decide``, then the rules' own fold,
+    ``PlayoutState.apply``, on one state changed in place), then on with the rollout policy
+    for every seat (``rollout_event``) until ``rounds`` rounds have ended (the one being
+    played counts; from a refill, the next); ``seat``'s value: 1 for a won game, 0 for a lost
+    one, else the tokens it won per round ended plus ``KEEP_WEIGHT`` times the worth of the
+    cards it held when the last of them ended."""
     rounds = ROLLOUT_ROUNDS if rounds is None else rounds
-    evolve = GAME.evolve
     tokens_before = state.tokens[seat]
     ended = 0
     kept = -1
-    events: Sequence[Event] = GAME.decide(state, first)
-    while True:
-        for event in events:
-            before = state
-            state = evolve(state, event)
-            if before.pile and not state.pile:  # the round ended: what the seat held then
-                ended += 1
-                kept = before.hands[seat]
-                if event.seat == seat and event.type == "played":
-                    kept &= ~(1 << state.rules.cards.deck.index_of[event.data["card"]])
-        if state.phase == "over" or ended >= rounds:
-            break
-        events = (rollout_event(state, rng),)
-    tokens = state.tokens
-    if state.phase == "over":
+    playing = PlayoutState(state)
+    index_of = playing.rules.cards.deck.index_of
+    for event in GAME.decide(state, first):
+        laid = bool(playing.pile)
+        held = playing.hands[seat]
+        playing.apply(event)
+        if laid and not playing.pile:  # the round ended: what the seat held then
+            ended += 1
+            kept = held
+            if event.seat == seat and event.type == "played":
+                kept &= ~(1 << index_of[event.data["card"]])
+    while playing.phase != "over" and ended < rounds:
+        laid = bool(playing.pile)
+        held = playing.hands[seat]
+        mover = playing.turn
+        card = rollout_step(playing, rng)
+        if laid and not playing.pile:
+            ended += 1
+            kept = held
+            if mover == seat and card >= 0:
+                kept &= ~(1 << card)
+    tokens = playing.tokens
+    if playing.phase == "over":
         return 1.0 if tokens[seat] >= TARGET else 0.0
     won = (tokens[seat] - tokens_before) / max(ended, 1)
     if not KEEP_WEIGHT or kept < 0:
         return won
-    worth, average = _static_worth(state.rules.cards.table)
+    worth, average = _static_worth(playing.rules.cards.table)
     return won + KEEP_WEIGHT * sum(worth[card] - average for card in bits(kept))
 
 
