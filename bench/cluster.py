@@ -33,10 +33,11 @@ processes with a stream of three replicas. Then:
 
 ``--baseline TREE`` (``moves`` and ``load``): a second node runs another version of Starhall,
 the package tree ``TREE`` (a folder holding ``starhall/``, as ``setup.py build_ext`` lays out
-``build/package-tree``, say of the main branch) on the same cluster, and both are measured in
+``build/package-tree``, say of the main branch) on the same cluster (a stream and buckets of
+its own: a service of its own, whose lobby lists its tables alone), and both are measured in
 this run, alternated: ``moves`` takes a move at each node and a floor publish in turn;
-``load`` gives each node ``--seconds`` in turns (``--rounds`` of them), the other one paused
-(SIGSTOP) meanwhile, so that the two never share the cores.
+``load`` runs both nodes' tables at once over the same ``--seconds`` (each node's share of the
+cores is what it makes of them: its CPU per event is the figure to compare).
 """
 
 from __future__ import annotations
@@ -44,7 +45,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import signal
 import statistics
 import sys
 import tempfile
@@ -134,7 +134,7 @@ def moves(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> None:
                                                 lease=args.lease, think=0.0), None)}
     if args.baseline:
         versions["baseline"] = start_from(baseline_node(
-            args.baseline, folder / "moves-baseline", cluster.address, "MOVES",
+            args.baseline, folder / "moves-baseline", cluster.address, "MOVESBASE",
             lease=args.lease, think=0.0), args.baseline)
     floor = Floor(cluster.address, args.replicas)
     try:
@@ -354,12 +354,12 @@ def seqs(address: str) -> int:
 
 
 def load(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> None:
-    lease = max(args.lease, 10)  # a paused node's lease outlives its pause
+    lease = max(args.lease, 10)
     versions = {"this": start_from(StarhallNode(folder / "load", cluster.address, "LOAD",
                                                 lease=lease, think=0.0), None)}
     if args.baseline:
         versions["baseline"] = start_from(baseline_node(
-            args.baseline, folder / "load-baseline", cluster.address, "LOAD", lease=lease,
+            args.baseline, folder / "load-baseline", cluster.address, "LOADBASE", lease=lease,
             think=0.0), args.baseline)
     try:
         for node in versions.values():
@@ -371,34 +371,24 @@ def load(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> None:
                         lobby.request({"type": "bot", "table": table, "seat": seat})
         time.sleep(2)  # every table under way
         pids = [n.process.pid for n in cluster.nodes if n.process is not None]
-        totals = {name: [0, 0.0, 0.0, 0.0] for name in versions}  # events, s, CPU, NATS CPU
-        rounds = args.rounds if len(versions) > 1 else 1
-        for _ in range(rounds):
-            for name, node in versions.items():
-                others = [n for n in versions.values() if n is not node]
-                for other in others:
-                    other.signal(signal.SIGSTOP)
-                try:
-                    assert node.process is not None
-                    events, starhall = seqs(node.address), cpu_seconds(node.process.pid)
-                    nats_cpu = sum(map(cpu_seconds, pids))
-                    started = time.perf_counter()
-                    time.sleep(args.seconds)
-                    total = totals[name]
-                    total[0] += seqs(node.address) - events
-                    total[1] += time.perf_counter() - started
-                    total[2] += cpu_seconds(node.process.pid) - starhall
-                    total[3] += sum(map(cpu_seconds, pids)) - nats_cpu
-                finally:
-                    for other in others:
-                        other.signal(signal.SIGCONT)
-        for name, (events, elapsed, starhall, nats_cpu) in totals.items():
+        nodes = {name: node.process.pid for name, node in versions.items()
+                 if node.process is not None}
+        events = {name: seqs(versions[name].address) for name in nodes}
+        starhall = {name: cpu_seconds(pid) for name, pid in nodes.items()}
+        nats_cpu = sum(map(cpu_seconds, pids))
+        started = time.perf_counter()
+        time.sleep(args.seconds)
+        events = {name: seqs(versions[name].address) - events[name] for name in nodes}
+        elapsed = time.perf_counter() - started
+        starhall = {name: cpu_seconds(pid) - starhall[name] for name, pid in nodes.items()}
+        nats_cpu = sum(map(cpu_seconds, pids)) - nats_cpu
+        for name in nodes:
             print(f"load ({name}): {args.tables} bot tables on one node: "
-                  f"{events / elapsed:.0f} events/s ({events:.0f} in {elapsed:.1f} s, "
-                  f"{rounds} round(s))")
-            print(f"  CPU per event: Starhall node {starhall / events * 1e6:.0f} us, "
-                  f"nats-server x3 {nats_cpu / events * 1e6:.0f} us "
-                  f"(CPU s: {starhall:.1f} and {nats_cpu:.1f}; {os.cpu_count()} cores)")
+                  f"{events[name] / elapsed:.0f} events/s ({events[name]} in {elapsed:.1f} s)")
+            print(f"  CPU per event: Starhall node {starhall[name] / events[name] * 1e6:.0f} us"
+                  f" (CPU s: {starhall[name]:.1f}; {os.cpu_count()} cores)")
+        print(f"  CPU per event: nats-server x3 {nats_cpu / sum(events.values()) * 1e6:.0f} us "
+              f"(CPU s: {nats_cpu:.1f})")
     finally:
         for node in versions.values():
             node.stop()
@@ -419,8 +409,6 @@ def main() -> int:
     parser.add_argument("--baseline", metavar="PACKAGE_TREE",
                         help="a folder holding another version's starhall/ package, measured "
                              "alternately with this one (moves, load)")
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="turns of --seconds each node gets (load with --baseline)")
     parser.add_argument("--part", choices=("all", "moves", "takeover", "traffic", "load"),
                         default="all")
     args = parser.parse_args()
