@@ -40,6 +40,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import functools
+import itertools
 import json
 import logging
 import math
@@ -327,6 +328,11 @@ class JetStreamStore:
         self._stale: set[str] = set()
         """Tables a commit wrote while they were being read ahead: read again."""
         self._lock = threading.Lock()
+        self._batch_prefix = secrets.token_hex(8)
+        self._batches = itertools.count()
+        """A batch's id: this store's random prefix and a number (unique among the batches
+        under way, as JetStream asks, without a read of the system's random source for each
+        commit of several records)."""
         self.bridge = Bridge()
         try:
             self.bridge.run(self._connect(servers, replicas), CONNECT_SECONDS + 5)
@@ -695,7 +701,7 @@ class JetStreamStore:
 
     async def _publish_batch(self, subject: str, records: list[bytes], ids: list[str],
                              expected: str, timeout: float) -> int:
-        batch = secrets.token_hex(8)
+        batch = f"{self._batch_prefix}{next(self._batches)}"
         last = len(records)
         for number, (record, ident) in enumerate(zip(records, ids, strict=True), 1):
             headers = {"Nats-Batch-Id": batch, "Nats-Batch-Sequence": str(number),
