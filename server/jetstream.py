@@ -40,6 +40,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import functools
+import itertools
 import json
 import logging
 import math
@@ -205,25 +206,34 @@ class StreamLog:
 
 
 class StreamCommit:
-    """A commit under way in JetStream: a task on the bridge's loop for each log."""
+    """A commit under way in JetStream: every log's publish, gathered on the bridge's loop
+    by one task (one wake-up of that thread per commit, however many tables). Each log's
+    outcome is a future of its own, set from the loop's thread."""
 
     def __init__(self, jobs: list[tuple[StreamLog, int, concurrent.futures.Future[int]]],
+                 works: list[concurrent.futures.Future[Any]],
                  stored: Callable[[StreamLog, list[bytes], int], None]) -> None:
         self._jobs = jobs
+        self._works = works
+        """What runs on the loop: the gathering task (so the master's wait watches one
+        future, not one per table)."""
         self._stored = stored
         self._failures: list[tuple[Any, OSError]] | None = None
 
     def done(self) -> bool:
-        return all(future.done() for _, _, future in self._jobs)
+        return all(work.done() for work in self._works)
 
     def wait(self, timeout: float | None) -> bool:
-        concurrent.futures.wait([future for _, _, future in self._jobs], timeout)
+        concurrent.futures.wait(self._works, timeout)
         return self.done()
 
     def failures(self) -> list[tuple[Any, OSError]]:
         """Once done: each log is told what is stored now, and those that failed are said
         (once: asked again, the same list)."""
         if self._failures is None:
+            if not self.done():  # given up: what still runs on the loop stops
+                for work in self._works:
+                    work.cancel()
             self._failures = []
             for log, count, future in self._jobs:
                 error = _outcome(log, count, future, self._stored)
@@ -260,8 +270,9 @@ class JetStreamStore:
     """Tables kept in JetStream (``server/stores.py``'s ``LogStore``)."""
 
     summaries = False
-    _link: asyncio.Event
-    """Set when the connection in use now is lost (``_publish`` sends again then)."""
+    _sending: set[asyncio.Future[int]]
+    """The sends of commits awaiting their acknowledgement: cancelled when the connection is
+    lost (``_publish`` sends them again then)."""
 
     def __init__(self, address: str, *, stream: str = DEFAULT_STREAM, replicas: int = 1,
                  lease_seconds: float = 10.0, node: str | None = None,
@@ -317,7 +328,11 @@ class JetStreamStore:
         self._stale: set[str] = set()
         """Tables a commit wrote while they were being read ahead: read again."""
         self._lock = threading.Lock()
-        self._ahead: tuple[StreamLog, int, concurrent.futures.Future[int]] | None = None
+        self._batch_prefix = secrets.token_hex(8)
+        self._batches = itertools.count()
+        """A batch's id: this store's random prefix and a number (unique among the batches
+        under way, as JetStream asks, without a read of the system's random source for each
+        commit of several records)."""
         self.bridge = Bridge()
         try:
             self.bridge.run(self._connect(servers, replicas), CONNECT_SECONDS + 5)
@@ -346,11 +361,11 @@ class JetStreamStore:
                 raise OSError(describe(error))
 
         async def lost() -> None:  # what was sent and not yet answered will never be
-            self._link.set()
-            self._link = asyncio.Event()
+            for attempt in list(self._sending):
+                attempt.cancel()
 
         await _some_server_answers(servers)  # else nats-py would try for ever
-        self._link = asyncio.Event()
+        self._sending = set()
         # asyncio warns of every TLS connection NATS closes, which tells nobody anything.
         logging.getLogger("asyncio").setLevel(logging.ERROR)
         self.nc = await nats.connect(servers=servers, connect_timeout=CONNECT_SECONDS,
@@ -559,53 +574,61 @@ class JetStreamStore:
     # --- commits ------------------------------------------------------------------------
 
     def head_start(self, log: Any) -> None:
-        if self._ahead is not None or not isinstance(log, StreamLog) or not log.pending:
-            return
-        records = list(log.pending)
-        self._ahead = log, len(records), self.bridge.submit(
-            self._publish(log, records, log.durable_length, log.last_seq))
+        """Nothing: a person's move is published with its batch's commit. Begun here, its
+        publish would need the interpreter the server's loop holds while it builds the batch,
+        and would go out only once the loop waits anyway, one more wake-up of the bridge's
+        thread later (measured: no faster, often slower)."""
 
     @property
     def head_started(self) -> bool:
-        return self._ahead is not None
+        return False
 
     def start_commit(self, logs: list[Any]) -> StreamCommit:
-        """Publish every log's pending records, each log's on its own task of the bridge's
-        loop (after the publish ``head_start`` began, for that log); the server polls the
-        ``StreamCommit`` and never waits for JetStream in its loop."""
-        ahead, self._ahead = self._ahead, None
-        if ahead is not None and all(log is not ahead[0] for log in logs):
-            logs = [*logs, ahead[0]]
+        """Publish every log's pending records, all of them gathered by one task of the
+        bridge's loop: one wake-up of its thread per commit, however many tables it holds;
+        the server polls the ``StreamCommit`` and never waits for JetStream in its loop."""
         jobs: list[tuple[StreamLog, int, concurrent.futures.Future[int]]] = []
+        stores: list[tuple[StreamLog, list[bytes], int, int,
+                           concurrent.futures.Future[int]]] = []
         for log in logs:
             if not isinstance(log, StreamLog) or not log.pending:
                 continue
             records = list(log.pending)
-            early = ahead[1:] if ahead is not None and log is ahead[0] else None
-            jobs.append((log, len(records), self.bridge.submit(
-                self._store(log, records, log.durable_length, log.last_seq, early))))
-        return StreamCommit(jobs, self._stored)
+            outcome: concurrent.futures.Future[int] = concurrent.futures.Future()
+            jobs.append((log, len(records), outcome))
+            stores.append((log, records, log.durable_length, log.last_seq, outcome))
+        works = [self.bridge.submit(self._store_all(stores))] if stores else []
+        return StreamCommit(jobs, works, self._stored)
 
     def commit(self, logs: list[Any]) -> list[tuple[Any, OSError]]:
         pending = self.start_commit(logs)
         pending.wait(2 * COMMIT_SECONDS + 2)  # each log's task gives up after its own timeout
         return pending.failures()
 
-    async def _store(self, log: StreamLog, records: list[bytes], offset: int, expected: int,
-                     early: tuple[int, concurrent.futures.Future[int]] | None) -> int:
-        """Store ``records`` (the first ``early[0]`` of them published already, by
-        ``early[1]``) after the table's last known record; the stream sequence of the last."""
-        async def chain() -> int:
-            done, at, last_seq = 0, offset, expected
-            if early is not None:
-                done, future = early
-                last_seq = await asyncio.wrap_future(future)
-                at += sum(map(len, records[:done]))
-                if done == len(records):
-                    return last_seq
-            return await self._publish(log, records[done:], at, last_seq)
+    async def _store_all(self, stores: list[tuple[StreamLog, list[bytes], int, int,
+                                                  concurrent.futures.Future[int]]]) -> None:
+        """Every log's records published side by side (``_publish``), each one's outcome
+        told to its future."""
+        async def one(log: StreamLog, records: list[bytes], offset: int, expected: int,
+                      outcome: concurrent.futures.Future[int]) -> None:
+            try:
+                async with asyncio.timeout(COMMIT_SECONDS + 1):
+                    last_seq = await self._publish(log, records, offset, expected)
+            except Exception as error:  # noqa: BLE001 - told to the master, which says it
+                with contextlib.suppress(concurrent.futures.InvalidStateError):
+                    outcome.set_exception(error)
+            else:
+                with contextlib.suppress(concurrent.futures.InvalidStateError):
+                    outcome.set_result(last_seq)
 
-        return await asyncio.wait_for(chain(), COMMIT_SECONDS + 1)
+        try:
+            if len(stores) == 1:  # a person's move alone: no task more
+                await one(*stores[0])
+            else:
+                await asyncio.gather(*(one(*store) for store in stores))
+        finally:  # cancelled (the commit given up): none is left unanswered
+            for *_, outcome in stores:
+                outcome.cancel()
 
     async def _publish(self, log: StreamLog, records: list[bytes], offset: int, expected_seq: int
                        ) -> int:
@@ -623,23 +646,24 @@ class JetStreamStore:
         while True:
             if self.lapsed(log.table_id):
                 raise OSError(f"this node's lease of table {log.table_id} has lapsed")
-            link = self._link
             patience = max(0.05, min(ATTEMPT_SECONDS, deadline - loop.time()))
             attempt = asyncio.ensure_future(self._send(log, records, ids, expected, patience))
-            broken = asyncio.ensure_future(link.wait())
+            self._sending.add(attempt)
             try:
-                await asyncio.wait({attempt, broken}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                broken.cancel()
-            if not attempt.done():
+                try:
+                    return await attempt
+                finally:
+                    self._sending.discard(attempt)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise  # the commit itself is given up (or timed out)
                 # The NATS node it went to is gone (killed, say): its answer never comes.
                 # Sent again to the node the client reconnects to; the messages' ids keep
                 # a send that landed before from being stored twice.
-                attempt.cancel()
+                if loop.time() > deadline:
+                    raise TimeoutError(f"table {log.table_id}'s log: NATS did not answer") from None
                 await asyncio.sleep(0.05)
-                continue
-            try:
-                return attempt.result()
             except (nats.errors.NoRespondersError, nats.js.errors.NoStreamResponseError,
                     nats.errors.OutboundBufferLimitError, nats.errors.TimeoutError,
                     nats.errors.ConnectionReconnectingError):
@@ -677,7 +701,7 @@ class JetStreamStore:
 
     async def _publish_batch(self, subject: str, records: list[bytes], ids: list[str],
                              expected: str, timeout: float) -> int:
-        batch = secrets.token_hex(8)
+        batch = f"{self._batch_prefix}{next(self._batches)}"
         last = len(records)
         for number, (record, ident) in enumerate(zip(records, ids, strict=True), 1):
             headers = {"Nats-Batch-Id": batch, "Nats-Batch-Sequence": str(number),
@@ -1252,7 +1276,8 @@ class JetStreamStore:
             log.append(header_for(table_id))
             records = list(log.pending)
             try:
-                last_seq = await self._store(log, records, 0, 0, None)
+                async with asyncio.timeout(COMMIT_SECONDS + 1):
+                    last_seq = await self._publish(log, records, 0, 0)
             except TableLost:  # a log nobody owned holds that id (imported): the next one
                 with self._lock:
                     self.held.pop(table_id, None)

@@ -92,6 +92,40 @@ def test_a_writer_behind_the_stream_is_refused_and_nothing_changes(
         stale.close()
 
 
+def test_one_commit_of_several_tables_refuses_the_one_behind_alone(
+        nats_node: NatsNode, request: pytest.FixtureRequest) -> None:
+    """A commit publishes every table's records side by side (one task on the bridge's loop):
+    each table is fenced, stored and told apart from the others."""
+    address = f"nats://{nats_node.url}"
+    stream = jetstream_settings(nats_node, request.node.name)["stream"]
+    assert isinstance(stream, str)
+    owner = JetStreamStore(address, stream=stream, node="owner")
+    stale = JetStreamStore(address, stream=stream, node="stale")
+    try:
+        header = make_header("hearts", 1, 4, {})
+        first = owner.create_log("0001", header)
+        _, behind = stale.reopen("0001")
+        first.append({"kind": "seating", "seq": 0, "seat": 0, "state": "bot"})
+        assert owner.commit([first]) == []
+        written = owner.read("0001")
+        single, batch = stale.create_log("0002", header), stale.create_log("0003", header)
+        seating = {"kind": "seating", "seq": 0, "seat": 1, "state": "bot"}
+        for log in (behind, single, batch):
+            log.append(seating)
+        batch.append({**seating, "seat": 2})  # several records: an atomic batch
+        ((failed, error),) = stale.commit([behind, single, batch])
+        assert failed is behind and isinstance(error, TableLost)
+        assert owner.read("0001") == written
+        for log, count in ((single, 2), (batch, 3)):
+            stored = owner.read(log.table_id)
+            assert log.pending == [] and log.durable_length == len(stored)
+            records, _ = read_records(stored, log.table_id)
+            assert len(records) == count
+    finally:
+        owner.close()
+        stale.close()
+
+
 def test_a_resend_whose_first_send_landed_is_stored_once(
         nats_node: NatsNode, request: pytest.FixtureRequest) -> None:
     address = f"nats://{nats_node.url}"
