@@ -820,15 +820,20 @@ class Lobby:
         heard = len(self._server_buttons())
         return 50 + (heard * 48 if heard else 30) + 52
 
-    def _server_buttons(self) -> list[tuple[str, str, bytes | None]]:
-        """The servers to offer: those heard on the LAN, then the other nodes of the service
-        the lobby is connected to (which send no beacon, maybe): (address, name, key)."""
-        found = [(address, name, self.discovery.keys.get(address))
-                 for address, (name, _) in sorted(self.discovery.servers.items())]
-        heard = {address for address, _, _ in found}
+    def _server_buttons(self) -> list[tuple[str, str]]:
+        """The servers to offer, each as (address, label): those heard on the LAN (named,
+        with their key's fingerprint to check), then the other nodes of the service the lobby
+        is connected to, which send no beacon maybe (numbered: their keys came from the
+        service itself)."""
+        found = [(address, f"{name}  ({host_port(address)})  " + (
+                      "plain" if key is None else f"key {fingerprint(key)}"))
+                 for address, (name, _) in sorted(self.discovery.servers.items())
+                 for key in [self.discovery.keys.get(address)]]
+        heard = {address for address, _ in found}
         if len(self.roster.nodes) > 1:  # a lone server is no service of several nodes
-            found += [(address, "node of this service", key)
-                      for address, key in self.roster.nodes.items() if address not in heard]
+            found += [(address, f"Node {number} · {host_port(address)}")
+                      for number, address in enumerate(self.roster.nodes, 1)
+                      if address not in heard]
         return found
 
     def _servers(self, surface: pygame.Surface, servers: pygame.Rect) -> None:
@@ -841,13 +846,11 @@ class Lobby:
             blit_text(surface, "None heard yet (listening…)", 15, theme.TEXT_DIM, "topleft",
                       (servers.x + 16, y))
             y += 30
-        for address, name, key in heard:
+        for address, label in heard:
             if y + 40 > servers.bottom - 48:
                 break
             rect = pygame.Rect(servers.x + 12, y, servers.w - 24, 40)
             current = self.link is not None and self.link.address == address
-            label = f"{name}  ({host_port(address)})  " + (
-                "plain" if key is None else f"key {fingerprint(key)}")
             button(surface, self.hotspots, rect, label, "server",
                    address, hovered=rect.collidepoint(self.mouse) or current, size=15)
             y += 48
