@@ -30,11 +30,9 @@ class ServerConfig:
     """With no think delay: moves one table's bots make before another table's turn."""
     bot_budget: float = 0.01
     """Seconds of bot moves per loop turn before the loop commits and sends."""
-    people_wait: float = 0.0015
+    people_wait: float = 0.002
     """Seconds of bot moves a person's message may wait behind before it is handled; the
-    bots keep enough of a turn to commit many tables at once. (Bots four times as fast as
-    they were write more logs in 2 ms than the mover's commit can sync at once: his move's
-    median under 200 bot tables was slower than with the slow bots.)"""
+    bots keep enough of a turn to commit many tables at once."""
     read_only: bool = False
     """Serve the tables for watching only: nothing is written, every change is refused."""
     store: str | None = None
