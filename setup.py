@@ -32,11 +32,14 @@ from setuptools.command.build_ext import build_ext
 # cannot compile, and its work is a system call).
 COMPILED = [
     "shared/cards.py",
+    "shared/choices.py",
     "shared/commands.py",
     "shared/engine.py",
     "shared/logfile.py",
+    "shared/observation.py",
     "shared/options.py",
     "shared/replay.py",
+    "shared/sequences.py",
     "shared/shuffle.py",
     "shared/snapshots.py",
     "shared/table.py",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO
@@ -101,6 +102,7 @@ except ImportError:  # not compiled (no C compiler, or STARHALL_PURE_PYTHON)
 class GroupCommit:
     def __init__(self, threads: int = SYNC_THREADS) -> None:
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="fsync")
+        self._threads = threads
         self._background = BackgroundSync()
         self._ahead: tuple[LogWriter, int] | None = None
         """The log whose sync ``head_start`` started, and its length then."""
@@ -132,9 +134,16 @@ class GroupCommit:
         ahead, self._ahead = self._ahead, None
         if ahead is not None and ahead[0].appended_length == ahead[1]:
             writers = [writer for writer in writers if writer is not ahead[0]]
-        results = ([_sync(writer) for writer in writers] if len(writers) <= 1
-                   else list(self._pool.map(_sync, writers)))
-        failures = dict(failure for failure in results if failure is not None)
+        failures: dict[LogWriter, OSError] = {}
+        if len(writers) <= 1:
+            failures.update(failure for failure in map(_sync, writers) if failure is not None)
+        else:
+            # A task per thread, each taking the next log left until none is, rather than a
+            # task per log: a busy batch writes a hundred logs, and each task costs the loop
+            # more than its write does (a future, a wake-up).
+            left = iter(writers)
+            for failed in self._pool.map(_sync_left, [left] * min(self._threads, len(writers))):
+                failures.update(failed)
         if ahead is not None:
             early, length = ahead
             try:
@@ -165,6 +174,13 @@ def _sync(writer: LogWriter) -> tuple[LogWriter, OSError] | None:
         return writer, error
     writer.synced()
     return None
+
+
+def _sync_left(left: Iterator[LogWriter]) -> list[tuple[LogWriter, OSError]]:
+    """Sync the writers ``left``, shared with other threads (each takes the next, so a thread
+    held up by a slow disk leaves the rest to the others); those that failed, with their
+    error."""
+    return [failure for failure in map(_sync, left) if failure is not None]
 
 
 def rollback(writer: LogWriter) -> bool:

@@ -221,9 +221,11 @@ class LiveTable:
                                  loaded.seq, self.outcome,
                                  tuple(loaded.game.to_act(loaded.state)), self.name,
                                  self.create_key, self.seats, self.token_salt)
-        for seat in self.seats:  # most are bots of a few kinds: one copy of each name
+        for seat in self.seats:  # most are bots of a few kinds: one copy of each name and kind
             if seat.name is not None:
                 seat.name = sys.intern(seat.name)
+            if seat.bot_kind is not None:
+                seat.bot_kind = sys.intern(seat.bot_kind)
         self.loaded = None
         self._outcome = None
         self.before_batch = None

@@ -16,7 +16,7 @@ game's bot moves do not each cost its whole history.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from typing import Any, overload
 
@@ -32,8 +32,7 @@ class Observation:
     ``observe``. (Not a frozen dataclass: it is made at every bot move, and a frozen one's
     construction costs several times a plain one's.)"""
 
-    __slots__ = ("game", "players", "options", "seat", "seen", "_view", "_legal",
-                 "_make_view", "_make_legal")
+    __slots__ = ("game", "players", "options", "seat", "seen", "_view", "_legal", "_state")
 
     game: Game[Any]
     players: int
@@ -44,11 +43,15 @@ class Observation:
     seat was not shown at all left out), oldest first."""
     _view: dict[str, Any] | None
     _legal: Sequence[Command] | None
-    _make_view: Callable[[], dict[str, Any]] | None
-    _make_legal: Callable[[], Sequence[Command]] | None
+    _state: Any
+    """The state observed, only until ``view`` and ``legal`` are worked out from it (never
+    shown to the bot: what it reads is the seat's view and legal commands)."""
 
     def __init__(self, game: Game[Any], players: int, options: Options, seat: Seat,
-                 view: dict[str, Any], legal: Sequence[Command], seen: Sequence[Event]) -> None:
+                 view: dict[str, Any] | None, legal: Sequence[Command] | None,
+                 seen: Sequence[Event], state: Any = None) -> None:
+        """``view`` and ``legal`` as given, or, each given as ``None``, worked out from
+        ``state`` the first time it is read."""
         self.game = game
         self.players = players
         self.options = options
@@ -56,36 +59,16 @@ class Observation:
         self.seen = seen
         self._view = view
         self._legal = legal
-        self._make_view = None
-        self._make_legal = None
-
-    @classmethod
-    def on_demand(cls, game: Game[Any], players: int, options: Options, seat: Seat,
-                  view: Callable[[], dict[str, Any]], legal: Callable[[], Sequence[Command]],
-                  seen: Sequence[Event]) -> Observation:
-        """An observation whose view and legal commands are made by ``view()`` and
-        ``legal()`` the first time they are read (each called once at most)."""
-        made = cls.__new__(cls)
-        made.game = game
-        made.players = players
-        made.options = options
-        made.seat = seat
-        made.seen = seen
-        made._view = None
-        made._legal = None
-        made._make_view = view
-        made._make_legal = legal
-        return made
+        self._state = state
 
     @property
     def view(self) -> dict[str, Any]:
         """``game.view(state, seat)`` at the state observed."""
         view = self._view
         if view is None:
-            make = self._make_view
-            assert make is not None
-            view = self._view = make()
-            self._make_view = None  # the state it held is let go
+            view = self._view = self.game.view(self._state, self.seat)
+            if self._legal is not None:
+                self._state = None  # both worked out: the state is let go
         return view
 
     @property
@@ -94,10 +77,9 @@ class Observation:
         from (a read-only sequence; a choose-k move's commands are made as they are read)."""
         legal = self._legal
         if legal is None:
-            make = self._make_legal
-            assert make is not None
-            legal = self._legal = make()
-            self._make_legal = None
+            legal = self._legal = self.game.legal_actions(self._state, self.seat)
+            if self._view is not None:
+                self._state = None
         return legal
 
     def _fields(self) -> tuple[Any, ...]:
@@ -119,9 +101,7 @@ def observe(game: Game[Any], players: int, options: Options, seat: Seat,
             state: Any, seen: Sequence[Event]) -> Observation:
     """The observation of ``seat`` at ``state``; ``seen`` is what it was shown so far. The
     view and legal commands are worked out only if the bot reads them."""
-    return Observation.on_demand(game, players, options, seat,
-                                 lambda: game.view(state, seat),
-                                 lambda: game.legal_actions(state, seat), seen)
+    return Observation(game, players, options, seat, None, None, seen, state)
 
 
 class Shown(ReadOnlySequence[Event]):
