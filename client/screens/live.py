@@ -64,6 +64,9 @@ ELSEWHERE_WAIT = 0.5
 ELSEWHERE_TRIES = 40
 """How many ``elsewhere`` answers in a row (about 20 s of takeover, or nodes that keep sending
 the table on) before the user is told the table cannot be found."""
+SILENT_MEMORY = protocol.TIMEOUT_SECONDS
+"""Seconds a node the window found dead is not followed back to when another node still
+names it as the table's (its lease lasts a little while after its death)."""
 LEAVE_LINGER = 1.0
 """Seconds a link to the node a table moved to may take, once closed, to send the last
 ``leave``."""
@@ -325,8 +328,8 @@ class LiveTable:
                 address = normalise_address(address)
             except ValueError:
                 address = None
-        if isinstance(address, str) and time.monotonic() - self._silent.get(
-                address, -float("inf")) < self.link.timeout:
+        silent_since = self._silent.get(address) if isinstance(address, str) else None
+        if silent_since is not None and time.monotonic() - silent_since < SILENT_MEMORY:
             # a node that fell silent a moment ago, still named while its lease lasts: not
             # followed back there, but asked again until another node has taken the table
             address = None
