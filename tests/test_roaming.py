@@ -174,6 +174,33 @@ def test_a_seated_window_and_a_spectator_go_on_through_kill_9_of_the_tables_node
         window.close()
 
 
+def test_a_seated_window_leaves_a_paused_node_on_heartbeats_alone(
+        service: StarhallService, tmp_path: Path) -> None:
+    """A node paused (SIGSTOP: its process and sockets alive, nothing answered) is left as a
+    killed one is, without waiting for the protocol's silence timeout, switched off on the
+    window's link here so that only ZeroMQ's unanswered heartbeats can notice it. The window
+    plays on at another node, and goes on undisturbed when the paused node wakes and finds
+    its table taken over."""
+    first = service.nodes[0]
+    table = table_waiting_for_seat_0(first.address)
+    ada = Watched(first.address)
+    ada.live.sit(table, 0, "Ada")
+    ada.play(2)
+    ada.until(lambda: my_turn(ada))
+    ada.live.link.timeout = float("inf")
+    first.signal(signal.SIGSTOP)
+    ada._move_if_mine()  # sent to the paused node: never answered there
+    ada.play(4, timeout=120)
+    assert ada.live.link.address != first.address
+    assert any("silent" in notice for notice in ada.notices), ada.notices
+    first.signal(signal.SIGCONT)
+    ada.play(2, timeout=120)
+    assert ada.errors == []
+    moves = own_moves(service.export(table, tmp_path))
+    assert len(moves) == ada.moves and len(set(moves)) == len(moves)  # none lost nor doubled
+    ada.close()
+
+
 def test_a_rolling_restart_under_play_shows_no_error(service: StarhallService,
                                                      tmp_path: Path) -> None:
     table = table_waiting_for_seat_0(service.addresses[0])

@@ -5,6 +5,15 @@ a server that has gone quiet. A lost link is replaced by a fresh one at once, an
 server answers again ``poll`` hands back a ``{"type": "_rejoined"}`` message so the screens
 can resume their seats and watch again (a reconnect is a new session on the server).
 
+A dead server is noticed within about ``ALIVE_INTERVAL + ALIVE_TIMEOUT`` seconds, not only
+after the protocol's ``timeout`` of silence: the socket sends ZeroMQ's own heartbeats (ZMTP
+PING), which the server's ZeroMQ I/O thread answers by itself, however long its loop is busy
+or a commit waits for the store; a connection ZeroMQ drops (no answer, or the peer's process
+gone: kill -9 closes its sockets) is taken as lost at once, since a reconnected socket is a
+new session the server does not know anyway. A busy server thus stays connected, and a server
+whose loop hangs while its process lives is still noticed after ``timeout`` (docs/protocol.md
+§7).
+
 Every ``sit`` and ``create`` goes with a random ``key``; one whose reply has not come when the
 link is lost is sent again, key and ``rid`` unchanged, once the server answers: the server
 gives a resent request the answer it gave the first (the same seat and token, the same table),
@@ -23,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 import zmq
+from zmq.utils.monitor import parse_monitor_message
 
 from starhall.client.user.known_servers import KeyChanged, KnownServers
 from starhall.shared import protocol
@@ -37,6 +47,10 @@ KEY_REFUSED = "_key_refused"
 KEY_ASK_SECONDS = 0.5
 """How often a link that does not know the server's key asks for it again."""
 RECORD_MESSAGES = 5000
+ALIVE_INTERVAL = 1.0
+"""Seconds between ZeroMQ's heartbeats (ZMTP PING) on the link: a few bytes each way."""
+ALIVE_TIMEOUT = 1.0
+"""Seconds a heartbeat waits for any answer before ZeroMQ drops the connection."""
 """How many of the last messages, sent and received, a link keeps for a bug report."""
 
 
@@ -105,6 +119,10 @@ class ServerLink:
         self.record: deque[tuple[float, str, bytes]] = deque(maxlen=RECORD_MESSAGES)
         """The last messages as ``(time.time(), "sent" | "received", frame)``."""
         self._socket: Any = None
+        self._monitor: Any = None
+        """The socket's connection events: whether ZeroMQ dropped the connection."""
+        self._handshaken = False
+        """Whether the socket's connection to the server was ever made (its handshake)."""
         self._ever_connected = False
         self._keyed: dict[int, tuple[dict[str, Any], int, float]] = {}
         """``sit`` and ``create`` requests awaiting their reply, by ``rid``, each with the
@@ -113,9 +131,7 @@ class ServerLink:
         self._open()
 
     def _open(self) -> None:
-        if self._socket is not None:
-            self._socket.close(linger=0)
-            self._socket = None
+        self._close_socket(linger=0)
         now = self.clock()
         self.last_heard = now
         self.last_sent = now
@@ -134,6 +150,11 @@ class ServerLink:
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.setsockopt(zmq.RECONNECT_IVL, 200)
         self._socket.setsockopt(zmq.MAXMSGSIZE, protocol.MAX_MESSAGE_BYTES)
+        self._socket.setsockopt(zmq.HEARTBEAT_IVL, int(ALIVE_INTERVAL * 1000))
+        self._socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, int(ALIVE_TIMEOUT * 1000))
+        self._monitor = self._socket.get_monitor_socket(
+            zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED)
+        self._handshaken = False
         if self.server_key is not None:
             secure_client(self._socket, self.server_key)
         self._socket.connect(self.address)
@@ -226,25 +247,28 @@ class ServerLink:
         with contextlib.suppress(zmq.Again):
             self._socket.send(frame, zmq.NOBLOCK)
 
-    def poll(self) -> list[dict[str, Any]]:
-        if self.refusal is not None:
-            return []
-        if self._socket is None:
-            received = self._hear_key()
-            if self._socket is None:
-                if self.refusal is None and self.clock() - self.last_heard > self.timeout:
-                    if self.state != "lost":
-                        received.append({"type": LOST})
-                    self.state = "lost"
-                    self.last_heard = self.clock()
-                return received
-        else:
-            received = []
+    def _dropped(self) -> bool:
+        """Whether ZeroMQ dropped the connection it had made: the server's process is gone
+        (its sockets closed), or it left a heartbeat unanswered for ``ALIVE_TIMEOUT``."""
+        dropped = False
+        while True:
+            try:
+                event = parse_monitor_message(self._monitor.recv_multipart(zmq.NOBLOCK))
+            except zmq.Again:
+                return dropped
+            if event["event"] == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                self._handshaken = True
+            elif event["event"] == zmq.EVENT_DISCONNECTED and self._handshaken:
+                dropped = True
+
+    def _receive(self, received: list[dict[str, Any]]) -> None:
+        """Take every frame waiting on the socket."""
+        assert self._socket is not None
         while True:
             try:
                 frame = self._socket.recv(zmq.NOBLOCK)
             except zmq.Again:
-                break
+                return
             self.record.append((time.time(), "received", frame))
             try:
                 message = protocol.decode(frame)
@@ -271,8 +295,27 @@ class ServerLink:
                 self.send({"type": protocol.HELLO, "name": self.name,
                            "protocol": protocol.PROTOCOL_VERSION})
             received.append(message)
+
+    def poll(self) -> list[dict[str, Any]]:
+        if self.refusal is not None:
+            return []
+        if self._socket is None:
+            received = self._hear_key()
+            if self._socket is None:
+                if self.refusal is None and self.clock() - self.last_heard > self.timeout:
+                    if self.state != "lost":
+                        received.append({"type": LOST})
+                    self.state = "lost"
+                    self.last_heard = self.clock()
+                return received
+        else:
+            received = []
+        self._receive(received)
+        dropped = self._dropped()
+        if dropped:
+            self._receive(received)  # what came before the connection ended
         now = self.clock()
-        if now - self.last_heard > self.timeout:
+        if dropped or now - self.last_heard > self.timeout:
             if self.state != "lost":
                 received.append({"type": LOST})
             self.state = "lost"
@@ -287,6 +330,15 @@ class ServerLink:
             if now - self.last_sent > self.heartbeat:
                 self.send({"type": protocol.PING})
         return received
+
+    def _close_socket(self, linger: int) -> None:
+        if self._monitor is not None:
+            self._socket.disable_monitor()
+            self._monitor.close(linger=0)
+            self._monitor = None
+        if self._socket is not None:
+            self._socket.close(linger=linger)
+            self._socket = None
 
     def wait(self, timeout: float) -> bool:
         """Sleep until a message is waiting or ``timeout`` seconds pass (an idle window waits
@@ -317,9 +369,7 @@ class ServerLink:
 
     def close(self, linger: float = 0.0) -> None:
         """Close the socket; ``linger`` seconds let the last requests (a ``leave``) go out."""
-        if self._socket is not None:
-            self._socket.close(linger=int(linger * 1000))
-            self._socket = None
+        self._close_socket(linger=int(linger * 1000))
         if self._query is not None:
             self._query.close()
             self._query = None

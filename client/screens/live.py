@@ -64,6 +64,9 @@ ELSEWHERE_WAIT = 0.5
 ELSEWHERE_TRIES = 40
 """How many ``elsewhere`` answers in a row (about 20 s of takeover, or nodes that keep sending
 the table on) before the user is told the table cannot be found."""
+SILENT_MEMORY = protocol.TIMEOUT_SECONDS
+"""Seconds a node the window found dead is not followed back to when another node still
+names it as the table's (its lease lasts a little while after its death)."""
 LEAVE_LINGER = 1.0
 """Seconds a link to the node a table moved to may take, once closed, to send the last
 ``leave``."""
@@ -132,6 +135,9 @@ class LiveTable:
         """``elsewhere`` answers since the table last answered (a snapshot)."""
         self.moved_to: str | None = None
         """Where the table was followed to, while it has not answered there yet."""
+        self._silent: dict[str, float] = {}
+        """Nodes whose link was lost, with when (``time.monotonic``): until its lease lapses
+        the service still names a dead node as the table's, which is then asked again for."""
         self.lost_table: str | None = None
         """Why the table is followed no more (it could not be found)."""
         self.bug_report = BugReportBox(self.save_bug_report)
@@ -222,6 +228,8 @@ class LiveTable:
                     self.roster.learn(message.get("nodes"), gone=self.home.address)
                 elif message.get("type") == protocol.WELCOME:
                     self.roster.learn(message.get("nodes"))
+                elif message.get("type") == LOST:
+                    self._silent[self.home.address] = time.monotonic()
         for message in self.link.poll():
             self._changed = True
             if self._report is not None and message.get("rid") == self._report[0]:
@@ -236,8 +244,10 @@ class LiveTable:
                 self.roster.learn(message.get("nodes"), gone=self.link.address)
                 if self._go_on_elsewhere("the table's node is stopping"):
                     break
-            if kind == LOST and self._go_on_elsewhere("the table's node is silent"):
-                break
+            if kind == LOST:
+                self._silent[self.link.address] = time.monotonic()
+                if self._go_on_elsewhere("the table's node is silent"):
+                    break
             self._sent.pop(message.get("rid"), None)  # type: ignore[arg-type]
             then = self._replies.pop(message.get("rid"), None)  # type: ignore[arg-type]
             if message.get("type") == protocol.ERROR and self.table is None and (
@@ -318,6 +328,11 @@ class LiveTable:
                 address = normalise_address(address)
             except ValueError:
                 address = None
+        silent_since = self._silent.get(address) if isinstance(address, str) else None
+        if silent_since is not None and time.monotonic() - silent_since < SILENT_MEMORY:
+            # a node that fell silent a moment ago, still named while its lease lasts: not
+            # followed back there, but asked again until another node has taken the table
+            address = None
         moving = isinstance(address, str) and address != self.link.address
         if not moving and self._ask_again_at is not None:
             return False  # another answer of the round already waiting to ask again
