@@ -47,11 +47,11 @@ KEY_REFUSED = "_key_refused"
 KEY_ASK_SECONDS = 0.5
 """How often a link that does not know the server's key asks for it again."""
 RECORD_MESSAGES = 5000
+"""How many of the last messages, sent and received, a link keeps for a bug report."""
 ALIVE_INTERVAL = 1.0
 """Seconds between ZeroMQ's heartbeats (ZMTP PING) on the link: a few bytes each way."""
 ALIVE_TIMEOUT = 1.0
 """Seconds a heartbeat waits for any answer before ZeroMQ drops the connection."""
-"""How many of the last messages, sent and received, a link keeps for a bug report."""
 
 
 def normalise_address(address: str) -> str:
