@@ -814,18 +814,23 @@ class JetStreamStore:
         with self._lock:
             held = list(self.held.items())
 
-        async def verify(table_id: str, revision: int) -> None:
-            try:
-                renewed = await self.owners_kv.update(table_id, self._owner_value(table_id),
-                                                      last=revision)
-            except nats.js.errors.KeyWrongLastSequenceError:
-                self._taken(table_id)
-                return
-            with self._lock:
-                if table_id in self.held:
-                    self.held[table_id] = int(renewed)
+        await asyncio.gather(*(self._update_owner(table_id, revision)
+                               for table_id, revision in held))
 
-        await asyncio.gather(*(verify(table_id, revision) for table_id, revision in held))
+    async def _update_owner(self, table_id: str, revision: int) -> int | None:
+        """This node's owner record of a table written again, against the revision it last
+        wrote: the new revision, or ``None`` when another node moved it on (the table is
+        given up)."""
+        try:
+            renewed = int(await self.owners_kv.update(table_id, self._owner_value(table_id),
+                                                      last=revision))
+        except nats.js.errors.KeyWrongLastSequenceError:
+            self._taken(table_id)
+            return None
+        with self._lock:
+            if table_id in self.held:
+                self.held[table_id] = renewed
+        return renewed
 
     async def _describe_forever(self) -> None:
         """Write the owner records whose description changed (``describe``), all at once,
@@ -854,17 +859,13 @@ class JetStreamStore:
         if revision is None:
             return
         try:
-            renewed = await self.owners_kv.update(table_id, self._owner_value(table_id),
-                                                  last=revision)
-        except nats.js.errors.KeyWrongLastSequenceError:
-            self._taken(table_id)
-            return
+            renewed = await self._update_owner(table_id, revision)
         except Exception:  # noqa: BLE001 - NATS away: written with the next change
             return
-        with self._lock:
-            if table_id in self.held:
-                self.held[table_id] = renewed
-                self.written[table_id] = said
+        if renewed is not None:
+            with self._lock:
+                if table_id in self.held:
+                    self.written[table_id] = said
 
     def _taken(self, table_id: str) -> None:
         """Another node holds a table this one did: it is given up."""
