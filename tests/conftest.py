@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from starhall.server.embed import EmbeddedServer
-from tests.nats_helpers import NatsNode
+from tests.nats_helpers import NatsCluster, NatsNode
 from tests.server_helpers import FAST_SERVER
 from tests.wheel_build import STARTED
 
@@ -67,6 +67,16 @@ def nats_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsNode]:
         yield node
     finally:
         node.stop()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsCluster]:
+    """Three real nats-servers routed into one cluster on loopback, for one test file."""
+    nats = NatsCluster(tmp_path_factory.mktemp("cluster")).start()
+    try:
+        yield nats
+    finally:
+        nats.stop()
 
 
 @pytest.fixture(scope="module")

@@ -33,15 +33,6 @@ pytestmark = pytest.mark.slow  # real NATS clusters, nodes killed: `make check` 
 LEASE = 2.0
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsCluster]:
-    nats = NatsCluster(tmp_path_factory.mktemp("cluster")).start()
-    try:
-        yield nats
-    finally:
-        nats.stop()
-
-
 @pytest.fixture
 def service(cluster: NatsCluster, tmp_path: Path, request: pytest.FixtureRequest
             ) -> Iterator[StarhallService]:

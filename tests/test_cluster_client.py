@@ -45,12 +45,6 @@ def service(nats_node: NatsNode, tmp_path: Path, request: pytest.FixtureRequest
         made.stop()
 
 
-@pytest.fixture(autouse=True)
-def own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("STARHALL_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("STARHALL_DATA_DIR", str(tmp_path / "data"))
-
-
 def table_waiting_for_seat_0(address: str) -> str:
     """A hearts table made at ``address`` (a game that will not end), bots in seats 1 to 3,
     seat 0 free: the game starts when someone sits there."""

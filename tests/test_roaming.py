@@ -34,15 +34,6 @@ pytestmark = pytest.mark.slow  # real NATS clusters, nodes killed: `make check` 
 LEASE = 2.0
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsCluster]:
-    nats = NatsCluster(tmp_path_factory.mktemp("cluster")).start()
-    try:
-        yield nats
-    finally:
-        nats.stop()
-
-
 @pytest.fixture
 def service(cluster: NatsCluster, tmp_path: Path, request: pytest.FixtureRequest
             ) -> Iterator[StarhallService]:
@@ -52,12 +43,6 @@ def service(cluster: NatsCluster, tmp_path: Path, request: pytest.FixtureRequest
         yield made
     finally:
         made.stop()
-
-
-@pytest.fixture(autouse=True)
-def own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("STARHALL_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("STARHALL_DATA_DIR", str(tmp_path / "data"))
 
 
 def until(step: Callable[[], None], condition: Callable[[], Any], timeout: float = 60.0) -> Any:

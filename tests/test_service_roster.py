@@ -31,12 +31,6 @@ from tests.server_helpers import wait_for
 from tests.test_follow_elsewhere import SIZE, ScriptedLink, seated_at
 
 
-@pytest.fixture(autouse=True)
-def own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("STARHALL_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("STARHALL_DATA_DIR", str(tmp_path / "data"))
-
-
 def test_seats_move_from_the_per_address_file_into_the_service() -> None:
     old = seat_book("tcp://10.0.0.7:47474")
     old.folder.mkdir(parents=True)

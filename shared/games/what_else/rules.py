@@ -17,7 +17,7 @@ next opener and the end of the game follow from those in ``evolve``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from random import Random
@@ -442,10 +442,15 @@ def laid_cards(state: Position) -> CardSet:
     """The cards face up: the discard pile and the round's plays."""
     if isinstance(state, PlayoutState):
         return state.laid
+    return face_up(state.discard, state.pile)
+
+
+def face_up(discard: Iterable[int], pile: Iterable[tuple[Seat, int]]) -> CardSet:
+    """The cards of a discard pile and a round's plays, as a set."""
     laid = 0
-    for card in state.discard:
+    for card in discard:
         laid |= 1 << card
-    for _, card in state.pile:
+    for _, card in pile:
         laid |= 1 << card
     return laid
 

@@ -63,6 +63,7 @@ from starhall.shared.games.what_else.rules import (
     WhatElseView,
     cards_for,
     chance_request,
+    face_up,
     in_round,
     laid_cards,
     legal_cards,
@@ -179,12 +180,7 @@ class _Course:
 
     def gone(self) -> CardSet:
         """The cards every seat has seen go: the discard pile and this round's pile."""
-        gone = 0
-        for card in self.discard:
-            gone |= 1 << card
-        for _, card in self.pile:
-            gone |= 1 << card
-        return gone
+        return face_up(self.discard, self.pile)
 
     def laid_lowest(self, seat: Seat, card: int) -> None:
         """``seat`` lays ``card``. The heuristic lays its lowest card that fits (by
