@@ -76,9 +76,15 @@ wheel-build: | $(STAMP)
 	  echo $$! >"$$folder/pid"; }
 
 # The tests on every core (pytest-xdist), each file on one worker (so a file's module fixtures
-# are made once). The wheel's build starts first and runs beside the engines' compile, lint and
-# the type checks; test_packaging.py's tests come last and take the wheel when it is done.
-test: wheel-build build lint typecheck browser
+# are made once). The wheel's build starts first and runs beside lint and the type checks. Its
+# compile is the only one: where the engines here are not compiled up to date (a fresh clone,
+# an edited engine), the tests wait for it and run on its compiled modules, laid in place
+# (tests/wheel_build.py; compiled here if the wheel has none); where they are, the tests start
+# at once and test_packaging.py's come last, taking the wheel when it is done.
+test: wheel-build lint typecheck browser
+	@$(MAKE) --no-print-directory --question $(COMPILED) || \
+	  { $(BIN)/python -m tests.wheel_build --lay-in-place "$$(cat $(WHEEL_BUILD))" && touch $(COMPILED); } || \
+	  $(MAKE) --no-print-directory build
 	STARHALL_TEST_WHEEL_BUILD=$$(cat $(WHEEL_BUILD)) $(BIN)/python -m pytest -n auto --dist loadfile
 
 # The quick round while working: lint, types and every test not marked slow (pyproject.toml's
