@@ -65,7 +65,7 @@ def wait_for_wheel(folder: Path) -> Path:
     return Path(outcome["wheel"])
 
 
-COMPILED_MEMBER = re.compile(r"starhall/((?:shared|server)/.*(?:\.so|/engines_build\.json))")
+COMPILED_MEMBER = re.compile(r"starhall/((?:shared|server)/(?:.*\.so|engines_build\.json))")
 """A compiled module in the wheel (and the record of the sources it was compiled from, which
 shared/__init__.py checks before it loads any), by its path in the checkout: the package's
 ``shared`` and ``server`` are installed from the folders of the same names."""
@@ -124,6 +124,12 @@ def _lay_in_place_main(folder: Path) -> int:
         return 1
     if not laid:
         print("starhall: the wheel holds no compiled engines; compiling here", file=sys.stderr)
+        return 1
+    from starhall.shared import stale_builds  # after the laying: its import checks the build
+
+    if stale := stale_builds():
+        print(f"starhall: the wheel's engines were compiled from other sources than these "
+              f"({len(stale)} differ, {stale[0]} first); compiling here", file=sys.stderr)
         return 1
     return 0
 
