@@ -23,8 +23,8 @@ that reads the opponents' play perfectly sees about what ``cards`` does at the e
 
 Measured on a 2-core machine shared with other work (load 8 to 16), ``--keep 0.5``, from deal
 6001: ``--sees hands`` 3 players 48.0% ± 5.5% (100 deals), 4 players 41.5% ± 4.1% (100),
-6 players 37.7% ± 5.3% (50); ``--sees cards --deals 50`` 43.3% ± 7.3%, 30.5% ± 5.1%,
-21.3% ± 4.7% (the goal: 50%, 37.5%, 25%). Seeing who holds what is worth far more than
+6 players 37.7% ± 5.3% (50); ``--sees cards`` 41.3% ± 5.2% (100 deals), 30.5% ± 5.1% (50),
+21.3% ± 4.7% (50) (the goal: 50%, 37.5%, 25%). Seeing who holds what is worth far more than
 seeing which cards are held: a search over worlds sampled from what its seat may know stays
 near the ``cards`` figures, not the goal.
 """
