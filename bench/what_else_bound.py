@@ -118,7 +118,7 @@ class Seer:
         won = float(ended.last_round.winner == seat)
         if ended.phase == "over":
             return won
-        worth, average = strong._static_worth(ended.rules.cards.table)
+        worth, average = strong.static_worth(ended.rules.cards.table)
         return won + self.keep * sum(worth[card] - average for card in bits(kept))
 
 

@@ -444,7 +444,7 @@ def world_state(template: WhatElseState, seat: Seat, hand: CardSet,
 # --- the rollout policy: the heuristic bot's rules, played on the engine ----------------------
 
 @cache
-def _static_worth(table: str) -> tuple[tuple[float, ...], float]:
+def static_worth(table: str) -> tuple[tuple[float, ...], float]:
     """Each card's worth between rounds against a full deck, and the average: the rollouts'
     refill rule (the heuristic bot weighs against the cards unseen, too slow for playouts)."""
     cards = cards_for(table)
@@ -455,7 +455,7 @@ def _static_worth(table: str) -> tuple[tuple[float, ...], float]:
 
 def rollout_discards_of(cards: Cards, hand: CardSet) -> CardSet:
     """The cards worth less than the average card (against a full deck)."""
-    worth, average = _static_worth(cards.table)
+    worth, average = static_worth(cards.table)
     return sum(1 << card for card in bits(hand) if worth[card] < average)
 
 
@@ -559,7 +559,7 @@ def play_out(state: WhatElseState, first: Command, seat: Seat, rng: random.Rando
     won = (tokens[seat] - tokens_before) / max(ended, 1)
     if not KEEP_WEIGHT or kept < 0:
         return won
-    worth, average = _static_worth(playing.rules.cards.table)
+    worth, average = static_worth(playing.rules.cards.table)
     return won + KEEP_WEIGHT * sum(worth[card] - average for card in bits(kept))
 
 
