@@ -34,9 +34,9 @@ from starhall.shared.games.what_else.rules import card_name as what_else_card
 from starhall.shared.observation import Observation, SeatMemory
 from starhall.shared.replay import Recording
 from starhall.shared.search_flat import Appraisal
-from starhall.shared.tricks import the_card
+from starhall.shared.tricks import the_card, the_cards
 
-VERSION = 1
+VERSION = 2
 """Raised when what a decision holds or says changes (its moves' words, a bot's unit)."""
 DEFAULT_THINK = 0.25
 """Seconds the search takes at each decision unless told."""
@@ -287,6 +287,8 @@ def costliest(decisions: Iterable[Decision], seat: int, count: int = COSTLIEST
 def where_words(view: dict[str, Any], seq: int) -> str:
     """When a decision was made, as a player would say it."""
     if "hand_number" in view and "tricks_played" in view:
+        if view.get("phase") == "pass":
+            return f"hand {view['hand_number']}, the pass"
         return f"hand {view['hand_number']}, trick {view['tricks_played'] + 1}"
     if "round" in view:
         return f"round {view['round']}, event {seq + 1}"
@@ -303,6 +305,9 @@ def move_words(recording: Recording, command: Command) -> str:
     if game_id in ("hearts", "stars") and command.type == "play":
         deck = trick_deck(recording)
         return the_card(deck, deck.index(data["card"]))
+    if game_id == "hearts" and command.type == "pass":
+        deck = trick_deck(recording)
+        return f"passing {the_cards(deck, deck.mask(data['cards']))}"
     if game_id == "what_else":
         if command.type == "play":
             return f"the {what_else_card(data['card'])}"

@@ -151,3 +151,20 @@ def test_a_decision_out_of_the_log_is_refused_in_words() -> None:
         analyse_at(recording, 999, 0, EXACT)
     with pytest.raises(ValueError, match="no seat 9"):
         analyse_at(recording, 1, 9, EXACT)
+
+
+def test_a_hearts_pass_is_weighed_from_the_passers_hand_alone() -> None:
+    """The pass is searched (the three cards together), so the analysis weighs it too: each
+    pass the search weighs and the one played, valued in the hand's points, and the same
+    whatever the cards the passer has not seen."""
+    recording = load(GOLDEN / "hearts_4p_mode-no_exchange.starhall")
+    seq, seat = next((at - 1, event.seat) for at, event in recording.events
+                     if event.type == "passed" and event.seat is not None)
+    decision = analyse_at(recording, seq, seat, EXACT)
+    assert decision is not None and decision.played is not None
+    assert decision.where == "hand 1, the pass" and decision.unit == "points this hand"
+    assert len(decision.moves) > 1 and not decision.all_alike
+    assert all(move.words.startswith("passing the ") and move.words.count(" and ") == 1
+               for move in decision.moves)
+    swapped = with_hidden_cards_swapped(recording, seq, seat)
+    assert analyse_at(swapped, seq, seat, EXACT) == decision

@@ -535,11 +535,16 @@ class StrongHeartsBot:
                  include: Command | None = None) -> Appraisal | None:
         """Each legal card's value by the flat search ``choose`` plays by, every card played out in
         every deal (none dropped, so each value rests on as many): the hand's expected points, taken
-        ones negative (a card that comes to the same as a lower one, its value). ``worlds``: exactly
-        that many deals, whatever the clock (``include``: every legal card is valued anyway).
-        ``None`` where the bot does not search (passing, the exchange, a single legal move)."""
+        ones negative (a card that comes to the same as a lower one, its value); at the pass,
+        each pass the search weighs (``pass_values``). ``worlds``: exactly that many deals,
+        whatever the clock (``include``: every legal card is valued anyway). ``None`` where the
+        bot does not search (the exchange, a single legal move)."""
         offer = hearts_view(seen.view)["legal"]
-        if len(seen.legal) < 2 or "play" not in offer:
+        if len(seen.legal) < 2:
+            return None
+        if "pass" in offer:
+            return self.pass_values(seen, think, worlds, include)
+        if "play" not in offer:
             return None
         knowledge = hearts_hidden(seen)
         rules = knowledge.rules
@@ -555,6 +560,30 @@ class StrongHeartsBot:
                                    result.values.get(same, 0.0), result.errors.get(same, 0.0),
                                    result.visits.get(same, 0)))
         return Appraisal(tuple(moves), "points this hand", 26.0)
+
+
+    def pass_values(self, seen: Observation, think: float, worlds: int | None,
+                    include: Command | None) -> Appraisal:
+        """Each pass ``search_pass`` weighs (``pass_candidates``), and ``include`` where it is
+        another, valued by the same playouts, every pass in every deal: the hand's expected
+        points after it, as ``appraise`` values a card."""
+        knowledge = hearts_hidden(seen)
+        deck = knowledge.rules.deck
+        candidates = pass_candidates(knowledge.rules, knowledge.hand)
+        played = None if include is None or include.type != "pass" \
+            else deck.mask(include.data["cards"])
+        if played is not None and played not in candidates:
+            candidates.append(played)
+        result = flat_search(HeartsPassing(seen.seat),
+                             lambda rng: passing_state(seen, knowledge, rng), self.rng,
+                             think if worlds is None else math.inf, worlds, candidates,
+                             prune=False)
+        return Appraisal(tuple(
+            MoveValue(include if include is not None and move == played
+                      else Command("pass", seen.seat, {"cards": deck.codes(move)}),
+                      result.values.get(move, 0.0), result.errors.get(move, 0.0),
+                      result.visits.get(move, 0))
+            for move in candidates), "points this hand", 26.0)
 
 
 BOTS = {"strong": StrongHeartsBot}
