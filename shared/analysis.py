@@ -284,11 +284,16 @@ def costliest(decisions: Iterable[Decision], seat: int, count: int = COSTLIEST
     return dear[:count]
 
 
+PHASE_WORDS = {"pass": "the pass", "bidding": "the bidding", "bury": "the burial"}
+"""A trick game's phases before its tricks, as a player names them."""
+
+
 def where_words(view: dict[str, Any], seq: int) -> str:
     """When a decision was made, as a player would say it."""
     if "hand_number" in view and "tricks_played" in view:
-        if view.get("phase") == "pass":
-            return f"hand {view['hand_number']}, the pass"
+        phase = PHASE_WORDS.get(view.get("phase", ""))
+        if phase is not None:
+            return f"hand {view['hand_number']}, {phase}"
         return f"hand {view['hand_number']}, trick {view['tricks_played'] + 1}"
     if "round" in view:
         return f"round {view['round']}, event {seq + 1}"
@@ -308,6 +313,13 @@ def move_words(recording: Recording, command: Command) -> str:
     if game_id == "hearts" and command.type == "pass":
         deck = trick_deck(recording)
         return f"passing {the_cards(deck, deck.mask(data['cards']))}"
+    if game_id == "stars":
+        if command.type == "bury":
+            return f"burying {the_cards(STARS_DECK, STARS_DECK.mask(data['cards']))}"
+        if command.type == "bid":
+            return f"bidding {data['amount']}"
+        if command.type == "pass":
+            return "passing"
     if game_id == "what_else":
         if command.type == "play":
             return f"the {what_else_card(data['card'])}"

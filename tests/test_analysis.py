@@ -168,3 +168,21 @@ def test_a_hearts_pass_is_weighed_from_the_passers_hand_alone() -> None:
                for move in decision.moves)
     swapped = with_hidden_cards_swapped(recording, seq, seat)
     assert analyse_at(swapped, seq, seat, EXACT) == decision
+
+
+@pytest.mark.parametrize("kind", ["bid", "bury"])
+def test_a_stars_bid_and_burial_are_weighed_from_the_seats_hand_alone(kind: str) -> None:
+    """The bid (from hands played out as declarer) and the burial are searched, so the
+    analysis weighs them too, the same whatever the cards the seat has not seen."""
+    recording = load(GOLDEN / "stars_4p.starhall")
+    seq, seat = next((at - 1, event.seat) for at, event in recording.events
+                     if event.type == {"bid": "bid", "bury": "buried"}[kind]
+                     and event.seat is not None)
+    decision = analyse_at(recording, seq, seat, EXACT)
+    assert decision is not None and decision.played is not None
+    where = {"bid": "the bidding", "bury": "the burial"}[kind]
+    assert decision.where == f"hand 1, {where}" and len(decision.moves) > 1
+    words = {"bid": ("bidding ", "passing"), "bury": ("burying the ",)}[kind]
+    assert all(move.words.startswith(words) for move in decision.moves)
+    assert analyse_at(with_hidden_cards_swapped(recording, seq, seat), seq, seat,
+                      EXACT) == decision

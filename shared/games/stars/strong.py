@@ -372,11 +372,17 @@ class StrongStarsBot:
         """Each legal card's value by the flat search ``choose`` plays by, every card played out in
         every deal (none dropped): the hand's expected points against the others' mean. ``worlds``:
         exactly that many deals, whatever the clock (``include``: every legal card is valued
-        anyway). ``None`` where the bot does not search so (the bidding, the burial, a single legal
-        move)."""
+        anyway). ``None`` for a single legal move. At the burial, each burial its search weighs
+        (``burial_values``); in the bidding, what each bid would gain as declarer
+        (``bid_values``)."""
         view, seat = stars_view(seen.view), seen.seat
-        if len(seen.legal) < 2 or "play" not in view["legal"]:
+        if len(seen.legal) < 2:
             return None
+        offer = view["legal"]
+        if "bury" in offer:
+            return self.burial_values(seen, think, worlds, include)
+        if "play" not in offer:
+            return self.bid_values(seen, think, worlds, include)
         hidden = stars_hidden(view, seat)
         deal = lambda rng: determinized(seen, hidden, rng)  # noqa: E731
         cards = list(bits(DECK.mask(view["legal"]["play"])))
@@ -393,29 +399,92 @@ class StrongStarsBot:
         bid = offer.get("bid")
         if bid is None:
             return Command("pass", seat, {})
-        hidden = stars_hidden(view, seat)
-        deadline = time.perf_counter() + think
-        scores: list[int] = []
-        while True:
-            state = HAND.rollout(declaring_state(seen, hidden, self.rng, bid["min"],
-                                                 rough_burial), self.rng)
-            scores.append(state.results[-1].points[seat])
-            if self.iterations is not None and len(scores) >= self.iterations:
-                break
-            if time.perf_counter() >= deadline:
-                break
+        scores = self._declarer_points(seen, bid["min"], think, self.iterations)
         self.last_iterations = len(scores)
         if len(scores) < MIN_BIDDING_DEALS:
             return HeuristicStarsBot._bid(view, offer, seat)
         best, best_gain = bid["min"], -math.inf
         for amount in range(bid["min"], min(bid["max"], max(scores)) + 1):
-            made = (sum(score >= amount for score in scores) + 0.5) / (len(scores) + 1)
-            gain = amount * (2 * made - 1)
+            gain = contract_gain(amount, scores)
             if gain > best_gain:
                 best, best_gain = amount, gain
         if best_gain >= self.sure_enough * best or not offer["pass"]:
             return Command("bid", seat, {"amount": best if best_gain >= 0 else bid["min"]})
         return Command("pass", seat, {})
+
+    def _declarer_points(self, seen: Observation, bid: int, think: float,
+                         deals: int | None) -> list[int]:
+        """The seat's points in hands played out as declarer of ``bid``, over deals of the
+        unseen cards, for ``think`` seconds (at least one deal) or ``deals`` deals."""
+        hidden = stars_hidden(stars_view(seen.view), seen.seat)
+        deadline = time.perf_counter() + think
+        scores: list[int] = []
+        while True:
+            state = HAND.rollout(declaring_state(seen, hidden, self.rng, bid, rough_burial),
+                                 self.rng)
+            scores.append(state.results[-1].points[seen.seat])
+            if deals is not None and len(scores) >= deals:
+                break
+            if time.perf_counter() >= deadline:
+                break
+        return scores
+
+    def bid_values(self, seen: Observation, think: float, worlds: int | None,
+                   include: Command | None) -> Appraisal:
+        """What each bid would gain as declarer (``contract_gain``) over the same hands
+        played out as ``choose`` bids from, passing nothing: every amount from the least up to
+        the most points made in a hand played out, and ``include``'s."""
+        seat = seen.seat
+        offer = stars_view(seen.view)["legal"]
+        moves = [MoveValue(Command("pass", seat, {}), 0.0, 0.0, 0)] if offer["pass"] else []
+        bid = offer.get("bid")
+        if bid is None:
+            return Appraisal(tuple(moves), "points from the contract", 1.0)
+        scores = self._declarer_points(seen, bid["min"], think if worlds is None else math.inf,
+                                       worlds)
+        amounts = set(range(bid["min"], min(bid["max"], max(max(scores), bid["min"])) + 1))
+        if include is not None and include.type == "bid":
+            amounts.add(include.data["amount"])
+        for amount in sorted(amounts):
+            made = made_chance(amount, scores)
+            moves.append(MoveValue(Command("bid", seat, {"amount": amount}),
+                                   contract_gain(amount, scores),
+                                   2 * amount * math.sqrt(made * (1 - made) / len(scores)),
+                                   len(scores)))
+        return Appraisal(tuple(moves), "points from the contract", 1.0)
+
+    def burial_values(self, seen: Observation, think: float, worlds: int | None,
+                      include: Command | None) -> Appraisal:
+        """Each burial ``search_burial`` weighs, and ``include``'s where it is another, by the
+        same playouts, every burial in every deal: the hand's points as ``appraise`` values a
+        card."""
+        view, seat = stars_view(seen.view), seen.seat
+        hidden = stars_hidden(view, seat)
+        candidates = ranked_burials(DECK.mask(view["hand"]), BURIAL_CHOICES)
+        played = None if include is None or include.type != "bury" \
+            else DECK.mask(include.data["cards"])
+        if played is not None and played not in candidates:
+            candidates.append(played)
+        result = flat_search(StarsBurial(seat), lambda r: burying_state(seen, hidden, r),
+                             self.rng, think if worlds is None else math.inf, worlds,
+                             candidates, prune=False)
+        return Appraisal(tuple(
+            MoveValue(include if include is not None and move == played
+                      else Command("bury", seat, {"cards": DECK.codes(move)}),
+                      result.values.get(move, 0.0), result.errors.get(move, 0.0),
+                      result.visits.get(move, 0))
+            for move in candidates), "points", 100.0)
+
+
+def made_chance(amount: int, scores: list[int]) -> float:
+    """How likely a contract of ``amount`` is made, from the points of hands played out (one
+    half of a made hand added, and one of a lost: never quite sure either way)."""
+    return (sum(score >= amount for score in scores) + 0.5) / (len(scores) + 1)
+
+
+def contract_gain(amount: int, scores: list[int]) -> float:
+    """What declaring ``amount`` is worth: the bid won or lost, by how likely it is made."""
+    return amount * (2 * made_chance(amount, scores) - 1)
 
 
 BOTS = {"strong": StrongStarsBot}
