@@ -23,7 +23,7 @@ from random import Random
 from typing import Any
 
 from starhall.shared.bots import bot_kinds
-from starhall.shared.cards import Deck
+from starhall.shared.cards import CardSet, Deck, bits
 from starhall.shared.engine import Command, Game, IllegalCommand
 from starhall.shared.games.hearts.rules import rules_for as hearts_rules
 from starhall.shared.games.star_patience.rules import DECK as PATIENCE_DECK
@@ -34,7 +34,7 @@ from starhall.shared.games.what_else.rules import card_name as what_else_card
 from starhall.shared.observation import Observation, SeatMemory
 from starhall.shared.replay import Recording
 from starhall.shared.search_flat import Appraisal
-from starhall.shared.tricks import the_card, the_cards
+from starhall.shared.tricks import the_card
 
 VERSION = 2
 """Raised when what a decision holds or says changes (its moves' words, a bot's unit)."""
@@ -312,10 +312,10 @@ def move_words(recording: Recording, command: Command) -> str:
         return the_card(deck, deck.index(data["card"]))
     if game_id == "hearts" and command.type == "pass":
         deck = trick_deck(recording)
-        return f"passing {the_cards(deck, deck.mask(data['cards']))}"
+        return f"passing {cards_by_suit(deck, deck.mask(data['cards']))}"
     if game_id == "stars":
         if command.type == "bury":
-            return f"burying {the_cards(STARS_DECK, STARS_DECK.mask(data['cards']))}"
+            return f"burying {cards_by_suit(STARS_DECK, STARS_DECK.mask(data['cards']))}"
         if command.type == "bid":
             return f"bidding {data['amount']}"
         if command.type == "pass":
@@ -338,6 +338,21 @@ def move_words(recording: Recording, command: Command) -> str:
         return f"a {bars_card(data['card'])} on {space_name(data['space'])}"
     details = " ".join(f"{value}" for value in data.values())
     return f"{command.type} {details}".strip()
+
+
+def cards_by_suit(deck: Deck, cards: CardSet) -> str:
+    """Several cards in words, those of a suit together, in deck order: "the 8 and 9 of
+    Hearts and the Queen of Spades" (a move of three cards reads as one, in a narrow
+    column)."""
+    groups: dict[str, list[str]] = {}
+    for card in bits(cards):
+        rank, _, suit = deck.cards[card].name.partition(" of ")
+        groups.setdefault(suit, []).append(rank)
+    words = [f"the {' and '.join(ranks)}" if not suit else
+             f"the {', '.join(ranks[:-1])} and {ranks[-1]} of {suit}" if len(ranks) > 1 else
+             f"the {ranks[0]} of {suit}" for suit, ranks in groups.items()]
+    return " and ".join(words) if len(words) < 3 else \
+        f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def trick_deck(recording: Recording) -> Deck:

@@ -12,9 +12,9 @@ import pygame
 import pytest
 
 from starhall.cli import main
-from starhall.client.screens.analysis_panel import PENDING, Analyst
+from starhall.client.screens.analysis_panel import PENDING, Analyst, rows_shown
 from starhall.client.screens.replay_screen import ReplayScreen
-from starhall.shared.analysis import Decision, Settings, move_words
+from starhall.shared.analysis import Decision, Settings, analyse_at, move_words
 from starhall.shared.analysis_cache import cache_path
 from starhall.shared.replay import load
 
@@ -165,3 +165,20 @@ def test_a_bot_that_fails_is_said_in_the_panel_not_in_a_traceback(
         "the analysis failed here: RuntimeError('the bot fell over')")
     viewer.draw(surface)  # drawn as words
     assert viewer.analyst.problem is None  # the other decisions can still be weighed
+
+
+def test_the_move_played_is_listed_even_below_the_rows_that_fit() -> None:
+    """A decision of many moves (a Hearts pass, its words two lines long) shows the best
+    ones that fit, then the move played however far down it ranks."""
+    recording = load(str(GOLDEN / "hearts_4p_mode-no_exchange.starhall"))
+    seq, seat = next((at - 1, event.seat) for at, event in recording.events
+                     if event.type == "passed" and event.seat is not None)
+    found = analyse_at(recording, seq, seat, Settings(think=0.0, worlds=12))
+    assert isinstance(found, Decision) and found.played is not None
+    played = found.moves.index(found.played)
+    lines_of = [[move.words] * 2 for move in found.moves]  # two lines each
+    assert played > 4
+    shown = rows_shown(found, lines_of, 12)
+    assert shown[-1] == played and shown == sorted(shown)
+    assert sum(len(lines_of[index]) for index in shown) + 2 <= 12  # and two "… more" lines
+    assert rows_shown(found, lines_of, 2 * len(found.moves)) == list(range(len(found.moves)))

@@ -242,7 +242,7 @@ def draw_panel(surface: pygame.Surface, hotspots: Hotspots, area: pygame.Rect,
     top = area.y + TOP_CLEAR  # below the table's own buttons at its top right
     rect = pygame.Rect(area.right - width - PAD, top, width, area.bottom - PAD - top)
     if mode == "move" and analyst.problem is None:  # as tall as its page: the table shows
-        rect.h = min(rect.h, _move_height(analyst, shown))
+        rect.h = min(rect.h, _move_height(analyst, shown, rect.w - 2 * PAD))
     panel(surface, rect, alpha=235)
     hotspots.add(rect, "analysis", "panel")  # a click on it is the panel's, not the table's
     x, y = rect.x + PAD, rect.y + PAD
@@ -270,32 +270,82 @@ def draw_panel(surface: pygame.Surface, hotspots: Hotspots, area: pygame.Rect,
     return rect
 
 
-def _move_height(analyst: Analyst, shown: Shown) -> int:
+def _move_height(analyst: Analyst, shown: Shown, width: int) -> int:
     """The height the "This move" page takes (all its moves shown)."""
     found = analyst.decision(shown.seq, shown.seat) if shown.seat is not None and \
         shown.to_move else None
     if not isinstance(found, Decision):
         return 2 * PAD + 42 + 70
-    return 2 * PAD + 42 + 26 + 64 + 24 + len(found.moves) * ROW + 56
+    rows = sum(len(_wrapped(move.words, 16, _words_width(found, width)))
+               for move in found.moves)
+    played = _played_words(found)
+    played_height = 6 + len(_wrapped(played, 15, width)) * (15 + 6) if played else 0
+    return 2 * PAD + 42 + 26 + 64 + 24 + rows * ROW + played_height
+
+
+def rows_shown(found: Decision, lines_of: list[list[str]], rows: int) -> list[int]:
+    """Which moves the list shows in ``rows`` rows (a line of "… more" where some are left
+    out): the best ones in order, and the move played always, last if it comes later."""
+    count = len(found.moves)
+    if sum(len(lines) for lines in lines_of) <= rows:
+        return list(range(count))
+    rows -= 1  # for "… and N more"
+    played = next((index for index, move in enumerate(found.moves) if move.played), None)
+    shown: list[int] = []
+    used = 0
+    for index in range(count):
+        if used + len(lines_of[index]) > rows:
+            break
+        shown.append(index)
+        used += len(lines_of[index])
+    if played is not None and played not in shown:
+        rows -= 1  # for "… more" before it
+        while shown and used + len(lines_of[played]) > rows:
+            used -= len(lines_of[shown.pop()])
+        shown.append(played)
+    return shown
+
+
+def _words_width(found: Decision, width: int) -> int:
+    """The width of the moves' words in the list (their value and its spread at the right)."""
+    return width - (8 if found.exact else 70) - 80 - 62
+
+
+def _wrapped(text: str, size: int, width: int) -> list[str]:
+    """``text`` in lines no wider than ``width`` (a word wider than that, on its own line)."""
+    font = fonts.font(size)
+    lines, line = [], ""
+    for word in text.split():
+        trial = f"{line} {word}".strip()
+        if font.size(trial)[0] > width and line:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    return [*lines, line] if line else lines
 
 
 def _lines(surface: pygame.Surface, text: str, x: int, y: int, width: int,
            colour: theme.Colour, size: int = 15) -> int:
     """``text`` wrapped to ``width``; returns the y below it."""
-    font = fonts.font(size)
-    line = ""
-    for word in text.split():
-        trial = f"{line} {word}".strip()
-        if font.size(trial)[0] > width and line:
-            blit_text(surface, line, size, colour, "topleft", (x, y))
-            y += size + 6
-            line = word
-        else:
-            line = trial
-    if line:
+    for line in _wrapped(text, size, width):
         blit_text(surface, line, size, colour, "topleft", (x, y))
         y += size + 6
     return y
+
+
+def _played_words(found: Decision) -> str:
+    """What the move played came to, against the best, in a sentence ("" if none was)."""
+    played = found.played
+    if played is None:
+        return ""
+    if played is found.best:
+        return f"Played: {played.words}, the best move."
+    if found.cost < SMALLEST:
+        return f"Played: {played.words}, as good as the best."
+    sure = "" if found.exact else f" ({plus_minus(found.cost_spread)})"
+    return (f"Played: {played.words}, about {found.cost:.1f} {found.unit} below "
+            f"{found.best.words}{sure}.")
 
 
 def _draw_move(surface: pygame.Surface, rect: pygame.Rect, analyst: Analyst, shown: Shown,
@@ -321,7 +371,7 @@ def _draw_move(surface: pygame.Surface, rect: pygame.Rect, analyst: Analyst, sho
         _lines(surface, f"{shown.name} has a single legal move here: nothing to weigh."
                if shown.choices == 1 else
                f"Nothing to weigh for {shown.name} here: the Strong bot does not search this "
-               "kind of choice (a pass, a bid, a burial).", x, y, width, theme.TEXT_DIM)
+               "kind of choice.", x, y, width, theme.TEXT_DIM)
         return
     blit_text(surface, fitted(f"{found.where}: {shown.name} to move", 17, width), 17,
               theme.TEXT, "topleft", (x, y))
@@ -335,42 +385,45 @@ def _draw_move(surface: pygame.Surface, rect: pygame.Rect, analyst: Analyst, sho
     y = _lines(surface, legend, x, y, width, theme.TEXT_DIM, 14)
     y += 4
     spread_x = x + width - (8 if found.exact else 70)  # exact values have no spread
-    value_x = spread_x - 80
     signed = "+.1f" if any(move.value < 0 for move in found.moves) else ".1f"
     blit_text(surface, "move", 13, theme.TEXT_DIM, "topleft", (x + 62, y))
     blit_text(surface, found.unit, 13, theme.TEXT_DIM, "topright", (spread_x - 8, y))
     y += 20
-    bottom = rect.bottom - PAD - 2 * ROW
-    for index, move in enumerate(found.moves):
-        if y > bottom:
-            blit_text(surface, f"… and {len(found.moves) - index} more", 14, theme.TEXT_DIM,
-                      "topleft", (x + 62, y))
+    played_words = _played_words(found)
+    played_height = len(_wrapped(played_words, 15, width)) * (15 + 6) + 6
+    words_width = _words_width(found, width)
+    lines_of = [_wrapped(move.words, 16, words_width) for move in found.moves]
+    listed = rows_shown(found, lines_of, (rect.bottom - PAD - played_height - y) // ROW)
+    for order, index in enumerate(listed):
+        move, lines = found.moves[index], lines_of[index]
+        if index > (listed[order - 1] + 1 if order else 0):  # moves left out before this one
+            left_out = index - (listed[order - 1] + 1 if order else 0)
+            blit_text(surface, f"… {left_out} more", 14, theme.TEXT_DIM, "topleft",
+                      (x + 62, y))
             y += ROW
-            break
         colour = theme.GOLD if move.played else theme.TEXT
         if move.played:
             pygame.draw.rect(surface, theme.FELT_DARK,
-                             pygame.Rect(x - 4, y - 2, width + 8, ROW), border_radius=6)
+                             pygame.Rect(x - 4, y - 2, width + 8, len(lines) * ROW),
+                             border_radius=6)
         tag = "played" if move.played else "best" if index == 0 else ""
         blit_text(surface, tag, 13, theme.GOLD if move.played else theme.HIGHLIGHT, "topleft",
                   (x, y + 2))
-        blit_text(surface, fitted(move.words, 16, value_x - x - 62), 16, colour, "topleft",
-                  (x + 62, y))
+        for number, line in enumerate(lines):
+            blit_text(surface, fitted(line, 16, words_width), 16, colour, "topleft",
+                      (x + 62, y + number * ROW))
         value = "all alike" if found.all_alike else format(move.value, signed)
         blit_text(surface, value, 16, colour, "topright", (spread_x - 8, y))
         if not found.all_alike and not found.exact:
             blit_text(surface, plus_minus(move.spread), 14, theme.TEXT_DIM, "topleft",
                       (spread_x, y + 1))
+        y += len(lines) * ROW
+    if listed and listed[-1] < len(found.moves) - 1:
+        blit_text(surface, f"… and {len(found.moves) - 1 - listed[-1]} more", 14,
+                  theme.TEXT_DIM, "topleft", (x + 62, y))
         y += ROW
-    played = found.played
-    if played is not None:
-        y += 6
-        words = (f"Played: {played.words}, the best move." if played is found.best else
-                 f"Played: {played.words}, as good as the best." if found.cost < SMALLEST else
-                 f"Played: {played.words}, about {found.cost:.1f} {found.unit} below "
-                 f"{found.best.words}"
-                 + ("." if found.exact else f" ({plus_minus(found.cost_spread)})."))
-        _lines(surface, words, x, y, width, theme.GOLD, 15)
+    if played_words:
+        _lines(surface, played_words, x, y + 6, width, theme.GOLD, 15)
 
 
 def _draw_costliest(surface: pygame.Surface, hotspots: Hotspots, rect: pygame.Rect,
