@@ -88,6 +88,7 @@ def test_a_record_cut_at_any_length_then_any_whole_records_is_a_torn_tail(
         assert_torn_at(damaged, index, bounds[index], count, Path(folder) / "t.starhall")
 
 
+@pytest.mark.slow  # a sweep of every cut: make test's, make check has the property test above
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_every_cut_length_of_every_kind_of_record_then_the_next_is_a_torn_tail(
         game_id: str, tmp_path: Path) -> None:
@@ -117,6 +118,7 @@ DAMAGE_MASKS = (0x01, 0x20, 0x80, 0xFF)
 """A bit low and high in a byte, the top bit (a msgpack type's) and every bit."""
 
 
+@pytest.mark.slow  # a sweep of every byte: make test's
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_a_damaged_byte_anywhere_in_a_record_whole_records_after_it_or_not_is_damage(
         game_id: str) -> None:
