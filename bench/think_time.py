@@ -4,7 +4,7 @@
     python -m bench.think_time [--games hearts stars what_else stars_and_bars star_patience]
                                [--think 0.1 0.4] [--moves 100]
 
-It gathers the decisions of a few games played by the ``heuristic`` bots (``--moves`` of each
+It gathers the decisions of a few games played by the Normal bots (``--moves`` of each
 game's, spread over its games, only those with a choice), then asks a fresh ``strong`` bot
 for each one at every ``--think`` in turn, decision by decision, so every budget is timed on
 the same decisions under the same load. A fresh bot works out all it believes from the
@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from bench.playouts import observations
-from starhall.shared.bots import make_bot
+from starhall.shared.bots import default_bot, make_bot
 from starhall.shared.games import get_game
 
 GAMES = ("hearts", "stars", "what_else", "stars_and_bars", "star_patience")
@@ -62,7 +62,7 @@ def sampled(game_id: str, moves: int) -> list[Any]:
     found: list[Any] = []
     games = 1
     while len(found) < moves and games <= 64:
-        found = observations(game, PLAYERS[game_id], "heuristic", games)
+        found = observations(game, PLAYERS[game_id], default_bot(game), games)
         games *= 2
     step = max(1, len(found) // moves)
     return found[::step][:moves]
