@@ -1,13 +1,23 @@
-"""How strong the ``strong`` bots of "what else?" and Stars and Bars are (issues 26, 34), in
-the duplicate format: every deal is played once with the bot measured in each seat and the
-other bots in the rest, so the luck of the deal falls alike on every seat and cancels.
+"""How strong the ``strong`` bots of "what else?", Stars and Bars, classic Hearts and Stars
+are (issues 26, 34), in the duplicate format: every deal is played once with the bot
+measured in each seat and the other bots in the rest, so the luck of the deal falls alike on
+every seat and cancels.
 
     python -m bench.bots_others what_else --players 3 4 6 --deals 50 --think 0.1
     python -m bench.bots_others stars_and_bars --deals 100 --think 0.1
+    python -m bench.bots_others hearts --deals 60 --think 0.1
+    python -m bench.bots_others stars --deals 60 --think 0.1
 
 The ladder a person picks from (Easy < Normal < Strong) is each level measured against the
-one below: ``--bot heuristic --others random`` (what else?) or ``--bot lookahead --others
-greedy`` (Stars and Bars), then the defaults. ``--baseline REV`` measures the ``strong`` bot
+one below: ``--bot heuristic --others random`` (what else?, Hearts, Stars) or ``--bot
+lookahead --others greedy`` (Stars and Bars), then the defaults.
+
+Hearts (the classic deck, 4 players) and Stars are measured one hand a deal, in points per
+hand (``bench_points``): the hand's points in Hearts (fewer is better), the hand's change to
+each total in Stars, the contract's ± bid included (more is better). A deal's figure is the
+measured bot's points less the mean of the others' at its table, averaged over its seats (0
+for bots alike), with a 95% interval over the deals; in Hearts the deal's number sets the
+pass direction (left, right, across, hold). ``--baseline REV`` measures the ``strong`` bot
 as it was at a git revision instead (``bench.playouts.baseline_module``), on the same deals:
 a before and after.
 
