@@ -17,7 +17,11 @@ The Star's ``strong`` is its exact hint, every move).
 The baseline, alternated call by call in the same process: an ideal bot that does nothing but
 read the clock until the budget is up (``ideal``). On a loaded machine a process waits for a
 core, however often it reads the clock; the ideal's p99 over its budget is what the machine
-alone adds, and the bot's own overrun is what it adds beyond that.
+alone adds, and the bot's own overrun is what it adds beyond that. What the bot itself does
+late is measured apart from the waiting too, in the processor time of its thread: from its
+last read of the clock that found time left to its answer (``WatchedClock``, handed to the
+bot as its ``clock``): the step it was in when the time ran out and whatever it does after
+(p50, p99), however long it waited for a core meanwhile.
 """
 
 from __future__ import annotations
@@ -56,6 +60,24 @@ class FullCollections:
         else:
             self.count += 1
             self.seconds += time.perf_counter() - self._started
+
+
+class WatchedClock:
+    """``time.perf_counter`` for a bot's ``Deadline``, which notes the thread's processor
+    time at the last read that found time left."""
+
+    def __init__(self, think: float) -> None:
+        self.think = think
+        self.start: float | None = None
+        self.processor = time.thread_time()
+
+    def __call__(self) -> float:
+        now = time.perf_counter()
+        if self.start is None:
+            self.start = now
+        if now < self.start + self.think:
+            self.processor = time.thread_time()
+        return now
 
 
 def ideal(think: float) -> None:
@@ -107,10 +129,14 @@ def main(argv: list[str] | None = None) -> None:
         decisions = sampled(game_id, args.moves)
         times: dict[float, list[float]] = {think: [] for think in args.think}
         ideals: dict[float, list[float]] = {think: [] for think in args.think}
+        beyond: dict[float, list[float]] = {think: [] for think in args.think}
         full: dict[float, list[float]] = {think: [0, 0.0] for think in args.think}
         for number, seen in enumerate(decisions):
             for think in args.think:
                 bot = make_bot(game, "strong", random.Random(number))
+                watched = WatchedClock(think)
+                if hasattr(bot, "clock"):
+                    bot.clock = watched
                 collections.count, collections.seconds = 0, 0.0
                 collections.timing = True
                 start = time.perf_counter()
@@ -120,6 +146,8 @@ def main(argv: list[str] | None = None) -> None:
                 if not getattr(bot, "searched", True):
                     continue
                 times[think].append(taken)
+                if hasattr(bot, "clock"):
+                    beyond[think].append(time.thread_time() - watched.processor)
                 full[think][0] += collections.count
                 full[think][1] += collections.seconds
                 start = time.perf_counter()
@@ -131,6 +159,11 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             print(f"{game_id:>14} at {think:g} s: {summary(times[think], think)}; full "
                   f"collections {full[think][0]:.0f} ({full[think][1] * 1000:.0f} ms)")
+            if beyond[think]:
+                late = sorted(beyond[think])
+                print(f"{'':>14}   its own work from the last check with time left: p50 "
+                      f"{percentile(late, 0.5) * 1000:.1f} ms, p99 "
+                      f"{percentile(late, 0.99) * 1000:.1f} ms of processor time")
             print(f"{'ideal':>14} at {think:g} s: {summary(ideals[think], think)}", flush=True)
     load = os.getloadavg()
     print(f"load average at the end {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
