@@ -7,6 +7,10 @@ candidate is played in the same worlds, so they are compared on the same deals (
 differences far less noisy than their values). The search stops when its time is up and
 answers the candidate with the best mean. The clock is read only for the budget: with the
 same random numbers and the same number of worlds, the same move comes out.
+
+``Deadline`` is how every game's strong bot keeps to its think time, this search or
+``search.flat_search``: made when the bot is asked, read before every world and by the
+playouts at every step.
 """
 
 from __future__ import annotations
@@ -53,17 +57,13 @@ class Deadline:
         if self.armed and self.clock() >= self.end:
             raise OutOfTime
 
-    def left(self) -> float:
-        """The seconds left (negative once passed)."""
-        return self.end - self.clock()
-
 
 Budget = float | Deadline
 """A search's think time: seconds from now, or a deadline a bot made when it was asked."""
 
 
-def deadline_of(budget: Budget, clock: Callable[[], float] = time.perf_counter) -> Deadline:
-    return budget if isinstance(budget, Deadline) else Deadline(budget, clock)
+def deadline_of(budget: Budget) -> Deadline:
+    return budget if isinstance(budget, Deadline) else Deadline(budget)
 
 
 @dataclass(slots=True)
