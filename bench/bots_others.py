@@ -1,13 +1,23 @@
-"""How strong the ``strong`` bots of "what else?" and Stars and Bars are (issues 26, 34), in
-the duplicate format: every deal is played once with the bot measured in each seat and the
-other bots in the rest, so the luck of the deal falls alike on every seat and cancels.
+"""How strong the ``strong`` bots of "what else?", Stars and Bars, classic Hearts and Stars
+are (issues 26, 34), in the duplicate format: every deal is played once with the bot
+measured in each seat and the other bots in the rest, so the luck of the deal falls alike on
+every seat and cancels.
 
     python -m bench.bots_others what_else --players 3 4 6 --deals 50 --think 0.1
     python -m bench.bots_others stars_and_bars --deals 100 --think 0.1
+    python -m bench.bots_others hearts --deals 60 --think 0.1
+    python -m bench.bots_others stars --deals 60 --think 0.1
 
 The ladder a person picks from (Easy < Normal < Strong) is each level measured against the
-one below: ``--bot heuristic --others random`` (what else?) or ``--bot lookahead --others
-greedy`` (Stars and Bars), then the defaults. ``--baseline REV`` measures the ``strong`` bot
+one below: ``--bot heuristic --others random`` (what else?, Hearts, Stars) or ``--bot
+lookahead --others greedy`` (Stars and Bars), then the defaults.
+
+Hearts (the classic deck, 4 players) and Stars are measured one hand a deal, in points per
+hand (``bench_points``): the hand's points in Hearts (fewer is better), the hand's change to
+each total in Stars, the contract's ± bid included (more is better). A deal's figure is the
+measured bot's points less the mean of the others' at its table, averaged over its seats (0
+for bots alike), with a 95% interval over the deals; in Hearts the deal's number sets the
+pass direction (left, right, across, hold). ``--baseline REV`` measures the ``strong`` bot
 as it was at a git revision instead (``bench.playouts.baseline_module``), on the same deals:
 a before and after.
 
@@ -60,10 +70,20 @@ def play_deal(game: Game[Any], players: int, options: Options, strong_seat: int,
     """One game: shuffles from deal number ``deal`` (the same for each rotation), the strong
     bot in ``strong_seat``; the winners. ``times`` gets the strong bot's time for each move
     it searched (not its forced or routine ones: a claim, a duty, the end of a turn)."""
-    state = game.new_state(players, options)
+    state = play_on(game, game.new_state(players, options), players, options, strong_seat,
+                    strong, others, deal, think, times, lambda state: game.outcome(state).over)
+    winners = game.outcome(state).winners
+    assert winners is not None
+    return winners
+
+
+def play_on(game: Game[Any], state: Any, players: int, options: Options, strong_seat: int,
+            strong: Any, others: list[Any], deal: int, think: float, times: list[float],
+            until: Callable[[Any], bool]) -> Any:
+    """``state`` played on (``play_deal``'s way) until ``until(state)``; the state then."""
     seen = SeatMemory(game, players, options)
     shuffles = random.Random(deal)
-    while not game.outcome(state).over:
+    while not until(state):
         request = game.chance(state)
         if request is not None:
             command: Command = shuffle_command(request, shuffles.randrange(2**40))
@@ -73,16 +93,14 @@ def play_deal(game: Game[Any], players: int, options: Options, strong_seat: int,
             if seat == strong_seat:
                 start = time.perf_counter()
                 command = strong.choose(observation, think)
-                if getattr(strong, "searched", False):
+                if getattr(strong, "searched", len(observation.legal) > 1):
                     times.append(time.perf_counter() - start)
             else:
                 command = others[seat].choose(observation, think)
         for event in game.decide(state, command):
             seen.add(state, event)
             state = game.evolve(state, event)
-    winners = game.outcome(state).winners
-    assert winners is not None
-    return winners
+    return state
 
 
 def mean_interval(values: list[float]) -> tuple[float, float]:
@@ -191,9 +209,72 @@ def bench_stars_and_bars(deals: int, think: float, first: int, bot: str, against
     print(f"  {percentiles(times)}; {time.perf_counter() - start:.0f} s")
 
 
+POINTS_GAMES = {"hearts": ({"deck": "classic"}, "fewer"), "stars": ({}, "more")}
+"""The games measured in points per hand: classic Hearts (fewer is better) and Stars (the
+hand's change to a seat's total, the contract's ± bid included: more is better)."""
+
+
+def hand_points(state: Any) -> tuple[int, ...]:
+    """Each seat's points in the hand just played: Hearts' score sheet row, Stars' changes to
+    the totals."""
+    if hasattr(state, "results"):
+        return tuple(state.results[0].changes)
+    return tuple(state.score_sheet[0])
+
+
+def hand_over(hands_before: int) -> Callable[[Any], bool]:
+    """Whether the hand after ``hands_before`` others is over."""
+    return lambda state: state.hand_number > hands_before and state.phase in ("deal", "over")
+
+
+def bench_points(game_id: str, players: int, deals: int, think: float, first: int, bot: str,
+                 against: str, baseline: str | None) -> None:
+    """One hand per deal and seat, ``bot`` in that seat and ``against`` in the rest; a deal's
+    figure is, over its rotations, the measured bot's points less the mean of the others' at
+    its table (0 for bots alike). In Hearts the deal's number picks the pass direction too
+    (left, right, across, hold in turn: the hand is played as the table's first to fourth)."""
+    game = get_game(game_id)
+    raw, better = POINTS_GAMES[game_id]
+    options = game.make_options(players, raw)
+    make = maker(game, bot, baseline)
+    leads: list[float] = []
+    mine: list[float] = []
+    theirs: list[float] = []
+    times: list[float] = []
+    start = time.perf_counter()
+    for deal in range(first, first + deals):
+        hands_before = deal % 4 if game_id == "hearts" else 0
+        lead = 0.0
+        for seat in range(players):
+            measured = make(random.Random(deal * 10 + seat))
+            others = [make_bot(game, against, random.Random(deal * 100 + other))
+                      for other in range(players)]
+            state = game.new_state(players, options)
+            if hands_before:
+                state = state.replace(hand_number=hands_before)
+            state = play_on(game, state, players, options, seat, measured, others, deal, think,
+                            times, hand_over(hands_before))
+            points = hand_points(state)
+            rest = [points[other] for other in range(players) if other != seat]
+            mine.append(points[seat])
+            theirs.append(statistics.fmean(rest))
+            lead += (points[seat] - statistics.fmean(rest)) / players
+        leads.append(lead)
+    mean, half = mean_interval(leads)
+    low, high = mean - half, mean + half
+    name = bot if baseline is None else f"{bot} at {baseline}"
+    gain_low, gain_high = (low, high) if better == "more" else (-high, -low)
+    ahead = verdict(gain_low, gain_high, 1e-9)
+    print(f"{game_id}, {players} players: {name} against {against}, points per hand ({better} "
+          f"is better): {name} {statistics.fmean(mine):.2f}, {against} "
+          f"{statistics.fmean(theirs):.2f}; difference {mean:+.2f} ± {half:.2f} (95%, "
+          f"{deals} deals × {players} seats = {deals * players} hands); {name} better: {ahead}")
+    print(f"  {percentiles(times)}; {time.perf_counter() - start:.0f} s")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("game", choices=("what_else", "stars_and_bars"))
+    parser.add_argument("game", choices=("what_else", "stars_and_bars", *POINTS_GAMES))
     parser.add_argument("--players", type=int, nargs="+", default=[3, 4, 6],
                         help="what_else's table sizes (default 3 4 6)")
     parser.add_argument("--deals", type=int, default=50,
@@ -211,6 +292,9 @@ def main(argv: list[str] | None = None) -> None:
         for players in args.players:
             bench_what_else(players, args.deals, args.think, args.first_deal, args.bot,
                             args.others or "heuristic", args.baseline)
+    elif args.game in POINTS_GAMES:
+        bench_points(args.game, 4, args.deals, args.think, args.first_deal, args.bot,
+                     args.others or "heuristic", args.baseline)
     else:
         bench_stars_and_bars(args.deals, args.think, args.first_deal, args.bot,
                              args.others or "lookahead", args.baseline)

@@ -11,8 +11,8 @@ in one way consistent with all of it, a *determinization*.
 cards anew, walks a tree of moves shared by every deal (a move is counted as available only in
 the deals where it is legal), plays the rest of the hand out with a fast policy, and credits
 each move with the result for the seat that made it. It is anytime: it stops at a deadline
-(``time.perf_counter``, read here for the budget only) or after a number of iterations, and
-the root move visited most is the choice.
+(``search_flat.Deadline``, the clock read for the budget only, by the rollouts at every step
+too) or after a number of iterations, and the root move visited most is the choice.
 
 ``flat_search`` is what the strong bots play by: flat Monte Carlo over the same
 determinizations, every move of the seat's played out from each deal by the rollout policy
@@ -25,14 +25,13 @@ cannot tell apart, while each paired deal compares the seat's moves on the same 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from random import Random
 from typing import Any, Generic, Protocol, TypeVar
 
 from starhall.shared.cards import CardSet, bits
-from starhall.shared.search_flat import paired_search
+from starhall.shared.search_flat import Budget, Deadline, OutOfTime, deadline_of, paired_search
 
 S = TypeVar("S")
 M = TypeVar("M", bound=Hashable)
@@ -140,8 +139,9 @@ class Searchable(Protocol[S, M]):
     def done(self, state: S) -> bool:
         """The end of what the search looks at (the hand)."""
 
-    def rollout(self, state: S, rng: Random) -> S:
-        """``state`` played on to ``done`` by a fast policy."""
+    def rollout(self, state: S, rng: Random, deadline: Deadline | None = None) -> S:
+        """``state`` played on to ``done`` by a fast policy; ``deadline.check()`` before each
+        move (``OutOfTime`` cuts the playout short)."""
 
     def rewards(self, state: S) -> Sequence[float]:
         """What a ``done`` state is worth to each seat, about a unit wide."""
@@ -169,16 +169,18 @@ class Searched(Generic[M]):
 
 
 def search(game: Searchable[S, M], determinize: Callable[[Random], S], rng: Random,
-           think: float, iterations: int | None = None,
+           think: Budget, iterations: int | None = None,
            root_moves: Sequence[M] | None = None,
            exploration: float = EXPLORATION) -> Searched[M]:
     """ISMCTS from the seat's information set, ``determinize`` giving one state of it at
-    random. Stops once ``think`` seconds have passed or after ``iterations`` (whichever comes
-    first; at least one iteration). ``root_moves`` narrows the first move to these."""
-    deadline = time.perf_counter() + think
+    random. Stops once ``think`` (seconds from now, or a ``Deadline``) is up or after
+    ``iterations`` (whichever comes first; at least one iteration, and an iteration the time
+    runs out in is left uncounted). ``root_moves`` narrows the first move to these."""
+    deadline = deadline_of(think)
     root: _Node[M] = _Node(actor=-1)
     done = 0
     while True:
+        deadline.armed = done > 0
         state = determinize(rng)
         node = root
         path = [root]
@@ -212,22 +214,27 @@ def search(game: Searchable[S, M], determinize: Callable[[Random], S], rng: Rand
             state = game.apply(state, best_move)
             node = best
             path.append(best)
-        state = game.rollout(state, rng)
+        try:
+            state = game.rollout(state, rng, deadline)
+        except OutOfTime:
+            break  # the new leaf stays unvisited: it is never chosen
         rewards = game.rewards(state)
         for visited in path[1:]:
             visited.visits += 1
             visited.total += rewards[visited.actor]
         done += 1
-        if (iterations is not None and done >= iterations) or time.perf_counter() >= deadline:
+        if (iterations is not None and done >= iterations) or deadline.passed():
             break
-    visits = {move: child.visits for move, child in root.children.items()}
-    values = {move: child.total / child.visits for move, child in root.children.items()}
+    deadline.armed = True
+    played = {move: child for move, child in root.children.items() if child.visits}
+    visits = {move: child.visits for move, child in played.items()}
+    values = {move: child.total / child.visits for move, child in played.items()}
     chosen = max(visits, key=lambda move: (visits[move], values[move]))
     return Searched(chosen, done, visits, values)
 
 
 def flat_search(game: Searchable[S, M], determinize: Callable[[Random], S], rng: Random,
-                think: float, iterations: int | None = None,
+                think: Budget, iterations: int | None = None,
                 root_moves: Sequence[M] | None = None, prune: bool = True,
                 doubt: float = 0.0, least: int = 1) -> Searched[M]:
     """Flat Monte Carlo from the seat's information set, in pairs: each iteration deals the
@@ -236,15 +243,16 @@ def flat_search(game: Searchable[S, M], determinize: Callable[[Random], S], rng:
     are compared on the same cards and the same later choices and the luck of the deal
     cancels between them. A move the best one beats clearly, deal by deal (``PRUNE_Z``), is
     played out no more (``prune``), so the deals go to the moves still in doubt. The move with
-    the best mean reward is the choice. Stops once ``think`` seconds have passed (a deal cut
-    short counts for nothing; the first ``least`` deals are played out whatever the clock
-    says) or after ``iterations``
-    deals. ``root_moves`` narrows the moves to these (one of each set of moves that come to
-    the same). With ``doubt``, the first move is a default that another replaces only when its
-    mean beats it by more than ``doubt`` standard errors of their difference deal by deal
-    (``paired_search``): a search too short to tell moves apart keeps the policy's own, and
-    with ``least=0`` a search whose time runs out before its first deal is played out keeps
-    it too, within its time however slow the machine."""
+    the best mean reward is the choice. Stops once ``think`` (seconds from now, or a
+    ``Deadline``) is up, the playouts checking it at every card (a deal cut short counts for
+    nothing; the first ``least`` deals are played out whatever the clock says) or after
+    ``iterations`` deals. ``root_moves`` narrows the moves to these (one of each set of
+    moves that come to the same). With ``doubt``, the first move is a default that another
+    replaces only when its mean beats it by more than ``doubt`` standard errors of their
+    difference deal by deal (``paired_search``): a search too short to tell moves apart keeps
+    the policy's own, and with ``least=0`` a search whose time runs out before its first deal
+    is played out keeps it too, within its time however slow the machine."""
+    deadline = deadline_of(think)
     first = determinize(rng)
     moves = list(root_moves) if root_moves is not None else list(game.moves(first))
     dealt = [first]
@@ -255,10 +263,11 @@ def flat_search(game: Searchable[S, M], determinize: Callable[[Random], S], rng:
 
     def playout(index: int, world: tuple[S, int, float]) -> float:
         state, actor, seed = world
-        return game.rewards(game.rollout(game.apply(state, moves[index]), Random(seed)))[actor]
+        after = game.apply(state, moves[index])
+        return game.rewards(game.rollout(after, Random(seed), deadline))[actor]
 
-    found = paired_search(len(moves), sample, playout, think, least=least, most=iterations,
-                          prune=prune, doubt=doubt)
+    found = paired_search(len(moves), sample, playout, deadline, least=least,
+                          most=iterations, prune=prune, doubt=doubt)
     if len(moves) == 1:
         return Searched(moves[0], 0, {}, {})
     played = [i for i in range(len(moves)) if found.counts[i]]

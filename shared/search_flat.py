@@ -7,6 +7,10 @@ candidate is played in the same worlds, so they are compared on the same deals (
 differences far less noisy than their values). The search stops when its time is up and
 answers the candidate with the best mean. The clock is read only for the budget: with the
 same random numbers and the same number of worlds, the same move comes out.
+
+``Deadline`` is how every game's strong bot keeps to its think time, this search or
+``search.flat_search``: made when the bot is asked, read before every world and by the
+playouts at every step.
 """
 
 from __future__ import annotations
@@ -21,6 +25,45 @@ from typing import TypeVar
 from starhall.shared.engine import Command
 
 World = TypeVar("World")
+
+
+class OutOfTime(Exception):
+    """A search's deadline passed in the middle of a step (``Deadline.check``): what it was
+    doing is left unfinished and counts for nothing."""
+
+
+class Deadline:
+    """When a bot's move must be answered: ``think`` seconds after it was asked. A bot makes
+    it first thing in ``choose``, so what it works out before its search (what it believes of
+    the hidden cards, the heuristic's move) counts against the budget too; its search reads it
+    before every world and its playouts at every step they take (``check``), so the move is
+    answered within one step of the budget, however long a playout. ``clock`` is the time in
+    seconds (``time.perf_counter``; a test hands in one that counts its reads). While
+    ``armed`` is off (the worlds a search plays whatever the clock says, ``least``) ``check``
+    lets everything finish."""
+
+    __slots__ = ("end", "clock", "armed")
+
+    def __init__(self, think: float, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.clock = clock
+        self.end = clock() + think
+        self.armed = True
+
+    def passed(self) -> bool:
+        return self.clock() >= self.end
+
+    def check(self) -> None:
+        """``OutOfTime`` once the deadline has passed (unless disarmed)."""
+        if self.armed and self.clock() >= self.end:
+            raise OutOfTime
+
+
+Budget = float | Deadline
+"""A search's think time: seconds from now, or a deadline a bot made when it was asked."""
+
+
+def deadline_of(budget: Budget) -> Deadline:
+    return budget if isinstance(budget, Deadline) else Deadline(budget)
 
 
 @dataclass(slots=True)
@@ -44,39 +87,44 @@ standard errors above nothing."""
 
 
 def paired_search(count: int, sample: Callable[[], World],
-                  playout: Callable[[int, World], float], think: float,
+                  playout: Callable[[int, World], float], think: Budget,
                   default: int = 0, least: int = 0, doubt: float = 0.0,
                   most: int | None = None, prune: bool = False) -> SearchResult:
     """Play out candidates ``0 … count - 1`` with ``playout(index, world)`` (the higher the
-    better for the seat) in worlds from ``sample()`` until ``think`` seconds are spent (or
-    ``most`` worlds), and choose the best mean over the worlds finished (``default`` on a tie,
-    and until a world is finished). With ``doubt``, a candidate replaces ``default`` only when
-    its mean beats the default's by more than ``doubt`` standard errors of their difference
-    over the worlds: a search too short to tell moves apart then keeps the rollout policy's
-    own move rather than the luckiest. With ``prune``, a candidate the best one beats clearly
-    world by world (``PRUNE_Z``) is played out no more, so the worlds go to those still in
-    doubt. A world the time runs out in is left unfinished and uncounted, so the search
-    overruns ``think`` by one playout at most. ``least`` worlds are played whatever the clock
+    better for the seat) in worlds from ``sample()`` until ``think`` (seconds from now, or a
+    ``Deadline``) is up (or ``most`` worlds), and choose the best mean over the worlds
+    finished (``default`` on a tie, and until a world is finished). With ``doubt``, a
+    candidate replaces ``default`` only when its mean beats the default's by more than
+    ``doubt`` standard errors of their difference over the worlds: a search too short to tell
+    moves apart then keeps the rollout policy's own move rather than the luckiest. With
+    ``prune``, a candidate the best one beats clearly world by world (``PRUNE_Z``) is played
+    out no more, so the worlds go to those still in doubt. A world the time runs out in is
+    left unfinished and uncounted: a playout that checks the deadline at its steps
+    (``Deadline.check``, raising ``OutOfTime``) stops at the first one after it, so the
+    search overruns by one step at most. ``least`` worlds are played whatever the clock
     says."""
-    start = time.perf_counter()
+    deadline = deadline_of(think)
     results: list[list[float]] = [[] for _ in range(count)]
     active = list(range(count))
     worlds = 0
     if count > 1:
-        clock = time.perf_counter
-        while (worlds < least or clock() - start < think) and (most is None or worlds < most):
-            world = sample()
-            values = []
-            for index in active:
-                if worlds >= least and clock() - start >= think:
-                    break
-                values.append(playout(index, world))
-            else:
+        try:
+            while (worlds < least or not deadline.passed()) and (most is None or worlds < most):
+                deadline.armed = worlds >= least
+                world = sample()
+                values = []
+                for index in active:
+                    deadline.check()
+                    values.append(playout(index, world))
                 for index, value in zip(active, values, strict=True):
                     results[index].append(value)
                 worlds += 1
                 if prune and worlds >= PRUNE_AFTER and len(active) > 1:
                     active = _still_in_doubt(active, results)
+        except OutOfTime:
+            pass
+        finally:
+            deadline.armed = True
     counts = [len(values) for values in results]
     means = [sum(values) / len(values) if values else 0.0 for values in results]
     errors = [_error(values) if values else 0.0 for values in results]
@@ -161,3 +209,6 @@ class WorldsBot:
         self.last_playouts = 0
         self.searched = False
         """Whether the last move was searched (not a forced or routine one)."""
+        self.clock: Callable[[], float] = time.perf_counter
+        """What the ``Deadline`` of a move reads (a test hands in a clock that counts its
+        reads)."""

@@ -37,6 +37,7 @@ from starhall.shared.games.stars.strong import (
 )
 from starhall.shared.games.stars.strong import determinized as stars_determinized
 from starhall.shared.search import Hidden, Place, flat_search
+from starhall.shared.search_flat import Deadline
 from tests.bot_driver import ObservedTable, Player
 
 HEARTS = get_game("hearts")
@@ -92,7 +93,8 @@ class NoisyChoice:
     def done(self, state: tuple[int, ...]) -> bool:
         return len(state) > 1
 
-    def rollout(self, state: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
+    def rollout(self, state: tuple[int, ...], rng: random.Random,
+                deadline: Deadline | None = None) -> tuple[int, ...]:
         return (*state, int(rng.random() * 200) - 100)
 
     def rewards(self, state: tuple[int, ...]) -> list[float]:

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from random import Random
@@ -49,7 +50,7 @@ from starhall.shared.search import (
     search,
     voids_from_plays,
 )
-from starhall.shared.search_flat import Appraisal, MoveValue
+from starhall.shared.search_flat import Appraisal, Budget, Deadline, MoveValue
 from starhall.shared.tricks import led_suit, trick_cards
 
 RANDOM_ROLLOUT = 0.1
@@ -363,11 +364,14 @@ class HeartsHand(TrickPlay):
     def __init__(self) -> None:
         super().__init__(GAME, legal_cards)
 
-    def rollout(self, state: HeartsState, rng: Random) -> HeartsState:
+    def rollout(self, state: HeartsState, rng: Random,
+                deadline: Deadline | None = None) -> HeartsState:
         evolve = GAME.evolve
         events = state.rules.plays.events
         masks = _masks(state.rules)
         while state.phase == "play":
+            if deadline is not None:
+                deadline.check()
             state = evolve(state, events[state.turn][rollout_card(state, rng, masks)])
         return state
 
@@ -447,8 +451,9 @@ class HeartsPassing:
     def done(self, state: HeartsState) -> bool:
         return state.phase != "pass"
 
-    def rollout(self, state: HeartsState, rng: Random) -> HeartsState:
-        return HAND.rollout(state, rng)
+    def rollout(self, state: HeartsState, rng: Random,
+                deadline: Deadline | None = None) -> HeartsState:
+        return HAND.rollout(state, rng, deadline)
 
     def rewards(self, state: HeartsState) -> list[float]:
         return HAND.rewards(state)
@@ -462,7 +467,7 @@ def passing_state(seen: Observation, knowledge: HeartsKnowledge, rng: Random) ->
     return state.replace(phase="pass", passes=(None,) * state.rules.players, turn=knowledge.seat)
 
 
-def search_pass(seen: Observation, rng: Random, think: float,
+def search_pass(seen: Observation, rng: Random, think: Budget,
                 iterations: int | None = None) -> Searched[CardSet]:
     """The seat's pass by search: each candidate (``pass_candidates``) played out from the same
     deals of the unseen cards, the others passing as the policy does and the receiver playing
@@ -479,8 +484,10 @@ class StrongHeartsBot:
     over deals of the unseen cards, each card played out by the heuristic bot's rules on the
     same deal (``method = "uct"``: the ISMCTS tree instead, which the flat search beat); passes
     by search too (``search_pass``), and takes the exchange as the heuristic bot does. Given
-    the seat's ``Observation`` only, and ``think`` seconds; ``iterations`` caps the search too
-    (tests fix it to be deterministic)."""
+    the seat's ``Observation`` only, and ``think`` seconds, counted from the call
+    (``Deadline``): what it works out before its search counts too, and the search stops
+    within a card of the budget; ``iterations`` caps the search too (tests fix it to be
+    deterministic)."""
 
     searches = True
     """It thinks for its whole budget: the server asks it in a worker process."""
@@ -494,18 +501,25 @@ class StrongHeartsBot:
         self.rng = rng
         self.iterations = iterations
         self.last_iterations = 0
+        self.searched = False
+        """Whether the last move was searched (not forced, nor the exchange)."""
         self.exploration = EXPLORATION
         self.heuristic = HeuristicHeartsBot(rng)
+        self.clock: Callable[[], float] = time.perf_counter
+        """What ``Deadline`` reads (a test hands in a clock that counts its reads)."""
 
     def choose(self, seen: Observation, think: float) -> Command:
+        deadline = Deadline(think, self.clock)
+        self.searched = False
         legal = seen.legal
         if len(legal) == 1:
             return legal[0]
         view = hearts_view(seen.view)
         offer = view["legal"]
         if "pass" in offer and self.passing == "search":
-            result = search_pass(seen, self.rng, think, self.iterations)
+            result = search_pass(seen, self.rng, deadline, self.iterations)
             self.last_iterations = result.iterations
+            self.searched = True
             deck = rules_for(seen.players, seen.options).deck
             return Command("pass", seen.seat, {"cards": deck.codes(result.move)})
         if "play" not in offer:
@@ -523,12 +537,13 @@ class StrongHeartsBot:
             played = rules.deck.index(self.heuristic.choose(seen, think).data["card"])
             first = max(card for card in cards if card <= played)
             cards.remove(first)
-            result = flat_search(HAND, deal, self.rng, think, self.iterations,
+            result = flat_search(HAND, deal, self.rng, deadline, self.iterations,
                                  [first, *cards], least=0)
         else:
-            result = search(HAND, deal, self.rng, think, self.iterations,
+            result = search(HAND, deal, self.rng, deadline, self.iterations,
                             exploration=self.exploration)
         self.last_iterations = result.iterations
+        self.searched = True
         return rules.plays.commands[seen.seat][result.move]
 
     def appraise(self, seen: Observation, think: float, worlds: int | None = None,

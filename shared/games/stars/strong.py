@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from random import Random
 from typing import Any
 
@@ -50,7 +51,14 @@ from starhall.shared.search import (
     search,
     voids_from_plays,
 )
-from starhall.shared.search_flat import Appraisal, MoveValue
+from starhall.shared.search_flat import (
+    Appraisal,
+    Budget,
+    Deadline,
+    MoveValue,
+    OutOfTime,
+    deadline_of,
+)
 from starhall.shared.tricks import led_suit, trick_winner
 
 RANDOM_ROLLOUT = 0.1
@@ -238,9 +246,12 @@ class StarsHand(TrickPlay):
     def __init__(self) -> None:
         super().__init__(GAME, legal_cards)
 
-    def rollout(self, state: StarsState, rng: Random) -> StarsState:
+    def rollout(self, state: StarsState, rng: Random,
+                deadline: Deadline | None = None) -> StarsState:
         evolve = GAME.evolve
         while state.phase == "play":
+            if deadline is not None:
+                deadline.check()
             state = evolve(state, state.rules.plays.events[state.turn][rollout_card(state, rng)])
         return state
 
@@ -280,14 +291,15 @@ class StarsBurial:
     def done(self, state: StarsState) -> bool:
         return state.phase != "bury"
 
-    def rollout(self, state: StarsState, rng: Random) -> StarsState:
-        return HAND.rollout(state, rng)
+    def rollout(self, state: StarsState, rng: Random,
+                deadline: Deadline | None = None) -> StarsState:
+        return HAND.rollout(state, rng, deadline)
 
     def rewards(self, state: StarsState) -> list[float]:
         return HAND.rewards(state)
 
 
-def search_burial(seen: Observation, rng: Random, think: float,
+def search_burial(seen: Observation, rng: Random, think: Budget,
                   iterations: int | None = None) -> Searched[CardSet]:
     """The declarer's burial by search: each of the heuristic's best burials
     (``BURIAL_CHOICES``) played out from the same deals of the others' hands; each one's value
@@ -323,7 +335,8 @@ class StrongStarsBot:
     """Plays by information-set search (``stars.strong``) with the engine (flat Monte Carlo:
     every card played out from the same deals of the unseen cards), and bids from hands played
     out as declarer over deals of the unseen cards; buries by search (``search_burial``).
-    Given the seat's ``Observation`` only, and ``think`` seconds; ``iterations`` caps the
+    Given the seat's ``Observation`` only, and ``think`` seconds, counted from the call
+    (``Deadline``): the search stops within a card of the budget; ``iterations`` caps the
     search too (tests fix it to be deterministic)."""
 
     searches = True
@@ -341,31 +354,46 @@ class StrongStarsBot:
         self.rng = rng
         self.iterations = iterations
         self.last_iterations = 0
+        self.searched = False
+        """Whether the last move was searched (not forced)."""
+        self.clock: Callable[[], float] = time.perf_counter
+        """What ``Deadline`` reads (a test hands in a clock that counts its reads)."""
+        self.heuristic = HeuristicStarsBot(rng)
 
     def choose(self, seen: Observation, think: float) -> Command:
+        deadline = Deadline(think, self.clock)
+        self.searched = False
         legal = seen.legal
         if len(legal) == 1:
             return legal[0]
         view, seat = stars_view(seen.view), seen.seat
         offer = view["legal"]
+        self.searched = offer.get("bid") is not None or "play" in offer or (
+            "bury" in offer and self.burying == "search")
         if "play" in offer:
             hidden = stars_hidden(view, seat)
             deal = lambda rng: determinized(seen, hidden, rng)  # noqa: E731
             if self.method == "flat":
-                result = flat_search(HAND, deal, self.rng, think, self.iterations)
+                # The heuristic's card first: the choice if the time runs out before one deal
+                # is played out, so a slow machine makes the search shorter, never later.
+                played = DECK.index(self.heuristic.choose(seen, 0.0).data["card"])
+                cards = [played, *(card for card in bits(DECK.mask(offer["play"]))
+                                   if card != played)]
+                result = flat_search(HAND, deal, self.rng, deadline, self.iterations, cards,
+                                     least=0)
             else:
-                result = search(HAND, deal, self.rng, think, self.iterations)
+                result = search(HAND, deal, self.rng, deadline, self.iterations)
             self.last_iterations = result.iterations
             return Command("play", seat, {"card": DECK.code_of[result.move]})
         if "bury" in offer:
             if self.burying == "heuristic":
                 burial = ranked_burials(DECK.mask(offer["bury"]["from"]), 1)[0]
             else:
-                found = search_burial(seen, self.rng, think, self.iterations)
+                found = search_burial(seen, self.rng, deadline, self.iterations)
                 self.last_iterations = found.iterations
                 burial = found.move
             return Command("bury", seat, {"cards": DECK.codes(burial)})
-        return self._bid(seen, think)
+        return self._bid(seen, deadline)
 
     def appraise(self, seen: Observation, think: float, worlds: int | None = None,
                  include: Command | None = None) -> Appraisal | None:
@@ -393,13 +421,13 @@ class StrongStarsBot:
                       result.values.get(card, 0.0), result.errors.get(card, 0.0),
                       result.visits.get(card, 0)) for card in cards), "points", 100.0)
 
-    def _bid(self, seen: Observation, think: float) -> Command:
+    def _bid(self, seen: Observation, deadline: Deadline) -> Command:
         view, seat = stars_view(seen.view), seen.seat
         offer = view["legal"]
         bid = offer.get("bid")
         if bid is None:
             return Command("pass", seat, {})
-        scores = self._declarer_points(seen, bid["min"], think, self.iterations)
+        scores = self._declarer_points(seen, bid["min"], deadline, self.iterations)
         self.last_iterations = len(scores)
         if len(scores) < MIN_BIDDING_DEALS:
             return HeuristicStarsBot._bid(view, offer, seat)
@@ -412,21 +440,26 @@ class StrongStarsBot:
             return Command("bid", seat, {"amount": best if best_gain >= 0 else bid["min"]})
         return Command("pass", seat, {})
 
-    def _declarer_points(self, seen: Observation, bid: int, think: float,
-                         deals: int | None) -> list[int]:
+    def _declarer_points(self, seen: Observation, bid: int, budget: Budget,
+                         deals: int | None, least: int = 0) -> list[int]:
         """The seat's points in hands played out as declarer of ``bid``, over deals of the
-        unseen cards, for ``think`` seconds (at least one deal) or ``deals`` deals."""
+        unseen cards, until the deadline (a deal cut short by it counts for nothing; the
+        first ``least`` are played out whatever the clock says) or ``deals`` deals."""
         hidden = stars_hidden(stars_view(seen.view), seen.seat)
-        deadline = time.perf_counter() + think
+        deadline = deadline_of(budget)
         scores: list[int] = []
-        while True:
-            state = HAND.rollout(declaring_state(seen, hidden, self.rng, bid, rough_burial),
-                                 self.rng)
-            scores.append(state.results[-1].points[seen.seat])
-            if deals is not None and len(scores) >= deals:
-                break
-            if time.perf_counter() >= deadline:
-                break
+        try:
+            while True:
+                deadline.armed = len(scores) >= least
+                state = HAND.rollout(declaring_state(seen, hidden, self.rng, bid,
+                                                     rough_burial), self.rng, deadline)
+                scores.append(state.results[-1].points[seen.seat])
+                if deals is not None and len(scores) >= deals:
+                    break
+                if deadline.passed():
+                    break
+        except OutOfTime:
+            pass
         return scores
 
     def bid_values(self, seen: Observation, think: float, worlds: int | None,
@@ -441,7 +474,7 @@ class StrongStarsBot:
         if bid is None:
             return Appraisal(tuple(moves), "points from the contract", 1.0)
         scores = self._declarer_points(seen, bid["min"], think if worlds is None else math.inf,
-                                       worlds)
+                                       worlds, least=1)
         amounts = set(range(bid["min"], min(bid["max"], max(max(scores), bid["min"])) + 1))
         if include is not None and include.type == "bid":
             amounts.add(include.data["amount"])

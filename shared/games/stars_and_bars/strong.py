@@ -19,7 +19,6 @@ the best mean when its time is up (``search_flat.paired_search``).
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import replace
 
 from starhall.shared.belief import KeptFold, fold_of
@@ -44,6 +43,7 @@ from starhall.shared.games.stars_and_bars.rules import (
 from starhall.shared.observation import Observation
 from starhall.shared.search_flat import (
     Appraisal,
+    Deadline,
     MoveValue,
     SearchResult,
     WorldsBot,
@@ -166,16 +166,18 @@ def play_turn(state: BarsState, seat: Seat, card: int, space: int) -> BarsState:
 
 
 def play_out(state: BarsState, seat: Seat, card: int, space: int, rng: random.Random,
-             turns: int = HORIZON) -> float:
+             turns: int = HORIZON, deadline: Deadline | None = None) -> float:
     """``seat``'s placement in ``state``, then ``turns`` greedy turns or to the end of the
     game, on one ``BarsPlayout`` (the rules' own steps, no state copied); the playout's
-    value to ``seat`` (``value``)."""
+    value to ``seat`` (``value``). ``deadline.check()`` before every turn."""
     playing = BarsPlayout(state)
     take_turn(playing, seat, card, space)
     mover = seat
     for _ in range(turns):
         if playing.phase == "over":
             break
+        if deadline is not None:
+            deadline.check()
         mover = 1 - mover
         take_turn(playing, mover, *greedy_placement(playing, mover, rng))
     return value(playing, seat)
@@ -216,15 +218,14 @@ class StrongBot(WorldsBot):
         self.shown: KeptFold[Shown] = KeptFold()
 
     def choose(self, seen: Observation, think: float) -> Command:
-        start = time.perf_counter()  # the budget counts what is worked out before the search
+        deadline = Deadline(think, self.clock)  # what is worked out before the search counts
         self.searched = False
         view, seat = stars_and_bars_view(seen.view), seen.seat
         if not view["legal"]["claims"]:
             command = _admin(view, seat)
             if command is not None:  # a duty (free: left undone it is the opponent's to
                 return command       # claim), the end of the turn or a forced pass
-        commands, result = self._search(seen, think - (time.perf_counter() - start),
-                                        self.worlds)
+        commands, result = self._search(seen, deadline, self.worlds)
         self.last_playouts = result.playouts
         self.searched = True
         return commands[result.chosen]
@@ -239,21 +240,20 @@ class StrongBot(WorldsBot):
         view = stars_and_bars_view(seen.view)
         if not view["legal"]["claims"] and _admin(view, seen.seat) is not None:
             return None
-        commands, result = self._search(seen, think if worlds is None else 0.0, worlds or 0,
-                                        include)
+        commands, result = self._search(seen, Deadline(think if worlds is None else 0.0),
+                                        worlds or 0, include)
         return Appraisal(tuple(
             MoveValue(command, mean, error, count) for command, mean, error, count in zip(
                 commands, result.means, result.errors, result.counts, strict=True)),
             "% win chance", 100.0)
 
-    def _search(self, seen: Observation, think: float, least: int,
+    def _search(self, seen: Observation, deadline: Deadline, least: int,
                 include: Command | None = None) -> tuple[list[Command], SearchResult]:
         """The candidates (every claim open first, then the lookahead's best placements, and
         ``include``) and the search over them, at least ``least`` worlds. A claim is played
         out with the lookahead's placement after it; with claims open the first is the
         default, kept unless another move is clearly better (``DOUBT``): a claim is free
-        points, and a search too short to tell keeps it."""
-        start = time.perf_counter()
+        points, and a search too short to tell keeps it. It stops at ``deadline``."""
         view, seat = stars_and_bars_view(seen.view), seen.seat
         rng = self.rng
         template = template_state(seen)
@@ -292,11 +292,10 @@ class StrongBot(WorldsBot):
                 for event in GAME.decide(state, claim):
                     state = GAME.evolve(state, event)
             # the same greedy ties for every candidate in a world
-            return play_out(state, seat, card, space, random.Random(seed))
+            return play_out(state, seat, card, space, random.Random(seed), deadline=deadline)
 
         claims = len(view["legal"]["claims"])
-        result = paired_search(len(candidates), sample, playout,
-                               think - (time.perf_counter() - start), 0, least,
+        result = paired_search(len(candidates), sample, playout, deadline, 0, least,
                                DOUBT if claims else 0.0)
         return commands, result
 

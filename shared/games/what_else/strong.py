@@ -35,7 +35,6 @@ forgets the groups and samples every unseen card freely rather than trust a wron
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -73,6 +72,7 @@ from starhall.shared.games.what_else.rules import (
 from starhall.shared.observation import Observation
 from starhall.shared.search_flat import (
     Appraisal,
+    Deadline,
     MoveValue,
     SearchResult,
     WorldsBot,
@@ -521,13 +521,13 @@ def rollout_step(playing: PlayoutState, rng: random.Random) -> int:
 
 
 def play_out(state: WhatElseState, first: Command, seat: Seat, rng: random.Random,
-             rounds: int | None = None) -> float:
+             rounds: int | None = None, deadline: Deadline | None = None) -> float:
     """Play ``first`` in ``state`` through the engine (``decide``, then the rules' own fold,
     ``PlayoutState.apply``, on one state changed in place), then on with the rollout policy
     for every seat (``rollout_event``) until ``rounds`` rounds have ended (the one being
     played counts; from a refill, the next); ``seat``'s value: 1 for a won game, 0 for a lost
     one, else the tokens it won per round ended plus ``KEEP_WEIGHT`` times the worth of the
-    cards it held when the last of them ended."""
+    cards it held when the last of them ended. ``deadline.check()`` before every step."""
     rounds = ROLLOUT_ROUNDS if rounds is None else rounds
     tokens_before = state.tokens[seat]
     ended = 0
@@ -544,6 +544,8 @@ def play_out(state: WhatElseState, first: Command, seat: Seat, rng: random.Rando
             if event.seat == seat and event.type == "played":
                 kept &= ~(1 << index_of[event.data["card"]])
     while playing.phase != "over" and ended < rounds:
+        if deadline is not None:
+            deadline.check()
         laid = bool(playing.pile)
         held = playing.hands[seat]
         mover = playing.turn
@@ -587,12 +589,12 @@ class StrongBot(WorldsBot):
         self.course: KeptFold[_Course] = KeptFold()
 
     def choose(self, seen: Observation, think: float) -> Command:
-        start = time.perf_counter()  # the budget counts what is worked out before the search
+        deadline = Deadline(think, self.clock)  # what is worked out before the search counts
         self.searched = False
         legal = seen.legal
         if len(legal) == 1:
             return legal[0]
-        commands, result = self._search(seen, start, think, self.worlds, DOUBT)
+        commands, result = self._search(seen, deadline, self.worlds, DOUBT)
         self.last_playouts = result.playouts
         self.searched = True
         return commands[result.chosen]
@@ -605,18 +607,17 @@ class StrongBot(WorldsBot):
         many, whatever the clock. ``None`` for a single legal move."""
         if len(seen.legal) < 2:
             return None
-        commands, result = self._search(seen, time.perf_counter(),
-                                        think if worlds is None else 0.0, worlds or 0, 0.0,
-                                        include)
+        commands, result = self._search(seen, Deadline(think if worlds is None else 0.0),
+                                        worlds or 0, 0.0, include)
         return Appraisal(tuple(MoveValue(command, mean, error, count) for command, mean, error,
                                count in zip(commands, result.means, result.errors,
                                             result.counts, strict=True)), "rounds won", 1.0)
 
-    def _search(self, seen: Observation, start: float, think: float, least: int,
+    def _search(self, seen: Observation, deadline: Deadline, least: int,
                 doubt: float, include: Command | None = None
                 ) -> tuple[list[Command], SearchResult]:
-        """The candidates (and ``include``) and their playouts (``paired_search``), from
-        ``start`` on."""
+        """The candidates (and ``include``) and their playouts (``paired_search``) until
+        ``deadline``."""
         view, seat = what_else_view(seen.view), seen.seat
         cards = cards_for(view["options"]["star_table"])
         deck = cards.deck
@@ -643,10 +644,11 @@ class StrongBot(WorldsBot):
 
         def playout(index: int, world: tuple[WhatElseState, int]) -> float:
             state, seed = world  # the same reshuffles for every candidate in a world
-            return play_out(state, commands[index], seat, random.Random(seed))
+            return play_out(state, commands[index], seat, random.Random(seed),
+                            deadline=deadline)
 
-        result = paired_search(len(commands), sample, playout,
-                               think - (time.perf_counter() - start), default, least, doubt)
+        result = paired_search(len(commands), sample, playout, deadline, default, least,
+                               doubt)
         return commands, result
 
     @staticmethod
