@@ -31,8 +31,12 @@ so that no worker waits for it."""
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     started = bool(os.environ.get(STARTED))
-    # sorted is stable: the rest keep their order
-    items.sort(key=lambda item: (item.path.name in WHEEL_FILES) == started)
+    # The files marked slow (servers started and killed, whole games in windows) go first
+    # too: each file runs on one worker, and a long one that starts last keeps the run waiting
+    # while the other workers idle, where the many quick ones fill in between. sorted is
+    # stable: the rest keep their order.
+    items.sort(key=lambda item: ((item.path.name in WHEEL_FILES) == started,
+                                 item.get_closest_marker("slow") is None))
 
 
 @pytest.fixture(autouse=True)
