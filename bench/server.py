@@ -466,11 +466,20 @@ class Loaded:
         shutil.rmtree(self.data, ignore_errors=True)
 
 
+def knows_plain(root: Path) -> bool:
+    """Whether the build in ``root`` speaks CurveZMQ, and so takes ``serve --plain``."""
+    said = subprocess.run([str(root / ".venv" / "bin" / "python"), "-m", "starhall", "serve",
+                           "--help"], cwd=root, capture_output=True, text=True, check=False)
+    return "--plain" in said.stdout
+
+
 def load_against_baseline(args: argparse.Namespace) -> None:
     """Part 2 on this build and, with ``--baseline``, on that one, taking turns."""
     builds = [Loaded("this build", ROOT, plain=args.plain, plain_flag=args.plain)]
     if args.baseline is not None:  # a build from before CurveZMQ speaks plain ZeroMQ only
-        builds.append(Loaded("baseline", args.baseline.resolve(), plain=True))
+        root = args.baseline.resolve()  # one that knows CurveZMQ is told --plain, like with like
+        builds.append(Loaded("baseline", root, plain=True,
+                             plain_flag=args.plain and knows_plain(root)))
     try:
         for build in builds:
             build.start(args.tables)
