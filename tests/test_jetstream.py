@@ -160,7 +160,7 @@ def test_a_paused_owner_never_writes_a_table_it_gave_up(
     tables over, and once it goes on its lease is renewed and it gives the table up, as the
     master's housekeeping does (``take_lost``, ``release``). A move appended before it did
     (the server decides, gives up, then commits) is refused, not stored: the taker wrote
-    nothing yet, so the stream's fence alone would have let it in (issue #33). The tables it
+    nothing yet, so the stream's fence alone would have let it in (issue #32). The tables it
     still holds it writes on."""
     address = f"nats://{nats_node.url}"
     stream = jetstream_settings(nats_node, request.node.name)["stream"]
