@@ -296,6 +296,9 @@ class JetStreamStore:
         """The tables this node holds: their owner record's last revision."""
         self.lost: set[str] = set()
         """Tables another node took over, for the server to give up."""
+        self.let_go: set[str] = set()
+        """Tables this node gave up (``take_lost``, ``release``): never written again unless
+        it claims one anew, however fresh its lease."""
         self.described: dict[str, dict[str, Any]] = {}
         """What this node's owner records say of its tables (``describe``)."""
         self.written: dict[str, tuple[str, dict[str, Any], Any]] = {}
@@ -644,6 +647,9 @@ class JetStreamStore:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + COMMIT_SECONDS
         while True:
+            if self.given_up(log.table_id):
+                raise TableLost(f"table {log.table_id} is another node's now: this one has "
+                                "given it up")
             if self.lapsed(log.table_id):
                 raise OSError(f"this node's lease of table {log.table_id} has lapsed")
             patience = max(0.05, min(ATTEMPT_SECONDS, deadline - loop.time()))
@@ -1097,6 +1103,7 @@ class JetStreamStore:
             self.held[table_id] = int(revision)
             self.written.pop(table_id, None)
             self.lost.discard(table_id)
+            self.let_go.discard(table_id)
             self.orphans.discard(table_id)
         self._heard_owner(_Heard(table_id, value, int(revision)))
         return True
@@ -1124,8 +1131,9 @@ class JetStreamStore:
     def release(self, table_id: str) -> None:
         """Forget a table this node no longer serves (its owner record stays: whoever holds
         it next writes it; one that still names this node, a takeover that failed half way,
-        is taken over again, as a dead node's)."""
+        is taken over again, as a dead node's); it writes the table no more."""
         with self._lock:
+            self.let_go.add(table_id)
             self._claimed.pop(table_id, None)
             self._fetched.pop(table_id, None)  # another node may write it now
             heard = self.owners.get(table_id)
@@ -1138,6 +1146,7 @@ class JetStreamStore:
     def take_lost(self) -> set[str]:
         with self._lock:
             lost, self.lost = self.lost, set()
+            self.let_go |= lost  # told to the server, never written again
         return lost
 
     def announce(self) -> None:
@@ -1145,13 +1154,18 @@ class JetStreamStore:
         with contextlib.suppress(RuntimeError):  # the loop is closing
             self.bridge.loop.call_soon_threadsafe(self._describe_now.set)
 
-    def lapsed(self, table_id: str) -> bool:
-        """Whether this node may no longer write a table: another took it, or its lease may
-        have ended (by its own clock, which runs on while the process is paused)."""
+    def given_up(self, table_id: str) -> bool:
+        """Whether another node took a table this node held, or this node let it go: its
+        lease renewed since says nothing of that table."""
         with self._lock:
-            if table_id in self.lost:
-                return True
-        return monotonic() - self.renewed_at > self.lease_seconds * LEASE_MARGIN
+            return table_id in self.lost or table_id in self.let_go
+
+    def lapsed(self, table_id: str) -> bool:
+        """Whether this node may no longer write a table: it gave the table up
+        (``given_up``), or its lease may have ended (by its own clock, which runs on while
+        the process is paused)."""
+        return self.given_up(table_id) or (
+            monotonic() - self.renewed_at > self.lease_seconds * LEASE_MARGIN)
 
     # --- read ahead: what the loop would wait for, fetched on the bridge -----------------
 
@@ -1273,6 +1287,7 @@ class JetStreamStore:
                 continue
             with self._lock:
                 self.held[table_id] = int(revision)
+                self.let_go.discard(table_id)  # an id removed once, made again
             log = StreamLog(table_id, self.subject(table_id), 0, 0)
             log.append(header_for(table_id))
             records = list(log.pending)

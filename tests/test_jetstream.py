@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,47 @@ def test_a_resend_whose_first_send_landed_is_stored_once(
         assert len(records) == 3
     finally:
         store.close()
+
+
+def test_a_paused_owner_never_writes_a_table_it_gave_up(
+        nats_node: NatsNode, request: pytest.FixtureRequest) -> None:
+    """The owner's NATS side is held (as a SIGSTOP would), another node takes one of its
+    tables over, and once it goes on its lease is renewed and it gives the table up, as the
+    master's housekeeping does (``take_lost``, ``release``). A move appended before it did
+    (the server decides, gives up, then commits) is refused, not stored: the taker wrote
+    nothing yet, so the stream's fence alone would have let it in (issue #32). The tables it
+    still holds it writes on."""
+    address = f"nats://{nats_node.url}"
+    stream = jetstream_settings(nats_node, request.node.name)["stream"]
+    assert isinstance(stream, str)
+    owner = JetStreamStore(address, stream=stream, node="owner", lease_seconds=1.0)
+    taker = JetStreamStore(address, stream=stream, node="taker", lease_seconds=1.0)
+    paused = threading.Event()
+    try:
+        header = make_header("hearts", 1, 4, {})
+        moved, kept = owner.create_log("0001", header), owner.create_log("0002", header)
+        owner.bridge.loop.call_soon_threadsafe(paused.wait)  # no renewal, no news
+        try:
+            wait_for(lambda: taker.claim("0001"), timeout=30)  # the owner's lease lapsed
+        finally:
+            paused.set()
+        given_up: set[str] = set()
+        wait_for(lambda: given_up.update(owner.take_lost()) or "0001" in given_up, timeout=30)
+        owner.release("0001")
+        wait_for(lambda: not owner.lapsed("0002"), timeout=30)  # its lease renewed
+        written = taker.read("0001")
+        seating = {"kind": "seating", "seq": 0, "seat": 0, "state": "bot"}
+        moved.append(seating)
+        ((failed, error),) = owner.commit([moved])
+        assert failed is moved and isinstance(error, TableLost), error
+        assert owner.rollback(moved)
+        assert taker.read("0001") == written  # the stream holds nothing of it
+        kept.append(seating)
+        assert owner.commit([kept]) == []
+    finally:
+        paused.set()
+        owner.close()
+        taker.close()
 
 
 def ada_and_bots(address: str) -> tuple[Participant, str, Person]:
