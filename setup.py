@@ -172,4 +172,14 @@ def _extensions() -> list[object]:
         return []
 
 
-setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})
+def _metadata_only() -> bool:
+    """Whether setuptools runs this for the package's metadata alone (pip asks for it before
+    it builds a wheel, in a run of its own): mypyc's type check and C would be made for
+    nothing, and made again by the build."""
+    commands = set(sys.argv[1:])
+    return bool(commands & {"dist_info", "egg_info"}) and not commands & {
+        "bdist_wheel", "build_ext", "build", "install", "develop", "editable_wheel"}
+
+
+setup(ext_modules=[] if _metadata_only() else _extensions(),
+      cmdclass={"build_ext": OptionalBuildExt})
