@@ -357,23 +357,12 @@ def distinct_cards(knowledge: HeartsKnowledge, legal: CardSet) -> list[int]:
     return kept
 
 
-class HeartsHand(TrickPlay):
+class HeartsHand(TrickPlay[HeartsState]):
     """The hand in play as the search plays it (``shared.search.TrickPlay``), played out by
     ``rollout_card``."""
 
     def __init__(self) -> None:
-        super().__init__(GAME, legal_cards)
-
-    def rollout(self, state: HeartsState, rng: Random,
-                deadline: Deadline | None = None) -> HeartsState:
-        evolve = GAME.evolve
-        events = state.rules.plays.events
-        masks = _masks(state.rules)
-        while state.phase == "play":
-            if deadline is not None:
-                deadline.check()
-            state = evolve(state, events[state.turn][rollout_card(state, rng, masks)])
-        return state
+        super().__init__(GAME, legal_cards, rollout_card)
 
     def rewards(self, state: HeartsState) -> list[float]:
         return [-points / 26 for points in state.score_sheet[-1]]

@@ -239,21 +239,12 @@ def rollout_card(state: StarsState, rng: Random) -> int:
                                               rank_of[card]))
 
 
-class StarsHand(TrickPlay):
+class StarsHand(TrickPlay[StarsState]):
     """The hand's play as the search plays it (``shared.search.TrickPlay``), played out by
     ``rollout_card``."""
 
     def __init__(self) -> None:
-        super().__init__(GAME, legal_cards)
-
-    def rollout(self, state: StarsState, rng: Random,
-                deadline: Deadline | None = None) -> StarsState:
-        evolve = GAME.evolve
-        while state.phase == "play":
-            if deadline is not None:
-                deadline.check()
-            state = evolve(state, state.rules.plays.events[state.turn][rollout_card(state, rng)])
-        return state
+        super().__init__(GAME, legal_cards, rollout_card)
 
     def rewards(self, state: StarsState) -> list[float]:
         changes = state.results[-1].changes
