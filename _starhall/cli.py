@@ -86,6 +86,9 @@ def _game_arguments(parser: argparse.ArgumentParser, default: str | None) -> Non
                              "(`starhall games` lists each game's options and defaults)")
 
 
+KEY_OPTIONS = ("--server-key",)
+"""Options whose value may begin with ``-`` (a Z85 key may): argparse would take such a value
+for an option of its own and refuse the line, so it is glued to its option first."""
 SERVER_KEY_HELP = ("the server's public key (40 characters, from its DATA/server.key), pinned "
                    "for ADDR; without it the key is the one pinned, or the first one heard")
 
@@ -290,9 +293,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141  # as if ended by SIGPIPE, like other tools in a pipeline
 
 
+def glued_key_values(argv: Sequence[str]) -> list[str]:
+    """``--server-key -x…`` as ``--server-key=-x…``: one argument argparse cannot misread."""
+    glued: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word == "--":  # what follows is positional, as written
+            return [*glued, word, *words]
+        if word in KEY_OPTIONS:
+            value = next(words, None)
+            glued.append(word if value is None else f"{word}={value}")
+        else:
+            glued.append(word)
+    return glued
+
+
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(glued_key_values(sys.argv[1:] if argv is None else argv))
     if (args.command is None or getattr(args, "replay_command", "") is None
             or getattr(args, "store_command", "") is None):
         args.print_help()  # `starhall` or `starhall replay` alone: what is there to do

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import zmq
 
-from starhall.cli import build_parser, main
+from starhall.cli import build_parser, glued_key_values, main
 from starhall.shared.bots import bot_kinds, bot_levels, default_bot, level_of
 from starhall.shared.engine import OptionError, player_count
 from starhall.shared.games import GAMES
@@ -263,6 +263,19 @@ def test_a_mistake_is_one_line_and_exit_code_2(
     code = main(argv)
     out, err = capsys.readouterr()
     _one_line_error(code, out, err)
+
+
+DASHED_KEY = "-+:hH:.ajhKa&1Og2$%L6s$)dl>8jGT}0av&nRy9"
+"""A server key whose Z85 text begins with ``-``, as one key in 85 does."""
+
+
+@pytest.mark.parametrize("command", [["join", "127.0.0.1:1"], ["watch", "127.0.0.1:1"],
+                                     ["web", "--server", "127.0.0.1:1"]], ids=" ".join)
+def test_a_server_key_beginning_with_a_dash_is_taken_as_the_key(command: list[str]) -> None:
+    parser = build_parser()
+    for written in (["--server-key", DASHED_KEY], [f"--server-key={DASHED_KEY}"]):
+        args = parser.parse_args(glued_key_values([*command, *written]))
+        assert args.server_key == DASHED_KEY
 
 
 NOT_LOGS = [["replay", "view", "README.md"], ["replay", "show", "README.md"],

@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -155,18 +156,22 @@ def starhall_web(address: str, key: bytes | None = None) -> Iterator[str]:
     """``starhall web`` watching the server at ``address``, as a user starts it (given the
     server's ``key``, or asking for it); its pages' address."""
     given = [] if key is None else ["--server-key", key_text(key)]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "starhall", "web", "--server", address,
-         "--bind", "127.0.0.1:0", *given], stdout=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert line.startswith("starhall web: http://"), line
-        yield line.split()[2].rstrip("/")
-    finally:
-        process.kill()
-        process.wait()
+    with tempfile.TemporaryFile("w+") as said:  # its stderr, for a start that fails
+        process = subprocess.Popen(
+            [sys.executable, "-m", "starhall", "web", "--server", address,
+             "--bind", "127.0.0.1:0", *given], stdout=subprocess.PIPE, stderr=said, text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            if not line.startswith("starhall web: http://"):
+                process.wait(60)
+                said.seek(0)
+                raise AssertionError(f"starhall web {given} did not start: {said.read()!r}")
+            yield line.split()[2].rstrip("/")
+        finally:
+            process.kill()
+            process.wait()
 
 
 @pytest.fixture(scope="module")
