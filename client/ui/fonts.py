@@ -33,6 +33,13 @@ def wrap(message: str, size: int, width: int) -> list[str]:
     """``message`` in lines no wider than ``width`` pixels at ``size``, broken between words;
     a newline starts a new line, and a word longer than a line is cut with an ellipsis, so
     text is wrapped rather than squeezed and never runs out of its box."""
+    return list(_wrapped(message, size, width))
+
+
+@lru_cache(maxsize=4096)
+def _wrapped(message: str, size: int, width: int) -> tuple[str, ...]:
+    """Cached: a table's log and panels wrap the same lines every frame, and measuring a
+    line's width was a tenth of a frame's time."""
     measure = font(size).size
     lines: list[str] = []
     for paragraph in message.split("\n"):
@@ -47,4 +54,4 @@ def wrap(message: str, size: int, width: int) -> list[str]:
             while measure(line)[0] > width and len(line) > 1:
                 line = line[:-2] + "…"
         lines.append(line)  # an empty paragraph keeps its blank line
-    return lines if message.strip() else []
+    return tuple(lines) if message.strip() else ()
