@@ -6,6 +6,7 @@ import os
 import random
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -24,12 +25,18 @@ from starhall.client.screens.table_screen import TableScreen
 from starhall.client.ui.animation import MAX_BACKLOG, Animator, Flight, Pose, Step, ease_out_cubic
 from starhall.client.ui.cardart import CardArt
 from starhall.client.ui.symbols import SHAPES, draw_symbol
+from starhall.server.embed import EmbeddedServer as ServerInThread
 from starhall.server.embed import free_loopback_port
+from starhall.shared import protocol
 from starhall.shared.bots import make_bot
 from starhall.shared.games import get_game
 from starhall.shared.replay import load
 from starhall.shared.table import Table
+from tests.connection import Connection
+from tests.server_helpers import wait_for
 from tests.support import ask, run_frames
+from tests.test_cluster_client import table_waiting_for_seat_0
+from tests.test_roaming import Watched, my_turn
 from tests.test_server_crash import start_server, stop
 
 SIZE = (1280, 720)
@@ -312,3 +319,39 @@ def test_card_surfaces_are_cached(surface: pygame.Surface) -> None:
     art = CardArt()
     assert art.face("Kk", 90, 126) is art.face("Kk", 90, 126)
     assert art.back(45, 63) is art.back(45, 63)
+
+
+def test_a_window_starved_past_the_session_timeout_catches_up(tmp_path: Path) -> None:
+    """A window that draws no frame for longer than the server's ``timeout`` (a laptop that
+    slept, a window starved of CPU) has been forgotten by the server (docs/protocol.md §7),
+    though ZeroMQ kept its connection and the updates sent before are still there to read: it
+    says hello again and watches again, or resumes its seat, and goes on to the table's last
+    move, rather than showing the table as it was when the server forgot it."""
+    with ServerInThread(tmp_path, think=0.0, heartbeat=0.2, timeout=1.0) as server:
+        assert server.address is not None
+        lobby = Connection(server.address)
+        table = table_waiting_for_seat_0(server.address)
+
+        def listed() -> dict[str, Any]:
+            tables = lobby.request({"type": protocol.LIST})["tables"]
+            return next(info for info in tables if info["id"] == table)
+
+        ada, spectator = Watched(server.address), Watched(server.address)
+        ada.live.sit(table, 0, "Ada")
+        ada.play(2)
+        spectator.live.watch(table)
+        spectator.until(lambda: spectator.live.table is not None)
+        ada.until(lambda: ada._move_if_mine() and listed()["spectators"] == 0)  # forgotten
+        ada.play(2)
+        seen = ada.live.table.model.seq  # type: ignore[union-attr]
+        spectator.until(lambda: spectator.live.table.model.seq >= seen)  # type: ignore[union-attr]
+        assert listed()["spectators"] == 1
+
+        ada.until(lambda: my_turn(ada))
+        ada._move_if_mine()  # the bots' answers come while her window draws nothing
+        wait_for(lambda: not listed()["seats"][0]["connected"])  # forgotten
+        ada.play(2)
+        assert ada.errors == [] and spectator.errors == []
+        for each in (ada, spectator):
+            each.close()
+        lobby.close()

@@ -203,7 +203,10 @@ def test_a_rolling_restart_under_play_shows_no_error(service: StarhallService,
             ada._move_if_mine()
             spectator.frame()
         assert node.process.returncode == 0, node.output
-        ada.play(6, timeout=120)  # 20 moves in all: past a hand's end (16 cards each)
+        # 20 moves in all: past a hand's end (16 cards each). The spectator draws no frame
+        # meanwhile, often past the server's timeout: its session is forgotten, which its
+        # link notices by its own silence, and it watches again.
+        ada.play(6, timeout=120)
         node.start(wait=False)
         ada.until(lambda: node.process is not None and listens(node.port))  # noqa: B023
     seen = ada.live.table.model.seq  # type: ignore[union-attr]

@@ -12,7 +12,9 @@ or a commit waits for the store; a connection ZeroMQ drops (no answer, or the pe
 gone: kill -9 closes its sockets) is taken as lost at once, since a reconnected socket is a
 new session the server does not know anyway. A busy server thus stays connected, and a server
 whose loop hangs while its process lives is still noticed after ``timeout`` (docs/protocol.md
-§7).
+§7). A link that itself sent nothing for that long (its window starved of CPU, a laptop that
+slept) says hello again and rejoins likewise, even though what the server sent before is still
+there to read: the server has forgotten the session meanwhile.
 
 Every ``sit`` and ``create`` goes with a random ``key``; one whose reply has not come when the
 link is lost is sent again, key and ``rid`` unchanged, once the server answers: the server
@@ -222,6 +224,22 @@ class ServerLink:
         return self.state == "connected" and known is not None and pong.get(
             "instance") not in (None, known)
 
+    def _forgotten(self, now: float) -> bool:
+        """Whether the server has forgotten this session: the link sent nothing for about the
+        server's ``timeout`` (a window starved of CPU, a laptop that slept), after which the
+        server drops a session (docs/protocol.md §7) though ZeroMQ keeps the connection, and
+        what the server sent before, read only now, looks like a live session. A heartbeat's
+        margin (at most half the ``timeout``) stands for a message the server read late."""
+        margin = min(self.heartbeat, self.timeout / 2)
+        return self.state == "connected" and now - self.last_sent > self.timeout - margin
+
+    def _hello_again(self) -> None:
+        """The server does not know this session (any more): say hello; its ``welcome``
+        rejoins as after a lost link (``REJOINED``: seats resumed, tables watched again)."""
+        self.state = "connecting"
+        self.send({"type": protocol.HELLO, "name": self.name,
+                   "protocol": protocol.PROTOCOL_VERSION})
+
     def _resend_keyed(self, *, everything: bool = False) -> None:
         """Send again the keyed requests a lost socket took with it, or whose reply has not
         come for ``timeout`` seconds, or (``everything``) all of them after a reconnect: the
@@ -290,10 +308,8 @@ class ServerLink:
                     self._ever_connected = True
             elif message["type"] == protocol.PONG and self._restarted(message):
                 # The server restarted between two heartbeats and knows nothing of this
-                # session: say hello again; its welcome rejoins as after a lost link.
-                self.state = "connecting"
-                self.send({"type": protocol.HELLO, "name": self.name,
-                           "protocol": protocol.PROTOCOL_VERSION})
+                # session.
+                self._hello_again()
             received.append(message)
 
     def poll(self) -> list[dict[str, Any]]:
@@ -325,6 +341,8 @@ class ServerLink:
                 self.server_key, self._plain, self._learned = None, False, False
             self._open()  # a new session; hello is sent again, and again until answered
         else:
+            if self._forgotten(now):
+                self._hello_again()
             if self.state == "connected" and self._keyed:
                 self._resend_keyed()
             if now - self.last_sent > self.heartbeat:
