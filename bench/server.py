@@ -476,10 +476,11 @@ def knows_plain(root: Path) -> bool:
 def load_against_baseline(args: argparse.Namespace) -> None:
     """Part 2 on this build and, with ``--baseline``, on that one, taking turns."""
     builds = [Loaded("this build", ROOT, plain=args.plain, plain_flag=args.plain)]
-    if args.baseline is not None:  # a build from before CurveZMQ speaks plain ZeroMQ only
-        root = args.baseline.resolve()  # one that knows CurveZMQ is told --plain, like with like
-        builds.append(Loaded("baseline", root, plain=True,
-                             plain_flag=args.plain and knows_plain(root)))
+    if args.baseline is not None:  # a build from before CurveZMQ speaks plain ZeroMQ only;
+        root = args.baseline.resolve()  # one that knows it is spoken to as this build is
+        curve = knows_plain(root)
+        builds.append(Loaded("baseline", root, plain=args.plain or not curve,
+                             plain_flag=args.plain and curve))
     try:
         for build in builds:
             build.start(args.tables)
