@@ -57,7 +57,7 @@ from typing import Any
 from starhall.shared.bots import make_bot
 from starhall.shared.engine import Command, Game
 from starhall.shared.games import get_game
-from starhall.shared.observation import SeatMemory
+from starhall.shared.observation import Observation, SeatMemory
 from starhall.shared.options import Options
 from starhall.shared.shuffle import shuffle_command
 
@@ -81,22 +81,33 @@ def play_on(game: Game[Any], state: Any, players: int, options: Options, strong_
             strong: Any, others: list[Any], deal: int, think: float, times: list[float],
             until: Callable[[Any], bool]) -> Any:
     """``state`` played on (``play_deal``'s way) until ``until(state)``; the state then."""
+    def choose(state: Any, seat: int, observation: Observation) -> Command:
+        if seat != strong_seat:
+            return others[seat].choose(observation, think)  # type: ignore[no-any-return]
+        start = time.perf_counter()
+        command: Command = strong.choose(observation, think)
+        if getattr(strong, "searched", len(observation.legal) > 1):
+            times.append(time.perf_counter() - start)
+        return command
+
+    return play_seeded(game, state, players, options, deal, choose, until)
+
+
+def play_seeded(game: Game[Any], state: Any, players: int, options: Options, deal: int,
+                choose: Callable[[Any, int, Observation], Command],
+                until: Callable[[Any], bool] | None = None) -> Any:
+    """``state`` played on until ``until(state)`` (the game's end), each shuffle made from
+    deal number ``deal`` (the same deal for each seating of the bots compared), each move by
+    ``choose(state, seat, what the seat was shown)``; the state then."""
     seen = SeatMemory(game, players, options)
     shuffles = random.Random(deal)
-    while not until(state):
+    while not (game.outcome(state).over if until is None else until(state)):
         request = game.chance(state)
         if request is not None:
-            command: Command = shuffle_command(request, shuffles.randrange(2**40))
+            command = shuffle_command(request, shuffles.randrange(2**40))
         else:
             seat = game.to_act(state)[0]
-            observation = seen.observe(state, seat)
-            if seat == strong_seat:
-                start = time.perf_counter()
-                command = strong.choose(observation, think)
-                if getattr(strong, "searched", len(observation.legal) > 1):
-                    times.append(time.perf_counter() - start)
-            else:
-                command = others[seat].choose(observation, think)
+            command = choose(state, seat, seen.observe(state, seat))
         for event in game.decide(state, command):
             seen.add(state, event)
             state = game.evolve(state, event)

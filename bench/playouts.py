@@ -36,13 +36,13 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from bench.bots_others import play_seeded
 from starhall.shared.bots import make_bot
 from starhall.shared.engine import Command, Game
 from starhall.shared.games import get_game
 from starhall.shared.games.stars_and_bars import strong as bars_strong
 from starhall.shared.games.what_else import strong as what_else_strong
-from starhall.shared.observation import Observation, SeatMemory
-from starhall.shared.shuffle import shuffle_command
+from starhall.shared.observation import Observation
 
 BASELINE = "665f552"
 """One package per game, before the playouts moved onto the engine."""
@@ -66,26 +66,17 @@ def baseline_module(revision: str, game: str) -> types.ModuleType:
 
 def observations(game: Game[Any], players: int, bot: str, games: int) -> list[Observation]:
     """Every observation of a few games between ``bot`` bots where a seat had a choice."""
-    found = []
+    found: list[Observation] = []
     for deal in range(games):
         options = game.make_options(players, {})
-        state = game.new_state(players, options)
-        seen = SeatMemory(game, players, options)
         bots = [make_bot(game, bot, random.Random(deal * 10 + seat)) for seat in range(players)]
-        shuffles = random.Random(deal)
-        while not game.outcome(state).over:
-            request = game.chance(state)
-            if request is not None:
-                command: Command = shuffle_command(request, shuffles.randrange(2**40))
-            else:
-                seat = game.to_act(state)[0]
-                observation = seen.observe(state, seat)
-                if len(observation.legal) > 1:
-                    found.append(observation)
-                command = bots[seat].choose(observation, 0.0)
-            for event in game.decide(state, command):
-                seen.add(state, event)
-                state = game.evolve(state, event)
+
+        def choose(state: Any, seat: int, observation: Observation) -> Command:
+            if len(observation.legal) > 1:
+                found.append(observation)
+            return bots[seat].choose(observation, 0.0)  # noqa: B023 - called in this turn
+
+        play_seeded(game, game.new_state(players, options), players, options, deal, choose)
     return found
 
 

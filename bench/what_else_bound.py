@@ -37,7 +37,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from bench.bots_others import mean_interval, verdict
+from bench.bots_others import mean_interval, play_seeded, verdict
 from starhall.shared.bots import make_bot
 from starhall.shared.cards import bits
 from starhall.shared.engine import Command, Seat
@@ -48,8 +48,7 @@ from starhall.shared.games.what_else.rules import (
     WhatElseState,
     legal_cards,
 )
-from starhall.shared.observation import SeatMemory
-from starhall.shared.shuffle import shuffle_command
+from starhall.shared.observation import Observation
 
 
 class Seer:
@@ -126,25 +125,16 @@ def play_deal(players: int, seer_seat: Seat, seer: Seer, deal: int) -> tuple[int
     """One game from deal number ``deal``, shuffled as ``bench.bots_others`` does."""
     game = get_game("what_else")
     options = game.make_options(players, {})
-    state: Any = game.new_state(players, options)
-    seen = SeatMemory(game, players, options)
     heuristic = [make_bot(game, "heuristic", random.Random(deal * 100 + seat))
                  for seat in range(players)]
-    shuffles = random.Random(deal)
-    while not game.outcome(state).over:
-        request = game.chance(state)
-        if request is not None:
-            command: Command = shuffle_command(request, shuffles.randrange(2**40))
-        else:
-            seat = game.to_act(state)[0]
-            card = seer.card(state, seat) if seat == seer_seat else None
-            if card is None:
-                command = heuristic[seat].choose(seen.observe(state, seat), 0.0)
-            else:
-                command = Command("play", seat, {"card": state.rules.cards.deck.code_of[card]})
-        for event in game.decide(state, command):
-            seen.add(state, event)
-            state = game.evolve(state, event)
+
+    def choose(state: Any, seat: Seat, observation: Observation) -> Command:
+        card = seer.card(state, seat) if seat == seer_seat else None
+        if card is None:
+            return heuristic[seat].choose(observation, 0.0)
+        return Command("play", seat, {"card": state.rules.cards.deck.code_of[card]})
+
+    state = play_seeded(game, game.new_state(players, options), players, options, deal, choose)
     winners = game.outcome(state).winners
     assert winners is not None
     return winners
