@@ -30,8 +30,17 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Any, Generic, Protocol, TypeVar
 
-from starhall.shared.cards import CardSet, bits
-from starhall.shared.search_flat import Budget, Deadline, OutOfTime, deadline_of, paired_search
+from starhall.shared.cards import CardSet, Deck, bits
+from starhall.shared.engine import Command
+from starhall.shared.search_flat import (
+    Appraisal,
+    Budget,
+    Deadline,
+    MoveValue,
+    OutOfTime,
+    deadline_of,
+    paired_search,
+)
 
 S = TypeVar("S")
 M = TypeVar("M", bound=Hashable)
@@ -275,6 +284,28 @@ def flat_search(game: Searchable[S, M], determinize: Callable[[Random], S], rng:
                     {moves[i]: found.counts[i] for i in played},
                     {moves[i]: found.means[i] for i in played},
                     {moves[i]: found.errors[i] for i in played})
+
+
+def card_set_values(game: Searchable[S, CardSet], determinize: Callable[[Random], S],
+                    rng: Random, think: float, worlds: int | None, candidates: list[CardSet],
+                    kind: str, seat: int, deck: Deck, include: Command | None, unit: str,
+                    scale: float) -> Appraisal:
+    """For the analysis: each of ``candidates``, moves of several cards (a pass, a burial: a
+    command ``kind`` of ``seat`` naming them), and ``include``'s where it is another, valued
+    by ``flat_search``'s playouts, every one in every deal (none pruned). ``worlds``: exactly
+    that many deals, whatever the clock."""
+    played = None if include is None or include.type != kind \
+        else deck.mask(include.data["cards"])
+    if played is not None and played not in candidates:
+        candidates = [*candidates, played]
+    result = flat_search(game, determinize, rng, think if worlds is None else math.inf, worlds,
+                         candidates, prune=False)
+    return Appraisal(tuple(
+        MoveValue(include if include is not None and move == played
+                  else Command(kind, seat, {"cards": deck.codes(move)}),
+                  result.values.get(move, 0.0), result.errors.get(move, 0.0),
+                  result.visits.get(move, 0))
+        for move in candidates), unit, scale)
 
 
 def voids_from_plays(plays: Sequence[tuple[int, int]], suit_of: Sequence[str], players: int,

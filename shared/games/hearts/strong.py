@@ -46,6 +46,7 @@ from starhall.shared.search import (
     Place,
     Searched,
     TrickPlay,
+    card_set_values,
     flat_search,
     search,
     voids_from_plays,
@@ -572,22 +573,11 @@ class StrongHeartsBot:
         another, valued by the same playouts, every pass in every deal: the hand's expected
         points after it, as ``appraise`` values a card."""
         knowledge = hearts_hidden(seen)
-        deck = knowledge.rules.deck
-        candidates = pass_candidates(knowledge.rules, knowledge.hand)
-        played = None if include is None or include.type != "pass" \
-            else deck.mask(include.data["cards"])
-        if played is not None and played not in candidates:
-            candidates.append(played)
-        result = flat_search(HeartsPassing(seen.seat),
-                             lambda rng: passing_state(seen, knowledge, rng), self.rng,
-                             think if worlds is None else math.inf, worlds, candidates,
-                             prune=False)
-        return Appraisal(tuple(
-            MoveValue(include if include is not None and move == played
-                      else Command("pass", seen.seat, {"cards": deck.codes(move)}),
-                      result.values.get(move, 0.0), result.errors.get(move, 0.0),
-                      result.visits.get(move, 0))
-            for move in candidates), "points this hand", 26.0)
+        return card_set_values(HeartsPassing(seen.seat),
+                               lambda rng: passing_state(seen, knowledge, rng), self.rng,
+                               think, worlds, pass_candidates(knowledge.rules, knowledge.hand),
+                               "pass", seen.seat, knowledge.rules.deck, include,
+                               "points this hand", 26.0)
 
 
 BOTS = {"strong": StrongHeartsBot}

@@ -47,6 +47,7 @@ from starhall.shared.search import (
     Place,
     Searched,
     TrickPlay,
+    card_set_values,
     flat_search,
     search,
     voids_from_plays,
@@ -484,20 +485,10 @@ class StrongStarsBot:
         card."""
         view, seat = stars_view(seen.view), seen.seat
         hidden = stars_hidden(view, seat)
-        candidates = ranked_burials(DECK.mask(view["hand"]), BURIAL_CHOICES)
-        played = None if include is None or include.type != "bury" \
-            else DECK.mask(include.data["cards"])
-        if played is not None and played not in candidates:
-            candidates.append(played)
-        result = flat_search(StarsBurial(seat), lambda r: burying_state(seen, hidden, r),
-                             self.rng, think if worlds is None else math.inf, worlds,
-                             candidates, prune=False)
-        return Appraisal(tuple(
-            MoveValue(include if include is not None and move == played
-                      else Command("bury", seat, {"cards": DECK.codes(move)}),
-                      result.values.get(move, 0.0), result.errors.get(move, 0.0),
-                      result.visits.get(move, 0))
-            for move in candidates), "points", 100.0)
+        return card_set_values(StarsBurial(seat), lambda r: burying_state(seen, hidden, r),
+                               self.rng, think, worlds,
+                               ranked_burials(DECK.mask(view["hand"]), BURIAL_CHOICES), "bury",
+                               seat, DECK, include, "points", 100.0)
 
 
 def made_chance(amount: int, scores: list[int]) -> float:
