@@ -121,9 +121,7 @@ class Echo:
     def __init__(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         port = free_loopback_port()
-        self.process = subprocess.Popen([sys.executable, str(ROOT / "bench" / "server.py"),
-                                         "--echo-server", str(port), "--echo-keys",
-                                         str(folder)], cwd=ROOT)
+        self.process = subprocess.Popen(self.command(port, folder), cwd=ROOT)
         self.dealer = zmq.Context.instance().socket(zmq.DEALER)
         self.dealer.setsockopt(zmq.LINGER, 0)
         secure_client(self.dealer, load_or_create(folder).public)
@@ -131,6 +129,10 @@ class Echo:
         self.payload = protocol.encode({"type": "act", "table": "0001", "token": "x" * 24,
                                         "seq": 100, "cid": 100,
                                         "command": {"type": "play", "data": {"card": "QS"}}})
+
+    def command(self, port: int, folder: Path) -> list[str]:
+        return [sys.executable, str(ROOT / "bench" / "server.py"), "--echo-server", str(port),
+                "--echo-keys", str(folder)]
 
     def timed(self) -> float:
         return echo_round_trip(self.dealer, self.payload)
@@ -141,10 +143,55 @@ class Echo:
         self.process.wait()
 
 
+class AckedEcho(Echo):
+    """The echo, but it answers each message only once JetStream has acknowledged it
+    (``acked_echo_server``, in a process of its own): the least any server that stores a move
+    in JetStream before answering can take, as ``bench/server.py``'s fdatasync'd echo is for
+    the file store."""
+
+    def __init__(self, folder: Path, address: str, replicas: int) -> None:
+        self.extra = ["--acked-echo", address, "--replicas", str(replicas)]
+        super().__init__(folder)
+
+    def command(self, port: int, folder: Path) -> list[str]:
+        return [sys.executable, str(ROOT / "bench" / "cluster.py"), "--echo-port", str(port),
+                "--echo-keys", str(folder), *self.extra]
+
+
+def acked_echo_server(port: int, keys: str, address: str, replicas: int) -> None:
+    """A CurveZMQ ROUTER that publishes every message it gets to a stream of ``replicas``
+    replicas with the headers a table's record carries (the expected last sequence of its
+    subject, which fences a second writer out, and a message id), and sends it back once
+    acknowledged: one thread, nothing else done."""
+    loop = asyncio.new_event_loop()
+
+    async def connect() -> Any:
+        nc = await nats.connect(servers=[f"nats://{server}" for server in
+                                         address[len("nats://"):].split(",")])
+        js = nc.jetstream()
+        await js.add_stream(name="ACKEDECHO", subjects=["ackedecho.>"], num_replicas=replicas)
+        return js
+
+    js = loop.run_until_complete(connect())
+    router = zmq.Context.instance().socket(zmq.ROUTER)
+    load_or_create(Path(keys)).secure(router)
+    router.bind(f"tcp://127.0.0.1:{port}")
+    last = 0
+    while True:
+        frames = router.recv_multipart()
+        ack = loop.run_until_complete(js.publish(
+            "ackedecho.0001", frames[-1],
+            headers={"Nats-Expected-Last-Subject-Sequence": str(last),
+                     "Nats-Msg-Id": f"0001:{last}"}))
+        last = ack.seq
+        router.send_multipart(frames)
+
+
 def baseline_node(tree: str, folder: Path, store: str, stream: str, *, lease: float,
                   think: float) -> StarhallNode:
     """A node running the Starhall of the package tree ``tree`` (not started)."""
-    node = StarhallNode(folder, store, stream, lease=lease, think=think)
+    node = StarhallNode(folder, store, stream, lease=lease, think=think,
+                        pure_python=False)
     node.command = [sys.executable, "-c",
                     "import sys; from starhall.cli import main; sys.argv[0] = 'starhall'; "
                     "sys.exit(main())", *node.command[1:]]
@@ -168,13 +215,15 @@ def start_from(node: StarhallNode, tree: str | None) -> StarhallNode:
 
 def moves(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> None:
     versions = {"this": start_from(StarhallNode(folder / "moves", cluster.address, "MOVES",
-                                                lease=args.lease, think=0.0), None)}
+                                                lease=args.lease, think=0.0,
+                                                pure_python=False), None)}
     if args.baseline:
         versions["baseline"] = start_from(baseline_node(
             args.baseline, folder / "moves-baseline", cluster.address, "MOVESBASE",
             lease=args.lease, think=0.0), args.baseline)
     floor = Floor(cluster.address, args.replicas)
     echo = Echo(folder / "echo")
+    acked_echo = AckedEcho(folder / "acked-echo", cluster.address, args.replicas)
     try:
         seats = {name: HotSeat(node.address) for name, node in versions.items()}
         for _ in range(20):  # warm up all
@@ -182,26 +231,34 @@ def moves(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> None:
                 seat.timed_move()
             floor.timed()
             echo.timed()
+            acked_echo.timed()
         move_times: dict[str, list[float]] = {name: [] for name in seats}
-        floor_times, echo_times = [], []
+        floor_times, echo_times, acked_times = [], [], []
         for _ in range(args.samples):
             for name, seat in seats.items():
                 move_times[name].append(seat.timed_move())
             floor_times.append(floor.timed())
             echo_times.append(echo.timed())
+            acked_times.append(acked_echo.timed())
         floor_p50, echo_p50 = statistics.median(floor_times), statistics.median(echo_times)
+        acked_p50 = statistics.median(acked_times)
         print(f"JetStream pub+ack:  p50 {ms(floor_p50)}  p99 {ms(percentile(floor_times, .99))}"
               f"  (stream of {args.replicas} replicas)")
         print(f"ZeroMQ echo:        p50 {ms(echo_p50)}  p99 {ms(percentile(echo_times, .99))}"
               f"  (CurveZMQ; (echo + pub+ack) / pub+ack = "
               f"{(echo_p50 + floor_p50) / floor_p50:.2f}, the least ratio here)")
+        print(f"JetStream-acked echo: p50 {ms(acked_p50)}  p99 {ms(percentile(acked_times, .99))}"
+              f"  (the echo, answering once its message is acknowledged, fenced)")
         for name, times in move_times.items():
             move_p50 = statistics.median(times)
             print(f"move round trip ({name}):  p50 {ms(move_p50)}  "
                   f"p99 {ms(percentile(times, .99))}")
             print(f"  move p50 / publish-and-ack p50 = {move_p50 / floor_p50:.2f}  "
                   f"(goal <= 1.3); the server's own: {ms(move_p50 - floor_p50 - echo_p50)}")
+            print(f"  move p50 / JetStream-acked echo p50 = {move_p50 / acked_p50:.2f}  "
+                  f"(the server's work above the least a server storing in JetStream takes)")
     finally:
+        acked_echo.close()
         echo.close()
         floor.close()
         for node in versions.values():
@@ -308,7 +365,7 @@ class Person:
 
 def takeover(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> None:
     nodes = [StarhallNode(folder / f"take{i}", cluster.address, "TAKEOVER", lease=args.lease,
-                          think=args.think) for i in range(2)]
+                          think=args.think, pure_python=False) for i in range(2)]
     for node in nodes:
         node.start()
     try:
@@ -357,7 +414,7 @@ def traffic(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> Non
     """The writes each node's leases and owner records cost NATS, against the tables it
     serves: two nodes, with ``--tables`` tables of bots between them, then twice as many."""
     nodes = [StarhallNode(folder / f"traffic{i}", cluster.address, "TRAFFIC", lease=args.lease,
-                          think=args.think) for i in range(2)]
+                          think=args.think, pure_python=False) for i in range(2)]
     for node in nodes:
         node.start()
     writes = Writes(cluster.address, "TRAFFIC")
@@ -400,7 +457,8 @@ def seqs(address: str) -> int:
 def load(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> None:
     lease = max(args.lease, 10)
     versions = {"this": start_from(StarhallNode(folder / "load", cluster.address, "LOAD",
-                                                lease=lease, think=0.0), None)}
+                                                lease=lease, think=0.0, pure_python=False),
+                                   None)}
     if args.baseline:
         versions["baseline"] = start_from(baseline_node(
             args.baseline, folder / "load-baseline", cluster.address, "LOADBASE", lease=lease,
@@ -455,7 +513,13 @@ def main() -> int:
                              "alternately with this one (moves, load)")
     parser.add_argument("--part", choices=("all", "moves", "takeover", "traffic", "load"),
                         default="all")
+    parser.add_argument("--echo-port", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--echo-keys", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--acked-echo", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.acked_echo is not None:
+        acked_echo_server(args.echo_port, args.echo_keys, args.acked_echo, args.replicas)
+        return 0
     with tempfile.TemporaryDirectory(prefix="starhall-cluster-bench-") as temporary:
         folder = Path(temporary)
         cluster = NatsCluster(folder / "nats").start()

@@ -138,8 +138,11 @@ class StarhallNode:
     a file of its folder, to kill (-9), pause (SIGSTOP) and go on (SIGCONT)."""
 
     def __init__(self, folder: Path, store: str, stream: str, *, lease: float = 2.0,
-                 replicas: int = 3, think: float = 0.02) -> None:
+                 replicas: int = 3, think: float = 0.02, pure_python: bool = True) -> None:
         self.folder = folder
+        self.pure_python = pure_python
+        """Whether the node runs the engines as pure Python (the tests: whatever the build),
+        or as the build is (a benchmark: compiled when it is, as users run it)."""
         self.port = free_loopback_port()
         self.address = f"tcp://127.0.0.1:{self.port}"
         self.command = [str(Path(sys.executable).with_name("starhall")), "serve",
@@ -152,8 +155,8 @@ class StarhallNode:
     def start(self, wait: bool = True) -> StarhallNode:
         self.folder.mkdir(parents=True, exist_ok=True)
         log = open(self.folder / "serve.log", "ab")  # noqa: SIM115 - the process holds it
-        self.process = subprocess.Popen(self.command, stdout=log, stderr=log,
-                                        env={**os.environ, "STARHALL_PURE_PYTHON": "1"})
+        env = {**os.environ, "STARHALL_PURE_PYTHON": "1"} if self.pure_python else None
+        self.process = subprocess.Popen(self.command, stdout=log, stderr=log, env=env)
         log.close()
         if wait:
             self.wait()
