@@ -159,6 +159,12 @@ class LogStore(Protocol):
         what the last good commit left (if not, the table must stop)."""
         ...
 
+    def tend(self) -> None:
+        """What the store does on the server's thread when nothing else asks it to (a
+        JetStream commits' connection answering NATS's pings, reconnecting), never waiting;
+        the server's loop calls it with its housekeeping."""
+        ...
+
     def close(self) -> None:
         """Stop its work (a sync under way ends first); the tables' logs are closed after."""
         ...
@@ -455,6 +461,9 @@ class FileStore:
     def rollback(self, log: TableLog) -> bool:
         assert isinstance(log, LogWriter)
         return rollback(log)
+
+    def tend(self) -> None:
+        pass  # its commits run on threads of their own
 
     def close(self) -> None:
         if self._committer is not None:
