@@ -14,6 +14,10 @@ processes with a stream of three replicas. Then:
    alternated sample by sample with the floor: a JetStream publish of a record-sized message
    to a stream of the same replicas, from this process, until its acknowledgement. The ratio
    of the p50s is the server's cost above the acknowledgement it must wait for (goal <= 1.3).
+   A bare ZeroMQ echo over CurveZMQ (``bench/server.py``'s, in a process of its own, the
+   move's bytes) is alternated with them too: a move pays both round trips, one after the
+   other, so (echo + publish-and-ack) / publish-and-ack is the least ratio any server reaches
+   on this machine, and the move less both is the server's own time.
 2. ``takeover``: two nodes; a person (all the while moving) at a table of bots, and ``--live``
    tables of bots (each taking ``--think`` s a move) beside it on the same node; the node
    serving them is killed with -9, and the time until the person's first move acknowledged by
@@ -46,6 +50,7 @@ import argparse
 import asyncio
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -56,8 +61,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import nats  # noqa: E402
+import zmq  # noqa: E402
 
-from bench.server import HotSeat  # noqa: E402
+from bench.server import HotSeat, echo_round_trip  # noqa: E402
+from starhall.server.embed import free_loopback_port  # noqa: E402
+from starhall.server.keys import load_or_create  # noqa: E402
+from starhall.shared import protocol  # noqa: E402
+from starhall.shared.curve import secure_client  # noqa: E402
 from tests.connection import Connection, ConnectionTimeout  # noqa: E402
 from tests.nats_helpers import NatsCluster, StarhallNode  # noqa: E402
 from tests.server_helpers import choose  # noqa: E402
@@ -104,6 +114,33 @@ class Floor:
         self.loop.close()
 
 
+class Echo:
+    """``bench/server.py``'s bare ROUTER echo over CurveZMQ, in a process of its own, and a
+    DEALER of this process speaking to it."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        port = free_loopback_port()
+        self.process = subprocess.Popen([sys.executable, str(ROOT / "bench" / "server.py"),
+                                         "--echo-server", str(port), "--echo-keys",
+                                         str(folder)], cwd=ROOT)
+        self.dealer = zmq.Context.instance().socket(zmq.DEALER)
+        self.dealer.setsockopt(zmq.LINGER, 0)
+        secure_client(self.dealer, load_or_create(folder).public)
+        self.dealer.connect(f"tcp://127.0.0.1:{port}")
+        self.payload = protocol.encode({"type": "act", "table": "0001", "token": "x" * 24,
+                                        "seq": 100, "cid": 100,
+                                        "command": {"type": "play", "data": {"card": "QS"}}})
+
+    def timed(self) -> float:
+        return echo_round_trip(self.dealer, self.payload)
+
+    def close(self) -> None:
+        self.dealer.close()
+        self.process.kill()
+        self.process.wait()
+
+
 def baseline_node(tree: str, folder: Path, store: str, stream: str, *, lease: float,
                   think: float) -> StarhallNode:
     """A node running the Starhall of the package tree ``tree`` (not started)."""
@@ -137,28 +174,35 @@ def moves(cluster: NatsCluster, folder: Path, args: argparse.Namespace) -> None:
             args.baseline, folder / "moves-baseline", cluster.address, "MOVESBASE",
             lease=args.lease, think=0.0), args.baseline)
     floor = Floor(cluster.address, args.replicas)
+    echo = Echo(folder / "echo")
     try:
         seats = {name: HotSeat(node.address) for name, node in versions.items()}
         for _ in range(20):  # warm up all
             for seat in seats.values():
                 seat.timed_move()
             floor.timed()
+            echo.timed()
         move_times: dict[str, list[float]] = {name: [] for name in seats}
-        floor_times = []
+        floor_times, echo_times = [], []
         for _ in range(args.samples):
             for name, seat in seats.items():
                 move_times[name].append(seat.timed_move())
             floor_times.append(floor.timed())
-        floor_p50 = statistics.median(floor_times)
+            echo_times.append(echo.timed())
+        floor_p50, echo_p50 = statistics.median(floor_times), statistics.median(echo_times)
         print(f"JetStream pub+ack:  p50 {ms(floor_p50)}  p99 {ms(percentile(floor_times, .99))}"
               f"  (stream of {args.replicas} replicas)")
+        print(f"ZeroMQ echo:        p50 {ms(echo_p50)}  p99 {ms(percentile(echo_times, .99))}"
+              f"  (CurveZMQ; (echo + pub+ack) / pub+ack = "
+              f"{(echo_p50 + floor_p50) / floor_p50:.2f}, the least ratio here)")
         for name, times in move_times.items():
             move_p50 = statistics.median(times)
             print(f"move round trip ({name}):  p50 {ms(move_p50)}  "
                   f"p99 {ms(percentile(times, .99))}")
             print(f"  move p50 / publish-and-ack p50 = {move_p50 / floor_p50:.2f}  "
-                  "(goal <= 1.3)")
+                  f"(goal <= 1.3); the server's own: {ms(move_p50 - floor_p50 - echo_p50)}")
     finally:
+        echo.close()
         floor.close()
         for node in versions.values():
             node.stop()
