@@ -126,7 +126,7 @@ class Service:
         while (master.in_flight or master.dirty) and time.monotonic() < deadline:
             self._send(master.commit())
             if master.in_flight:
-                time.sleep(DRAIN_POLL_SECONDS)  # JetStream acknowledges on its own thread
+                time.sleep(DRAIN_POLL_SECONDS)  # its acknowledgement is read at the next look
         if not hand_over(master):
             return
         self._send(master.commit())
