@@ -10,28 +10,39 @@ acknowledgement arrives, and reads it itself, as a client of its own would.
 
 Nothing runs here unless the owner runs the loop: ``wait`` (for a piece of work, at most so
 long), ``tick`` (what is ready now, never waiting) and ``run`` (a piece of work to its end,
-for starting and closing). It must never be run by two threads at once; a thread that runs
-an asyncio loop of its own cannot run this one.
+for starting and closing). Its owner may wait for its sockets beside its own: ``fileno`` is
+readable when the loop has input to read (then a ``tick`` reads it). It must never be run by
+two threads at once; a thread that runs an asyncio loop of its own cannot run this one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import selectors
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-TICK_ROUNDS = 4
+TICK_ROUNDS = 12
 """The loop's iterations a ``tick`` runs at most: an acknowledgement read from the socket
-reaches the publish that awaits it through a few tasks (the connection's reader, its parser,
-the publish), each woken for the next iteration."""
+reaches the commit that awaits it through half a dozen tasks and futures (the connection's
+reader, the request, the publish and its retries, the gathering of the commit's tables), each
+woken for the next iteration; twice that, for what arrives during the tick."""
 
 
 class InlineLoop:
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+        self._selector = selectors.DefaultSelector()
+        self.loop = asyncio.SelectorEventLoop(self._selector)
+
+    def fileno(self) -> int | None:
+        """A descriptor that is readable while the loop's sockets have input waiting (its
+        epoll's own), for its owner to poll beside its other sockets; ``None`` where the
+        platform's selector has none."""
+        fileno = getattr(self._selector, "fileno", None)
+        return None if fileno is None else int(fileno())
 
     def start(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         """``work`` as a task of the loop, which runs once the loop does."""

@@ -764,6 +764,9 @@ class JetStreamStore:
         done now: its loop runs only when the server's thread runs it."""
         self.inline.tick()
 
+    def wake_fd(self) -> int | None:
+        return self.inline.fileno()
+
     # --- leases: one per node; a table's owner written when it changes -------------------
 
     def advertise(self, address: str, key: str | None = None) -> None:

@@ -165,6 +165,13 @@ class LogStore(Protocol):
         the server's loop calls it with its housekeeping."""
         ...
 
+    def wake_fd(self) -> int | None:
+        """A file descriptor that is readable when a commit under way has news for the
+        server's thread (JetStream: an acknowledgement to read), which the loop waits on
+        beside its socket while a commit is under way; ``None``: its commits end by
+        themselves."""
+        ...
+
     def close(self) -> None:
         """Stop its work (a sync under way ends first); the tables' logs are closed after."""
         ...
@@ -464,6 +471,9 @@ class FileStore:
 
     def tend(self) -> None:
         pass  # its commits run on threads of their own
+
+    def wake_fd(self) -> int | None:
+        return None
 
     def close(self) -> None:
         if self._committer is not None:

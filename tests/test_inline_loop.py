@@ -1,12 +1,15 @@
 """The asyncio loop the server's own thread runs in slices (``server/inline_loop.py``), which
 the JetStream store's commits run on: nothing of it runs until its owner runs it; a wait ends
 when its work does, or at its timeout with the work left to a later run; a wait's own stop is
-never left to cut a later one short; a tick runs what is ready and never waits; closing
-cancels what is left."""
+never left to cut a later one short; a tick runs what is ready and never waits; its
+descriptor is readable while input waits for it (the server's loop polls it beside its
+socket); closing cancels what is left."""
 
 from __future__ import annotations
 
 import asyncio
+import select
+import socket
 
 import pytest
 
@@ -88,3 +91,24 @@ def test_run_gives_the_result_or_gives_up_at_its_timeout() -> None:
     finally:
         inline.close(1.0)
     assert inline.loop.is_closed()
+
+
+def test_its_descriptor_is_readable_while_input_waits_and_a_tick_reads_it() -> None:
+    inline = InlineLoop()
+    ours, theirs = socket.socketpair()
+    try:
+        fileno = inline.fileno()
+        assert fileno is not None
+        heard: list[bytes] = []
+        inline.loop.add_reader(ours.fileno(), lambda: heard.append(ours.recv(100)))
+        assert select.select([fileno], [], [], 0)[0] == []  # nothing waits
+        theirs.send(b"ack")
+        assert select.select([fileno], [], [], 30)[0] == [fileno]  # what a poll wakes for
+        inline.tick()
+        assert heard == [b"ack"]
+        assert select.select([fileno], [], [], 0)[0] == []  # read: no more wake-ups
+        inline.loop.remove_reader(ours.fileno())
+    finally:
+        ours.close()
+        theirs.close()
+        inline.close(1.0)
