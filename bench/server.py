@@ -470,7 +470,9 @@ def load_against_baseline(args: argparse.Namespace) -> None:
     """Part 2 on this build and, with ``--baseline``, on that one, taking turns."""
     builds = [Loaded("this build", ROOT, plain=args.plain, plain_flag=args.plain)]
     if args.baseline is not None:  # a build from before CurveZMQ speaks plain ZeroMQ only
-        builds.append(Loaded("baseline", args.baseline.resolve(), plain=True))
+        # (one that knows it is started --plain with --plain, like with like)
+        builds.append(Loaded("baseline", args.baseline.resolve(), plain=True,
+                             plain_flag=args.plain))
     try:
         for build in builds:
             build.start(args.tables)
