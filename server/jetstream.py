@@ -604,10 +604,10 @@ class JetStreamStore:
     # --- commits ------------------------------------------------------------------------
 
     def head_start(self, log: Any) -> None:
-        """Nothing: a person's move is published with its batch's commit. Begun here, its
-        publish would need the interpreter the server's loop holds while it builds the batch,
-        and would go out only once the loop waits anyway, one more wake-up of the bridge's
-        thread later (measured: no faster, often slower)."""
+        """Nothing: a person's move is published with its batch's commit. Begun here (sent on
+        the commits' loop at once, the mover's update built while JetStream works), it was no
+        faster: on busy cores the send itself takes most of the publish's time, so nothing
+        runs beside it (measured in process and in ``bench/cluster.py``, docs/scaling.md)."""
 
     @property
     def head_started(self) -> bool:
