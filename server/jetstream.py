@@ -28,10 +28,14 @@ Nothing here replicates, elects or fences by itself: JetStream does.
   Every node mirrors both buckets by watching them: a dead node's tables are those its owner
   records name, known the moment its lease ends, with no scan of anything.
 
-nats-py is asyncio and the server is one synchronous loop, so one asyncio loop runs on a
-thread of its own (``Bridge``); the server's loop never waits there for a table's sake
-(``start_commit``, ``start_create``, ``prefetch`` give futures it polls): only the tools, a
-node starting and closing, wait.
+nats-py is asyncio and the server is one synchronous loop. The commits, a move's path, go
+over a connection of their own on an asyncio loop the server's thread runs itself
+(``server/inline_loop.py``) while it waits for a commit, at most ``commit_patience``, and
+when it looks in on one under way: the publish, its acknowledgement and the replies are one
+thread's work, with no hand-over between threads. Everything else (leases, owner records,
+the mirrors, reads, new tables) runs on a loop on a thread of its own (``Bridge``); the
+server's loop never waits there for a table's sake (``start_create``, ``prefetch`` give
+futures it polls): only the tools, a node starting and closing, wait.
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import nats
@@ -61,6 +65,7 @@ import nats.errors
 import nats.js.errors
 from nats.js import api
 
+from starhall.server.inline_loop import InlineLoop
 from starhall.server.nats_access import load_access
 from starhall.server.seats import SeatRecord, seats_from_body
 from starhall.server.stores import TableLost
@@ -206,34 +211,38 @@ class StreamLog:
 
 
 class StreamCommit:
-    """A commit under way in JetStream: every log's publish, gathered on the bridge's loop
-    by one task (one wake-up of that thread per commit, however many tables). Each log's
-    outcome is a future of its own, set from the loop's thread."""
+    """A commit under way in JetStream: every log's publish, gathered by one task of the
+    commits' loop, which the server's thread runs as it waits for the commit (``wait``) and
+    looks in on it (``done``). Each log's outcome is a future of its own."""
 
     def __init__(self, jobs: list[tuple[StreamLog, int, concurrent.futures.Future[int]]],
-                 works: list[concurrent.futures.Future[Any]],
+                 work: asyncio.Task[None] | None, inline: InlineLoop,
                  stored: Callable[[StreamLog, list[bytes], int], None]) -> None:
         self._jobs = jobs
-        self._works = works
-        """What runs on the loop: the gathering task (so the master's wait watches one
-        future, not one per table)."""
+        self._work = work
+        """The gathering task (so the master's wait watches one future, not one per
+        table); ``None`` when nothing was to be published."""
+        self._inline = inline
         self._stored = stored
         self._failures: list[tuple[Any, OSError]] | None = None
 
     def done(self) -> bool:
-        return all(work.done() for work in self._works)
+        work = self._work
+        if work is None:
+            return True
+        if not work.done():  # what arrived meanwhile (its acknowledgement) is read now
+            self._inline.tick(work)
+        return work.done()
 
     def wait(self, timeout: float | None) -> bool:
-        concurrent.futures.wait(self._works, timeout)
-        return self.done()
+        return self._work is None or self._inline.wait(self._work, timeout)
 
     def failures(self) -> list[tuple[Any, OSError]]:
         """Once done: each log is told what is stored now, and those that failed are said
         (once: asked again, the same list)."""
         if self._failures is None:
-            if not self.done():  # given up: what still runs on the loop stops
-                for work in self._works:
-                    work.cancel()
+            if self._work is not None and not self._work.done():
+                self._work.cancel()  # given up: it stops when the loop next runs
             self._failures = []
             for log, count, future in self._jobs:
                 error = _outcome(log, count, future, self._stored)
@@ -266,13 +275,21 @@ def msg_id(table_id: str, offset: int, record: bytes) -> str:
     return f"{table_id}:{offset}:{zlib.crc32(record):08x}"
 
 
+@dataclass(slots=True)
+class Link:
+    """A connection to NATS, and the sends of commits on it that await their
+    acknowledgement: cancelled when the connection is lost (``_publish`` sends them again
+    then)."""
+
+    nc: Any = None
+    js: Any = None
+    sending: set[asyncio.Future[int]] = field(default_factory=set)
+
+
 class JetStreamStore:
     """Tables kept in JetStream (``server/stores.py``'s ``LogStore``)."""
 
     summaries = False
-    _sending: set[asyncio.Future[int]]
-    """The sends of commits awaiting their acknowledgement: cancelled when the connection is
-    lost (``_publish`` sends them again then)."""
 
     def __init__(self, address: str, *, stream: str = DEFAULT_STREAM, replicas: int = 1,
                  lease_seconds: float = 10.0, node: str | None = None,
@@ -337,9 +354,16 @@ class JetStreamStore:
         under way, as JetStream asks, without a read of the system's random source for each
         commit of several records)."""
         self.bridge = Bridge()
+        self.inline = InlineLoop()
+        """The commits' loop, which the server's thread runs (``StreamCommit``)."""
         try:
             self.bridge.run(self._connect(servers, replicas), CONNECT_SECONDS + 5)
+            self.commits = self.inline.run(self._link(servers), CONNECT_SECONDS + 5)
+            """The commits' own connection, on ``inline``."""
         except BaseException as error:
+            self.inline.close(CLOSE_SECONDS)
+            with contextlib.suppress(Exception):
+                self.bridge.run(self.nc.close(), CLOSE_SECONDS)
             self.bridge.close()
             if isinstance(error, OSError | TimeoutError | nats.errors.Error):
                 raise OSError(f"cannot use NATS JetStream at {address} "
@@ -354,7 +378,9 @@ class JetStreamStore:
             self.bridge.submit(self._watch_forever(self.leases_kv, self._heard_node)),
             self.bridge.submit(self._watch_forever(self.owners_kv, self._heard_owner))]
 
-    async def _connect(self, servers: list[str], replicas: int) -> None:
+    async def _link(self, servers: list[str]) -> Link:
+        """A connection to NATS, tried for ever once made."""
+        link = Link()
         connected = False
 
         async def quiet(error: Exception) -> None:  # nats-py would print every failed reconnect
@@ -364,21 +390,25 @@ class JetStreamStore:
                 raise OSError(describe(error))
 
         async def lost() -> None:  # what was sent and not yet answered will never be
-            for attempt in list(self._sending):
+            for attempt in list(link.sending):
                 attempt.cancel()
 
-        await _some_server_answers(servers)  # else nats-py would try for ever
-        self._sending = set()
-        # asyncio warns of every TLS connection NATS closes, which tells nobody anything.
-        logging.getLogger("asyncio").setLevel(logging.ERROR)
-        self.nc = await nats.connect(servers=servers, connect_timeout=CONNECT_SECONDS,
+        link.nc = await nats.connect(servers=servers, connect_timeout=CONNECT_SECONDS,
                                      max_reconnect_attempts=-1, reconnect_time_wait=0.2,
                                      allow_reconnect=True, error_cb=quiet,
                                      disconnected_cb=lost,
                                      pending_size=0,  # nothing sent late, after a failure
                                      **self.access.connect_options())
         connected = True
-        self.js = self.nc.jetstream(timeout=COMMIT_SECONDS)
+        link.js = link.nc.jetstream(timeout=COMMIT_SECONDS)
+        return link
+
+    async def _connect(self, servers: list[str], replicas: int) -> None:
+        await _some_server_answers(servers)  # else nats-py would try for ever
+        # asyncio warns of every TLS connection NATS closes, which tells nobody anything.
+        logging.getLogger("asyncio").setLevel(logging.ERROR)
+        self.link = await self._link(servers)
+        self.nc, self.js = self.link.nc, self.link.js
         try:
             await self.js.stream_info(self.stream)
         except nats.js.errors.NotFoundError:
@@ -577,10 +607,10 @@ class JetStreamStore:
     # --- commits ------------------------------------------------------------------------
 
     def head_start(self, log: Any) -> None:
-        """Nothing: a person's move is published with its batch's commit. Begun here, its
-        publish would need the interpreter the server's loop holds while it builds the batch,
-        and would go out only once the loop waits anyway, one more wake-up of the bridge's
-        thread later (measured: no faster, often slower)."""
+        """Nothing: a person's move is published with its batch's commit. Begun here (sent on
+        the commits' loop at once, the mover's update built while JetStream works), it was no
+        faster: on busy cores the send itself takes most of the publish's time, so nothing
+        runs beside it (measured in process and in ``bench/cluster.py``, docs/scaling.md)."""
 
     @property
     def head_started(self) -> bool:
@@ -588,8 +618,9 @@ class JetStreamStore:
 
     def start_commit(self, logs: list[Any]) -> StreamCommit:
         """Publish every log's pending records, all of them gathered by one task of the
-        bridge's loop: one wake-up of its thread per commit, however many tables it holds;
-        the server polls the ``StreamCommit`` and never waits for JetStream in its loop."""
+        commits' loop, sent once the server's thread runs it (``StreamCommit.wait``): the
+        server waits ``commit_patience`` at most, then polls the ``StreamCommit``, and never
+        waits longer for JetStream in its loop."""
         jobs: list[tuple[StreamLog, int, concurrent.futures.Future[int]]] = []
         stores: list[tuple[StreamLog, list[bytes], int, int,
                            concurrent.futures.Future[int]]] = []
@@ -600,23 +631,24 @@ class JetStreamStore:
             outcome: concurrent.futures.Future[int] = concurrent.futures.Future()
             jobs.append((log, len(records), outcome))
             stores.append((log, records, log.durable_length, log.last_seq, outcome))
-        works = [self.bridge.submit(self._store_all(stores))] if stores else []
-        return StreamCommit(jobs, works, self._stored)
+        work = self.inline.start(self._store_all(self.commits, stores)) if stores else None
+        return StreamCommit(jobs, work, self.inline, self._stored)
 
     def commit(self, logs: list[Any]) -> list[tuple[Any, OSError]]:
         pending = self.start_commit(logs)
         pending.wait(2 * COMMIT_SECONDS + 2)  # each log's task gives up after its own timeout
         return pending.failures()
 
-    async def _store_all(self, stores: list[tuple[StreamLog, list[bytes], int, int,
-                                                  concurrent.futures.Future[int]]]) -> None:
+    async def _store_all(self, link: Link,
+                         stores: list[tuple[StreamLog, list[bytes], int, int,
+                                            concurrent.futures.Future[int]]]) -> None:
         """Every log's records published side by side (``_publish``), each one's outcome
         told to its future."""
         async def one(log: StreamLog, records: list[bytes], offset: int, expected: int,
                       outcome: concurrent.futures.Future[int]) -> None:
             try:
                 async with asyncio.timeout(COMMIT_SECONDS + 1):
-                    last_seq = await self._publish(log, records, offset, expected)
+                    last_seq = await self._publish(link, log, records, offset, expected)
             except Exception as error:  # noqa: BLE001 - told to the master, which says it
                 with contextlib.suppress(concurrent.futures.InvalidStateError):
                     outcome.set_exception(error)
@@ -633,10 +665,11 @@ class JetStreamStore:
             for *_, outcome in stores:
                 outcome.cancel()
 
-    async def _publish(self, log: StreamLog, records: list[bytes], offset: int, expected_seq: int
-                       ) -> int:
+    async def _publish(self, link: Link, log: StreamLog, records: list[bytes], offset: int,
+                       expected_seq: int) -> int:
         """Store ``records`` at byte ``offset`` of the table's log, after its record at stream
-        sequence ``expected_seq``, all or none; the stream sequence of the last."""
+        sequence ``expected_seq``, all or none, over ``link``; the stream sequence of the
+        last."""
         offsets = []
         for record in records:
             offsets.append(offset)
@@ -653,13 +686,14 @@ class JetStreamStore:
             if self.lapsed(log.table_id):
                 raise OSError(f"this node's lease of table {log.table_id} has lapsed")
             patience = max(0.05, min(ATTEMPT_SECONDS, deadline - loop.time()))
-            attempt = asyncio.ensure_future(self._send(log, records, ids, expected, patience))
-            self._sending.add(attempt)
+            attempt = asyncio.ensure_future(self._send(link, log, records, ids, expected,
+                                                       patience))
+            link.sending.add(attempt)
             try:
                 try:
                     return await attempt
                 finally:
-                    self._sending.discard(attempt)
+                    link.sending.discard(attempt)
             except asyncio.CancelledError:
                 task = asyncio.current_task()
                 if task is not None and task.cancelling():
@@ -678,26 +712,27 @@ class JetStreamStore:
                     raise
                 await asyncio.sleep(0.1)
 
-    async def _send(self, log: StreamLog, records: list[bytes], ids: list[str], expected: str,
-                    timeout: float) -> int:
+    async def _send(self, link: Link, log: StreamLog, records: list[bytes], ids: list[str],
+                    expected: str, timeout: float) -> int:
         """One try of ``_publish``, waiting ``timeout`` seconds for its acknowledgement."""
         try:
             if len(records) == 1:
-                ack = await self.js.publish(log.subject, records[0], timeout=timeout,
+                ack = await link.js.publish(log.subject, records[0], timeout=timeout,
                                             headers={EXPECTED: expected, MSG_ID: ids[0]})
                 return int(ack.seq)
-            return await self._publish_batch(log.subject, records, ids, expected, timeout)
+            return await self._publish_batch(link, log.subject, records, ids, expected,
+                                             timeout)
         except nats.js.errors.APIError as error:
             refusal = error
         # Refused (the subject moved on, or the batch's ids are known already). If what moved
         # it is this very send, landed before (its acknowledgement lost), it is done, not
         # stored twice; anything else is another writer's.
         try:
-            last = await self.js.get_last_msg(self.stream, log.subject)
+            last = await link.js.get_last_msg(self.stream, log.subject)
         except nats.js.errors.NotFoundError:
             raise refusal from None
         if (last.headers or {}).get(MSG_ID) == ids[-1] and last.seq is not None:
-            return last.seq
+            return int(last.seq)
         if refusal.err_code == WRONG_LAST_SEQUENCE:
             # Another node took the table over (or this node's last commit landed after it
             # was said to fail): whoever holds it reads it again from the stream.
@@ -705,8 +740,8 @@ class JetStreamStore:
                             "has given it up")
         raise refusal
 
-    async def _publish_batch(self, subject: str, records: list[bytes], ids: list[str],
-                             expected: str, timeout: float) -> int:
+    async def _publish_batch(self, link: Link, subject: str, records: list[bytes],
+                             ids: list[str], expected: str, timeout: float) -> int:
         batch = f"{self._batch_prefix}{next(self._batches)}"
         last = len(records)
         for number, (record, ident) in enumerate(zip(records, ids, strict=True), 1):
@@ -715,10 +750,10 @@ class JetStreamStore:
             if number == 1:
                 headers[EXPECTED] = expected
             if number < last:
-                await self.nc.publish(subject, record, headers=headers)
+                await link.nc.publish(subject, record, headers=headers)
                 continue
             headers["Nats-Batch-Commit"] = "1"
-            reply = await self.nc.request(subject, record, headers=headers, timeout=timeout)
+            reply = await link.nc.request(subject, record, headers=headers, timeout=timeout)
             answer = json.loads(reply.data)
             if "error" in answer:
                 raise nats.js.errors.APIError.from_error(answer["error"])
@@ -729,6 +764,14 @@ class JetStreamStore:
         if isinstance(log, StreamLog):
             log.forget_pending()
         return True
+
+    def tend(self) -> None:
+        """The commits' connection's own work (a ping answered, a reconnection under way),
+        done now: its loop runs only when the server's thread runs it."""
+        self.inline.tick()
+
+    def wake_fd(self) -> int | None:
+        return self.inline.fileno()
 
     # --- leases: one per node; a table's owner written when it changes -------------------
 
@@ -1293,7 +1336,7 @@ class JetStreamStore:
             records = list(log.pending)
             try:
                 async with asyncio.timeout(COMMIT_SECONDS + 1):
-                    last_seq = await self._publish(log, records, 0, 0)
+                    last_seq = await self._publish(self.link, log, records, 0, 0)
             except TableLost:  # a log nobody owned holds that id (imported): the next one
                 with self._lock:
                     self.held.pop(table_id, None)
@@ -1320,6 +1363,9 @@ class JetStreamStore:
             watcher.cancel()
         with contextlib.suppress(Exception):  # the others take this node's tables at once
             self.bridge.run(self.leases_kv.delete(self.node), 2)
+        with contextlib.suppress(Exception):
+            self.inline.run(self.commits.nc.close(), CLOSE_SECONDS)
+        self.inline.close(CLOSE_SECONDS)
         with contextlib.suppress(Exception):
             self.bridge.run(self.nc.close(), 5)
         self.bridge.close()

@@ -789,6 +789,7 @@ class TableMaster:
         for session in [s for s in self.sessions.values() if s.last_heard < limit
                         and not self._waits_for_commit(s)]:
             self._disconnect(session)
+        self.store.tend()
         self.leases.keep(now)
         for table_id in [t for t, due in self.stalled.items()
                          if due <= now and t not in self.frozen]:

@@ -77,6 +77,14 @@ class Service:
             self.socket.close(0)
             self.master.close()
             raise
+        self.commit_poller: zmq.Poller | None = None
+        """While a commit is under way, the loop waits for a message or the store's news of
+        it (JetStream's acknowledgement, read on this thread), whichever comes first."""
+        wake_fd = self.master.store.wake_fd()
+        if wake_fd is not None:
+            self.commit_poller = zmq.Poller()
+            self.commit_poller.register(self.socket, zmq.POLLIN)
+            self.commit_poller.register(wake_fd, zmq.POLLIN)
         self.address: str = self.socket.getsockopt(zmq.LAST_ENDPOINT).decode()
         self.key_answer = KeyAnswer(self.address, config.name, self.keys)
         self.master.advertise(config.advertise or self.address,
@@ -126,7 +134,7 @@ class Service:
         while (master.in_flight or master.dirty) and time.monotonic() < deadline:
             self._send(master.commit())
             if master.in_flight:
-                time.sleep(DRAIN_POLL_SECONDS)  # JetStream acknowledges on its own thread
+                time.sleep(DRAIN_POLL_SECONDS)  # its acknowledgement is read at the next look
         if not hand_over(master):
             return
         self._send(master.commit())
@@ -143,6 +151,9 @@ class Service:
         whether there were any."""
         handled = False
         socket = self.socket
+        if wait_ms and self.commit_poller is not None and self.master.in_flight:
+            self.commit_poller.poll(wait_ms)
+            wait_ms = 0
         if wait_ms != self.receive_timeout:
             # The first receive waits itself (a poll before it would cost each message a
             # call more).

@@ -159,6 +159,19 @@ class LogStore(Protocol):
         what the last good commit left (if not, the table must stop)."""
         ...
 
+    def tend(self) -> None:
+        """What the store does on the server's thread when nothing else asks it to (a
+        JetStream commits' connection answering NATS's pings, reconnecting), never waiting;
+        the server's loop calls it with its housekeeping."""
+        ...
+
+    def wake_fd(self) -> int | None:
+        """A file descriptor that is readable when a commit under way has news for the
+        server's thread (JetStream: an acknowledgement to read), which the loop waits on
+        beside its socket while a commit is under way; ``None``: its commits end by
+        themselves."""
+        ...
+
     def close(self) -> None:
         """Stop its work (a sync under way ends first); the tables' logs are closed after."""
         ...
@@ -455,6 +468,12 @@ class FileStore:
     def rollback(self, log: TableLog) -> bool:
         assert isinstance(log, LogWriter)
         return rollback(log)
+
+    def tend(self) -> None:
+        pass  # its commits run on threads of their own
+
+    def wake_fd(self) -> int | None:
+        return None
 
     def close(self) -> None:
         if self._committer is not None:

@@ -95,7 +95,7 @@ def test_a_writer_behind_the_stream_is_refused_and_nothing_changes(
 
 def test_one_commit_of_several_tables_refuses_the_one_behind_alone(
         nats_node: NatsNode, request: pytest.FixtureRequest) -> None:
-    """A commit publishes every table's records side by side (one task on the bridge's loop):
+    """A commit publishes every table's records side by side (one task of the commits' loop):
     each table is fenced, stored and told apart from the others."""
     address = f"nats://{nats_node.url}"
     stream = jetstream_settings(nats_node, request.node.name)["stream"]
@@ -125,6 +125,38 @@ def test_one_commit_of_several_tables_refuses_the_one_behind_alone(
     finally:
         owner.close()
         stale.close()
+
+
+def test_a_commit_is_sent_and_acknowledged_by_the_thread_that_waits_for_it(
+        nats_node: NatsNode, request: pytest.FixtureRequest,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commits' connection is run by the thread that waits for a commit (the server's
+    loop), not handed to the bridge's thread and back: nothing of a commit is sent before
+    that thread runs it, and its publish and acknowledgement are that thread's own work."""
+    address = f"nats://{nats_node.url}"
+    stream = jetstream_settings(nats_node, request.node.name)["stream"]
+    assert isinstance(stream, str)
+    store = JetStreamStore(address, stream=stream)
+    try:
+        log = store.create_log("0001", make_header("hearts", 1, 4, {}))
+        sent_by: list[int] = []
+        publish = store.commits.js.publish
+
+        async def publish_noted(*args: Any, **kwargs: Any) -> Any:
+            sent_by.append(threading.get_ident())
+            ack = await publish(*args, **kwargs)
+            sent_by.append(threading.get_ident())  # its acknowledgement, read
+            return ack
+
+        monkeypatch.setattr(store.commits.js, "publish", publish_noted)
+        log.append({"kind": "seating", "seq": 0, "seat": 0, "state": "bot"})
+        pending = store.start_commit([log])
+        assert sent_by == [] and len(store.read("0001")) == log.durable_length  # nothing yet
+        assert pending.wait(30) and pending.failures() == []
+        assert sent_by == [threading.get_ident()] * 2
+        assert log.pending == [] and log.durable_length == len(store.read("0001"))
+    finally:
+        store.close()
 
 
 def test_a_resend_whose_first_send_landed_is_stored_once(
