@@ -32,6 +32,11 @@ reader, the request, the publish and its retries, the gathering of the commit's 
 woken for the next iteration; twice that, for what arrives during the tick."""
 
 
+SEND_ROUNDS = 2
+"""The loop's iterations that put a new commit's publishes on the wire: its task runs to the
+wait for the acknowledgements, then nats-py's flusher writes what it queued."""
+
+
 class InlineLoop:
     def __init__(self) -> None:
         self._selector = selectors.DefaultSelector()
@@ -73,11 +78,11 @@ class InlineLoop:
                 timer.cancel()
         return future.done()
 
-    def tick(self, until: asyncio.Future[Any] | None = None) -> None:
-        """Run what is ready now (the sockets polled, never waited for): ``TICK_ROUNDS``
+    def tick(self, until: asyncio.Future[Any] | None = None, rounds: int = TICK_ROUNDS) -> None:
+        """Run what is ready now (the sockets polled, never waited for): ``rounds``
         iterations of the loop, fewer once ``until`` is done."""
         loop = self.loop
-        for _ in range(TICK_ROUNDS):
+        for _ in range(rounds):
             loop.call_soon(loop.stop)
             loop.run_forever()
             if until is not None and until.done():

@@ -65,7 +65,7 @@ import nats.errors
 import nats.js.errors
 from nats.js import api
 
-from starhall.server.inline_loop import InlineLoop
+from starhall.server.inline_loop import SEND_ROUNDS, InlineLoop
 from starhall.server.nats_access import load_access
 from starhall.server.seats import SeatRecord, seats_from_body
 from starhall.server.stores import TableLost
@@ -234,6 +234,12 @@ class StreamCommit:
             self._inline.tick(work)
         return work.done()
 
+    def sent(self) -> bool:
+        if self._work is None:
+            return False
+        self._inline.tick(self._work, SEND_ROUNDS)
+        return not self._work.done()
+
     def wait(self, timeout: float | None) -> bool:
         return self._work is None or self._inline.wait(self._work, timeout)
 
@@ -283,7 +289,17 @@ class Link:
 
     nc: Any = None
     js: Any = None
-    sending: set[asyncio.Future[int]] = field(default_factory=set)
+    sending: set[asyncio.Task[Any]] = field(default_factory=set)
+    """The tasks awaiting a send's acknowledgement on this connection."""
+    cut_off: set[asyncio.Task[Any]] = field(default_factory=set)
+    """Those of them cancelled because the connection was lost (not given up): each sends
+    again."""
+
+    async def lost(self) -> None:
+        """The connection is lost: what was sent and not yet answered will never be."""
+        for sender in list(self.sending):
+            self.cut_off.add(sender)
+            sender.cancel()
 
 
 class JetStreamStore:
@@ -389,14 +405,10 @@ class JetStreamStore:
             if not connected and _refused(error):
                 raise OSError(describe(error))
 
-        async def lost() -> None:  # what was sent and not yet answered will never be
-            for attempt in list(link.sending):
-                attempt.cancel()
-
         link.nc = await nats.connect(servers=servers, connect_timeout=CONNECT_SECONDS,
                                      max_reconnect_attempts=-1, reconnect_time_wait=0.2,
                                      allow_reconnect=True, error_cb=quiet,
-                                     disconnected_cb=lost,
+                                     disconnected_cb=link.lost,
                                      pending_size=0,  # nothing sent late, after a failure
                                      **self.access.connect_options())
         connected = True
@@ -679,6 +691,11 @@ class JetStreamStore:
         expected = str(expected_seq)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + COMMIT_SECONDS
+        # Sent by this task itself, not by a task of its own per try (that would cost the
+        # loop an iteration more before the send goes out): a try cut off by a lost
+        # connection is told from the commit given up by ``link.cut_off``.
+        task = asyncio.current_task()
+        assert task is not None
         while True:
             if self.given_up(log.table_id):
                 raise TableLost(f"table {log.table_id} is another node's now: this one has "
@@ -686,18 +703,18 @@ class JetStreamStore:
             if self.lapsed(log.table_id):
                 raise OSError(f"this node's lease of table {log.table_id} has lapsed")
             patience = max(0.05, min(ATTEMPT_SECONDS, deadline - loop.time()))
-            attempt = asyncio.ensure_future(self._send(link, log, records, ids, expected,
-                                                       patience))
-            link.sending.add(attempt)
+            link.sending.add(task)
             try:
                 try:
-                    return await attempt
+                    return await self._send(link, log, records, ids, expected, patience)
                 finally:
-                    link.sending.discard(attempt)
+                    link.sending.discard(task)
             except asyncio.CancelledError:
-                task = asyncio.current_task()
-                if task is not None and task.cancelling():
+                if task not in link.cut_off:
                     raise  # the commit itself is given up (or timed out)
+                link.cut_off.discard(task)
+                if task.uncancel():
+                    raise  # given up too, meanwhile
                 # The NATS node it went to is gone (killed, say): its answer never comes.
                 # Sent again to the node the client reconnects to; the messages' ids keep
                 # a send that landed before from being stored twice.

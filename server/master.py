@@ -314,6 +314,9 @@ class TableMaster:
             first = frames.build(messages[0][1])
         started = time.monotonic()
         commit = self.store.start_commit(list(logs))
+        if first is None and messages and commit.sent():
+            # JetStream works on the commit: the mover's update is built meanwhile.
+            first = frames.build(messages[0][1])
         flight = InFlight(commit, logs, committed, messages, frames, first, started)
         if commit.wait(self.config.commit_patience):
             yield from self._finish(flight)

@@ -253,6 +253,12 @@ class Commit(Protocol):
 
     def done(self) -> bool: ...
 
+    def sent(self) -> bool:
+        """Whether the store now works on the commit without the loop (JetStream: its
+        publishes are on the wire, their acknowledgements on their way), so that what the
+        loop builds before it waits costs the mover nothing."""
+        ...
+
     def wait(self, timeout: float | None) -> bool:
         """Wait for it at most ``timeout`` seconds (``None``: until it ends); whether done."""
         ...
@@ -271,6 +277,9 @@ class Done:
 
     def done(self) -> bool:
         return True
+
+    def sent(self) -> bool:
+        return False
 
     def wait(self, timeout: float | None) -> bool:
         return True

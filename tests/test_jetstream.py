@@ -186,6 +186,31 @@ def test_a_resend_whose_first_send_landed_is_stored_once(
         store.close()
 
 
+def test_a_commit_whose_connection_is_lost_before_its_ack_is_sent_again_and_stored_once(
+        nats_node: NatsNode, request: pytest.FixtureRequest) -> None:
+    """Lost while its publish awaits the acknowledgement (nats-py then reconnects, to another
+    server of the cluster if it must), a commit is sent again and stored once, its message
+    id known; nothing is left waiting or marked."""
+    address = f"nats://{nats_node.url}"
+    stream = jetstream_settings(nats_node, request.node.name)["stream"]
+    assert isinstance(stream, str)
+    store = JetStreamStore(address, stream=stream)
+    try:
+        log = store.create_log("0001", make_header("hearts", 1, 4, {}))
+        log.append({"kind": "seating", "seq": 0, "seat": 0, "state": "bot"})
+        pending = store.start_commit([log])
+        assert pending.sent()  # on the wire, its acknowledgement awaited
+        link = store.commits
+        assert len(link.sending) == 1
+        store.inline.run(link.lost(), 5)
+        assert pending.wait(30) and pending.failures() == []
+        records, _ = read_records(store.read("0001"), "0001")
+        assert len(records) == 2 and log.durable_length == len(store.read("0001"))
+        assert link.sending == set() and link.cut_off == set()
+    finally:
+        store.close()
+
+
 def test_a_paused_owner_never_writes_a_table_it_gave_up(
         nats_node: NatsNode, request: pytest.FixtureRequest) -> None:
     """The owner's NATS side is held (as a SIGSTOP would), another node takes one of its

@@ -33,6 +33,9 @@ class Gate:
     def done(self) -> bool:
         return self.opened
 
+    def sent(self) -> bool:
+        return not self.opened
+
     def wait(self, timeout: float | None) -> bool:
         return self.opened
 
