@@ -87,6 +87,11 @@ LEASE_MARGIN = 0.8
 writes the table: the rest covers the time the request took to reach NATS."""
 COMMIT_SECONDS = 5.0
 """How long a commit waits for JetStream's acknowledgement before it counts as failed."""
+LET_GO_SECONDS = 2 * (COMMIT_SECONDS + 1)
+"""How long a table this node gave up stays refused to its commits: longer than a commit
+begun before it was given up still tries (each gives up ``COMMIT_SECONDS`` + 1 s after it
+began); a later write of the table needs a claim, which refuses a node that no longer holds
+it."""
 ATTEMPT_SECONDS = 1.0
 """How long one send of a commit waits for its acknowledgement before it is sent again (the
 stream may have lost its leader with a NATS node, and a send made meanwhile is never
@@ -329,9 +334,11 @@ class JetStreamStore:
         """The tables this node holds: their owner record's last revision."""
         self.lost: set[str] = set()
         """Tables another node took over, for the server to give up."""
-        self.let_go: set[str] = set()
-        """Tables this node gave up (``take_lost``, ``release``): never written again unless
-        it claims one anew, however fresh its lease."""
+        self.let_go: OrderedDict[str, float] = OrderedDict()
+        """Tables this node gave up (``take_lost``, ``release``), with when (monotonic),
+        oldest first: never written again unless it claims one anew, however fresh its lease;
+        forgotten ``LET_GO_SECONDS`` later (``_let_go``), so that the set does not grow with
+        every table the node ever gave up."""
         self.described: dict[str, dict[str, Any]] = {}
         """What this node's owner records say of its tables (``describe``)."""
         self.written: dict[str, tuple[str, dict[str, Any], Any]] = {}
@@ -1163,7 +1170,7 @@ class JetStreamStore:
             self.held[table_id] = int(revision)
             self.written.pop(table_id, None)
             self.lost.discard(table_id)
-            self.let_go.discard(table_id)
+            self.let_go.pop(table_id, None)
             self.orphans.discard(table_id)
         self._heard_owner(_Heard(table_id, value, int(revision)))
         return True
@@ -1193,7 +1200,7 @@ class JetStreamStore:
         it next writes it; one that still names this node, a takeover that failed half way,
         is taken over again, as a dead node's); it writes the table no more."""
         with self._lock:
-            self.let_go.add(table_id)
+            self._let_go([table_id])
             self._claimed.pop(table_id, None)
             self._fetched.pop(table_id, None)  # another node may write it now
             heard = self.owners.get(table_id)
@@ -1206,8 +1213,21 @@ class JetStreamStore:
     def take_lost(self) -> set[str]:
         with self._lock:
             lost, self.lost = self.lost, set()
-            self.let_go |= lost  # told to the server, never written again
+            self._let_go(sorted(lost))  # told to the server, never written again
         return lost
+
+    def _let_go(self, table_ids: list[str]) -> None:
+        """Note tables given up now, and forget those given up ``LET_GO_SECONDS`` ago (with
+        the lock held)."""
+        now = monotonic()
+        for table_id in table_ids:
+            self.let_go[table_id] = now
+            self.let_go.move_to_end(table_id)
+        while self.let_go:
+            table_id, when = next(iter(self.let_go.items()))
+            if now - when <= LET_GO_SECONDS:
+                break
+            self.let_go.popitem(last=False)
 
     def announce(self) -> None:
         """Write the owner records whose description changed now, not in half a TTL."""
@@ -1347,7 +1367,7 @@ class JetStreamStore:
                 continue
             with self._lock:
                 self.held[table_id] = int(revision)
-                self.let_go.discard(table_id)  # an id removed once, made again
+                self.let_go.pop(table_id, None)  # an id removed once, made again
             log = StreamLog(table_id, self.subject(table_id), 0, 0)
             log.append(header_for(table_id))
             records = list(log.pending)

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
+from starhall.server import jetstream
 from starhall.server.embed import EmbeddedServer
-from starhall.server.jetstream import JetStreamStore, TableLost, first_choice
+from starhall.server.jetstream import LET_GO_SECONDS, JetStreamStore, TableLost, first_choice
 from starhall.shared import protocol
 from starhall.shared.bugreport import read_bug_report
 from starhall.shared.logfile import make_header, read_records
@@ -267,6 +268,32 @@ def ada_and_bots(address: str) -> tuple[Participant, str, Person]:
 
     wait_for(two_acks, timeout=30)
     return lobby, table, ada
+
+
+def test_a_table_given_up_is_refused_for_a_while_then_forgotten(
+        nats_node: NatsNode, request: pytest.FixtureRequest,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A node refuses to write a table it gave up for longer than a commit begun before can
+    still try, then forgets it: what it remembers does not grow with every table it ever
+    gave up."""
+    address = f"nats://{nats_node.url}"
+    stream = jetstream_settings(nats_node, request.node.name)["stream"]
+    assert isinstance(stream, str)
+    store = JetStreamStore(address, stream=stream)
+    try:
+        clock = [1000.0]
+        monkeypatch.setattr(jetstream, "monotonic", lambda: clock[0])
+        store.release("0001")
+        store.release("0002")
+        clock[0] += LET_GO_SECONDS / 2
+        store.release("0003")
+        assert all(store.given_up(t) for t in ("0001", "0002", "0003"))
+        clock[0] += LET_GO_SECONDS / 2 + 1
+        store.release("0004")
+        assert list(store.let_go) == ["0003", "0004"]
+        assert not store.given_up("0001") and store.given_up("0003")
+    finally:
+        store.close()
 
 
 def test_moves_of_a_server_on_jetstream_are_answered_after_the_ack(
