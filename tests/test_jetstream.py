@@ -9,6 +9,7 @@ import os
 import signal
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -128,88 +129,75 @@ def test_one_commit_of_several_tables_refuses_the_one_behind_alone(
         stale.close()
 
 
+@pytest.fixture
+def store(nats_node: NatsNode, request: pytest.FixtureRequest) -> Iterator[JetStreamStore]:
+    """A store on the test's own stream, closed after it."""
+    stream = jetstream_settings(nats_node, request.node.name)["stream"]
+    assert isinstance(stream, str)
+    opened = JetStreamStore(f"nats://{nats_node.url}", stream=stream)
+    yield opened
+    opened.close()
+
+
 def test_a_commit_is_sent_and_acknowledged_by_the_thread_that_waits_for_it(
-        nats_node: NatsNode, request: pytest.FixtureRequest,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        store: JetStreamStore, monkeypatch: pytest.MonkeyPatch) -> None:
     """The commits' connection is run by the thread that waits for a commit (the server's
     loop), not handed to the bridge's thread and back: nothing of a commit is sent before
     that thread runs it, and its publish and acknowledgement are that thread's own work."""
-    address = f"nats://{nats_node.url}"
-    stream = jetstream_settings(nats_node, request.node.name)["stream"]
-    assert isinstance(stream, str)
-    store = JetStreamStore(address, stream=stream)
-    try:
-        log = store.create_log("0001", make_header("hearts", 1, 4, {}))
-        sent_by: list[int] = []
-        publish = store.commits.js.publish
+    log = store.create_log("0001", make_header("hearts", 1, 4, {}))
+    sent_by: list[int] = []
+    publish = store.commits.js.publish
 
-        async def publish_noted(*args: Any, **kwargs: Any) -> Any:
-            sent_by.append(threading.get_ident())
-            ack = await publish(*args, **kwargs)
-            sent_by.append(threading.get_ident())  # its acknowledgement, read
-            return ack
+    async def publish_noted(*args: Any, **kwargs: Any) -> Any:
+        sent_by.append(threading.get_ident())
+        ack = await publish(*args, **kwargs)
+        sent_by.append(threading.get_ident())  # its acknowledgement, read
+        return ack
 
-        monkeypatch.setattr(store.commits.js, "publish", publish_noted)
-        log.append({"kind": "seating", "seq": 0, "seat": 0, "state": "bot"})
-        pending = store.start_commit([log])
-        assert sent_by == [] and len(store.read("0001")) == log.durable_length  # nothing yet
-        assert pending.wait(30) and pending.failures() == []
-        assert sent_by == [threading.get_ident()] * 2
-        assert log.pending == [] and log.durable_length == len(store.read("0001"))
-    finally:
-        store.close()
+    monkeypatch.setattr(store.commits.js, "publish", publish_noted)
+    log.append({"kind": "seating", "seq": 0, "seat": 0, "state": "bot"})
+    pending = store.start_commit([log])
+    assert sent_by == [] and len(store.read("0001")) == log.durable_length  # nothing yet
+    assert pending.wait(30) and pending.failures() == []
+    assert sent_by == [threading.get_ident()] * 2
+    assert log.pending == [] and log.durable_length == len(store.read("0001"))
 
 
-def test_a_resend_whose_first_send_landed_is_stored_once(
-        nats_node: NatsNode, request: pytest.FixtureRequest) -> None:
-    address = f"nats://{nats_node.url}"
-    stream = jetstream_settings(nats_node, request.node.name)["stream"]
-    assert isinstance(stream, str)
-    store = JetStreamStore(address, stream=stream)
-    try:
-        log = store.create_log("0001", make_header("hearts", 1, 4, {}))
-        length, last_seq = log.durable_length, log.last_seq
-        seating = {"kind": "seating", "seq": 0, "seat": 0, "state": "bot"}
-        log.append(seating)
-        log.append({**seating, "seat": 1})
-        assert store.commit([log]) == []
-        once = store.read("0001")
-        # The acknowledgement was lost: the node sends the same records again.
-        log.durable_length = log.written_length = length
-        log.last_seq = last_seq
-        log.append(seating)
-        log.append({**seating, "seat": 1})
-        assert store.commit([log]) == []
-        assert store.read("0001") == once and log.durable_length == len(once)
-        records, _ = read_records(once, "0001")
-        assert len(records) == 3
-    finally:
-        store.close()
+def test_a_resend_whose_first_send_landed_is_stored_once(store: JetStreamStore) -> None:
+    log = store.create_log("0001", make_header("hearts", 1, 4, {}))
+    length, last_seq = log.durable_length, log.last_seq
+    seating = {"kind": "seating", "seq": 0, "seat": 0, "state": "bot"}
+    log.append(seating)
+    log.append({**seating, "seat": 1})
+    assert store.commit([log]) == []
+    once = store.read("0001")
+    # The acknowledgement was lost: the node sends the same records again.
+    log.durable_length = log.written_length = length
+    log.last_seq = last_seq
+    log.append(seating)
+    log.append({**seating, "seat": 1})
+    assert store.commit([log]) == []
+    assert store.read("0001") == once and log.durable_length == len(once)
+    records, _ = read_records(once, "0001")
+    assert len(records) == 3
 
 
 def test_a_commit_whose_connection_is_lost_before_its_ack_is_sent_again_and_stored_once(
-        nats_node: NatsNode, request: pytest.FixtureRequest) -> None:
+        store: JetStreamStore) -> None:
     """Lost while its publish awaits the acknowledgement (nats-py then reconnects, to another
     server of the cluster if it must), a commit is sent again and stored once, its message
     id known; nothing is left waiting or marked."""
-    address = f"nats://{nats_node.url}"
-    stream = jetstream_settings(nats_node, request.node.name)["stream"]
-    assert isinstance(stream, str)
-    store = JetStreamStore(address, stream=stream)
-    try:
-        log = store.create_log("0001", make_header("hearts", 1, 4, {}))
-        log.append({"kind": "seating", "seq": 0, "seat": 0, "state": "bot"})
-        pending = store.start_commit([log])
-        assert pending.sent()  # on the wire, its acknowledgement awaited
-        link = store.commits
-        assert len(link.sending) == 1
-        store.inline.run(link.lost(), 5)
-        assert pending.wait(30) and pending.failures() == []
-        records, _ = read_records(store.read("0001"), "0001")
-        assert len(records) == 2 and log.durable_length == len(store.read("0001"))
-        assert link.sending == set() and link.cut_off == set()
-    finally:
-        store.close()
+    log = store.create_log("0001", make_header("hearts", 1, 4, {}))
+    log.append({"kind": "seating", "seq": 0, "seat": 0, "state": "bot"})
+    pending = store.start_commit([log])
+    assert pending.sent()  # on the wire, its acknowledgement awaited
+    link = store.commits
+    assert len(link.sending) == 1
+    store.inline.run(link.lost(), 5)
+    assert pending.wait(30) and pending.failures() == []
+    records, _ = read_records(store.read("0001"), "0001")
+    assert len(records) == 2 and log.durable_length == len(store.read("0001"))
+    assert link.sending == set() and link.cut_off == set()
 
 
 def test_a_paused_owner_never_writes_a_table_it_gave_up(
@@ -271,29 +259,21 @@ def ada_and_bots(address: str) -> tuple[Participant, str, Person]:
 
 
 def test_a_table_given_up_is_refused_for_a_while_then_forgotten(
-        nats_node: NatsNode, request: pytest.FixtureRequest,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        store: JetStreamStore, monkeypatch: pytest.MonkeyPatch) -> None:
     """A node refuses to write a table it gave up for longer than a commit begun before can
     still try, then forgets it: what it remembers does not grow with every table it ever
     gave up."""
-    address = f"nats://{nats_node.url}"
-    stream = jetstream_settings(nats_node, request.node.name)["stream"]
-    assert isinstance(stream, str)
-    store = JetStreamStore(address, stream=stream)
-    try:
-        clock = [1000.0]
-        monkeypatch.setattr(jetstream, "monotonic", lambda: clock[0])
-        store.release("0001")
-        store.release("0002")
-        clock[0] += LET_GO_SECONDS / 2
-        store.release("0003")
-        assert all(store.given_up(t) for t in ("0001", "0002", "0003"))
-        clock[0] += LET_GO_SECONDS / 2 + 1
-        store.release("0004")
-        assert list(store.let_go) == ["0003", "0004"]
-        assert not store.given_up("0001") and store.given_up("0003")
-    finally:
-        store.close()
+    clock = [1000.0]
+    monkeypatch.setattr(jetstream, "monotonic", lambda: clock[0])
+    store.release("0001")
+    store.release("0002")
+    clock[0] += LET_GO_SECONDS / 2
+    store.release("0003")
+    assert all(store.given_up(t) for t in ("0001", "0002", "0003"))
+    clock[0] += LET_GO_SECONDS / 2 + 1
+    store.release("0004")
+    assert list(store.let_go) == ["0003", "0004"]
+    assert not store.given_up("0001") and store.given_up("0003")
 
 
 def test_moves_of_a_server_on_jetstream_are_answered_after_the_ack(
