@@ -17,7 +17,12 @@ processes with a stream of three replicas. Then:
    A bare ZeroMQ echo over CurveZMQ (``bench/server.py``'s, in a process of its own, the
    move's bytes) is alternated with them too: a move pays both round trips, one after the
    other, so (echo + publish-and-ack) / publish-and-ack is the least ratio any server reaches
-   on this machine, and the move less both is the server's own time.
+   on this machine, and the move less both is the server's own time. A JetStream-acked echo
+   is alternated too: the echo, but it answers only once its message, published with the
+   headers a table's record carries (the subject's expected last sequence and a message id),
+   is acknowledged: the least any server that stores a move in JetStream before answering
+   takes here, as ``bench/server.py``'s fdatasync'd echo is for the file store. The nodes run
+   the build as users run it (the engines compiled when they are).
 2. ``takeover``: two nodes; a person (all the while moving) at a table of bots, and ``--live``
    tables of bots (each taking ``--think`` s a move) beside it on the same node; the node
    serving them is killed with -9, and the time until the person's first move acknowledged by
