@@ -626,10 +626,10 @@ class JetStreamStore:
     # --- commits ------------------------------------------------------------------------
 
     def head_start(self, log: Any) -> None:
-        """Nothing: a person's move is published with its batch's commit. Begun here (sent on
-        the commits' loop at once, the mover's update built while JetStream works), it was no
-        faster: on busy cores the send itself takes most of the publish's time, so nothing
-        runs beside it (measured in process and in ``bench/cluster.py``, docs/scaling.md)."""
+        """Nothing: a person's move is published with its batch's commit, whose ``sent`` puts
+        it on the wire before the mover's update is built. Published here, as the move is
+        decided, it was no faster on busy cores (measured in process and in
+        ``bench/cluster.py``): the rest of the batch waits for the interpreter meanwhile."""
 
     @property
     def head_started(self) -> bool:
@@ -637,7 +637,8 @@ class JetStreamStore:
 
     def start_commit(self, logs: list[Any]) -> StreamCommit:
         """Publish every log's pending records, all of them gathered by one task of the
-        commits' loop, sent once the server's thread runs it (``StreamCommit.wait``): the
+        commits' loop, sent once the server's thread runs it (``StreamCommit.sent`` or
+        ``wait``): the
         server waits ``commit_patience`` at most, then polls the ``StreamCommit``, and never
         waits longer for JetStream in its loop."""
         jobs: list[tuple[StreamLog, int, concurrent.futures.Future[int]]] = []
