@@ -638,9 +638,8 @@ class JetStreamStore:
     def start_commit(self, logs: list[Any]) -> StreamCommit:
         """Publish every log's pending records, all of them gathered by one task of the
         commits' loop, sent once the server's thread runs it (``StreamCommit.sent`` or
-        ``wait``): the
-        server waits ``commit_patience`` at most, then polls the ``StreamCommit``, and never
-        waits longer for JetStream in its loop."""
+        ``wait``): the server waits ``commit_patience`` at most, then polls the
+        ``StreamCommit``, and never waits longer for JetStream in its loop."""
         jobs: list[tuple[StreamLog, int, concurrent.futures.Future[int]]] = []
         stores: list[tuple[StreamLog, list[bytes], int, int,
                            concurrent.futures.Future[int]]] = []
