@@ -95,6 +95,16 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.2f} ms"
 
 
+async def stream_of(address: str, name: str, replicas: int) -> tuple[Any, Any]:
+    """A connection to the cluster at ``address`` and its JetStream, with a stream ``name``
+    of ``replicas`` replicas for the subjects under ``name.lower()``."""
+    nc = await nats.connect(servers=[f"nats://{server}" for server in
+                                     address[len("nats://"):].split(",")])
+    js = nc.jetstream()
+    await js.add_stream(name=name, subjects=[f"{name.lower()}.>"], num_replicas=replicas)
+    return nc, js
+
+
 class Floor:
     """A JetStream publish-and-ack round trip from this process, on a stream of its own."""
 
@@ -104,10 +114,7 @@ class Floor:
         self.record = os.urandom(120)  # about a move's record
 
     async def _connect(self, address: str, replicas: int) -> None:
-        self.nc = await nats.connect(servers=[f"nats://{server}" for server in
-                                              address[len("nats://"):].split(",")])
-        self.js = self.nc.jetstream()
-        await self.js.add_stream(name="FLOOR", subjects=["floor.>"], num_replicas=replicas)
+        self.nc, self.js = await stream_of(address, "FLOOR", replicas)
 
     def timed(self) -> float:
         started = time.perf_counter()
@@ -169,15 +176,7 @@ def acked_echo_server(port: int, keys: str, address: str, replicas: int) -> None
     subject, which fences a second writer out, and a message id), and sends it back once
     acknowledged: one thread, nothing else done."""
     loop = asyncio.new_event_loop()
-
-    async def connect() -> Any:
-        nc = await nats.connect(servers=[f"nats://{server}" for server in
-                                         address[len("nats://"):].split(",")])
-        js = nc.jetstream()
-        await js.add_stream(name="ACKEDECHO", subjects=["ackedecho.>"], num_replicas=replicas)
-        return js
-
-    js = loop.run_until_complete(connect())
+    _, js = loop.run_until_complete(stream_of(address, "ACKEDECHO", replicas))
     router = zmq.Context.instance().socket(zmq.ROUTER)
     load_or_create(Path(keys)).secure(router)
     router.bind(f"tcp://127.0.0.1:{port}")
