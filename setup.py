@@ -1,5 +1,5 @@
-"""Builds the engine modules of ``shared/``, and the server's per-move path, to C with mypyc,
-when it can.
+"""Builds the engine modules of ``shared/``, the bots with their search, and the server's
+per-move path, to C with mypyc, when it can.
 
 The engines are typed Python and stay the one source: mypyc compiles the same files, about
 twice as fast, the way black and mypy ship. Without a C compiler (or with
@@ -27,9 +27,9 @@ from typing import Any
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-# The modules on the hot paths of play, simulation and replay, and the server's modules every
-# move goes through (durability.py is left out: its errors derive from OSError, which mypyc
-# cannot compile, and its work is a system call).
+# The modules on the hot paths of play, simulation, replay and the strong bots' playouts, and
+# the server's modules every move goes through (durability.py is left out: its errors derive
+# from OSError, which mypyc cannot compile, and its work is a system call).
 COMPILED = [
     "shared/cards.py",
     "shared/choices.py",
@@ -44,11 +44,23 @@ COMPILED = [
     "shared/snapshots.py",
     "shared/table.py",
     "shared/tricks.py",
+    "shared/search_flat.py",
+    "shared/search.py",
+    "shared/belief.py",
     "shared/games/hearts/rules.py",
+    "shared/games/hearts/bots.py",
+    "shared/games/hearts/strong.py",
     "shared/games/stars/rules.py",
+    "shared/games/stars/bots.py",
+    "shared/games/stars/strong.py",
     "shared/games/star_patience/rules.py",
+    "shared/games/star_patience/bots.py",
     "shared/games/what_else/rules.py",
+    "shared/games/what_else/bots.py",
+    "shared/games/what_else/strong.py",
     "shared/games/stars_and_bars/rules.py",
+    "shared/games/stars_and_bars/bots.py",
+    "shared/games/stars_and_bars/strong.py",
     "server/fields.py",
     "server/rendering.py",
     "server/seats.py",

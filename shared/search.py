@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Any, Generic, Protocol, TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from starhall.shared.cards import CardSet, Deck, bits
 from starhall.shared.engine import Command
 from starhall.shared.search_flat import (
@@ -156,6 +158,7 @@ class Searchable(Protocol[S, M]):
         """What a ``done`` state is worth to each seat, about a unit wide."""
 
 
+@mypyc_attr(native_class=False)  # mypyc cannot build a generic dataclass natively
 @dataclass(slots=True)
 class _Node(Generic[M]):
     actor: int
@@ -165,6 +168,7 @@ class _Node(Generic[M]):
     available: int = 0
 
 
+@mypyc_attr(native_class=False)  # mypyc cannot build a generic dataclass natively
 @dataclass(frozen=True, slots=True)
 class Searched(Generic[M]):
     """A search's choice and what it rests on."""

@@ -106,6 +106,7 @@ def paired_search(count: int, sample: Callable[[], World],
     deadline = deadline_of(think)
     results: list[list[float]] = [[] for _ in range(count)]
     active = list(range(count))
+    sums = _Sums(count)
     worlds = 0
     if count > 1:
         try:
@@ -119,8 +120,10 @@ def paired_search(count: int, sample: Callable[[], World],
                 for index, value in zip(active, values, strict=True):
                     results[index].append(value)
                 worlds += 1
-                if prune and worlds >= PRUNE_AFTER and len(active) > 1:
-                    active = _still_in_doubt(active, results)
+                if prune:
+                    sums.add(active, values)
+                    if worlds >= PRUNE_AFTER and len(active) > 1:
+                        active = sums.still_in_doubt(active, worlds)
         except OutOfTime:
             pass
         finally:
@@ -150,20 +153,46 @@ def _error(differences: list[float]) -> float:
     return sqrt(variance / n)
 
 
-def _still_in_doubt(active: list[int], results: list[list[float]]) -> list[int]:
-    """The candidates the best one (by mean) does not yet beat clearly over the worlds both
-    were played out in (the last ``n``: every active one was played out in each of them)."""
-    n = min(len(results[i]) for i in active)
-    best = max(active, key=lambda i: sum(results[i][-n:]))
-    top = results[best][-n:]
-    kept = []
-    for i in active:
-        leads = [a - b for a, b in zip(top, results[i][-n:], strict=True)]
-        mean = sum(leads) / n
-        spread = sqrt(sum((lead - mean) ** 2 for lead in leads) / (n - 1))
-        if i == best or mean <= 0 or mean <= PRUNE_Z * spread / sqrt(n) and spread:
-            kept.append(i)
-    return kept
+class _Sums:
+    """Running sums of the candidates' values over the worlds, and of their products pair by
+    pair: enough to compare any two over every world both were played out in, in time that
+    does not grow with the worlds (a pruned search plays every candidate still active in
+    every world)."""
+
+    def __init__(self, count: int) -> None:
+        self.total = [0.0] * count
+        self.squares = [0.0] * count
+        self.products = [[0.0] * count for _ in range(count)]
+
+    def add(self, active: list[int], values: list[float]) -> None:
+        total, squares, products = self.total, self.squares, self.products
+        for position, i in enumerate(active):
+            value = values[position]
+            total[i] += value
+            squares[i] += value * value
+            row = products[i]
+            for other in range(position + 1, len(active)):
+                row[active[other]] += value * values[other]
+
+    def still_in_doubt(self, active: list[int], n: int) -> list[int]:
+        """The candidates the best one (by mean) does not yet beat clearly over the ``n``
+        worlds (every active one was played out in each of them)."""
+        total, squares, products = self.total, self.squares, self.products
+        best = max(active, key=lambda i: total[i])
+        kept = []
+        for i in active:
+            if i == best:
+                kept.append(i)
+                continue
+            mean = (total[best] - total[i]) / n
+            product = products[best][i] if best < i else products[i][best]
+            # the sum of squared deviations of the leads, from the sums: clipped at 0 and
+            # taken as 0 when it is only rounding
+            deviations = squares[best] - 2 * product + squares[i] - n * mean * mean
+            spread = sqrt(deviations / (n - 1)) if deviations > 1e-12 * n else 0.0
+            if mean <= 0 or mean <= PRUNE_Z * spread / sqrt(n) and spread:
+                kept.append(i)
+        return kept
 
 
 @dataclass(frozen=True, slots=True)

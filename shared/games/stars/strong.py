@@ -210,7 +210,7 @@ def rollout_card(state: StarsState, rng: Random) -> int:
             if seat == declarer:
                 value = gains[seat] - 0.25 * (sum(gains) - gains[seat])
             else:
-                value = gains[seat] - gains[declarer if declarer is not None else seat]
+                value = float(gains[seat] - gains[declarer if declarer is not None else seat])
             return value, -POINTS[card] - rank_of[card]
         return max(bits(legal), key=worth)
     if not trick:
