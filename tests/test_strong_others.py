@@ -32,9 +32,11 @@ from starhall.shared.games.what_else.strong import (
     play_out,
     rollout_event,
     rollout_step,
+    round_value,
     sample_hidden,
     sample_world,
     template_state,
+    win_chance,
     world_state,
 )
 from starhall.shared.games.what_else.strong import (
@@ -584,3 +586,16 @@ def test_bars_playouts_move_as_the_engine_decides() -> None:
     for deal in range(2):
         play(BARS, 2, options, choose, deal)
     assert checked["turns"] > 200
+
+
+def test_what_else_win_chance_counts_whose_round_it_was() -> None:
+    """A playout's end is valued by the chance to win the game from the tokens then: shared
+    alike among players alike, summing to 1 over the seats, and a round lost to a player one
+    token from the game worth nothing, one lost to a player far from it worth more."""
+    assert win_chance((3, 3, 3), 0) == pytest.approx(1 / 3)
+    for needs in [(3, 2, 1), (1, 1, 3, 2), (2, 3, 3, 3, 1, 2)]:
+        assert sum(win_chance(needs, seat) for seat in range(len(needs))) == pytest.approx(1)
+    assert win_chance((2, 0, 3), 0) == 0.0 and win_chance((0, 1, 1), 0) == 1.0
+    lost_to_the_leader, lost_to_the_last = win_chance((2, 0, 3), 0), win_chance((2, 1, 2), 0)
+    assert lost_to_the_leader < lost_to_the_last
+    assert round_value((3, 3, 3, 3), 0) > 0

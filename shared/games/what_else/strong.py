@@ -7,8 +7,9 @@ pile's order), every candidate in the same worlds, every seat then played on the
 fold (``decide`` for the candidate, then the steps of one ``rules.PlayoutState``, which
 ``evolve`` is built on: a rule lives only in ``rules.py``) by the heuristic bot's own choice
 of card (``bots.card_to_lay``) to the end of the round, and chooses the move worth most over the
-worlds (``search_flat.paired_search``): a world is worth the round won, and the cards the
-seat kept to its end (``KEEP_WEIGHT``).
+worlds (``search_flat.paired_search``): a world is worth the seat's chance to win the game
+from the tokens at the round's end (``win_chance``: whoever won the round, a player one token
+from the game or one far from it), and the cards it kept (``KEEP_WEIGHT``).
 
 **What the events tell of a hand.** An opponent's hand is kept as groups of cards that came
 into it together (the deal, a draw), each with the set of cards it may hold:
@@ -82,11 +83,12 @@ from starhall.shared.search_flat import (
 KEEP_WEIGHT = 1.5
 """A playout cut short also counts the cards the seat kept to the round's end, each by its
 worth between rounds above the average card's (0.09; the best card's is 0.67), this much to
-a round won: a round won by spending the cards that win later rounds is dearly bought.
-Measured at 3 players, 0.1 s a move, the strong bot choosing only the cards to lay (25 deals
-× 3 seats, the same deals each time): weight 0 won 25% of the games, 0.5 37%, 1.5 41%,
-3 19% (each ± about 10%); but on fresh deals (1001-1040), with the bot choosing its discards
-too, weight 1.5 won 30.8% ± 7.2%, its fair share: most of those differences were luck."""
+a round won (``play_out``: a round won, in the game's win chance, is ``round_value``): a round
+won by spending the cards that win later rounds is dearly bought. Measured at 3 players, 0.1
+s a move, the strong bot choosing only the cards to lay (25 deals × 3 seats, the same deals
+each time): weight 0 won 25% of the games, 0.5 37%, 1.5 41%, 3 19% (each ± about 10%); but
+on fresh deals (1001-1040), with the bot choosing its discards too, weight 1.5 won 30.8% ±
+7.2%, its fair share: most of those differences were luck."""
 DOUBT = 2.0
 """The search leaves the heuristic's move only for one that beats it by more than this many
 standard errors over the worlds played (``paired_search``)."""
@@ -526,10 +528,11 @@ def play_out(state: WhatElseState, first: Command, seat: Seat, rng: random.Rando
     ``PlayoutState.apply``, on one state changed in place), then on with the rollout policy
     for every seat (``rollout_event``) until ``rounds`` rounds have ended (the one being
     played counts; from a refill, the next); ``seat``'s value: 1 for a won game, 0 for a lost
-    one, else the tokens it won per round ended plus ``KEEP_WEIGHT`` times the worth of the
-    cards it held when the last of them ended. ``deadline.check()`` before every step."""
+    one, else its chance to win the game from the tokens then (``win_chance``) plus the worth
+    of the cards it held when the last round ended, ``KEEP_WEIGHT`` times a round won's
+    (``round_value``) for each card's worth above the average. ``deadline.check()`` before
+    every step."""
     rounds = ROLLOUT_ROUNDS if rounds is None else rounds
-    tokens_before = state.tokens[seat]
     ended = 0
     kept = -1
     playing = PlayoutState(state)
@@ -558,11 +561,39 @@ def play_out(state: WhatElseState, first: Command, seat: Seat, rng: random.Rando
     tokens = playing.tokens
     if playing.phase == "over":
         return 1.0 if tokens[seat] >= TARGET else 0.0
-    won = (tokens[seat] - tokens_before) / max(ended, 1)
+    needs = tuple(TARGET - count for count in tokens)
+    value = win_chance(needs, seat)
     if not KEEP_WEIGHT or kept < 0:
-        return won
+        return value
     worth, average = static_worth(playing.rules.cards.table)
-    return won + KEEP_WEIGHT * sum(worth[card] - average for card in bits(kept))
+    return value + KEEP_WEIGHT * round_value(needs, seat) * sum(
+        worth[card] - average for card in bits(kept))
+
+
+@cache
+def win_chance(needs: tuple[int, ...], seat: Seat) -> float:
+    """The chance that ``seat`` wins the game when each player still needs ``needs`` tokens
+    and every round from here is as likely to be won by any player (as among players alike):
+    what a playout's end is worth, in the game's own terms. Whose round it was matters by who
+    is near the end: a round lost to a player one token from the game loses the game, one lost
+    to a player far from it costs little."""
+    if needs[seat] <= 0:
+        return 1.0
+    if min(needs) <= 0:
+        return 0.0
+    total = 0.0
+    for winner in range(len(needs)):
+        total += win_chance(_won_by(needs, winner), seat)
+    return total / len(needs)
+
+
+def round_value(needs: tuple[int, ...], seat: Seat) -> float:
+    """What one more round won is worth to ``seat`` from ``needs``, in win chance."""
+    return win_chance(_won_by(needs, seat), seat) - win_chance(needs, seat)
+
+
+def _won_by(needs: tuple[int, ...], winner: Seat) -> tuple[int, ...]:
+    return (*needs[:winner], needs[winner] - 1, *needs[winner + 1:])
 
 
 # --- the bot ---------------------------------------------------------------------------------
@@ -602,8 +633,8 @@ class StrongBot(WorldsBot):
     def appraise(self, seen: Observation, think: float, worlds: int | None = None,
                  include: Command | None = None) -> Appraisal | None:
         """Each candidate's value by the search ``choose`` plays by (every legal card, or the
-        discards worth trying, and ``include`` too): a round won counts 1, a game won is 1
-        and lost 0, and the cards kept count too (``play_out``). ``worlds``: exactly that
+        discards worth trying, and ``include`` too): the chance to win the game, the cards
+        kept counted too (``play_out``). ``worlds``: exactly that
         many, whatever the clock. ``None`` for a single legal move."""
         if len(seen.legal) < 2:
             return None
@@ -611,7 +642,7 @@ class StrongBot(WorldsBot):
                                         worlds or 0, 0.0, include)
         return Appraisal(tuple(MoveValue(command, mean, error, count) for command, mean, error,
                                count in zip(commands, result.means, result.errors,
-                                            result.counts, strict=True)), "rounds won", 1.0)
+                                            result.counts, strict=True)), "% win chance", 100.0)
 
     def _search(self, seen: Observation, deadline: Deadline, least: int,
                 doubt: float, include: Command | None = None
