@@ -106,7 +106,7 @@ def paired_search(count: int, sample: Callable[[], World],
     deadline = deadline_of(think)
     results: list[list[float]] = [[] for _ in range(count)]
     active = list(range(count))
-    sums = _Sums(count)
+    sums = _Sums(count if prune else 0)
     worlds = 0
     if count > 1:
         try:
