@@ -28,7 +28,6 @@ from starhall.shared.games.what_else.bots import HeuristicBot
 from starhall.shared.games.what_else.rules import PlayoutState, cards_for, legal_cards
 from starhall.shared.games.what_else.strong import StrongBot as WhatElseStrong
 from starhall.shared.games.what_else.strong import (
-    follows_policy,
     knowledge,
     play_out,
     rollout_event,
@@ -147,23 +146,16 @@ def held_by(groups: list[Any]) -> int:
 @pytest.mark.parametrize("players", [3, 4, 6])
 def test_what_else_reading_heuristic_players_holds(players: int) -> None:
     """Against heuristic players, what their plays and refills tell (no lower card that fits
-    than the one laid, no weak card kept; each card laid this round the heuristic's choice
-    from the hand it came from) admits their real hands at every move, and says more than the
-    events alone; a random player, whose moves soon show it is none, is read no more."""
+    than the one laid, no weak card kept) admits their real hands at every move, and says
+    more than the events alone; a random player, whose moves soon show it is none, is read
+    no more."""
     options = WHAT_ELSE.make_options(players, {})
     rng = random.Random(players)
-    narrowed = {"read": 0, "plain": 0, "plays": 0, "refused": 0}
+    narrowed = {"read": 0, "plain": 0}
 
     def choose(state: Any, seat: int, seen: Observation) -> Command:
         read, plain = knowledge(seen), knowledge(seen, read_policy=False)
         assert read.consistent
-        hands = {other: state.hands[other] for other in range(players) if other != seat}
-        assert follows_policy(state.rules.cards, read.plays, hands)
-        assert plain.plays == ()
-        narrowed["plays"] += len(read.plays)
-        worlds = [sample_world(seen, read, rng)[0] for _ in range(3)]
-        narrowed["refused"] += sum(not follows_policy(state.rules.cards, read.plays, world)
-                                   for world in worlds)
         for other, groups in read.groups.items():
             allowed = held_by(groups)
             assert state.hands[other] & ~allowed == 0
@@ -174,7 +166,6 @@ def test_what_else_reading_heuristic_players_holds(players: int) -> None:
     for deal in range(3):
         play(WHAT_ELSE, players, options, choose, deal)
     assert narrowed["read"] > narrowed["plain"]
-    assert narrowed["plays"] > 0 and narrowed["refused"] > 0  # the worlds it tells apart
 
 
 def test_what_else_a_random_player_is_read_no_more() -> None:

@@ -102,11 +102,6 @@ KEPT_ABOVE = 0.6
 """An opponent keeps at a refill no card worth less than this share of an average card's
 worth (the heuristic keeps none below the average; the margin: it weighs against what it
 sees, a little other than what the seat sees)."""
-POLICY_TRIES = 40
-"""Worlds drawn for one whose opponents' cards laid this round are each the heuristic's own
-choice from the hands the world gives them (``Knowledge.plays``); when none of these is, the
-last is played (and a search whose first ``POLICY_TRIES`` worlds were all refused reads the
-round's cards no more: its opponents do not play as the heuristic)."""
 ROLLOUT_ROUNDS = 1
 """A playout stops when this many rounds have ended (the one being played counts; from a
 refill, the next) and is scored by the round won and the cards kept. Played to the game's
@@ -123,20 +118,6 @@ class Group:
     allowed: CardSet
 
 
-@dataclass(frozen=True, slots=True)
-class RoundPlay:
-    """An opponent's card laid in the round in play, with what it could see as it laid it."""
-
-    seat: Seat
-    card: int
-    top: int
-    """The card it was laid on (-1: it opened the round)."""
-    gone: CardSet
-    """The cards every seat had seen go: the discard pile and the round's cards before it."""
-    others: tuple[int, ...]
-    """The hand sizes of the other players still in the round then."""
-
-
 @dataclass(slots=True)
 class Knowledge:
     """What a seat knows of the hidden cards: the opponents' hands as groups, and the cards the
@@ -146,8 +127,6 @@ class Knowledge:
     pile_allowed: CardSet
     consistent: bool
     """The public course followed from the events agrees with the view."""
-    plays: tuple[RoundPlay, ...] = ()
-    """The cards laid this round by opponents read as the heuristic (``follows_policy``)."""
 
 
 @dataclass(slots=True)
@@ -174,8 +153,6 @@ class _Course:
     """Opponents whose moves showed they do not play as the heuristic: read no more."""
     lost: bool = False
     """An event the course could not follow came: it follows no more, and says nothing."""
-    round_plays: list[RoundPlay] = field(default_factory=list)
-    """The opponents' cards laid in the round in play."""
 
     def take(self, seat: Seat, card: int) -> None:
         """``seat`` laid or discarded ``card``: take it from the group that held it."""
@@ -264,7 +241,6 @@ class _Course:
         self.tokens[last] += 1
         self.discard.extend(card for _, card in self.pile)
         self.pile = []
-        self.round_plays = []
         self.passed = [False] * self.players
         if self.tokens[last] < TARGET:
             self.draw(last, HAND_SIZE - self.counts[last])
@@ -293,7 +269,6 @@ class _Course:
                 owed, self.owed = self.owed, None
                 self.draw(*owed)
         elif kind == "shuffled":
-            self.round_plays = []
             self.counts = [HAND_SIZE] * self.players
             self.draw_count = len(self.cards.deck) - HAND_SIZE * self.players
             self.pile_allowed = self.cards.deck.full
@@ -303,11 +278,6 @@ class _Course:
             card = index_of[data["card"]]
             if seat != self.me and self.read_policy and seat not in self.plain:
                 self.laid_lowest(seat, card)
-            if seat != self.me:
-                self.round_plays.append(RoundPlay(
-                    seat, card, self.pile[-1][1] if self.pile else -1, self.gone(),
-                    tuple(self.counts[other] for other in range(self.players)
-                          if other != seat and not self.passed[other] and self.counts[other])))
             self.take(seat, card)
             self.pile.append((seat, card))
             self.after_move()
@@ -364,27 +334,8 @@ def knowledge(seen: Observation, kept: KeptFold[_Course] | None = None,
                           for seat, count in enumerate(view["hand_counts"])
                           if seat != seen.seat}, full, False)
     # copies: the course goes on changing its groups at the next move
-    plays = tuple(play for play in course.round_plays if play.seat not in course.plain) \
-        if read_policy else ()
     return Knowledge({seat: [Group(group.count, group.allowed) for group in groups]
-                      for seat, groups in course.groups.items()}, course.pile_allowed, True,
-                     plays)
-
-
-def follows_policy(cards: Cards, plays: Sequence[RoundPlay], hands: dict[Seat, CardSet]
-                   ) -> bool:
-    """Whether in a world of ``hands`` every card of ``plays`` was the heuristic's choice
-    (``card_to_lay``) from the hand its player held then: the hand now and the cards it laid
-    since, judged from what it could see."""
-    later: dict[Seat, CardSet] = {}
-    full = cards.deck.full
-    for play in reversed(plays):
-        held = hands.get(play.seat, 0) | later.get(play.seat, 0) | 1 << play.card
-        playable = held if play.top < 0 else held & cards.fits_on[play.top]
-        if card_to_lay(cards, playable, full & ~held & ~play.gone, play.others) != play.card:
-            return False
-        later[play.seat] = later.get(play.seat, 0) | 1 << play.card
-    return True
+                      for seat, groups in course.groups.items()}, course.pile_allowed, True)
 
 
 def unseen_cards(cards: Cards, view: WhatElseView) -> CardSet:
@@ -718,17 +669,8 @@ class StrongBot(WorldsBot):
         template = template_state(seen)
         rng = self.rng
 
-        reading = [bool(known.plays)]
-        fitted = [0]
-
         def sample() -> tuple[WhatElseState, int]:
-            for _ in range(POLICY_TRIES if reading[0] else 1):
-                hands, draw = sample_world(seen, known, rng)
-                if not reading[0] or follows_policy(cards, known.plays, hands):
-                    fitted[0] += 1
-                    break
-            else:  # none of the tries fitted: from the start, its opponents play otherwise
-                reading[0] = fitted[0] > 0
+            hands, draw = sample_world(seen, known, rng)
             return world_state(template, seat, hand, hands, draw), rng.getrandbits(32)
 
         def playout(index: int, world: tuple[WhatElseState, int]) -> float:
