@@ -13,7 +13,9 @@ Parts (``--part``):
   ``--think`` and ``--ismcts-think`` seconds a move (the same unless said). The hand is played
   in our engine and in pyspiel's side by side, pyspiel the referee (``play_against_ismcts``):
   every card of each side is checked legal in the other and the points must agree. The result
-  is given by pass direction too. Needs ``pip install -e '.[bench]'``.
+  is given by pass direction too; ``--strong strong-uct``: the strong bot searching by its
+  ISMCTS tree (``method = "uct"``) instead of flat Monte Carlo. Needs ``pip install -e
+  '.[bench]'``.
 * ``classic``: classic Hearts with passing (left), ``strong`` against ``heuristic``.
 * ``passing``: classic Hearts (OpenSpiel's rules), ``strong`` against ``strong-heuristic-pass``
   (the same bot passing as the heuristic does, as before its pass was searched), each pass
@@ -77,7 +79,8 @@ def hand_over(state: Any) -> bool:
 
 
 BASELINES = {"strong-heuristic-pass": ("strong", "passing", "heuristic"),
-             "strong-heuristic-bury": ("strong", "burying", "heuristic")}
+             "strong-heuristic-bury": ("strong", "burying", "heuristic"),
+             "strong-uct": ("strong", "method", "uct")}
 """The bench's own kinds: a registered kind with one attribute set (the bot as it was before a
 decision of its was searched), ``(kind, attribute, value)``."""
 
@@ -373,6 +376,9 @@ def main() -> None:
     parser.add_argument("--ismcts-think", type=float, default=None,
                         help="--part ismcts: ISMCTSBot's seconds per move (--think's if not "
                              "given)")
+    parser.add_argument("--strong", default="strong", choices=("strong", "strong-uct"),
+                        help="with --part ismcts: the strong bot as it plays (flat Monte "
+                             "Carlo) or searching by its ISMCTS tree instead")
     parser.add_argument("--ismcts-c", type=float, default=10.0,
                         help="ISMCTSBot's UCT constant (its returns span 0..36 points)")
     args = parser.parse_args()
@@ -388,7 +394,7 @@ def main() -> None:
                   f"(C++, random rollouts, uct_c {args.ismcts_c}), {args.think} s a move "
                   f"against {ismcts_think} s:")
             play = play_against_ismcts(args.ismcts_c, ismcts_think)
-            duplicate(HEARTS, 4, CLASSIC, args.deals, "strong", "ismcts", args.think,
+            duplicate(HEARTS, 4, CLASSIC, args.deals, args.strong, "ismcts", args.think,
                       args.seed, play, direction_of)
         elif part == "classic":
             print("classic Hearts, strong vs heuristic:")
