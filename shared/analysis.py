@@ -36,7 +36,7 @@ from starhall.shared.replay import Recording
 from starhall.shared.search_flat import Appraisal
 from starhall.shared.tricks import the_card
 
-VERSION = 2
+VERSION = 3
 """Raised when what a decision holds or says changes (its moves' words, a bot's unit)."""
 DEFAULT_THINK = 0.25
 """Seconds the search takes at each decision unless told."""

@@ -35,7 +35,7 @@ def test_the_costliest_decisions_in_words_kept_beside_the_log(
     assert "analysing" in captured.err and "move" in captured.err  # tqdm's bar
     assert lines[-1] == f"kept in {cache_path(log)}"
     kept = json.loads(cache_path(log).read_text())
-    assert set(kept["analyses"]["v2,think=0.02,worlds=None,seed=0"]) == {"0", "1", "2", "3"}
+    assert set(kept["analyses"]["v3,think=0.02,worlds=None,seed=0"]) == {"0", "1", "2", "3"}
     # The second time it is read back, no bar, the same lines.
     assert main(["replay", "analyse", str(log), "--think", "0.02"]) == 0
     again = capsys.readouterr()
