@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from random import Random
+from typing import Protocol
 
 CardSet = int
 """A set of cards of one deck: bit ``card.index`` is set for every card in the set."""
@@ -53,14 +53,22 @@ def lowest(cards: CardSet) -> int:
     return (cards & -cards).bit_length() - 1
 
 
-def random_card(cards: CardSet, rng: Random) -> int:
+class Chance(Protocol):
+    """Where random numbers come from: a ``random.Random``, or a search's stream that its
+    playouts of one world read alike (``search_flat.Replay``)."""
+
+    def random(self) -> float:
+        """A number in [0, 1)."""
+
+
+def random_card(cards: CardSet, rng: Chance) -> int:
     """The index of a card drawn uniformly from a non-empty set (one draw from ``rng``)."""
     for _ in range(int(rng.random() * cards.bit_count())):
         cards &= cards - 1  # drop the lowest card until the chosen one is the lowest
     return (cards & -cards).bit_length() - 1
 
 
-def random_cards(cards: CardSet, count: int, rng: Random) -> CardSet:
+def random_cards(cards: CardSet, count: int, rng: Chance) -> CardSet:
     """``count`` cards drawn uniformly from ``cards`` without replacement (each subset of that
     size equally likely)."""
     chosen = 0

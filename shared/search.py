@@ -28,11 +28,11 @@ import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from random import Random
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar, final
 
 from mypy_extensions import mypyc_attr
 
-from starhall.shared.cards import CardSet, Deck, bits
+from starhall.shared.cards import CardSet, Chance, Deck, bits
 from starhall.shared.engine import Command
 from starhall.shared.search_flat import (
     Appraisal,
@@ -40,6 +40,7 @@ from starhall.shared.search_flat import (
     Deadline,
     MoveValue,
     OutOfTime,
+    Replay,
     deadline_of,
     paired_search,
 )
@@ -62,12 +63,32 @@ class Place:
     """The cards known to be here (part of ``size``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class Hidden:
-    """Where each unseen card may be: ``cards`` go into ``places``, filling each exactly."""
+    """Where each unseen card may be: ``cards`` go into ``places``, filling each exactly.
 
-    cards: CardSet
-    places: tuple[Place, ...]
+    Made once a decision and dealt from hundreds of times, so what every deal would work out
+    alike (which places each free card may go to, the order they are placed in) is worked out
+    here, once."""
+
+    __slots__ = ("cards", "places", "_free", "_options", "_held", "_room")
+
+    def __init__(self, cards: CardSet, places: tuple[Place, ...]) -> None:
+        self.cards: Final = cards
+        self.places: Final = places
+        held = [place.fixed for place in places]
+        free = cards
+        for fixed in held:
+            free &= ~fixed
+        options = {card: tuple(i for i, place in enumerate(places) if place.allowed >> card & 1)
+                   for card in bits(free)}
+        # The most constrained first; cards that may go to the same places together (their
+        # order among themselves does not change the deal's odds).
+        order = sorted(options, key=lambda card: (len(options[card]), options[card], card))
+        self._free: Final = order
+        self._options: Final = [options[card] for card in order]
+        self._held: Final = held
+        self._room: Final = [place.size - place.fixed.bit_count() for place in places]
 
     def deal(self, rng: Random) -> tuple[CardSet, ...]:
         """One placement of ``cards`` into ``places``, at random, consistent with each place's
@@ -75,64 +96,59 @@ class Hidden:
         it may go in proportion to the room left; a card with no room left takes the place of
         one that can move elsewhere (an augmenting path), so a placement is always found when
         one exists. ``ValueError`` when none does: what was seen contradicts itself."""
-        places = self.places
-        count = len(places)
-        held = [place.fixed for place in places]
-        room = [place.size - place.fixed.bit_count() for place in places]
-        free = self.cards
-        for cards in held:
-            free &= ~cards
-        where: dict[int, list[int]] = {}
-        for card in bits(free):
-            where[card] = [i for i in range(count) if places[i].allowed >> card & 1]
-        order = list(where)
-        rng.shuffle(order)
-        order.sort(key=lambda card: len(where[card]))
-        for card in order:
-            options = [i for i in where[card] if room[i] > 0]
-            if options:
-                pick = rng.random() * sum(room[i] for i in options)
-                for i in options:
-                    pick -= room[i]
-                    if pick < 0:
-                        break
-                held[i] |= 1 << card
-                room[i] -= 1
-            elif not _augment(card, where, held, room, places):
-                raise ValueError("no placement of the unseen cards fits what was seen")
-        if any(room):
-            raise ValueError("the unseen cards do not fill the places they must fill")
+        held = list(self._held)
+        room = list(self._room)
+        options_of = self._options
+        for position, card in enumerate(self._free):
+            options = options_of[position]
+            total = 0
+            for i in options:
+                total += room[i]
+            if not total:
+                if not self._augment(card, held, room):
+                    raise ValueError("no placement of the unseen cards fits what was seen")
+                continue
+            pick = int(rng.random() * total)
+            for i in options:
+                pick -= room[i]
+                if pick < 0:
+                    break
+            held[i] |= 1 << card
+            room[i] -= 1
+        for left in room:
+            if left:
+                raise ValueError("the unseen cards do not fill the places they must fill")
         return tuple(held)
 
-
-def _augment(card: int, where: dict[int, list[int]], held: list[CardSet], room: list[int],
-             places: Sequence[Place]) -> bool:
-    """Place ``card`` by moving placed cards along a path to a place with room (a breadth-
-    first search over places); ``False`` when no such path exists."""
-    start = where[card]
-    came_from: dict[int, tuple[int, int] | None] = {i: None for i in start}
-    queue = list(start)
-    while queue:
-        place = queue.pop(0)
-        if room[place] > 0:
-            # Walk back: each step moves a card into the place after it.
-            target, moving = place, card
-            step = came_from[place]
-            while step is not None:
-                previous, moved = step
-                held[target] |= 1 << moved
-                held[previous] &= ~(1 << moved)
-                target = previous
-                step = came_from[previous]
-            held[target] |= 1 << moving
-            room[place] -= 1
-            return True
-        for other in bits(held[place] & ~places[place].fixed):
-            for nxt in where.get(other, ()):
-                if nxt not in came_from:
-                    came_from[nxt] = (place, other)
-                    queue.append(nxt)
-    return False
+    def _augment(self, card: int, held: list[CardSet], room: list[int]) -> bool:
+        """Place ``card`` by moving placed cards along a path to a place with room (a breadth-
+        first search over places); ``False`` when no such path exists."""
+        places = self.places
+        where = dict(zip(self._free, self._options, strict=True))
+        start = where[card]
+        came_from: dict[int, tuple[int, int] | None] = {i: None for i in start}
+        queue = list(start)
+        while queue:
+            place = queue.pop(0)
+            if room[place] > 0:
+                # Walk back: each step moves a card into the place after it.
+                target, moving = place, card
+                step = came_from[place]
+                while step is not None:
+                    previous, moved = step
+                    held[target] |= 1 << moved
+                    held[previous] &= ~(1 << moved)
+                    target = previous
+                    step = came_from[previous]
+                held[target] |= 1 << moving
+                room[place] -= 1
+                return True
+            for other in bits(held[place] & ~places[place].fixed):
+                for nxt in where.get(other, ()):
+                    if nxt not in came_from:
+                        came_from[nxt] = (place, other)
+                        queue.append(nxt)
+        return False
 
 
 class Searchable(Protocol[S, M]):
@@ -150,7 +166,7 @@ class Searchable(Protocol[S, M]):
     def done(self, state: S) -> bool:
         """The end of what the search looks at (the hand)."""
 
-    def rollout(self, state: S, rng: Random, deadline: Deadline | None = None) -> S:
+    def rollout(self, state: S, rng: Chance, deadline: Deadline | None = None) -> S:
         """``state`` played on to ``done`` by a fast policy; ``deadline.check()`` before each
         move (``OutOfTime`` cuts the playout short)."""
 
@@ -270,14 +286,14 @@ def flat_search(game: Searchable[S, M], determinize: Callable[[Random], S], rng:
     moves = list(root_moves) if root_moves is not None else list(game.moves(first))
     dealt = [first]
 
-    def sample() -> tuple[S, int, float]:
+    def sample() -> tuple[S, int, list[float]]:
         state = dealt.pop() if dealt else determinize(rng)
-        return state, game.actor(state), rng.random()
+        return state, game.actor(state), []
 
-    def playout(index: int, world: tuple[S, int, float]) -> float:
-        state, actor, seed = world
+    def playout(index: int, world: tuple[S, int, list[float]]) -> float:
+        state, actor, draws = world
         after = game.apply(state, moves[index])
-        return game.rewards(game.rollout(after, Random(seed), deadline))[actor]
+        return game.rewards(game.rollout(after, Replay(rng, draws), deadline))[actor]
 
     found = paired_search(len(moves), sample, playout, deadline, least=least,
                           most=iterations, prune=prune, doubt=doubt)
@@ -338,12 +354,12 @@ class TrickPlay(Generic[S]):
     a seat may play."""
 
     def __init__(self, game: Any, legal_cards: Callable[[Any, int], CardSet],
-                 rollout_card: Callable[[Any, Random], int]) -> None:
+                 rollout_card: Callable[[Any, Chance], int]) -> None:
         self.game = game
         self.legal_cards = legal_cards
         self.rollout_card = rollout_card
 
-    def rollout(self, state: S, rng: Random, deadline: Deadline | None = None) -> S:
+    def rollout(self, state: S, rng: Chance, deadline: Deadline | None = None) -> S:
         """The hand played to its end, ``deadline.check()`` before each card."""
         evolve, card = self.game.evolve, self.rollout_card
         playing: Any = state

@@ -350,9 +350,9 @@ def test_shooting_the_moon_scores_zero_and_26_to_everyone_else() -> None:
     # instead fold the hand end directly: seat 0 took every point card.
     won = list(state.won)
     won[0] = state.rules.point_cards
-    from starhall.shared.games.hearts.rules import _finish_hand
+    from starhall.shared.games.hearts.rules import finish_hand
 
-    finished = _finish_hand(state.replace(won=tuple(won), hands=(0,) * 5))
+    finished = finish_hand(state.replace(won=tuple(won), hands=(0,) * 5))
     assert finished.score_sheet[-1] == (0, 26, 26, 26, 26)
     assert finished.moon == 0
     # The view's hand scores, which a table shows beside the totals, are the hand's scores
@@ -391,13 +391,13 @@ def test_the_game_ends_when_a_total_reaches_the_target_and_lowest_wins() -> None
 
 def test_a_shared_lowest_total_plays_another_hand() -> None:
     state = HEARTS.new_state(4, HEARTS.make_options(4, {"target": 10}))
-    from starhall.shared.games.hearts.rules import _finish_hand
+    from starhall.shared.games.hearts.rules import finish_hand
 
-    tied = _finish_hand(state.replace(totals=(0, 0, 20, 0), hand_number=1,
+    tied = finish_hand(state.replace(totals=(0, 0, 20, 0), hand_number=1,
                                       won=(0, 0, 0, 0)))
     assert tied.phase == "deal"
     won = (0, STARDECK.mask(["2H"]), 0, STARDECK.mask(["3H"]))
-    decided = _finish_hand(state.replace(totals=(0, 0, 20, 0), hand_number=1, won=won))
+    decided = finish_hand(state.replace(totals=(0, 0, 20, 0), hand_number=1, won=won))
     assert decided.phase == "over" and decided.totals == (0, 1, 20, 1)
     assert HEARTS.outcome(decided).winners == (0,)
 

@@ -322,14 +322,15 @@ def lowest_card(cards: CardSet) -> int:
 
 
 def test_strong_stars_bids_a_hand_it_makes_more_often_than_not() -> None:
-    """Deal 13's first bidder makes 30 in more than half the hands it plays out, not in the
-    70% the heuristic bot asks for: the strong bot bids it, at the heuristic's bar it passed."""
+    """Deal 16's first bidder makes its contract in more than half the hands it plays out,
+    not in the 70% the heuristic bot asks for: the strong bot bids it, at the heuristic's bar
+    it passes. (The deal is clear enough that 20 seeds out of 20 agree at 150 deals.)"""
     table = ObservedTable(STARS, 4, STARS.make_options(4, {}))
-    table.shuffle(13)
+    table.shuffle(16)
     seen = table.observation(STARS.to_act(table.state)[0])
-    bold = StrongStarsBot(random.Random(3), iterations=60)
+    bold = StrongStarsBot(random.Random(3), iterations=150)
     assert bold.choose(seen, 60.0).type == "bid"
-    cautious = StrongStarsBot(random.Random(3), iterations=60)
+    cautious = StrongStarsBot(random.Random(3), iterations=150)
     cautious.sure_enough = SURE_ENOUGH
     assert cautious.choose(seen, 60.0).type == "pass"
 

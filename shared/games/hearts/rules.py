@@ -434,10 +434,9 @@ def _can_take_exchange(rules: Rules, hand: CardSet) -> bool:
     return _non_point(rules, hand).bit_count() >= rules.undealt_count
 
 
-def _lead_options(state: HeartsState, hand: CardSet) -> CardSet:
-    rules = state.rules
+def _lead_options(rules: Rules, hearts_broken: bool, hand: CardSet) -> CardSet:
     options = hand & ~rules.joker or hand  # the Joker is led only by a hand of nothing else
-    if not state.hearts_broken:
+    if not hearts_broken:
         options = options & ~rules.hearts or options  # hearts only from a hand of only hearts
     return options
 
@@ -453,21 +452,29 @@ def legal_cards(state: HeartsState, seat: Seat) -> CardSet:
     remembered, cards = _last_legal
     if remembered is state:  # a bot's choice is decided right after: don't work it out twice
         return cards
-    cards = _legal_cards(state, seat)
+    cards = playable_cards(state, seat)
     _last_legal = (state, cards)
     return cards
 
 
-def _legal_cards(state: HeartsState, seat: Seat) -> CardSet:
-    rules = state.rules
-    hand = state.hands[seat]
-    trick = state.trick
-    if state.tricks_played == 0 and not trick:
+def playable_cards(state: HeartsState, seat: Seat) -> CardSet:
+    """The cards ``seat`` may play, its turn in the play: ``legal_cards`` without its check of
+    the turn and its memory of the last state asked about."""
+    return may_play(state.rules, state.hands[seat], state.trick, state.tricks_played == 0,
+                    state.hearts_broken)
+
+
+def may_play(rules: Rules, hand: CardSet, trick: Trick, first_trick: bool,
+             hearts_broken: bool) -> CardSet:
+    """The cards of ``hand`` that may be played to ``trick``: the rule itself, for the engine
+    and for the strong bot's playouts, which keep the hand in play as these few values."""
+    if first_trick and not trick:
         clubs = hand & rules.deck.suit_mask[CLUBS]
         return clubs & -clubs  # the leader holds the lowest Club in play and must lead it
     suit = led_suit(trick, rules.deck) if trick else None
-    allowed = follow_options(hand, suit, rules.deck) if suit else _lead_options(state, hand)
-    if state.tricks_played == 0:
+    allowed = follow_options(hand, suit, rules.deck) if suit else \
+        _lead_options(rules, hearts_broken, hand)
+    if first_trick:
         allowed = allowed & ~rules.point_cards or allowed
     return allowed
 
@@ -503,7 +510,8 @@ def _begin_play(state: HeartsState) -> HeartsState:
     return state.replace(phase="play", turn=leader)
 
 
-def _finish_hand(state: HeartsState) -> HeartsState:
+def finish_hand(state: HeartsState) -> HeartsState:
+    """``state``, its hand played out, scored (the moon shot included)."""
     rules = state.rules
     points = rules.points
     taken = [sum(points[i] for i in bits(cards & rules.point_cards)) for cards in state.won]
@@ -522,6 +530,41 @@ def _finish_hand(state: HeartsState) -> HeartsState:
         undealt_taken=None,
         dealer=state.dealer if over else (state.dealer + 1) % rules.players,
     )
+
+
+def play_card(state: HeartsState, seat: Seat, card: int) -> HeartsState:
+    """``state`` after ``seat`` plays ``card`` (its index): the ``played`` event's fold."""
+    rules = state.rules
+    new_hands = list(state.hands)
+    new_hands[seat] = new_hands[seat] & ~(1 << card)
+    hands = tuple(new_hands)
+    trick = (*state.trick, (seat, card))
+    broken = state.hearts_broken or bool(rules.breakers >> card & 1)
+    if len(trick) < rules.players:
+        return state.played(broken, (seat + 1) % rules.players, trick, hands)
+    winner, taken, undealt = take_trick(rules, trick, state.tricks_played == 0, state.undealt)
+    won = list(state.won)
+    won[winner] = won[winner] | taken
+    undealt_taken = state.undealt_taken if undealt == state.undealt else \
+        (winner, state.undealt)
+    state = state.trick_taken(broken, trick, winner, hands, tuple(won), undealt,
+                              undealt_taken)
+    for hand in hands:
+        if hand:
+            return state
+    return finish_hand(state)
+
+
+def take_trick(rules: Rules, trick: Trick, first_trick: bool,
+               undealt: CardSet) -> tuple[Seat, CardSet, CardSet]:
+    """Who takes the complete ``trick``, the cards they take, and the undealt cards left in
+    the middle: in ``blind_trick`` the first trick's winner takes those too, face down. For
+    the engine and the strong bot's playouts alike."""
+    winner = trick_winner(trick, rules.deck, rules.trump)
+    taken = trick_cards(trick)
+    if rules.blind_trick and first_trick and undealt:
+        return winner, taken | undealt, 0
+    return winner, taken, undealt
 
 
 _PHASES: Final = {**CARD_GAME_PHASES, "pass": "cards are being passed"}
@@ -757,32 +800,12 @@ class Hearts(Game[HeartsState]):
 
     @staticmethod
     def _evolve_play(state: HeartsState, event: Event) -> HeartsState:
-        rules = state.rules
         seat = event.seat
         assert seat is not None
-        card = rules.deck.index_of[event.data["card"]]
-        new_hands = list(state.hands)
-        new_hands[seat] = new_hands[seat] & ~(1 << card)
-        hands = tuple(new_hands)
-        trick = (*state.trick, (seat, card))
-        broken = state.hearts_broken or bool(rules.breakers >> card & 1)
-        if len(trick) < rules.players:
-            return state.played(broken, (seat + 1) % rules.players, trick, hands)
-        winner = trick_winner(trick, rules.deck, rules.trump)
-        won = list(state.won)
-        won[winner] = won[winner] | trick_cards(trick)
-        undealt, undealt_taken = state.undealt, state.undealt_taken
-        if rules.blind_trick and state.tricks_played == 0 and undealt:
-            won[winner] |= undealt
-            undealt, undealt_taken = 0, (winner, undealt)
-        state = state.trick_taken(broken, trick, winner, hands, tuple(won), undealt,
-                                  undealt_taken)
-        for hand in hands:
-            if hand:
-                return state
-        return _finish_hand(state)
+        return play_card(state, seat, state.rules.deck.index_of[event.data["card"]])
 
     # --- views -------------------------------------------------------------------------
+
 
     def _points(self, state: HeartsState, cards: CardSet) -> int:
         points = state.rules.points

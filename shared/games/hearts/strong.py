@@ -28,16 +28,19 @@ from dataclasses import dataclass
 from itertools import combinations
 from random import Random
 
-from starhall.shared.cards import CardSet, bits, lowest, random_card
+from starhall.shared.cards import CardSet, Chance, bits, lowest, random_card
 from starhall.shared.engine import Command, Event, Seat
 from starhall.shared.games.hearts.bots import HeuristicHeartsBot
 from starhall.shared.games.hearts.rules import (
     GAME,
     HeartsState,
     Rules,
+    finish_hand,
     hearts_view,
     legal_cards,
+    may_play,
     rules_for,
+    take_trick,
 )
 from starhall.shared.observation import Observation
 from starhall.shared.search import (
@@ -52,7 +55,7 @@ from starhall.shared.search import (
     voids_from_plays,
 )
 from starhall.shared.search_flat import Appraisal, Budget, Deadline, MoveValue
-from starhall.shared.tricks import led_suit, trick_cards
+from starhall.shared.tricks import Trick, led_suit, trick_cards
 
 RANDOM_ROLLOUT = 0.1
 """Share of rollout moves played at random rather than by the policy: the opponents in a
@@ -249,25 +252,28 @@ def _bottom(cards: CardSet, masks: _Masks) -> int:
     return lowest(cards)
 
 
-def rollout_card(state: HeartsState, rng: Random, masks: _Masks | None = None) -> int:
-    """A quick, sensible card for the seat to play (a playout's policy, the heuristic bot's
-    rules on bitmasks): duck under the trick's winner, take a clean last trick high, dump the
-    Queen of Spades and high Hearts when void, lead low, and now and then a card at random."""
+def rollout_card(state: HeartsState, rng: Chance, masks: _Masks | None = None) -> int:
+    """A quick, sensible card for the seat to play (a playout's policy, ``policy_card``)."""
     rules = state.rules
-    seat = state.turn
-    legal = legal_cards(state, seat)
+    return policy_card(rules, masks or _masks(rules), state.hands[state.turn], state.trick,
+                       state.tricks_played == 0, state.hearts_broken, rng)
+
+
+def policy_card(rules: Rules, masks: _Masks, hand: CardSet, trick: Trick, first_trick: bool,
+                hearts_broken: bool, rng: Chance) -> int:
+    """The playouts' card from ``hand`` (the heuristic bot's rules on bitmasks): duck under
+    the trick's winner, take a clean last trick high, dump the Queen of Spades and high
+    Hearts when void, lead low, and now and then a card at random."""
+    legal = may_play(rules, hand, trick, first_trick, hearts_broken)
     if not legal & (legal - 1):
         return lowest(legal)
     if rng.random() < RANDOM_ROLLOUT:
         return random_card(legal, rng)
-    if masks is None:
-        masks = _masks(rules)
-    trick = state.trick
     if not trick:
         safe = legal & ~rules.point_cards
         low = _bottom(safe & ~masks.trumps or safe or legal, masks)
         spades = safe & masks.spades
-        if state.hands[seat] & rules.queen_of_spades and spades and masks.spades >> low & 1:
+        if hand & rules.queen_of_spades and spades and masks.spades >> low & 1:
             # Drawing Spades out invites the Queen back: a Spade only if 5 ranks lower.
             other = safe & ~masks.spades & ~masks.trumps
             if other:
@@ -307,7 +313,7 @@ def rollout_card(state: HeartsState, rng: Random, masks: _Masks | None = None) -
         winners = legal & masks.trumps
     losers = legal & ~winners
     if losers:
-        return _most_dangerous(losers, state.hands[seat], rules, masks)
+        return _most_dangerous(losers, hand, rules, masks)
     return _bottom(legal, masks)
 
 
@@ -364,6 +370,51 @@ class HeartsHand(TrickPlay[HeartsState]):
 
     def __init__(self) -> None:
         super().__init__(GAME, legal_cards, rollout_card)
+
+    def rollout(self, state: HeartsState, rng: Chance,
+                deadline: Deadline | None = None) -> HeartsState:
+        """The hand played to its end by ``policy_card`` and scored by the engine, the
+        deadline read before each trick. The hand in play is kept as a few plain values
+        changed in place, not a new engine state each card: the search's time goes here. The
+        rules are the engine's own: ``may_play`` (in the policy), ``take_trick`` and
+        ``finish_hand``."""
+        if state.phase != "play":
+            return state
+        rules = state.rules
+        masks = _masks(rules)
+        players, breakers = rules.players, rules.breakers
+        hands = list(state.hands)
+        won = list(state.won)
+        trick = state.trick
+        turn = state.turn
+        broken = state.hearts_broken
+        tricks_played = state.tricks_played
+        undealt, undealt_taken = state.undealt, state.undealt_taken
+        left = 0
+        for hand in hands:
+            left += hand.bit_count()
+        while left:
+            if deadline is not None and not trick:
+                deadline.check()
+            hand = hands[turn]
+            card = policy_card(rules, masks, hand, trick, tricks_played == 0, broken, rng)
+            hands[turn] = hand & ~(1 << card)
+            left -= 1
+            trick = (*trick, (turn, card))
+            broken = broken or bool(breakers >> card & 1)
+            if len(trick) < players:
+                turn = (turn + 1) % players
+                continue
+            winner, taken, left_over = take_trick(rules, trick, tricks_played == 0, undealt)
+            won[winner] = won[winner] | taken  # not |=: mypyc leaves it generic
+            if left_over != undealt:
+                undealt_taken, undealt = (winner, undealt), left_over
+            tricks_played += 1
+            turn = winner
+            trick = ()
+        return finish_hand(state.replace(
+            hands=tuple(hands), won=tuple(won), trick=(), turn=turn, hearts_broken=broken,
+            tricks_played=tricks_played, undealt=undealt, undealt_taken=undealt_taken))
 
     def rewards(self, state: HeartsState) -> list[float]:
         return [-points / 26 for points in state.score_sheet[-1]]
@@ -441,7 +492,7 @@ class HeartsPassing:
     def done(self, state: HeartsState) -> bool:
         return state.phase != "pass"
 
-    def rollout(self, state: HeartsState, rng: Random,
+    def rollout(self, state: HeartsState, rng: Chance,
                 deadline: Deadline | None = None) -> HeartsState:
         return HAND.rollout(state, rng, deadline)
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from random import Random
 from typing import Any
 
-from starhall.shared.cards import CardSet, bits, lowest, random_card
+from starhall.shared.cards import CardSet, Chance, bits, lowest, random_card
 from starhall.shared.engine import Command, Event
 from starhall.shared.games.stars.bots import HeuristicStarsBot, ranked_burials, win_chance
 from starhall.shared.games.stars.rules import (
@@ -192,7 +192,7 @@ def _gains(result: TrickResult) -> list[int]:
     return gains
 
 
-def rollout_card(state: StarsState, rng: Random) -> int:
+def rollout_card(state: StarsState, rng: Chance) -> int:
     """A quick, sensible card (a playout's policy): the last card of a trick chosen by where
     it sends the trick, a cheap winner when a trick holds points, low cards otherwise."""
     seat = state.turn
@@ -283,7 +283,7 @@ class StarsBurial:
     def done(self, state: StarsState) -> bool:
         return state.phase != "bury"
 
-    def rollout(self, state: StarsState, rng: Random,
+    def rollout(self, state: StarsState, rng: Chance,
                 deadline: Deadline | None = None) -> StarsState:
         return HAND.rollout(state, rng, deadline)
 
