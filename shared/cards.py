@@ -96,6 +96,10 @@ class Deck:
             self.suit_mask[card.suit] |= card.bit
         self.full: CardSet = (1 << len(self.cards)) - 1
         self.suit_of: tuple[str, ...] = tuple(c.suit for c in self.cards)
+        self.suit_cards_of: tuple[CardSet, ...] = tuple(
+            self.suit_mask[c.suit] if c.suit else 0 for c in self.cards)
+        """Each card's suit, as the cards of that suit (none for a card of no suit): a
+        lookup by index, where ``suit_mask[suit_of[card]]`` is two."""
         self.rank_of: tuple[int, ...] = tuple(c.rank for c in self.cards)
         self.code_of: tuple[str, ...] = tuple(c.code for c in self.cards)
         self.index_of: dict[str, int] = {c.code: c.index for c in self.cards}

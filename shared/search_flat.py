@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from math import sqrt
 from typing import TypeVar, final
 
+from starhall.shared.cards import Chance
 from starhall.shared.engine import Command
 
 World = TypeVar("World")
@@ -67,7 +68,7 @@ class Replay:
 
     __slots__ = ("source", "draws", "at")
 
-    def __init__(self, source: random.Random, draws: list[float]) -> None:
+    def __init__(self, source: Chance, draws: list[float]) -> None:
         self.source = source
         self.draws = draws
         self.at = 0
@@ -81,6 +82,13 @@ class Replay:
         value = self.source.random()
         draws.append(value)
         return value
+
+
+def replay(chance: Chance) -> Replay:
+    """``chance`` as a ``Replay``: itself, or a new stream drawing from it."""
+    if isinstance(chance, Replay):
+        return chance
+    return Replay(chance, [])
 
 
 Budget = float | Deadline

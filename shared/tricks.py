@@ -30,13 +30,20 @@ def led_suit(trick: Trick, deck: Deck) -> str | None:
     return None
 
 
-def follow_options(hand: CardSet, suit: str | None, deck: Deck) -> CardSet:
-    """The cards of ``hand`` that may be played to a trick led in ``suit``: that suit's cards
-    if the hand has any, else every card."""
-    if suit is None:
-        return hand
-    same = hand & deck.suit_mask[suit]
-    return same or hand
+def suit_to_follow(trick: Trick, deck: Deck) -> CardSet:
+    """The cards of the suit to follow (``led_suit``'s), none while no card has set one."""
+    suit_cards_of = deck.suit_cards_of
+    for _, card in trick:
+        suit = suit_cards_of[card]
+        if suit:
+            return suit
+    return 0
+
+
+def follow_options(hand: CardSet, suit: CardSet) -> CardSet:
+    """The cards of ``hand`` that may be played to a trick whose suit to follow is ``suit``
+    (its cards, ``suit_to_follow``): that suit's cards if the hand has any, else every card."""
+    return hand & suit or hand
 
 
 def trick_winner(trick: Trick, deck: Deck, trump: str | None) -> int:

@@ -41,6 +41,7 @@ from starhall.shared.tricks import (
     follow_options,
     led_suit,
     not_following,
+    suit_to_follow,
     the_card,
     the_cards,
     trick_cards,
@@ -471,9 +472,8 @@ def may_play(rules: Rules, hand: CardSet, trick: Trick, first_trick: bool,
     if first_trick and not trick:
         clubs = hand & rules.deck.suit_mask[CLUBS]
         return clubs & -clubs  # the leader holds the lowest Club in play and must lead it
-    suit = led_suit(trick, rules.deck) if trick else None
-    allowed = follow_options(hand, suit, rules.deck) if suit else \
-        _lead_options(rules, hearts_broken, hand)
+    suit = suit_to_follow(trick, rules.deck)
+    allowed = follow_options(hand, suit) if suit else _lead_options(rules, hearts_broken, hand)
     if first_trick:
         allowed = allowed & ~rules.point_cards or allowed
     return allowed

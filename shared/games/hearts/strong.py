@@ -54,7 +54,7 @@ from starhall.shared.search import (
     search,
     voids_from_plays,
 )
-from starhall.shared.search_flat import Appraisal, Budget, Deadline, MoveValue
+from starhall.shared.search_flat import Appraisal, Budget, Deadline, MoveValue, Replay, replay
 from starhall.shared.tricks import Trick, led_suit, trick_cards
 
 RANDOM_ROLLOUT = 0.1
@@ -256,11 +256,11 @@ def rollout_card(state: HeartsState, rng: Chance, masks: _Masks | None = None) -
     """A quick, sensible card for the seat to play (a playout's policy, ``policy_card``)."""
     rules = state.rules
     return policy_card(rules, masks or _masks(rules), state.hands[state.turn], state.trick,
-                       state.tricks_played == 0, state.hearts_broken, rng)
+                       state.tricks_played == 0, state.hearts_broken, replay(rng))
 
 
 def policy_card(rules: Rules, masks: _Masks, hand: CardSet, trick: Trick, first_trick: bool,
-                hearts_broken: bool, rng: Chance) -> int:
+                hearts_broken: bool, rng: Replay) -> int:
     """The playouts' card from ``hand`` (the heuristic bot's rules on bitmasks): duck under
     the trick's winner, take a clean last trick high, dump the Queen of Spades and high
     Hearts when void, lead low, and now and then a card at random."""
@@ -282,9 +282,9 @@ def policy_card(rules: Rules, masks: _Masks, hand: CardSet, trick: Trick, first_
                 return low if rank_of[low] + 5 < rank_of[high] else high
         return low
     deck = rules.deck
-    suit_of = deck.suit_of
+    suit_of, rank_of = deck.suit_cards_of, deck.rank_of
     # The suit led (a Joker led sets none: the next card does) and the card winning so far.
-    suit = ""
+    suit = 0
     win_card = -1
     for _, card in trick:
         if not suit:
@@ -292,12 +292,12 @@ def policy_card(rules: Rules, masks: _Masks, hand: CardSet, trick: Trick, first_
             if suit:
                 win_card = card
         elif suit_of[card] == suit_of[win_card]:
-            if deck.rank_of[card] > deck.rank_of[win_card]:
+            if rank_of[card] > rank_of[win_card]:
                 win_card = card
         elif masks.trumps >> card & 1:
             win_card = card
     last = len(trick) == rules.players - 1
-    if suit and legal & deck.suit_mask[suit]:
+    if suit and legal & suit:
         # Following suit: every legal card is of the suit led, in rank order by index.
         if last and not trick_cards(trick) & rules.point_cards:
             keep = legal & ~rules.queen_of_spades or legal
@@ -380,6 +380,7 @@ class HeartsHand(TrickPlay[HeartsState]):
         ``finish_hand``."""
         if state.phase != "play":
             return state
+        draws = replay(rng)  # typed, so the policy's draws are direct calls
         rules = state.rules
         masks = _masks(rules)
         players, breakers = rules.players, rules.breakers
@@ -397,7 +398,7 @@ class HeartsHand(TrickPlay[HeartsState]):
             if deadline is not None and not trick:
                 deadline.check()
             hand = hands[turn]
-            card = policy_card(rules, masks, hand, trick, tricks_played == 0, broken, rng)
+            card = policy_card(rules, masks, hand, trick, tricks_played == 0, broken, draws)
             hands[turn] = hand & ~(1 << card)
             left -= 1
             trick = (*trick, (turn, card))

@@ -41,8 +41,8 @@ from starhall.shared.tricks import (
     CardPlays,
     Trick,
     follow_options,
-    led_suit,
     not_following,
+    suit_to_follow,
     trick_cards,
     trick_winner,
 )
@@ -249,7 +249,7 @@ def legal_cards(state: StarsState, seat: Seat) -> CardSet:
     hand = state.hands[seat]
     if not state.trick:
         return hand
-    return follow_options(hand, led_suit(state.trick, DECK), DECK)
+    return follow_options(hand, suit_to_follow(state.trick, DECK))
 
 
 def random_bid(low: int, rng: Random) -> int:
