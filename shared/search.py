@@ -168,7 +168,7 @@ class Searchable(Protocol[S, M]):
 
     def rollout(self, state: S, rng: Chance, deadline: Deadline | None = None) -> S:
         """``state`` played on to ``done`` by a fast policy; ``deadline.check()`` before each
-        move (``OutOfTime`` cuts the playout short)."""
+        move or trick (``OutOfTime`` cuts the playout short)."""
 
     def rewards(self, state: S) -> Sequence[float]:
         """What a ``done`` state is worth to each seat, about a unit wide."""
@@ -268,19 +268,19 @@ def flat_search(game: Searchable[S, M], determinize: Callable[[Random], S], rng:
                 doubt: float = 0.0, least: int = 1) -> Searched[M]:
     """Flat Monte Carlo from the seat's information set, in pairs: each iteration deals the
     hidden cards once and plays every move of the seat's out from that one deal with the
-    rollout policy, each from the same random stream (common random numbers), so the moves
-    are compared on the same cards and the same later choices and the luck of the deal
-    cancels between them. A move the best one beats clearly, deal by deal (``PRUNE_Z``), is
-    played out no more (``prune``), so the deals go to the moves still in doubt. The move with
-    the best mean reward is the choice. Stops once ``think`` (seconds from now, or a
-    ``Deadline``) is up, the playouts checking it at every card (a deal cut short counts for
-    nothing; the first ``least`` deals are played out whatever the clock says) or after
-    ``iterations`` deals. ``root_moves`` narrows the moves to these (one of each set of
-    moves that come to the same). With ``doubt``, the first move is a default that another
-    replaces only when its mean beats it by more than ``doubt`` standard errors of their
-    difference deal by deal (``paired_search``): a search too short to tell moves apart keeps
-    the policy's own, and with ``least=0`` a search whose time runs out before its first deal
-    is played out keeps it too, within its time however slow the machine."""
+    rollout policy, each from the same random stream (common random numbers, a ``Replay``),
+    so the moves are compared on the same cards and the same later choices and the luck of
+    the deal cancels between them. A move the best one beats clearly, deal by deal
+    (``PRUNE_Z``), is played out no more (``prune``), so the deals go to the moves still in
+    doubt. The move with the best mean reward is the choice. Stops once ``think`` (seconds
+    from now, or a ``Deadline``) is up, the playouts checking it at every card or trick (a
+    deal cut short counts for nothing; the first ``least`` deals are played out whatever the
+    clock says) or after ``iterations`` deals. ``root_moves`` narrows the moves to these (one
+    of each set of moves that come to the same). With ``doubt``, the first move is a default
+    that another replaces only when its mean beats it by more than ``doubt`` standard errors
+    of their difference deal by deal (``paired_search``): a search too short to tell moves
+    apart keeps the policy's own, and with ``least=0`` a search whose time runs out before
+    its first deal is played out keeps it too, within its time however slow the machine."""
     deadline = deadline_of(think)
     first = determinize(rng)
     moves = list(root_moves) if root_moves is not None else list(game.moves(first))
