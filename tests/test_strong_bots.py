@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 
 from starhall.shared.cards import CardSet
+from starhall.shared.engine import Event
 from starhall.shared.games import get_game
 from starhall.shared.games.hearts.bots import HeuristicHeartsBot
 from starhall.shared.games.hearts.rules import HeartsState, rules_for
 from starhall.shared.games.hearts.strong import (
+    HAND,
     HeartsKnowledge,
     HeartsPassing,
     StrongHeartsBot,
@@ -24,6 +26,7 @@ from starhall.shared.games.hearts.strong import (
     hearts_hidden,
     pass_candidates,
     passing_state,
+    rollout_card,
     search_pass,
 )
 from starhall.shared.games.stars.bots import SURE_ENOUGH, HeuristicStarsBot, ranked_burials
@@ -37,7 +40,7 @@ from starhall.shared.games.stars.strong import (
 )
 from starhall.shared.games.stars.strong import determinized as stars_determinized
 from starhall.shared.search import Hidden, Place, flat_search
-from starhall.shared.search_flat import Deadline
+from starhall.shared.search_flat import Deadline, Replay
 from tests.bot_driver import ObservedTable, Player
 
 HEARTS = get_game("hearts")
@@ -181,6 +184,37 @@ def check_knowledge(table: ObservedTable, seat: int, rng: random.Random) -> None
         assert sample.hands[seat] == state.hands[seat]
         assert HEARTS.view(sample, seat) == seen.view
         assert HEARTS.legal_actions(sample, seat) == list(seen.legal)
+
+
+@pytest.mark.parametrize(("players", "options"), HEARTS_TABLES)
+def test_hearts_playout_ends_as_the_engines_events_would(players: int,
+                                                         options: dict[str, Any]) -> None:
+    """The playout keeps the hand in play as plain values (``HeartsHand.rollout``); with the
+    same draws, playing the policy's cards through the engine's ``played`` events ends in
+    the same state: same cards taken, same scores, the moon and the blind trick included."""
+    rng = random.Random(players)
+    checked = 0
+    for hand in range(3):
+        table = ObservedTable(HEARTS, players, HEARTS.make_options(players, options))
+        bots = [Player(HeuristicHeartsBot(random.Random(s))) for s in range(players)]
+        table.shuffle(200 + hand)
+        while not hand_over(table.state):
+            state = table.state
+            seat = HEARTS.to_act(state)[0]
+            if state.phase == "play":
+                sample = determinized(table.observation(seat), hearts_hidden(
+                    table.observation(seat)), rng)
+                draws: list[float] = []
+                fast = HAND.rollout(sample, Replay(rng, draws))
+                slow, stream = sample, Replay(rng, draws)
+                while slow.phase == "play":
+                    card = rollout_card(slow, stream)
+                    slow = HEARTS.evolve(slow, Event("played", slow.turn,
+                                                     {"card": slow.rules.deck.code_of[card]}))
+                assert fast == slow
+                checked += 1
+            table.apply(bots[seat].choose(HEARTS, state, table.observation(seat)))
+    assert checked > 20
 
 
 @pytest.mark.parametrize(("players", "options"), HEARTS_TABLES)

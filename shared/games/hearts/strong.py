@@ -394,6 +394,7 @@ class HeartsHand(TrickPlay[HeartsState]):
         broken = state.hearts_broken
         tricks_played = state.tricks_played
         undealt, undealt_taken = state.undealt, state.undealt_taken
+        last_trick, last_winner = state.last_trick, state.last_winner
         left = 0
         for hand in hands:
             left += hand.bit_count()
@@ -414,11 +415,12 @@ class HeartsHand(TrickPlay[HeartsState]):
             if left_over != undealt:
                 undealt_taken, undealt = (winner, undealt), left_over
             tricks_played += 1
-            turn = winner
-            trick = ()
+            turn = last_winner = winner
+            last_trick, trick = trick, ()
         return finish_hand(state.replace(
             hands=tuple(hands), won=tuple(won), trick=(), turn=turn, hearts_broken=broken,
-            tricks_played=tricks_played, undealt=undealt, undealt_taken=undealt_taken))
+            tricks_played=tricks_played, undealt=undealt, undealt_taken=undealt_taken,
+            last_trick=last_trick, last_winner=last_winner))
 
     def rewards(self, state: HeartsState) -> list[float]:
         return [-points / 26 for points in state.score_sheet[-1]]
