@@ -394,7 +394,7 @@ def test_a_shared_lowest_total_plays_another_hand() -> None:
     from starhall.shared.games.hearts.rules import finish_hand
 
     tied = finish_hand(state.replace(totals=(0, 0, 20, 0), hand_number=1,
-                                      won=(0, 0, 0, 0)))
+                                     won=(0, 0, 0, 0)))
     assert tied.phase == "deal"
     won = (0, STARDECK.mask(["2H"]), 0, STARDECK.mask(["3H"]))
     decided = finish_hand(state.replace(totals=(0, 0, 20, 0), hand_number=1, won=won))

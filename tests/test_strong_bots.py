@@ -191,7 +191,8 @@ def test_hearts_playout_ends_as_the_engines_events_would(players: int,
                                                          options: dict[str, Any]) -> None:
     """The playout keeps the hand in play as plain values (``HeartsHand.rollout``); with the
     same draws, playing the policy's cards through the engine's ``played`` events ends in
-    the same state: same cards taken, same scores, the moon and the blind trick included."""
+    the same state, every field of it: the cards taken, the scores, the last trick (the
+    blind trick's mode among the tables)."""
     rng = random.Random(players)
     checked = 0
     for hand in range(3):

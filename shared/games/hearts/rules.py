@@ -806,7 +806,6 @@ class Hearts(Game[HeartsState]):
 
     # --- views -------------------------------------------------------------------------
 
-
     def _points(self, state: HeartsState, cards: CardSet) -> int:
         points = state.rules.points
         return sum(points[i] for i in bits(cards & state.rules.point_cards))
