@@ -453,16 +453,10 @@ def legal_cards(state: HeartsState, seat: Seat) -> CardSet:
     remembered, cards = _last_legal
     if remembered is state:  # a bot's choice is decided right after: don't work it out twice
         return cards
-    cards = playable_cards(state, seat)
+    cards = may_play(state.rules, state.hands[seat], state.trick, state.tricks_played == 0,
+                     state.hearts_broken)
     _last_legal = (state, cards)
     return cards
-
-
-def playable_cards(state: HeartsState, seat: Seat) -> CardSet:
-    """The cards ``seat`` may play, its turn in the play: ``legal_cards`` without its check of
-    the turn and its memory of the last state asked about."""
-    return may_play(state.rules, state.hands[seat], state.trick, state.tricks_played == 0,
-                    state.hearts_broken)
 
 
 def may_play(rules: Rules, hand: CardSet, trick: Trick, first_trick: bool,

@@ -393,7 +393,7 @@ class HeartsHand(TrickPlay[HeartsState]):
         turn = state.turn
         broken = state.hearts_broken
         tricks_played = state.tricks_played
-        undealt, undealt_taken = state.undealt, state.undealt_taken
+        undealt = state.undealt
         last_trick, last_winner = state.last_trick, state.last_winner
         left = 0
         for hand in hands:
@@ -410,17 +410,15 @@ class HeartsHand(TrickPlay[HeartsState]):
             if len(trick) < players:
                 turn = (turn + 1) % players
                 continue
-            winner, taken, left_over = take_trick(rules, trick, tricks_played == 0, undealt)
+            winner, taken, undealt = take_trick(rules, trick, tricks_played == 0, undealt)
             won[winner] = won[winner] | taken  # not |=: mypyc leaves it generic
-            if left_over != undealt:
-                undealt_taken, undealt = (winner, undealt), left_over
             tricks_played += 1
             turn = last_winner = winner
             last_trick, trick = trick, ()
         return finish_hand(state.replace(
             hands=tuple(hands), won=tuple(won), trick=(), turn=turn, hearts_broken=broken,
-            tricks_played=tricks_played, undealt=undealt, undealt_taken=undealt_taken,
-            last_trick=last_trick, last_winner=last_winner))
+            tricks_played=tricks_played, undealt=undealt, last_trick=last_trick,
+            last_winner=last_winner))  # who took the blind cards: finish_hand forgets it
 
     def rewards(self, state: HeartsState) -> list[float]:
         return [-points / 26 for points in state.score_sheet[-1]]
