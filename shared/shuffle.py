@@ -15,6 +15,7 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
+from starhall.shared.cards import Chance
 from starhall.shared.engine import ChanceRequest, Command, Event, IllegalCommand, require
 
 MAX_SEED = 2**63 - 1
@@ -22,10 +23,15 @@ MAX_SEED = 2**63 - 1
 
 
 def seeded_order(items: Sequence[str], seed: int) -> list[str]:
-    draw = random.Random(seed).random
+    return shuffled(items, random.Random(seed))
+
+
+def shuffled(items: Sequence[str], chance: Chance) -> list[str]:
+    """``items`` in an order drawn from ``chance`` (a Fisher-Yates shuffle, one draw a place
+    but the first)."""
     order = list(items)
     for i in range(len(order) - 1, 0, -1):
-        j = int(draw() * (i + 1))
+        j = int(chance.random() * (i + 1))
         order[i], order[j] = order[j], order[i]
     return order
 

@@ -22,7 +22,7 @@ import random
 from dataclasses import replace
 
 from starhall.shared.belief import KeptFold, fold_of
-from starhall.shared.cards import CardSet, bits
+from starhall.shared.cards import CardSet, Chance, bits
 from starhall.shared.engine import Command, Event, Seat
 from starhall.shared.games.stars_and_bars.bots import _admin, lookahead_scores
 from starhall.shared.games.stars_and_bars.rules import (
@@ -45,6 +45,7 @@ from starhall.shared.search_flat import (
     Appraisal,
     Deadline,
     MoveValue,
+    Replay,
     SearchResult,
     WorldsBot,
     paired_search,
@@ -131,7 +132,7 @@ def template_state(seen: Observation) -> BarsState:
         tally=Tally(zeros, zeros, zeros, zeros, zeros))
 
 
-def greedy_placement(state: Position, seat: Seat, rng: random.Random) -> tuple[int, int]:
+def greedy_placement(state: Position, seat: Seat, rng: Chance) -> tuple[int, int]:
     """The placement with the most points now (ties at random), or (-1, -1) for none: the
     playouts' policy for both seats, over the rules' own list of legal placements."""
     best, chosen, ties = -1, (-1, -1), 0
@@ -165,7 +166,7 @@ def play_turn(state: BarsState, seat: Seat, card: int, space: int) -> BarsState:
     return playing.frozen()
 
 
-def play_out(state: BarsState, seat: Seat, card: int, space: int, rng: random.Random,
+def play_out(state: BarsState, seat: Seat, card: int, space: int, rng: Chance,
              turns: int = HORIZON, deadline: Deadline | None = None) -> float:
     """``seat``'s placement in ``state``, then ``turns`` greedy turns or to the end of the
     game, on one ``BarsPlayout`` (the rules' own steps, no state copied); the playout's
@@ -281,18 +282,18 @@ class StrongBot(WorldsBot):
             commands.append(Command("pass", seat, {}))
         unseen = unseen_cards(seen, self.shown)
 
-        def sample() -> tuple[BarsState, int]:
+        def sample() -> tuple[BarsState, list[float]]:
             deck = tuple(sample_deck(seen, unseen, rng))
-            return replace(template, deck=deck), rng.getrandbits(32)
+            return replace(template, deck=deck), []
 
-        def playout(index: int, world: tuple[BarsState, int]) -> float:
-            state, seed = world
+        def playout(index: int, world: tuple[BarsState, list[float]]) -> float:
+            state, draws = world
             claim, card, space = candidates[index]
             if claim is not None:
                 for event in GAME.decide(state, claim):
                     state = GAME.evolve(state, event)
             # the same greedy ties for every candidate in a world
-            return play_out(state, seat, card, space, random.Random(seed), deadline=deadline)
+            return play_out(state, seat, card, space, Replay(rng, draws), deadline=deadline)
 
         claims = len(view["legal"]["claims"])
         result = paired_search(len(candidates), sample, playout, deadline, 0, least,

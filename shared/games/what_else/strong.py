@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 from starhall.shared.belief import KeptFold, fold_of
-from starhall.shared.cards import CardSet, bits
+from starhall.shared.cards import CardSet, Chance, bits
 from starhall.shared.engine import Command, Event, Seat
 from starhall.shared.games.what_else.bots import (
     HeuristicBot,
@@ -75,10 +75,12 @@ from starhall.shared.search_flat import (
     Appraisal,
     Deadline,
     MoveValue,
+    Replay,
     SearchResult,
     WorldsBot,
     paired_search,
 )
+from starhall.shared.shuffle import shuffled
 
 KEEP_WEIGHT = 1.5
 """A playout cut short also counts the cards the seat kept to the round's end, each by its
@@ -476,16 +478,14 @@ def rollout_card(state: Position, seat: Seat) -> int:
     return card_to_lay(cards, playable, unseen, opponents)
 
 
-def rollout_order(state: Position, rng: random.Random) -> list[str]:
+def rollout_order(state: Position, rng: Chance) -> list[str]:
     """A reshuffle of the discard pile in an order drawn from ``rng``."""
     request = chance_request(state)
     assert request is not None  # a playout never reaches the game's first deal
-    order = list(request.items)
-    rng.shuffle(order)
-    return order
+    return shuffled(request.items, rng)
 
 
-def rollout_event(state: Position, rng: random.Random) -> Event:
+def rollout_event(state: Position, rng: Chance) -> Event:
     """The next event of a playout: the heuristic's card (or a pass) for the seat to play
     (``rollout_card``); the rollout's discards for the seat to refill; or a reshuffle of the
     discard pile in an order drawn from ``rng``."""
@@ -502,7 +502,7 @@ def rollout_event(state: Position, rng: random.Random) -> Event:
     return Event("shuffled", None, {"order": rollout_order(state, rng)})
 
 
-def rollout_step(playing: PlayoutState, rng: random.Random) -> int:
+def rollout_step(playing: PlayoutState, rng: Chance) -> int:
     """``rollout_event``'s move made on ``playing`` by the rules' own steps (``play``,
     ``pass_turn``, ``refill``, ``shuffle``), with no event in between; the card laid, or -1."""
     if playing.phase == "play":
@@ -522,7 +522,7 @@ def rollout_step(playing: PlayoutState, rng: random.Random) -> int:
     return -1
 
 
-def play_out(state: WhatElseState, first: Command, seat: Seat, rng: random.Random,
+def play_out(state: WhatElseState, first: Command, seat: Seat, rng: Chance,
              rounds: int | None = None, deadline: Deadline | None = None) -> float:
     """Play ``first`` in ``state`` through the engine (``decide``, then the rules' own fold,
     ``PlayoutState.apply``, on one state changed in place), then on with the rollout policy
@@ -669,14 +669,13 @@ class StrongBot(WorldsBot):
         template = template_state(seen)
         rng = self.rng
 
-        def sample() -> tuple[WhatElseState, int]:
+        def sample() -> tuple[WhatElseState, list[float]]:
             hands, draw = sample_world(seen, known, rng)
-            return world_state(template, seat, hand, hands, draw), rng.getrandbits(32)
+            return world_state(template, seat, hand, hands, draw), []
 
-        def playout(index: int, world: tuple[WhatElseState, int]) -> float:
-            state, seed = world  # the same reshuffles for every candidate in a world
-            return play_out(state, commands[index], seat, random.Random(seed),
-                            deadline=deadline)
+        def playout(index: int, world: tuple[WhatElseState, list[float]]) -> float:
+            state, draws = world  # the same reshuffles for every candidate in a world
+            return play_out(state, commands[index], seat, Replay(rng, draws), deadline=deadline)
 
         result = paired_search(len(commands), sample, playout, deadline, default, least,
                                doubt)
