@@ -348,27 +348,14 @@ def voids_from_plays(plays: Sequence[tuple[int, int]], suit_of: Sequence[str], p
 
 class TrickPlay(Generic[S]):
     """A trick game's hand in play as the search plays it (``Searchable``): a move is a card's
-    index, made by the engine's own play event for it (``rules.plays.events``), and a playout
-    plays every seat's card by ``rollout_card`` (the game's quick policy); a game adds its
-    ``rewards``. ``game`` and ``legal_cards`` are the game's engine and its rule for the cards
-    a seat may play."""
+    index, made by the engine's own play event for it (``rules.plays.events``); a game adds
+    its ``rollout`` (the hand played out by its quick policy on the engine's own rules) and
+    its ``rewards``. ``game`` and ``legal_cards`` are the game's engine and its rule for the
+    cards a seat may play."""
 
-    def __init__(self, game: Any, legal_cards: Callable[[Any, int], CardSet],
-                 rollout_card: Callable[[Any, Chance], int]) -> None:
+    def __init__(self, game: Any, legal_cards: Callable[[Any, int], CardSet]) -> None:
         self.game = game
         self.legal_cards = legal_cards
-        self.rollout_card = rollout_card
-
-    def rollout(self, state: S, rng: Chance, deadline: Deadline | None = None) -> S:
-        """The hand played to its end, ``deadline.check()`` before each card."""
-        evolve, card = self.game.evolve, self.rollout_card
-        playing: Any = state
-        while playing.phase == "play":
-            if deadline is not None:
-                deadline.check()
-            playing = evolve(playing, playing.rules.plays.events[playing.turn][card(playing, rng)])
-        played: S = playing
-        return played
 
     def actor(self, state: Any) -> int:
         turn: int = state.turn

@@ -31,6 +31,7 @@ from starhall.shared.games.hearts.strong import (
 )
 from starhall.shared.games.stars.bots import SURE_ENOUGH, HeuristicStarsBot, ranked_burials
 from starhall.shared.games.stars.rules import DECK as STARS_DECK
+from starhall.shared.games.stars.strong import HAND as STARS_HAND
 from starhall.shared.games.stars.strong import (
     StarsBurial,
     StrongStarsBot,
@@ -39,6 +40,7 @@ from starhall.shared.games.stars.strong import (
     stars_hidden,
 )
 from starhall.shared.games.stars.strong import determinized as stars_determinized
+from starhall.shared.games.stars.strong import rollout_card as stars_rollout_card
 from starhall.shared.search import Hidden, Place, flat_search
 from starhall.shared.search_flat import Deadline, Replay
 from tests.bot_driver import ObservedTable, Player
@@ -313,6 +315,37 @@ def test_stars_sampler_fits_what_the_seat_saw(colored_star: bool) -> None:
             if state.phase in ("bidding", "play"):
                 check_stars_knowledge(table, seat, rng)
             table.apply(bots[seat].choose(STARS, state, table.observation(seat)))
+
+
+@pytest.mark.parametrize("colored_star", [False, True])
+def test_stars_playout_ends_as_the_engines_events_would(colored_star: bool) -> None:
+    """The playout keeps the hand in play as plain values (``StarsHand.rollout``); with the
+    same draws, playing the policy's cards through the engine's ``played`` events ends in the
+    same state, every field of it: the tricks, the Star piles, the scores."""
+    rng = random.Random(7)
+    options = STARS.make_options(4, {"colored_star": colored_star})
+    checked = 0
+    for hand in range(3):
+        table = ObservedTable(STARS, 4, options)
+        bots = [Player(HeuristicStarsBot(random.Random(s))) for s in range(4)]
+        table.shuffle(400 + hand)
+        while not hand_over(table.state):
+            state = table.state
+            seat = STARS.to_act(state)[0]
+            if state.phase == "play":
+                seen = table.observation(seat)
+                sample = stars_determinized(seen, stars_hidden(seen.view, seat), rng)
+                draws: list[float] = []
+                fast = STARS_HAND.rollout(sample, Replay(rng, draws))
+                slow, stream = sample, Replay(rng, draws)
+                while slow.phase == "play":
+                    card = stars_rollout_card(slow, stream)
+                    slow = STARS.evolve(slow, Event("played", slow.turn,
+                                                    {"card": STARS_DECK.code_of[card]}))
+                assert fast == slow
+                checked += 1
+            table.apply(bots[seat].choose(STARS, state, table.observation(seat)))
+    assert checked > 20
 
 
 @pytest.mark.parametrize("colored_star", [False, True])

@@ -369,10 +369,10 @@ def distinct_cards(knowledge: HeartsKnowledge, legal: CardSet) -> list[int]:
 
 class HeartsHand(TrickPlay[HeartsState]):
     """The hand in play as the search plays it (``shared.search.TrickPlay``), played out by
-    ``rollout_card``."""
+    ``policy_card``."""
 
     def __init__(self) -> None:
-        super().__init__(GAME, legal_cards, rollout_card)
+        super().__init__(GAME, legal_cards)
 
     def rollout(self, state: HeartsState, rng: Chance,
                 deadline: Deadline | None = None) -> HeartsState:
@@ -468,7 +468,7 @@ class HeartsPassing:
     """The passing as the search plays it (``shared.search.Searchable``), for one seat: a move
     is the set of cards it passes; the other seats pass by ``policy_pass``, every pass goes
     through the engine's ``passed`` event (the last one delivers them), and the hand is then
-    played out by ``rollout_card`` (``HAND``), the receivers holding what they were passed."""
+    played out by ``policy_card`` (``HAND``), the receivers holding what they were passed."""
 
     def __init__(self, seat: Seat) -> None:
         self.seat = seat

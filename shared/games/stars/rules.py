@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from random import Random
-from typing import Any, Final, Literal, NotRequired, TypedDict, cast
+from typing import Any, Final, Literal, NotRequired, TypedDict, cast, final
 
 from starhall.shared.cards import CardSet, Deck, bits, random_cards
 from starhall.shared.choices import CardCommands, Choices
@@ -98,25 +98,54 @@ def card_points(cards: CardSet) -> int:
     return sum(POINTS[i] for i in bits(cards))
 
 
-@dataclass(frozen=True, slots=True)
+_RESULT_FIELDS: Final = ("star", "white", "taker", "star_pile", "shared_by", "leader", "points",
+                         "paid")
+
+
+@final
 class TrickResult:
     """Where a finished trick goes. Exactly one of ``taker``, ``star_pile`` and ``shared_by``
-    says where its cards go; ``leader`` leads the next trick."""
+    says where its cards go; ``leader`` leads the next trick.
 
-    star: bool
-    white: bool
-    """A Star whose three non-Skull cards share one rank."""
-    taker: Seat | None
-    """The seat that adds the trick to its won cards."""
-    star_pile: Seat | None
-    """The Skull's player, who keeps a Star in a Star pile (standard rules)."""
-    shared_by: tuple[Seat, ...]
-    """A White Star in the Colored-Star variation: each of these seats scores the trick."""
-    leader: Seat
-    points: int
-    """The trick's card points, untripled."""
-    paid: int
-    """What the trick is worth to each seat it scores for (tripled for a standard White Star)."""
+    Immutable (every field ``Final``), and a plain class rather than a frozen dataclass:
+    mypyc compiles it to a C struct made in one allocation, where a frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__`` (about 1 µs a trick, and the
+    playouts' policy settles a trick once for each card it weighs)."""
+
+    __slots__ = _RESULT_FIELDS
+
+    def __init__(self, star: bool, white: bool, taker: Seat | None, star_pile: Seat | None,
+                 shared_by: tuple[Seat, ...], leader: Seat, points: int, paid: int) -> None:
+        self.star: Final = star
+        self.white: Final = white
+        """A Star whose three non-Skull cards share one rank."""
+        self.taker: Final = taker
+        """The seat that adds the trick to its won cards."""
+        self.star_pile: Final = star_pile
+        """The Skull's player, who keeps a Star in a Star pile (standard rules)."""
+        self.shared_by: Final = shared_by
+        """A White Star in the Colored-Star variation: each of these seats scores the trick."""
+        self.leader: Final = leader
+        self.points: Final = points
+        """The trick's card points, untripled."""
+        self.paid: Final = paid
+        """What the trick is worth to each seat it scores for (tripled for a standard White
+        Star)."""
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.star, self.white, self.taker, self.star_pile, self.shared_by, self.leader,
+                self.points, self.paid)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is TrickResult and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}"
+                           for name, value in zip(_RESULT_FIELDS, self._fields(), strict=True))
+        return f"TrickResult({fields})"
 
 
 def is_star(trick: Trick) -> bool:
@@ -151,6 +180,27 @@ def resolve_trick(trick: Trick, colored_star: bool) -> TrickResult:
         seats = tuple(seat for seat, _ in colored)
         return TrickResult(True, True, None, None, seats, seats[0], points, points)
     return TrickResult(True, False, top, None, (), top, points, points)
+
+
+def take_trick(trick: Trick, colored_star: bool, won: list[CardSet],
+               star_piles: list[CardSet], star_values: list[int], shared_credit: list[int],
+               shared: CardSet) -> tuple[TrickResult, CardSet]:
+    """Where the complete ``trick`` goes (``resolve_trick``), put there: into its taker's won
+    cards, a Star pile and what it pays, or the shared White Star cards and each sharer's
+    credit. The lists are changed in place; returns the result and the shared cards. For the
+    engine and the strong bot's playouts alike."""
+    result = resolve_trick(trick, colored_star)
+    cards = trick_cards(trick)
+    if result.taker is not None:
+        won[result.taker] = won[result.taker] | cards
+    elif result.star_pile is not None:
+        star_piles[result.star_pile] = star_piles[result.star_pile] | cards
+        star_values[result.star_pile] += result.paid
+    else:
+        shared |= cards
+        for sharer in result.shared_by:
+            shared_credit[sharer] += result.paid
+    return result, shared
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,10 +296,13 @@ def legal_cards(state: StarsState, seat: Seat) -> CardSet:
     """The cards ``seat`` may play now (an empty set when it may not play)."""
     if state.phase != "play" or seat != state.turn:
         return 0
-    hand = state.hands[seat]
-    if not state.trick:
-        return hand
-    return follow_options(hand, suit_to_follow(state.trick, DECK))
+    return may_play(state.hands[seat], state.trick)
+
+
+def may_play(hand: CardSet, trick: Trick) -> CardSet:
+    """The cards of ``hand`` that may be played to ``trick``: the rule itself, for the engine
+    and for the strong bot's playouts, which keep the hand in play as plain values."""
+    return follow_options(hand, suit_to_follow(trick, DECK)) if trick else hand
 
 
 def random_bid(low: int, rng: Random) -> int:
@@ -409,7 +462,9 @@ def _next_bidder(passed: tuple[bool, ...], seat: Seat) -> Seat:
     raise ValueError("everyone has passed")
 
 
-def _finish_hand(state: StarsState) -> StarsState:
+def finish_hand(state: StarsState) -> StarsState:
+    """``state``, its tenth trick taken, scored: the contract, the Star piles, the totals and
+    whether the game is over."""
     rules = state.rules
     declarer, bid = state.declarer, state.high_bid
     assert declarer is not None and bid is not None
@@ -670,20 +725,10 @@ class Stars(Game[StarsState]):
         trick = (*state.trick, (seat, card))
         if len(trick) < PLAYERS:
             return replace(state, hands=tuple(hands), trick=trick, turn=(seat + 1) % PLAYERS)
-        result = resolve_trick(trick, state.rules.colored_star)
-        cards = trick_cards(trick)
         won, piles, values = list(state.won), list(state.star_piles), list(state.star_values)
         credit = list(state.shared_credit)
-        shared = state.shared
-        if result.taker is not None:
-            won[result.taker] |= cards
-        elif result.star_pile is not None:
-            piles[result.star_pile] |= cards
-            values[result.star_pile] += result.paid
-        else:
-            shared |= cards
-            for sharer in result.shared_by:
-                credit[sharer] += result.paid
+        result, shared = take_trick(trick, state.rules.colored_star, won, piles, values, credit,
+                                    state.shared)
         state = replace(
             state, hands=tuple(hands), trick=(), turn=result.leader,
             tricks=(*state.tricks, (trick, result)), won=tuple(won), star_piles=tuple(piles),
@@ -691,7 +736,7 @@ class Stars(Game[StarsState]):
         )
         if any(hands):
             return state
-        return _finish_hand(state)
+        return finish_hand(state)
 
     # --- views -------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ From the seat's view alone (its hand, the widow and burial when it declares, the
 the order played) it works out where the unseen cards may be (``stars_hidden``): the other
 hands, less every suit a seat showed it lacked, and, for a defender, the declarer's three
 buried cards, which may be any. The play is ISMCTS over deals of those cards, each played
-out by a fast policy (``rollout_card``) and scored by the engine: each seat's change to its
+out by a fast policy (``policy_card``) and scored by the engine: each seat's change to its
 total, the contract's ± bid included, against the others' mean. The bidding plays the hand
 out as declarer over many deals of the others' hands and the widow (burying by a quick rule,
 ``rough_burial``) and bids the amount whose expected bonus is best, given the distribution of
@@ -18,12 +18,13 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from random import Random
 from typing import Any
 
 from starhall.shared.cards import CardSet, Chance, bits, lowest, random_card
-from starhall.shared.engine import Command, Event
+from starhall.shared.engine import Command, Event, Seat
 from starhall.shared.games.stars.bots import HeuristicStarsBot, ranked_burials, win_chance
 from starhall.shared.games.stars.rules import (
     BURY_COUNT,
@@ -36,10 +37,13 @@ from starhall.shared.games.stars.rules import (
     StarsState,
     StarsView,
     TrickResult,
+    finish_hand,
     legal_cards,
+    may_play,
     resolve_trick,
     rules_for,
     stars_view,
+    take_trick,
 )
 from starhall.shared.observation import Observation
 from starhall.shared.search import (
@@ -58,9 +62,11 @@ from starhall.shared.search_flat import (
     Deadline,
     MoveValue,
     OutOfTime,
+    Replay,
     deadline_of,
+    replay,
 )
-from starhall.shared.tricks import led_suit, trick_winner
+from starhall.shared.tricks import Trick, led_suit, trick_winner
 
 RANDOM_ROLLOUT = 0.1
 """Share of rollout moves played at random rather than by the policy."""
@@ -193,20 +199,25 @@ def _gains(result: TrickResult) -> list[int]:
 
 
 def rollout_card(state: StarsState, rng: Chance) -> int:
-    """A quick, sensible card (a playout's policy): the last card of a trick chosen by where
-    it sends the trick, a cheap winner when a trick holds points, low cards otherwise."""
-    seat = state.turn
-    legal = legal_cards(state, seat)
+    """A quick, sensible card for the seat to play (a playout's policy, ``policy_card``)."""
+    return policy_card(state.rules.colored_star, state.declarer, state.hands, state.turn,
+                       state.trick, replay(rng))
+
+
+def policy_card(colored_star: bool, declarer: Seat | None, hands: Sequence[CardSet],
+                seat: Seat, trick: Trick, rng: Replay) -> int:
+    """The playouts' card for ``seat`` from its hand in ``hands``: the last card of a trick
+    chosen by where it sends the trick, a cheap winner when a trick holds points, low cards
+    otherwise, and now and then a card at random."""
+    legal = may_play(hands[seat], trick)
     if not legal & (legal - 1):
         return lowest(legal)
     if rng.random() < RANDOM_ROLLOUT:
         return random_card(legal, rng)
-    trick = state.trick
     rank_of = DECK.rank_of
-    declarer = state.declarer
     if len(trick) == PLAYERS - 1:
         def worth(card: int) -> tuple[float, int]:
-            gains = _gains(resolve_trick((*trick, (seat, card)), state.rules.colored_star))
+            gains = _gains(resolve_trick((*trick, (seat, card)), colored_star))
             if seat == declarer:
                 value = gains[seat] - 0.25 * (sum(gains) - gains[seat])
             else:
@@ -216,12 +227,11 @@ def rollout_card(state: StarsState, rng: Chance) -> int:
     if not trick:
         # Lead the richest card no other hand can beat in its suit, else a low one.
         others = 0
-        for other, cards in enumerate(state.hands):
+        for other, cards in enumerate(hands):
             if other != seat:
                 others |= cards
-        masks = DECK.suit_mask
-        tops = [card for card in bits(legal)
-                if not others & masks[DECK.suit_of[card]] & ~((2 << card) - 1)]
+        masks = DECK.suit_cards_of
+        tops = [card for card in bits(legal) if not others & masks[card] & ~((2 << card) - 1)]
         if tops:
             return max(tops, key=lambda card: (POINTS[card], rank_of[card]))
         return min(bits(legal), key=lambda card: (POINTS[card], rank_of[card]))
@@ -242,10 +252,50 @@ def rollout_card(state: StarsState, rng: Chance) -> int:
 
 class StarsHand(TrickPlay[StarsState]):
     """The hand's play as the search plays it (``shared.search.TrickPlay``), played out by
-    ``rollout_card``."""
+    ``policy_card``."""
 
     def __init__(self) -> None:
-        super().__init__(GAME, legal_cards, rollout_card)
+        super().__init__(GAME, legal_cards)
+
+    def rollout(self, state: StarsState, rng: Chance,
+                deadline: Deadline | None = None) -> StarsState:
+        """The hand played to its end by ``policy_card`` and scored by the engine, the
+        deadline read before each trick. The hand in play is kept as a few plain values
+        changed in place, not a new engine state each card: the search's time goes here. The
+        rules are the engine's own: ``may_play`` (in the policy), ``take_trick`` and
+        ``finish_hand``."""
+        if state.phase != "play":
+            return state
+        draws = replay(rng)  # typed, so the policy's draws are direct calls
+        colored_star, declarer = state.rules.colored_star, state.declarer
+        hands = list(state.hands)
+        won, piles = list(state.won), list(state.star_piles)
+        values, credit = list(state.star_values), list(state.shared_credit)
+        shared = state.shared
+        tricks = list(state.tricks)
+        trick = state.trick
+        turn = state.turn
+        left = 0
+        for hand in hands:
+            left += hand.bit_count()
+        while left:
+            if deadline is not None and not trick:
+                deadline.check()
+            card = policy_card(colored_star, declarer, hands, turn, trick, draws)
+            hands[turn] = hands[turn] & ~(1 << card)
+            left -= 1
+            trick = (*trick, (turn, card))
+            if len(trick) < PLAYERS:
+                turn = (turn + 1) % PLAYERS
+                continue
+            result, shared = take_trick(trick, colored_star, won, piles, values, credit, shared)
+            tricks.append((trick, result))
+            turn = result.leader
+            trick = ()
+        return finish_hand(replace(
+            state, hands=tuple(hands), trick=(), turn=turn, tricks=tuple(tricks),
+            won=tuple(won), star_piles=tuple(piles), star_values=tuple(values), shared=shared,
+            shared_credit=tuple(credit)))
 
     def rewards(self, state: StarsState) -> list[float]:
         changes = state.results[-1].changes
@@ -266,7 +316,7 @@ replace it: a search too short to tell the burials apart keeps the heuristic's."
 class StarsBurial:
     """The declarer's burial as the search plays it (``shared.search.Searchable``): a move is
     the set of cards buried, made by the engine's ``buried`` event, and the hand is then played
-    out by ``rollout_card`` (``HAND``) and scored by the engine, the contract included."""
+    out by ``policy_card`` (``HAND``) and scored by the engine, the contract included."""
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
