@@ -349,9 +349,13 @@ def voids_from_plays(plays: Sequence[tuple[int, int]], suit_of: Sequence[str], p
 class TrickPlay(Generic[S]):
     """A trick game's hand in play as the search plays it (``Searchable``): a move is a card's
     index, made by the engine's own play event for it (``rules.plays.events``); a game adds
-    its ``rollout`` (the hand played out by its quick policy on the engine's own rules) and
-    its ``rewards``. ``game`` and ``legal_cards`` are the game's engine and its rule for the
-    cards a seat may play."""
+    its ``rewards`` and its ``rollout``, the hand played to its end by its quick policy and
+    scored by the engine, reading the deadline before each trick. The search's time goes
+    there, so a rollout keeps the hand in play as a few plain values changed in place, not a
+    new engine state each card, and moves them on by the engine's own rules (its
+    ``may_play``, ``take_trick`` and ``finish_hand``, which ``evolve`` uses too): a rule
+    lives in one place. ``game`` and ``legal_cards`` are the game's engine and its rule for
+    the cards a seat may play."""
 
     def __init__(self, game: Any, legal_cards: Callable[[Any, int], CardSet]) -> None:
         self.game = game

@@ -5,14 +5,14 @@ they play whole hands through the engine at small think times."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from starhall.shared.cards import CardSet
-from starhall.shared.engine import Event
+from starhall.shared.engine import Game
 from starhall.shared.games import get_game
 from starhall.shared.games.hearts.bots import HeuristicHeartsBot
 from starhall.shared.games.hearts.rules import HeartsState, rules_for
@@ -70,6 +70,21 @@ def hand_over(state: Any) -> bool:
 def seeds(first: int) -> Callable[[], int]:
     counter = iter(range(first, first + 1000))
     return lambda: next(counter)
+
+
+def decisions(game: Game[Any], players: int, options: dict[str, Any], deals: range,
+              heuristic: Callable[[random.Random], Any]) -> Iterator[tuple[ObservedTable, int]]:
+    """Every decision of one hand of ``heuristic`` players on each of ``deals``: the table and
+    the seat to act, before it acts (the caller looks, the players then move on)."""
+    for deal in deals:
+        table = ObservedTable(game, players, options)
+        bots = [Player(heuristic(random.Random(s))) for s in range(players)]
+        table.shuffle(deal)
+        while not hand_over(table.state):
+            state = table.state
+            seat = game.to_act(state)[0]
+            yield table, seat
+            table.apply(bots[seat].choose(game, state, table.observation(seat)))
 
 
 def test_a_deal_fills_every_place_with_cards_it_may_hold() -> None:
@@ -188,6 +203,18 @@ def check_knowledge(table: ObservedTable, seat: int, rng: random.Random) -> None
         assert HEARTS.legal_actions(sample, seat) == list(seen.legal)
 
 
+def check_playout(game: Game[Any], hand: Any, policy: Callable[[Any, Replay], int], sample: Any,
+                  rng: random.Random) -> None:
+    """``hand.rollout`` from ``sample`` ends in the state that playing ``policy``'s cards, on
+    the same draws, through the engine's own ``played`` events reaches."""
+    draws: list[float] = []
+    fast = hand.rollout(sample, Replay(rng, draws))
+    slow, stream = sample, Replay(rng, draws)
+    while slow.phase == "play":
+        slow = game.evolve(slow, slow.rules.plays.events[slow.turn][policy(slow, stream)])
+    assert fast == slow
+
+
 @pytest.mark.parametrize(("players", "options"), HEARTS_TABLES)
 def test_hearts_playout_ends_as_the_engines_events_would(players: int,
                                                          options: dict[str, Any]) -> None:
@@ -197,43 +224,23 @@ def test_hearts_playout_ends_as_the_engines_events_would(players: int,
     blind trick's mode among the tables)."""
     rng = random.Random(players)
     checked = 0
-    for hand in range(3):
-        table = ObservedTable(HEARTS, players, HEARTS.make_options(players, options))
-        bots = [Player(HeuristicHeartsBot(random.Random(s))) for s in range(players)]
-        table.shuffle(200 + hand)
-        while not hand_over(table.state):
-            state = table.state
-            seat = HEARTS.to_act(state)[0]
-            if state.phase == "play":
-                sample = determinized(table.observation(seat), hearts_hidden(
-                    table.observation(seat)), rng)
-                draws: list[float] = []
-                fast = HAND.rollout(sample, Replay(rng, draws))
-                slow, stream = sample, Replay(rng, draws)
-                while slow.phase == "play":
-                    card = rollout_card(slow, stream)
-                    slow = HEARTS.evolve(slow, Event("played", slow.turn,
-                                                     {"card": slow.rules.deck.code_of[card]}))
-                assert fast == slow
-                checked += 1
-            table.apply(bots[seat].choose(HEARTS, state, table.observation(seat)))
+    for table, seat in decisions(HEARTS, players, HEARTS.make_options(players, options),
+                                 range(200, 203), HeuristicHeartsBot):
+        if table.state.phase == "play":
+            seen = table.observation(seat)
+            check_playout(HEARTS, HAND, rollout_card, determinized(seen, hearts_hidden(seen), rng),
+                          rng)
+            checked += 1
     assert checked > 20
 
 
 @pytest.mark.parametrize(("players", "options"), HEARTS_TABLES)
 def test_hearts_sampler_fits_what_the_seat_saw(players: int, options: dict[str, Any]) -> None:
     rng = random.Random(players)
-    for hand in range(2):
-        table = ObservedTable(HEARTS, players, HEARTS.make_options(players, options))
-        bots = [Player(HeuristicHeartsBot(random.Random(s)))
-                for s in range(players)]
-        table.shuffle(100 + hand)
-        while not hand_over(table.state):
-            state = table.state
-            seat = HEARTS.to_act(state)[0]
-            if state.phase == "play":
-                check_knowledge(table, seat, rng)
-            table.apply(bots[seat].choose(HEARTS, state, table.observation(seat)))
+    for table, seat in decisions(HEARTS, players, HEARTS.make_options(players, options),
+                                 range(100, 102), HeuristicHeartsBot):
+        if table.state.phase == "play":
+            check_knowledge(table, seat, rng)
 
 
 def test_strong_hearts_choice_depends_on_the_observation_only() -> None:
@@ -305,16 +312,9 @@ def check_stars_knowledge(table: ObservedTable, seat: int, rng: random.Random) -
 def test_stars_sampler_fits_what_the_seat_saw(colored_star: bool) -> None:
     rng = random.Random(5)
     options = STARS.make_options(4, {"colored_star": colored_star})
-    for hand in range(3):
-        table = ObservedTable(STARS, 4, options)
-        bots = [Player(HeuristicStarsBot(random.Random(s))) for s in range(4)]
-        table.shuffle(200 + hand)
-        while not hand_over(table.state):
-            state = table.state
-            seat = STARS.to_act(state)[0]
-            if state.phase in ("bidding", "play"):
-                check_stars_knowledge(table, seat, rng)
-            table.apply(bots[seat].choose(STARS, state, table.observation(seat)))
+    for table, seat in decisions(STARS, 4, options, range(200, 203), HeuristicStarsBot):
+        if table.state.phase in ("bidding", "play"):
+            check_stars_knowledge(table, seat, rng)
 
 
 @pytest.mark.parametrize("colored_star", [False, True])
@@ -325,26 +325,12 @@ def test_stars_playout_ends_as_the_engines_events_would(colored_star: bool) -> N
     rng = random.Random(7)
     options = STARS.make_options(4, {"colored_star": colored_star})
     checked = 0
-    for hand in range(3):
-        table = ObservedTable(STARS, 4, options)
-        bots = [Player(HeuristicStarsBot(random.Random(s))) for s in range(4)]
-        table.shuffle(400 + hand)
-        while not hand_over(table.state):
-            state = table.state
-            seat = STARS.to_act(state)[0]
-            if state.phase == "play":
-                seen = table.observation(seat)
-                sample = stars_determinized(seen, stars_hidden(seen.view, seat), rng)
-                draws: list[float] = []
-                fast = STARS_HAND.rollout(sample, Replay(rng, draws))
-                slow, stream = sample, Replay(rng, draws)
-                while slow.phase == "play":
-                    card = stars_rollout_card(slow, stream)
-                    slow = STARS.evolve(slow, Event("played", slow.turn,
-                                                    {"card": STARS_DECK.code_of[card]}))
-                assert fast == slow
-                checked += 1
-            table.apply(bots[seat].choose(STARS, state, table.observation(seat)))
+    for table, seat in decisions(STARS, 4, options, range(400, 403), HeuristicStarsBot):
+        if table.state.phase == "play":
+            seen = table.observation(seat)
+            check_playout(STARS, STARS_HAND, stars_rollout_card,
+                          stars_determinized(seen, stars_hidden(seen.view, seat), rng), rng)
+            checked += 1
     assert checked > 20
 
 

@@ -376,11 +376,7 @@ class HeartsHand(TrickPlay[HeartsState]):
 
     def rollout(self, state: HeartsState, rng: Chance,
                 deadline: Deadline | None = None) -> HeartsState:
-        """The hand played to its end by ``policy_card`` and scored by the engine, the
-        deadline read before each trick. The hand in play is kept as a few plain values
-        changed in place, not a new engine state each card: the search's time goes here. The
-        rules are the engine's own: ``may_play`` (in the policy), ``take_trick`` and
-        ``finish_hand``."""
+        """The hand played out by ``policy_card`` on plain values (``TrickPlay``)."""
         if state.phase != "play":
             return state
         draws = replay(rng)  # typed, so the policy's draws are direct calls

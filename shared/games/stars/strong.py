@@ -259,11 +259,7 @@ class StarsHand(TrickPlay[StarsState]):
 
     def rollout(self, state: StarsState, rng: Chance,
                 deadline: Deadline | None = None) -> StarsState:
-        """The hand played to its end by ``policy_card`` and scored by the engine, the
-        deadline read before each trick. The hand in play is kept as a few plain values
-        changed in place, not a new engine state each card: the search's time goes here. The
-        rules are the engine's own: ``may_play`` (in the policy), ``take_trick`` and
-        ``finish_hand``."""
+        """The hand played out by ``policy_card`` on plain values (``TrickPlay``)."""
         if state.phase != "play":
             return state
         draws = replay(rng)  # typed, so the policy's draws are direct calls
