@@ -438,7 +438,7 @@ def test_a_searched_pass_is_played_out_with_the_receiver_holding_it() -> None:
     seen = table.observation(0)
     knowledge = hearts_hidden(seen)
     passing = HeartsPassing(0)
-    state = passing_state(seen, knowledge, random.Random(1))
+    state = passing_state(determinized(seen, knowledge, random.Random(1)), seen.seat)
     passed = pass_candidates(knowledge.rules, knowledge.hand)[4]
     after = passing.apply(state, passed)
     assert after.phase == "play" and after.pass_offset == 2

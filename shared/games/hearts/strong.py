@@ -5,14 +5,14 @@ The bot is given an ``Observation`` only. From the seat's view and the hand's ev
 seat was shown them it works out where the unseen cards may be (``hearts_hidden``): not in a
 suit a seat showed it lacked, not Hearts-only leads' other suits, the cards the seat passed in
 the hand they went to, the exchange's discards among non-point cards, the blind cards in the
-middle or face down in a pile. Each search iteration deals them at random that way, builds the
-engine state the view and that deal describe (``determinized``), and plays the hand out from
-each of the seat's cards (``shared.search.flat_search``; cards that come to the same counted
-once, ``distinct_cards``) by the heuristic bot's rules on bitmasks (``policy_card``) to the
-hand's end, scored by the engine (the moon included). A playout keeps the hand in play as a
-few plain values changed in place (``HeartsHand.rollout``) and moves them on with the engine's
-own rules (``may_play``, ``take_trick``, ``finish_hand``): one rule in one place, at less than
-half the cost of a new engine state each card.
+middle or face down in a pile. Each search iteration deals them at random that way into the
+engine state the view describes (``hearts_worlds``, the view read once a decision), and
+plays the hand out from each of the seat's cards (``shared.search.flat_search``; cards that
+come to the same counted once, ``distinct_cards``) by the heuristic bot's rules on bitmasks
+(``policy_card``) to the hand's end, scored by the engine (the moon included). A playout
+keeps the hand in play as a few plain values changed in place (``HeartsHand.rollout``) and
+moves them on with the engine's own rules (``may_play``, ``take_trick``, ``finish_hand``):
+one rule in one place, at less than half the cost of a new engine state each card.
 
 The pass is searched the same way (``search_pass``): the cards passed together, chosen among
 the sets of the cards the heuristic ranks most dangerous, each set played out from the same
@@ -168,30 +168,21 @@ def _lead_evidence(rules: Rules, plays: list[tuple[int, int]], lacking: list[Car
 
 def determinized(seen: Observation, knowledge: HeartsKnowledge, rng: Random) -> HeartsState:
     """One engine state of the seat's information set, the hidden cards dealt at random."""
+    return hearts_worlds(seen, knowledge)(rng)
+
+
+def hearts_worlds(seen: Observation, knowledge: HeartsKnowledge
+                  ) -> Callable[[Random], HeartsState]:
+    """The seat's information set as a maker of worlds: each call deals the hidden cards at
+    random into the engine state the view describes. What the view says (the trick, the
+    passes, the score sheet) is read once, here, not once a world."""
     view = hearts_view(seen.view)
     rules = knowledge.rules
     deck, players, me = rules.deck, rules.players, knowledge.seat
-    dealt = knowledge.hidden.deal(rng)
-    hands = []
-    place = 0
-    for seat in range(players):
-        if seat == me:
-            hands.append(knowledge.hand)
-        else:
-            hands.append(dealt[place])
-            place += 1
-    won = list(knowledge.won)
-    undealt = dealt[knowledge.middle] if knowledge.middle is not None else 0
-    undealt_taken = None
-    if knowledge.blind is not None:
-        holder, index = knowledge.blind
-        won[holder] |= dealt[index]
-        undealt_taken = (holder, dealt[index])
     trick = tuple((seat, deck.index(code)) for seat, code in view["trick"])
-    last_trick = tuple((seat, deck.index(code)) for seat, code in view["last_trick"])
-    in_play = undealt | trick_cards(trick)
-    for cards in (*hands, *won):
-        in_play |= cards
+    shown = knowledge.hand | trick_cards(trick)
+    for cards in knowledge.won:
+        shown |= cards
     received = [0] * players
     received[me] = deck.mask(view["received"])
     my_pass = deck.mask(view["my_pass"] or ())
@@ -200,17 +191,45 @@ def determinized(seen: Observation, knowledge: HeartsKnowledge, rng: Random) -> 
     turn = view["turn"]
     if turn is None:  # before the play: the pass (``passing_state``), the seat's to make
         turn = me
-    return HeartsState(
+    template = HeartsState(
         rules=rules, phase="play", hand_number=view["hand_number"], dealer=view["dealer"],
-        undealt=undealt, out_of_play=deck.full & ~in_play,
-        exchange_declines=view["exchange_declines"], pass_offset=view["pass_offset"],
-        passes=passes, received=tuple(received),
-        tricks_played=view["tricks_played"], won=tuple(won), last_trick=last_trick,
+        undealt=0, out_of_play=0, exchange_declines=view["exchange_declines"],
+        pass_offset=view["pass_offset"], passes=passes, received=tuple(received),
+        tricks_played=view["tricks_played"], won=knowledge.won,
+        last_trick=tuple((seat, deck.index(code)) for seat, code in view["last_trick"]),
         last_winner=view["last_winner"], totals=tuple(view["totals"]),
         score_sheet=tuple(tuple(row) for row in view["score_sheet"]), moon=view["moon"],
-        undealt_taken=undealt_taken, hearts_broken=view["hearts_broken"], turn=turn,
-        trick=trick, hands=tuple(hands),
+        undealt_taken=None, hearts_broken=view["hearts_broken"], turn=turn, trick=trick,
+        hands=(),
     )
+
+    def world(rng: Random) -> HeartsState:
+        dealt = knowledge.hidden.deal(rng)
+        hands = []
+        place = 0
+        for seat in range(players):
+            if seat == me:
+                hands.append(knowledge.hand)
+            else:
+                hands.append(dealt[place])
+                place += 1
+        won = knowledge.won
+        undealt = dealt[knowledge.middle] if knowledge.middle is not None else 0
+        undealt_taken = None
+        in_play = shown | undealt
+        if knowledge.blind is not None:
+            holder, index = knowledge.blind
+            taken = list(won)
+            taken[holder] |= dealt[index]
+            won = tuple(taken)
+            undealt_taken = (holder, dealt[index])
+            in_play |= dealt[index]
+        for cards in hands:
+            in_play |= cards
+        return template.replace(hands=tuple(hands), won=won, undealt=undealt,
+                                undealt_taken=undealt_taken, out_of_play=deck.full & ~in_play)
+
+    return world
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,12 +519,11 @@ class HeartsPassing:
         return HAND.rewards(state)
 
 
-def passing_state(seen: Observation, knowledge: HeartsKnowledge, rng: Random) -> HeartsState:
-    """One engine state of the seat's information set before the cards are passed, the
-    others' hands dealt at random, nobody's pass chosen yet (a seat that has passed already
-    passes again in the playout, as the policy would have)."""
-    state = determinized(seen, knowledge, rng)
-    return state.replace(phase="pass", passes=(None,) * state.rules.players, turn=knowledge.seat)
+def passing_state(world: HeartsState, seat: Seat) -> HeartsState:
+    """A world of the seat's information set (``hearts_worlds``) as it was before the cards
+    are passed: nobody's pass chosen yet (a seat that has passed already passes again in the
+    playout, as the policy would have), ``seat`` to pass."""
+    return world.replace(phase="pass", passes=(None,) * world.rules.players, turn=seat)
 
 
 def search_pass(seen: Observation, rng: Random, think: Budget,
@@ -516,7 +534,8 @@ def search_pass(seen: Observation, rng: Random, think: Budget,
     26, the moon included)."""
     knowledge = hearts_hidden(seen)
     candidates = pass_candidates(knowledge.rules, knowledge.hand)
-    return flat_search(HeartsPassing(seen.seat), lambda r: passing_state(seen, knowledge, r),
+    deal = hearts_worlds(seen, knowledge)
+    return flat_search(HeartsPassing(seen.seat), lambda r: passing_state(deal(r), seen.seat),
                        rng, think, iterations, candidates, doubt=PASS_DOUBT, least=0)
 
 
@@ -567,7 +586,7 @@ class StrongHeartsBot:
             return self.heuristic.choose(seen, think)
         knowledge = hearts_hidden(seen)
         rules = knowledge.rules
-        deal = lambda rng: determinized(seen, knowledge, rng)  # noqa: E731
+        deal = hearts_worlds(seen, knowledge)
         if self.method == "flat":
             cards = distinct_cards(knowledge, rules.deck.mask(view["legal"]["play"]))
             if len(cards) == 1:  # every legal card comes to the same
@@ -606,7 +625,7 @@ class StrongHeartsBot:
         rules = knowledge.rules
         legal = rules.deck.mask(offer["play"])
         cards = distinct_cards(knowledge, legal)
-        deal = lambda rng: determinized(seen, knowledge, rng)  # noqa: E731
+        deal = hearts_worlds(seen, knowledge)
         result = flat_search(HAND, deal, self.rng, think if worlds is None else math.inf,
                              worlds, cards, prune=False)
         moves, same = [], cards[0]
@@ -624,8 +643,9 @@ class StrongHeartsBot:
         another, valued by the same playouts, every pass in every deal: the hand's expected
         points after it, as ``appraise`` values a card."""
         knowledge = hearts_hidden(seen)
+        deal = hearts_worlds(seen, knowledge)
         return card_set_values(HeartsPassing(seen.seat),
-                               lambda rng: passing_state(seen, knowledge, rng), self.rng,
+                               lambda rng: passing_state(deal(rng), seen.seat), self.rng,
                                think, worlds, pass_candidates(knowledge.rules, knowledge.hand),
                                "pass", seen.seat, knowledge.rules.deck, include,
                                "points this hand", 26.0)
