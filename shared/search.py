@@ -43,6 +43,7 @@ from starhall.shared.search_flat import (
     Replay,
     deadline_of,
     paired_search,
+    replay,
 )
 
 S = TypeVar("S")
@@ -349,10 +350,10 @@ def voids_from_plays(plays: Sequence[tuple[int, int]], suit_of: Sequence[str], p
 class TrickPlay(Generic[S]):
     """A trick game's hand in play as the search plays it (``Searchable``): a move is a card's
     index, made by the engine's own play event for it (``rules.plays.events``); a game adds
-    its ``rewards`` and its ``rollout``, the hand played to its end by its quick policy and
-    scored by the engine, reading the deadline before each trick. The search's time goes
-    there, so a rollout keeps the hand in play as a few plain values changed in place, not a
-    new engine state each card, and moves them on by the engine's own rules (its
+    its ``rewards`` and its ``play_out``, the hand in play played to its end by its quick
+    policy and scored by the engine, reading the deadline before each trick. The search's time
+    goes there, so a play-out keeps the hand in play as a few plain values changed in place,
+    not a new engine state each card, and moves them on by the engine's own rules (its
     ``may_play``, ``take_trick`` and ``finish_hand``, which ``evolve`` uses too): a rule
     lives in one place. ``game`` and ``legal_cards`` are the game's engine and its rule for
     the cards a seat may play."""
@@ -360,6 +361,16 @@ class TrickPlay(Generic[S]):
     def __init__(self, game: Any, legal_cards: Callable[[Any, int], CardSet]) -> None:
         self.game = game
         self.legal_cards = legal_cards
+
+    def rollout(self, state: S, rng: Chance, deadline: Deadline | None = None) -> S:
+        """The hand played to its end (``play_out``); a state past the play as it is."""
+        if self.done(state):
+            return state
+        return self.play_out(state, replay(rng), deadline)  # typed: the draws are direct calls
+
+    def play_out(self, state: S, draws: Replay, deadline: Deadline | None) -> S:
+        """The game's: ``state``, a hand in play, played to its end and scored."""
+        raise NotImplementedError
 
     def actor(self, state: Any) -> int:
         turn: int = state.turn

@@ -393,12 +393,9 @@ class HeartsHand(TrickPlay[HeartsState]):
     def __init__(self) -> None:
         super().__init__(GAME, legal_cards)
 
-    def rollout(self, state: HeartsState, rng: Chance,
-                deadline: Deadline | None = None) -> HeartsState:
+    def play_out(self, state: HeartsState, draws: Replay,
+                 deadline: Deadline | None) -> HeartsState:
         """The hand played out by ``policy_card`` on plain values (``TrickPlay``)."""
-        if state.phase != "play":
-            return state
-        draws = replay(rng)  # typed, so the policy's draws are direct calls
         rules = state.rules
         masks = _masks(rules)
         players, breakers = rules.players, rules.breakers
@@ -410,9 +407,7 @@ class HeartsHand(TrickPlay[HeartsState]):
         tricks_played = state.tricks_played
         undealt = state.undealt
         last_trick, last_winner = state.last_trick, state.last_winner
-        left = 0
-        for hand in hands:
-            left += hand.bit_count()
+        left = sum(hand.bit_count() for hand in hands)
         while left:
             if deadline is not None and not trick:
                 deadline.check()

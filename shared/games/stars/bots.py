@@ -125,6 +125,28 @@ def choose_burial(hand: CardSet) -> list[str]:
     return DECK.codes(ranked_burials(hand, 1)[0])
 
 
+def trick_gains(result: TrickResult) -> list[int]:
+    """What a finished trick is worth to each seat."""
+    gains = [0] * PLAYERS
+    if result.taker is not None:
+        gains[result.taker] = result.paid
+    elif result.star_pile is not None:
+        gains = [0 if seat == result.star_pile else result.paid for seat in range(PLAYERS)]
+    for seat in result.shared_by:
+        gains[seat] = result.paid
+    return gains
+
+
+def trick_utility(gains: list[int], seat: Seat, declarer: Seat) -> float:
+    """What ``gains`` (``trick_gains``) are worth to ``seat``: the declarer wants points and,
+    less, the others not to have them (a Star against it pays all three); a defender wants
+    points, and the declarer not to have them. The heuristic's last card and the strong bot's
+    play-outs weigh a trick by it."""
+    if seat == declarer:
+        return gains[seat] - OTHERS_WEIGHT * (sum(gains) - gains[seat])
+    return float(gains[seat] - gains[declarer])
+
+
 @dataclass(frozen=True, slots=True)
 class Seen:
     """What the seat knows in the play: its hand, the cards gone, and the seats' known voids."""
@@ -164,26 +186,6 @@ class Seen:
         for seat, card in plays[1:]:
             if DECK.suit_of[card] != suit:
                 voids[seat].add(suit)
-
-    def gains(self, result: TrickResult) -> list[float]:
-        """What a finished trick is worth to each seat."""
-        gains = [0.0] * PLAYERS
-        if result.taker is not None:
-            gains[result.taker] = result.paid
-        elif result.star_pile is not None:
-            for seat in range(PLAYERS):
-                if seat != result.star_pile:
-                    gains[seat] = result.paid
-        for seat in result.shared_by:
-            gains[seat] = result.paid
-        return gains
-
-    def utility(self, gains: list[float]) -> float:
-        """The declarer wants points and, less, the others not to have them (a Star against
-        it pays all three); a defender wants points, and the declarer not to have them."""
-        if self.me == self.declarer:
-            return gains[self.me] - OTHERS_WEIGHT * (sum(gains) - gains[self.me])
-        return gains[self.me] - gains[self.declarer]
 
     def keep_value(self, card: int) -> float:
         """How much the card is worth keeping for later tricks (spend the cheapest first)."""
@@ -250,7 +252,8 @@ class HeuristicStarsBot:
         """The fourth card: every choice's outcome is known exactly."""
         def score(card: int) -> tuple[float, float]:
             result = resolve_trick((*seen.trick, (seen.me, card)), seen.colored_star)
-            return seen.utility(seen.gains(result)), -seen.keep_value(card)
+            return trick_utility(trick_gains(result), seen.me, seen.declarer), \
+                -seen.keep_value(card)
 
         return max(legal, key=score)
 

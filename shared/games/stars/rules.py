@@ -302,7 +302,7 @@ def legal_cards(state: StarsState, seat: Seat) -> CardSet:
 def may_play(hand: CardSet, trick: Trick) -> CardSet:
     """The cards of ``hand`` that may be played to ``trick``: the rule itself, for the engine
     and for the strong bot's playouts, which keep the hand in play as plain values."""
-    return follow_options(hand, suit_to_follow(trick, DECK)) if trick else hand
+    return follow_options(hand, suit_to_follow(trick, DECK))
 
 
 def random_bid(low: int, rng: Random) -> int:

@@ -25,7 +25,13 @@ from typing import Any
 
 from starhall.shared.cards import CardSet, Chance, bits, lowest, random_card
 from starhall.shared.engine import Command, Event, Seat
-from starhall.shared.games.stars.bots import HeuristicStarsBot, ranked_burials, win_chance
+from starhall.shared.games.stars.bots import (
+    HeuristicStarsBot,
+    ranked_burials,
+    trick_gains,
+    trick_utility,
+    win_chance,
+)
 from starhall.shared.games.stars.rules import (
     BURY_COUNT,
     DECK,
@@ -186,25 +192,14 @@ def declaring_state(seen: Observation, hidden: Hidden, rng: Random, bid: int,
     )
 
 
-def _gains(result: TrickResult) -> list[int]:
-    """What a finished trick is worth to each seat."""
-    gains = [0] * PLAYERS
-    if result.taker is not None:
-        gains[result.taker] = result.paid
-    elif result.star_pile is not None:
-        gains = [0 if seat == result.star_pile else result.paid for seat in range(PLAYERS)]
-    for seat in result.shared_by:
-        gains[seat] = result.paid
-    return gains
-
-
 def rollout_card(state: StarsState, rng: Chance) -> int:
     """A quick, sensible card for the seat to play (a playout's policy, ``policy_card``)."""
+    assert state.declarer is not None  # the play's
     return policy_card(state.rules.colored_star, state.declarer, state.hands, state.turn,
                        state.trick, replay(rng))
 
 
-def policy_card(colored_star: bool, declarer: Seat | None, hands: Sequence[CardSet],
+def policy_card(colored_star: bool, declarer: Seat, hands: Sequence[CardSet],
                 seat: Seat, trick: Trick, rng: Replay) -> int:
     """The playouts' card for ``seat`` from its hand in ``hands``: the last card of a trick
     chosen by where it sends the trick, a cheap winner when a trick holds points, low cards
@@ -217,12 +212,8 @@ def policy_card(colored_star: bool, declarer: Seat | None, hands: Sequence[CardS
     rank_of = DECK.rank_of
     if len(trick) == PLAYERS - 1:
         def worth(card: int) -> tuple[float, int]:
-            gains = _gains(resolve_trick((*trick, (seat, card)), colored_star))
-            if seat == declarer:
-                value = gains[seat] - 0.25 * (sum(gains) - gains[seat])
-            else:
-                value = float(gains[seat] - gains[declarer if declarer is not None else seat])
-            return value, -POINTS[card] - rank_of[card]
+            gains = trick_gains(resolve_trick((*trick, (seat, card)), colored_star))
+            return trick_utility(gains, seat, declarer), -POINTS[card] - rank_of[card]
         return max(bits(legal), key=worth)
     if not trick:
         # Lead the richest card no other hand can beat in its suit, else a low one.
@@ -239,7 +230,7 @@ def policy_card(colored_star: bool, declarer: Seat | None, hands: Sequence[CardS
     current = trick_winner(trick, DECK, TRUMP)
     win_card = next(card for s, card in trick if s == current)
     points = sum(POINTS[card] for _, card in trick)
-    friendly = declarer is not None and seat != declarer and current != declarer
+    friendly = seat != declarer and current != declarer
     beating = [card for card in bits(legal)
                if trick_winner((*trick, (seat, card)), DECK, TRUMP) == seat]
     if beating and not friendly and (points >= 3 or seat == declarer):
@@ -257,13 +248,10 @@ class StarsHand(TrickPlay[StarsState]):
     def __init__(self) -> None:
         super().__init__(GAME, legal_cards)
 
-    def rollout(self, state: StarsState, rng: Chance,
-                deadline: Deadline | None = None) -> StarsState:
+    def play_out(self, state: StarsState, draws: Replay, deadline: Deadline | None) -> StarsState:
         """The hand played out by ``policy_card`` on plain values (``TrickPlay``)."""
-        if state.phase != "play":
-            return state
-        draws = replay(rng)  # typed, so the policy's draws are direct calls
         colored_star, declarer = state.rules.colored_star, state.declarer
+        assert declarer is not None  # the play's
         hands = list(state.hands)
         won, piles = list(state.won), list(state.star_piles)
         values, credit = list(state.star_values), list(state.shared_credit)
@@ -271,9 +259,7 @@ class StarsHand(TrickPlay[StarsState]):
         tricks = list(state.tricks)
         trick = state.trick
         turn = state.turn
-        left = 0
-        for hand in hands:
-            left += hand.bit_count()
+        left = sum(hand.bit_count() for hand in hands)
         while left:
             if deadline is not None and not trick:
                 deadline.check()
