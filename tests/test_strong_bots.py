@@ -218,7 +218,7 @@ def check_playout(game: Game[Any], hand: Any, policy: Callable[[Any, Replay], in
 @pytest.mark.parametrize(("players", "options"), HEARTS_TABLES)
 def test_hearts_playout_ends_as_the_engines_events_would(players: int,
                                                          options: dict[str, Any]) -> None:
-    """The playout keeps the hand in play as plain values (``HeartsHand.rollout``); with the
+    """The playout keeps the hand in play as plain values (``HeartsHand.play_out``); with the
     same draws, playing the policy's cards through the engine's ``played`` events ends in
     the same state, every field of it: the cards taken, the scores, the last trick (the
     blind trick's mode among the tables)."""
@@ -319,7 +319,7 @@ def test_stars_sampler_fits_what_the_seat_saw(colored_star: bool) -> None:
 
 @pytest.mark.parametrize("colored_star", [False, True])
 def test_stars_playout_ends_as_the_engines_events_would(colored_star: bool) -> None:
-    """The playout keeps the hand in play as plain values (``StarsHand.rollout``); with the
+    """The playout keeps the hand in play as plain values (``StarsHand.play_out``); with the
     same draws, playing the policy's cards through the engine's ``played`` events ends in the
     same state, every field of it: the tricks, the Star piles, the scores."""
     rng = random.Random(7)

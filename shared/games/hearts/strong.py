@@ -10,7 +10,7 @@ engine state the view describes (``hearts_worlds``, the view read once a decisio
 plays the hand out from each of the seat's cards (``shared.search.flat_search``; cards that
 come to the same counted once, ``distinct_cards``) by the heuristic bot's rules on bitmasks
 (``policy_card``) to the hand's end, scored by the engine (the moon included). A playout
-keeps the hand in play as a few plain values changed in place (``HeartsHand.rollout``) and
+keeps the hand in play as a few plain values changed in place (``HeartsHand.play_out``) and
 moves them on with the engine's own rules (``may_play``, ``take_trick``, ``finish_hand``):
 one rule in one place, at less than half the cost of a new engine state each card.
 
